@@ -1,0 +1,16 @@
+/** `gurt config`: prints the configuration in effect, after defaults and overrides. */
+import type { Command } from "commander";
+import { configFor, exitWith, runCliRole } from "./run.ts";
+
+/** Registers `gurt config`. */
+export function registerConfigCommand(program: Command): void {
+  program
+    .command("config")
+    .description("print the configuration in effect (box home, vault, gurt.toml with defaults)")
+    .action((_options, command: Command) =>
+      exitWith(() => {
+        const config = configFor(command);
+        return runCliRole(config, new URL("./config_main.ts", import.meta.url), config);
+      })
+    );
+}

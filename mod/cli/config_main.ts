@@ -1,0 +1,13 @@
+/** The CLI role's side of `gurt config`: prints the configuration as TOML. */
+import { stringify } from "smol-toml";
+import type { Config } from "../config/mod.ts";
+
+/** Prints where the box home, gurt.toml and the vault are, then every setting. */
+export default function main(config: Config): Promise<number> {
+  const { home, vault, file, ...settings } = config;
+  console.log(`# box home: ${home}`);
+  console.log(`# gurt.toml: ${file}`);
+  console.log(`# vault: ${vault}`);
+  console.log(stringify(settings));
+  return Promise.resolve(0);
+}

@@ -1,0 +1,18 @@
+/** The `gurt` command line: one commander program, one subcommand family per role. */
+import { Command } from "commander";
+import denoJson from "../../deno.json" with { type: "json" };
+import { registerConfigCommand } from "./config_command.ts";
+
+/** Builds the whole `gurt` program; each family registers its own subcommands. */
+export function buildProgram(): Command {
+  const program = new Command("gurt")
+    .description(
+      "gurt lets AI agents work on your machine without holding a secret and without acting unseen.",
+    )
+    .version(denoJson.version, "-V, --version", "print gurt's version")
+    .option("--home <dir>", "the box home (default: BOX_HOME, else /var/lib/gurt as root)")
+    .showHelpAfterError()
+    .configureOutput({ outputError: (text, write) => write(text) });
+  registerConfigCommand(program);
+  return program;
+}

@@ -1,0 +1,29 @@
+/** Shared plumbing for owner commands: load the configuration, run the CLI role, exit. */
+import type { Command } from "commander";
+import { type Config, ConfigError, loadConfig, processPathInputs } from "../config/mod.ts";
+import { runRole } from "../roles/mod.ts";
+import { cliPermissions } from "./permissions.ts";
+
+/** The configuration for a command, from the program's `--home` and the environment. */
+export function configFor(command: Command): Config {
+  const options = command.optsWithGlobals<{ home?: string }>();
+  return loadConfig(processPathInputs(options.home));
+}
+
+/** Runs `work` and exits with its status; a ConfigError or plain Error prints one line, status 1. */
+export async function exitWith(work: () => Promise<number>): Promise<never> {
+  let status: number;
+  try {
+    status = await work();
+  } catch (error) {
+    if (!(error instanceof Error)) throw error;
+    console.error(error instanceof ConfigError ? error.message : `gurt: ${error.message}`);
+    status = 1;
+  }
+  Deno.exit(status);
+}
+
+/** Runs an owner command's entry module in the CLI role, with the CLI's permissions. */
+export function runCliRole<A>(config: Config, entry: URL, args: A): Promise<number> {
+  return runRole({ role: "cli", permissions: cliPermissions(config), entry, args });
+}

@@ -1,0 +1,73 @@
+/** Reading gurt.toml: smol-toml for the syntax, the strict schema for the keys. */
+import { parse, TomlError } from "smol-toml";
+import type { z } from "zod";
+import { configSchema, type FileConfig } from "./schema.ts";
+
+/** A gurt.toml that cannot be used: names the file, the line where known, and the key. */
+export class ConfigError extends Error {
+  constructor(
+    readonly file: string,
+    readonly line: number | undefined,
+    readonly key: string | undefined,
+    readonly problem: string,
+  ) {
+    const where = line === undefined ? file : `${file}:${line}`;
+    const which = key === undefined ? "" : ` ${key}:`;
+    super(`${where}:${which} ${problem}; see runbook.md#config-invalid`);
+    this.name = "ConfigError";
+  }
+}
+
+/** Parses the text of a gurt.toml into a FileConfig, or throws a ConfigError naming the key. */
+export function parseConfig(file: string, text: string): FileConfig {
+  let raw: unknown;
+  try {
+    raw = parse(text);
+  } catch (error) {
+    if (error instanceof TomlError) {
+      const first = error.message.split("\n")[0];
+      throw new ConfigError(file, error.line, undefined, `not valid TOML: ${first}`);
+    }
+    throw error;
+  }
+  const result = configSchema.safeParse(raw);
+  if (result.success) return result.data;
+  throw issueToError(file, text, result.error.issues[0]);
+}
+
+function issueToError(file: string, text: string, issue: z.core.$ZodIssue): ConfigError {
+  let path = issue.path.map(String);
+  let problem = issue.message;
+  if (issue.code === "unrecognized_keys") {
+    path = [...path, issue.keys[0]];
+    problem = "unknown key";
+  } else if (issue.code === "invalid_type") {
+    problem = `expected ${issue.expected}`;
+  }
+  const key = path.join(".");
+  return new ConfigError(file, lineOfKey(text, path), key, problem);
+}
+
+/** Finds the 1-based line that sets a dotted key, by tracking [table] headers. */
+function lineOfKey(text: string, path: string[]): number | undefined {
+  const lines = text.split("\n");
+  let table: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].trim();
+    const header = /^\[\s*([^\]]+?)\s*\]/.exec(line);
+    if (header) {
+      table = header[1].split(".").map((part) => part.trim().replace(/^"|"$/g, ""));
+      if (sameKey(table, path)) return i + 1;
+      continue;
+    }
+    const assignment = /^("[^"]*"|[A-Za-z0-9_-]+)\s*=/.exec(line);
+    if (!assignment) continue;
+    const key = assignment[1].replace(/^"|"$/g, "");
+    if (sameKey([...table, key], path)) return i + 1;
+  }
+  return undefined;
+}
+
+function sameKey(a: string[], b: string[]): boolean {
+  return a.length === b.length && a.every((part, i) => part === b[i]);
+}

@@ -1,0 +1,68 @@
+/** gurt's configuration: the box home, the vault path and gurt.toml, with overrides. */
+import { ConfigError, parseConfig } from "./load.ts";
+import { type PathInputs, resolveHome, resolveVault } from "./paths.ts";
+import type { FileConfig } from "./schema.ts";
+
+export { ConfigError, parseConfig } from "./load.ts";
+export { type PathInputs, resolveHome, resolveVault } from "./paths.ts";
+export type { FileConfig } from "./schema.ts";
+
+/** Everything a role needs to know about where things are and how they behave. */
+export interface Config extends FileConfig {
+  /** The box home directory. */
+  home: string;
+  /** The vault file. */
+  vault: string;
+  /** gurt.toml, which may not exist. */
+  file: string;
+}
+
+/** The environment variables gurt's configuration reads. */
+export const CONFIG_ENV = [
+  "BOX_HOME",
+  "BOX_VAULT",
+  "BOX_APPROVAL_WAIT_MS",
+  "XDG_DATA_HOME",
+  "HOME",
+];
+
+/** Loads the configuration: paths from flags and environment, then gurt.toml if it exists. */
+export function loadConfig(inputs: PathInputs): Config {
+  const home = resolveHome(inputs);
+  const vault = resolveVault(home, inputs);
+  const file = `${home}/gurt.toml`;
+  let text: string | undefined;
+  try {
+    text = Deno.readTextFileSync(file);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) {
+      throw new ConfigError(file, undefined, undefined, `cannot be read: ${describe(error)}`);
+    }
+  }
+  const parsed = parseConfig(file, text ?? "");
+  const config: Config = { ...parsed, home, vault, file };
+  const wait = inputs.env.BOX_APPROVAL_WAIT_MS;
+  if (wait !== undefined && wait !== "") {
+    if (!/^[1-9][0-9]{0,9}$/.test(wait)) {
+      throw new ConfigError(
+        "BOX_APPROVAL_WAIT_MS",
+        undefined,
+        undefined,
+        `must be a whole number of milliseconds above 0, got ${JSON.stringify(wait)}`,
+      );
+    }
+    config.approvals = { ...config.approvals, wait_ms: Number(wait) };
+  }
+  return config;
+}
+
+/** The process's path inputs: the real environment and whether we run as root. */
+export function processPathInputs(home: string | undefined): PathInputs {
+  const env: Record<string, string | undefined> = {};
+  for (const name of CONFIG_ENV) env[name] = Deno.env.get(name);
+  return { home, env, root: Deno.uid() === 0 };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
