@@ -1,0 +1,32 @@
+/** Runs the real `gurt` (main.ts) as a child process, the way an owner would. */
+
+/** What a finished gurt command printed and how it exited. */
+export interface GurtRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+const main = new URL("../../main.ts", import.meta.url).pathname;
+
+/** Runs `gurt ARGS` with the given environment added, and optional standard input. */
+export async function gurt(
+  args: string[],
+  options: { env?: Record<string, string>; stdin?: string } = {},
+): Promise<GurtRun> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", "--unstable-worker-options", "--allow-all", main, ...args],
+    env: { NO_COLOR: "1", ...options.env },
+    stdin: options.stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  if (options.stdin !== undefined) {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(options.stdin));
+    await writer.close();
+  }
+  const out = await child.output();
+  const decoder = new TextDecoder();
+  return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
+}

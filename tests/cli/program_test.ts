@@ -1,0 +1,44 @@
+import { assertEquals, assertStringIncludes } from "../assert.ts";
+import denoJson from "../../deno.json" with { type: "json" };
+import { gurt } from "./gurt.ts";
+
+Deno.test("gurt --version prints the version from deno.json", async () => {
+  const run = await gurt(["--version"]);
+  assertEquals([run.code, run.stdout.trim()], [0, denoJson.version]);
+});
+
+Deno.test("gurt --help lists the subcommands", async () => {
+  const run = await gurt(["--help"]);
+  assertEquals(run.code, 0);
+  assertStringIncludes(run.stdout, "config");
+});
+
+Deno.test("gurt config on a home with an unknown key exits 1 naming file, line and key", async () => {
+  const home = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${home}/gurt.toml`, "[approvals]\nttl_ms = 5\nttl_mz = 3\n");
+    const run = await gurt(["--home", home, "config"]);
+    assertEquals(run.code, 1);
+    assertEquals(
+      run.stderr.trim(),
+      `${home}/gurt.toml:3: approvals.ttl_mz: unknown key; see runbook.md#config-invalid`,
+    );
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("gurt config prints the defaults and the overrides in effect", async () => {
+  const home = await Deno.makeTempDir();
+  try {
+    const run = await gurt(["config"], {
+      env: { BOX_HOME: home, BOX_VAULT: `${home}/v.env`, BOX_APPROVAL_WAIT_MS: "1234" },
+    });
+    assertEquals(run.code, 0);
+    assertStringIncludes(run.stdout, `# box home: ${home}`);
+    assertStringIncludes(run.stdout, `# vault: ${home}/v.env`);
+    assertStringIncludes(run.stdout, "wait_ms = 1234");
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});

@@ -1,0 +1,88 @@
+import { assertEquals, assertStringIncludes, assertThrows } from "../assert.ts";
+import {
+  ConfigError,
+  loadConfig,
+  parseConfig,
+  resolveHome,
+  resolveVault,
+} from "../../mod/config/mod.ts";
+
+Deno.test("an unknown key names the file, the line and the dotted key", () => {
+  const text = "[approvals]\nttl_ms = 5\n\n# note\nttl_mz = 3\n";
+  const error = assertThrows(() => parseConfig("/h/gurt.toml", text), ConfigError);
+  assertEquals([error.file, error.line, error.key], ["/h/gurt.toml", 5, "approvals.ttl_mz"]);
+  assertEquals(
+    error.message,
+    "/h/gurt.toml:5: approvals.ttl_mz: unknown key; see runbook.md#config-invalid",
+  );
+});
+
+Deno.test("an unknown table is an error at its header line", () => {
+  const error = assertThrows(() => parseConfig("g.toml", "\n[aproovals]\nx = 1\n"), ConfigError);
+  assertEquals([error.line, error.key], [2, "aproovals"]);
+});
+
+Deno.test("a value of the wrong type names its line, key and the expected type", () => {
+  const error = assertThrows(
+    () => parseConfig("g.toml", '[broker]\nmax_body_bytes = "big"\n'),
+    ConfigError,
+  );
+  assertEquals([error.line, error.key], [2, "broker.max_body_bytes"]);
+  assertStringIncludes(error.message, "expected number");
+});
+
+Deno.test("TOML that does not parse reports the parser's line", () => {
+  const error = assertThrows(
+    () => parseConfig("g.toml", "[approvals]\nttl_ms = = 1\n"),
+    ConfigError,
+  );
+  assertEquals(error.line, 2);
+  assertStringIncludes(error.message, "not valid TOML");
+});
+
+Deno.test("an empty file gives every default", () => {
+  const config = parseConfig("g.toml", "");
+  assertEquals(config.approvals, { ttl_ms: 900_000, wait_ms: 150_000 });
+  assertEquals(config.broker, { max_body_bytes: 65_536, max_task_bytes: 20 * 1024 * 1024 });
+  assertEquals(config.portal.listen, "127.0.0.1:7780");
+});
+
+Deno.test("a portal address that is not loopback is refused", () => {
+  assertThrows(
+    () => parseConfig("g.toml", '[portal]\nlisten = "0.0.0.0:7780"\n'),
+    ConfigError,
+    "loopback",
+  );
+});
+
+Deno.test("the home comes from --home, then BOX_HOME, then root's default, then XDG", () => {
+  const env = { BOX_HOME: "/b", XDG_DATA_HOME: "/x", HOME: "/u" };
+  assertEquals(resolveHome({ home: "/a/", env, root: true }), "/a");
+  assertEquals(resolveHome({ env, root: true }), "/b");
+  assertEquals(resolveHome({ env: { HOME: "/u" }, root: true }), "/var/lib/gurt");
+  assertEquals(resolveHome({ env: { XDG_DATA_HOME: "/x", HOME: "/u" }, root: false }), "/x/gurt");
+  assertEquals(resolveHome({ env: { HOME: "/u" }, root: false }), "/u/.local/share/gurt");
+  assertThrows(() => resolveHome({ home: "rel", env, root: false }), Error, "absolute");
+});
+
+Deno.test("the vault is BOX_VAULT, else /etc/box/vault.env as root, else in the home", () => {
+  assertEquals(resolveVault("/h", { env: { BOX_VAULT: "/v.env" }, root: false }), "/v.env");
+  assertEquals(resolveVault("/h", { env: {}, root: true }), "/etc/box/vault.env");
+  assertEquals(resolveVault("/h", { env: {}, root: false }), "/h/vault.env");
+});
+
+Deno.test("BOX_APPROVAL_WAIT_MS overrides gurt.toml and must be a positive integer", async () => {
+  const home = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${home}/gurt.toml`, "[approvals]\nwait_ms = 1000\n");
+    assertEquals(loadConfig({ home, env: {}, root: false }).approvals.wait_ms, 1000);
+    const env = { BOX_APPROVAL_WAIT_MS: "250" };
+    assertEquals(loadConfig({ home, env, root: false }).approvals.wait_ms, 250);
+    for (const bad of ["0", "-1", "1.5", "soon"]) {
+      const badEnv = { BOX_APPROVAL_WAIT_MS: bad };
+      assertThrows(() => loadConfig({ home, env: badEnv, root: false }), ConfigError, "whole");
+    }
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
