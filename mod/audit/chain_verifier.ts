@@ -222,9 +222,8 @@ export class ChainVerifier {
   }
 
   #prevProblem(line: Line): string {
-    const fromOtherFile = line.at.line === 1 && this.#lastLine !== null &&
-      this.#lastLine.at.file !== line.at.file;
-    return fromOtherFile
+    // Line 1 with a head already known: the line before it is the previous file's last.
+    return line.at.line === 1 && this.#headKnown
       ? "the file does not chain from the last line of the file before it: prev differs"
       : "prev is not the hash of the line before";
   }

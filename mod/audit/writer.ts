@@ -113,6 +113,15 @@ export class AuditWriter {
     if (this.#closed) {
       return Promise.reject(new AuditUnavailableError("the audit writer has been closed"));
     }
+    if (event.type === "recovery" || event.type === "accepted_break") {
+      return Promise.reject(
+        new TypeError(`only the startup check writes a ${event.type} record, not append`),
+      );
+    }
+    return this.#enqueue(event);
+  }
+
+  #enqueue(event: AuditEvent): Promise<AuditRecord> {
     const parsed = auditEvent.safeParse(event);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -146,7 +155,7 @@ export class AuditWriter {
       }
       this.#head = failure.break_prev;
       this.#nextSeq = failure.break_seq;
-      const record = await this.append({
+      const record = await this.#enqueue({
         type: "accepted_break",
         file: failure.file,
         line: failure.line,
@@ -163,7 +172,7 @@ export class AuditWriter {
     if (!torn.has_newline) await this.#endLine(torn.at.file);
     this.#head = torn.recovery_prev;
     this.#nextSeq = torn.recovery_seq;
-    await this.append({ type: "recovery", torn_bytes: torn.bytes, torn_sha256: torn.sha256 });
+    await this.#enqueue({ type: "recovery", torn_bytes: torn.bytes, torn_sha256: torn.sha256 });
     return [
       `audit: recovered a torn final line at ${this.#dir}/${torn.at.file}:${torn.at.line}; ` +
       "see runbook.md#audit-recovered",
