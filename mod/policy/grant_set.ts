@@ -40,3 +40,15 @@ export function buildGrantSet(files: readonly GrantFile[], options: GrantOptions
 export function formatProblems(problems: readonly GrantProblem[]): string[] {
   return problems.map((p) => `${p.line === null ? p.file : `${p.file}:${p.line}`}: ${p.problem}`);
 }
+
+/**
+ * The report the core prints (once per distinct set of problems) and `gurt grants check` prints:
+ * each problem on its own line, then the runbook pointer.
+ */
+export function grantsInvalidReport(problems: readonly GrantProblem[]): string {
+  return [
+    ...formatProblems(problems),
+    "grants: the grant files are invalid, so every call is denied with grants_invalid; " +
+    "see runbook.md#grants-invalid",
+  ].join("\n");
+}

@@ -49,6 +49,7 @@ export {
   type GrantFile,
   type GrantLoad,
   type GrantSet,
+  grantsInvalidReport,
 } from "./grant_set.ts";
 export { loadGrants } from "./load_grants.ts";
 export { type Candidate, type Verdict } from "./matching.ts";
