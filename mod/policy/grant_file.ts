@@ -216,11 +216,13 @@ function describeIssue(
   issue: z.core.$ZodIssue,
 ): { field: (string | number)[]; problem: string } {
   const field = issue.path.filter((part) => typeof part !== "symbol");
+  if (issue.code !== "unrecognized_keys" && issue.input === undefined) {
+    return { field, problem: "is required" };
+  }
   switch (issue.code) {
     case "unrecognized_keys":
       return { field: [...field, issue.keys[0]], problem: "unknown field" };
     case "invalid_type":
-      if (issue.input === undefined) return { field, problem: "is required" };
       return { field, problem: `expected ${issue.expected}` };
     case "invalid_value":
       return { field, problem: `must be one of ${issue.values.map(String).join(", ")}` };
