@@ -5,7 +5,7 @@
  * Pure: no I/O, no clock.
  */
 import { parseBuiltinArguments, serialiseArguments, type ToolArgs } from "./arguments.ts";
-import type { GrantSet } from "./grant_set.ts";
+import type { GrantLoad, GrantSet } from "./grant_set.ts";
 import { type Candidate, matchGrants, type Winner } from "./matching.ts";
 import {
   type BuiltinTool,
@@ -207,6 +207,19 @@ export function explainDecision(
     outcome = { kind: "allowed", decision: Decision[mint](call) };
   }
   return { outcome, candidates: match.candidates, argumentsProblem: null };
+}
+
+/**
+ * Decides a call against a load of the grant files: an invalid set denies every call with
+ * grants_invalid (seed 002 §3, "Loading"); a valid one is decided by `decide`.
+ */
+export function decideLoaded(
+  request: ToolRequest,
+  load: GrantLoad,
+  options: DecideOptions,
+): Outcome {
+  if (!load.ok) return denied("grants_invalid", null);
+  return decide(request, load.grants, options);
 }
 
 /**

@@ -18,6 +18,7 @@ export {
   type AskWhy,
   canonicalArguments,
   decide,
+  decideLoaded,
   type DecideOptions,
   Decision,
   explainDecision,
