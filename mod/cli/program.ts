@@ -1,7 +1,9 @@
 /** The `gurt` command line: one commander program, one subcommand family per role. */
 import { Command } from "commander";
 import denoJson from "../../deno.json" with { type: "json" };
+import { registerAuditCommand } from "./audit_command.ts";
 import { registerConfigCommand } from "./config_command.ts";
+import { registerGrantsCommand } from "./grants_command.ts";
 
 /** Builds the whole `gurt` program; each family registers its own subcommands. */
 export function buildProgram(): Command {
@@ -14,5 +16,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .configureOutput({ outputError: (text, write) => write(text) });
   registerConfigCommand(program);
+  registerAuditCommand(program);
+  registerGrantsCommand(program);
   return program;
 }

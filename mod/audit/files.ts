@@ -1,0 +1,36 @@
+/** Where the audit log lives and how its files are named: audit/YYYY-MM-DD.jsonl by UTC date. */
+
+const FILE_NAME = /^\d{4}-\d{2}-\d{2}\.jsonl$/;
+
+/** The audit directory of a box home. */
+export function auditDir(home: string): string {
+  return `${home}/audit`;
+}
+
+/** The name of the file a record with this ISO time belongs in, by its UTC date. */
+export function fileNameFor(time: string): string {
+  return `${time.slice(0, 10)}.jsonl`;
+}
+
+/** The audit files in a directory, in name order (which is date order); none if it is missing. */
+export async function listAuditFiles(dir: string): Promise<string[]> {
+  const names: string[] = [];
+  try {
+    for await (const entry of Deno.readDir(dir)) {
+      if (entry.isFile && FILE_NAME.test(entry.name)) names.push(entry.name);
+    }
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return [];
+    throw error;
+  }
+  return names.sort();
+}
+
+/** The last line of a file's content and whether it ends with a newline; null if it is empty. */
+export function lastLineOf(content: Uint8Array): { bytes: Uint8Array; hasNewline: boolean } | null {
+  if (content.length === 0) return null;
+  const hasNewline = content[content.length - 1] === 10;
+  const end = hasNewline ? content.length - 1 : content.length;
+  const start = content.lastIndexOf(10, end - 1) + 1;
+  return { bytes: content.subarray(start, end), hasNewline };
+}

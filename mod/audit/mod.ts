@@ -1,0 +1,44 @@
+/**
+ * The audit log (seed 002 §5): records chained by SHA-256, one file per UTC date, a single writer
+ * that syncs before it answers, a pure verifier, the startup check and owner checkpoints.
+ */
+export {
+  type AuditEvent,
+  auditEvent,
+  type AuditRecord,
+  auditRecord,
+  type DecisionOutcome,
+  parseRecordLine,
+  recordLine,
+  type Taint,
+  TAINTS,
+  ZERO_HASH,
+} from "./records.ts";
+export type {
+  AcceptedBreakAt,
+  ChainFailure,
+  ChainReport,
+  Checkpoint,
+  HeadRecord,
+  Location,
+  TornTail,
+} from "./chain_report.ts";
+export { ChainVerifier, type VerifierOptions } from "./chain_verifier.ts";
+export {
+  AuditChainBrokenError,
+  AuditError,
+  AuditLockedError,
+  AuditNothingToAcceptError,
+  AuditUnavailableError,
+} from "./errors.ts";
+export { type AuditFileOps, AuditWriter, type AuditWriterOptions, realFileOps } from "./writer.ts";
+export { checkAtStartup, type StartupReport } from "./startup.ts";
+export { auditDir, fileNameFor, listAuditFiles } from "./files.ts";
+export { sha256Hex } from "./hash.ts";
+export {
+  CheckpointFileError,
+  checkpointOf,
+  formatCheckpoint,
+  parseCheckpoints,
+} from "./checkpoint.ts";
+export { type HomeReport, verifyHome, type VerifyHomeOptions, verifyLines } from "./verify_home.ts";

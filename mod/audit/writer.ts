@@ -1,0 +1,292 @@
+/**
+ * The single audit writer (seed 002 §5): holds audit/.lock for its life, runs the startup check,
+ * appends records chained by hash, one file per UTC date, and resolves an append only after the
+ * fdatasync that covers it. Appends that arrive while a sync runs share the next one (group
+ * commit). After any failed write or sync it writes nothing more.
+ */
+import { AuditChainBrokenError, AuditLockedError, AuditNothingToAcceptError } from "./errors.ts";
+import { AuditUnavailableError } from "./errors.ts";
+import { auditDir, fileNameFor } from "./files.ts";
+import { sha256Hex } from "./hash.ts";
+import { type AuditEvent, auditEvent, type AuditRecord, ZERO_HASH } from "./records.ts";
+import { checkAtStartup } from "./startup.ts";
+
+/** The file operations the writer uses; a test replaces them to make a write fail on demand. */
+export interface AuditFileOps {
+  /** Writes every byte at the end of the file, or throws. */
+  write(file: Deno.FsFile, bytes: Uint8Array): Promise<void>;
+  /** fdatasync. */
+  syncData(file: Deno.FsFile): Promise<void>;
+}
+
+/** The real file operations. */
+export const realFileOps: AuditFileOps = {
+  async write(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
+    let written = 0;
+    while (written < bytes.length) written += await file.write(bytes.subarray(written));
+  },
+  syncData(file: Deno.FsFile): Promise<void> {
+    return file.syncData();
+  },
+};
+
+/** Options of AuditWriter.open. */
+export interface AuditWriterOptions {
+  /** `gurt serve --accept-break`: accept the first failure of the whole log. */
+  acceptBreak?: boolean;
+  /** The time of each record; the real clock by default. */
+  clock?: () => Date;
+  /** The file operations, for tests that make writes fail. */
+  fileOps?: Partial<AuditFileOps>;
+}
+
+interface Queued {
+  event: AuditEvent;
+  resolve: (record: AuditRecord) => void;
+  reject: (error: Error) => void;
+}
+
+const encoder = new TextEncoder();
+
+/** The only writer of a box home's audit log. */
+export class AuditWriter {
+  readonly #dir: string;
+  readonly #lock: Deno.FsFile;
+  readonly #clock: () => Date;
+  readonly #ops: AuditFileOps;
+  #head: string;
+  #nextSeq: number;
+  #latest: string | null;
+  #file: Deno.FsFile | null = null;
+  #queue: Queued[] = [];
+  #flushing = false;
+  #failure: AuditUnavailableError | null = null;
+  #closed = false;
+
+  private constructor(dir: string, lock: Deno.FsFile, options: AuditWriterOptions) {
+    this.#dir = dir;
+    this.#lock = lock;
+    this.#clock = options.clock ?? (() => new Date());
+    this.#ops = { ...realFileOps, ...options.fileOps };
+    this.#head = ZERO_HASH;
+    this.#nextSeq = 0;
+    this.#latest = null;
+  }
+
+  /**
+   * Takes the lock, runs the startup check (recovering a torn tail, or with acceptBreak appending
+   * the AcceptedBreak record) and returns the writer with the notices to print.
+   */
+  static async open(
+    home: string,
+    options: AuditWriterOptions = {},
+  ): Promise<{ writer: AuditWriter; notices: string[] }> {
+    const dir = auditDir(home);
+    await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+    const lockPath = `${dir}/.lock`;
+    const lock = await Deno.open(lockPath, { read: true, write: true, create: true, mode: 0o600 });
+    if (!(await lock.tryLock(true))) {
+      lock.close();
+      throw new AuditLockedError(lockPath);
+    }
+    const writer = new AuditWriter(dir, lock, options);
+    try {
+      const notices = await writer.#startup(options.acceptBreak === true);
+      return { writer, notices };
+    } catch (error) {
+      writer.close();
+      throw error;
+    }
+  }
+
+  /** Whether a write or sync has failed: every append now rejects until a new process opens it. */
+  get failed(): boolean {
+    return this.#failure !== null;
+  }
+
+  /**
+   * Appends the event as the next record and resolves with it once the fdatasync covering it has
+   * returned. Rejects with AuditUnavailableError if it (or any earlier write) failed.
+   */
+  append(event: AuditEvent): Promise<AuditRecord> {
+    if (this.#failure !== null) return Promise.reject(this.#failure);
+    if (this.#closed) {
+      return Promise.reject(new AuditUnavailableError("the audit writer has been closed"));
+    }
+    if (event.type === "recovery" || event.type === "accepted_break") {
+      return Promise.reject(
+        new TypeError(`only the startup check writes a ${event.type} record, not append`),
+      );
+    }
+    return this.#enqueue(event);
+  }
+
+  #enqueue(event: AuditEvent): Promise<AuditRecord> {
+    const parsed = auditEvent.safeParse(event);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return Promise.reject(
+        new TypeError(`the audit event is not valid: ${issue.path.join(".")}: ${issue.message}`),
+      );
+    }
+    return new Promise<AuditRecord>((resolve, reject) => {
+      this.#queue.push({ event: parsed.data, resolve, reject });
+      if (!this.#flushing) void this.#flush();
+    });
+  }
+
+  /** Releases the lock and the files; appends already queued are still written first. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (!this.#flushing) this.#release();
+  }
+
+  async #startup(acceptBreak: boolean): Promise<string[]> {
+    const { report, files } = await checkAtStartup(this.#dir, acceptBreak);
+    this.#latest = files.length === 0 ? null : files[files.length - 1];
+    this.#head = report.head ?? ZERO_HASH;
+    this.#nextSeq = report.next_seq;
+    const failure = report.failure;
+    if (failure !== null && !acceptBreak) throw new AuditChainBrokenError(this.#dir, failure);
+    if (failure !== null) {
+      if (failure.tail_torn && report.last_line !== null) {
+        await this.#endLine(report.last_line.file);
+      }
+      this.#head = failure.break_prev;
+      this.#nextSeq = failure.break_seq;
+      const record = await this.#enqueue({
+        type: "accepted_break",
+        file: failure.file,
+        line: failure.line,
+        last_good: failure.last_good,
+      });
+      return [
+        `audit: accepted the break at ${this.#dir}/${failure.file}:${failure.line} ` +
+        `(${failure.what}); the chain goes on from the AcceptedBreak record, seq ${record.seq}`,
+      ];
+    }
+    if (acceptBreak) throw new AuditNothingToAcceptError(this.#dir);
+    const torn = report.torn_tail;
+    if (torn === null) return [];
+    if (!torn.has_newline) await this.#endLine(torn.at.file);
+    this.#head = torn.recovery_prev;
+    this.#nextSeq = torn.recovery_seq;
+    await this.#enqueue({ type: "recovery", torn_bytes: torn.bytes, torn_sha256: torn.sha256 });
+    return [
+      `audit: recovered a torn final line at ${this.#dir}/${torn.at.file}:${torn.at.line}; ` +
+      "see runbook.md#audit-recovered",
+    ];
+  }
+
+  /** Ends a torn final line with its missing newline, and syncs it. */
+  async #endLine(name: string): Promise<void> {
+    const file = await Deno.open(`${this.#dir}/${name}`, { append: true });
+    try {
+      await this.#ops.write(file, encoder.encode("\n"));
+      await this.#ops.syncData(file);
+    } finally {
+      file.close();
+    }
+  }
+
+  async #flush(): Promise<void> {
+    this.#flushing = true;
+    while (this.#queue.length > 0) {
+      const batch = this.#queue;
+      this.#queue = [];
+      if (this.#failure !== null) {
+        for (const queued of batch) queued.reject(this.#failure);
+        continue;
+      }
+      try {
+        const records = await this.#writeBatch(batch.map((queued) => queued.event));
+        batch.forEach((queued, i) => queued.resolve(records[i]));
+      } catch (error) {
+        const cause = error instanceof Error ? error.message : String(error);
+        this.#failure = new AuditUnavailableError(cause);
+        for (const queued of batch) queued.reject(this.#failure);
+      }
+    }
+    this.#flushing = false;
+    if (this.#closed) this.#release();
+  }
+
+  /** Writes the records of a batch, one write and one fdatasync per file touched. */
+  async #writeBatch(events: AuditEvent[]): Promise<AuditRecord[]> {
+    const records: AuditRecord[] = [];
+    let chunks: Uint8Array[] = [];
+    for (const event of events) {
+      const time = this.#clock().toISOString();
+      const name = this.#fileFor(time, event);
+      if (name !== this.#latest || this.#file === null) {
+        await this.#writeAndSync(chunks);
+        chunks = [];
+        await this.#switchTo(name);
+      }
+      const record: AuditRecord = { seq: this.#nextSeq, time, prev: this.#head, event };
+      const line = encoder.encode(JSON.stringify(record));
+      this.#head = sha256Hex(line);
+      this.#nextSeq++;
+      chunks.push(line, NEWLINE);
+      records.push(record);
+    }
+    await this.#writeAndSync(chunks);
+    return records;
+  }
+
+  /** The file a record goes in: its UTC date's, but never one older than the latest file. */
+  #fileFor(time: string, event: AuditEvent): string {
+    const latest = this.#latest;
+    if (latest === null) return fileNameFor(time);
+    if (event.type === "recovery" || event.type === "accepted_break") return latest;
+    const byDate = fileNameFor(time);
+    return byDate > latest ? byDate : latest;
+  }
+
+  async #writeAndSync(chunks: Uint8Array[]): Promise<void> {
+    if (chunks.length === 0 || this.#file === null) return;
+    let length = 0;
+    for (const chunk of chunks) length += chunk.length;
+    const bytes = new Uint8Array(length);
+    let offset = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, offset);
+      offset += chunk.length;
+    }
+    await this.#ops.write(this.#file, bytes);
+    await this.#ops.syncData(this.#file);
+  }
+
+  /** Makes `name` the file being written: the latest one, or a new one (0600, directory synced). */
+  async #switchTo(name: string): Promise<void> {
+    this.#file?.close();
+    this.#file = null;
+    const path = `${this.#dir}/${name}`;
+    if (name === this.#latest) {
+      this.#file = await Deno.open(path, { append: true });
+      return;
+    }
+    try {
+      this.#file = await Deno.open(path, { createNew: true, append: true, mode: 0o600 });
+    } catch (error) {
+      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+      this.#file = await Deno.open(path, { append: true });
+    }
+    this.#latest = name;
+    const dir = await Deno.open(this.#dir, { read: true });
+    try {
+      await dir.syncData();
+    } finally {
+      dir.close();
+    }
+  }
+
+  #release(): void {
+    this.#file?.close();
+    this.#file = null;
+    this.#lock.close();
+  }
+}
+
+const NEWLINE = encoder.encode("\n");

@@ -1,0 +1,52 @@
+/** `gurt audit verify [--checkpoint FILE]` and `gurt audit checkpoint`: the owner reads the log. */
+import type { Command } from "commander";
+import { runRole } from "../roles/mod.ts";
+import { cliPermissions } from "./permissions.ts";
+import { configFor, exitWith } from "./run.ts";
+import type { AuditArgs } from "./audit_main.ts";
+
+/** Registers `gurt audit verify` and `gurt audit checkpoint`. */
+export function registerAuditCommand(program: Command): void {
+  const audit = program
+    .command("audit")
+    .description("check the hash-chained audit log, reading its files with no daemon");
+  audit
+    .command("verify")
+    .description("verify the whole audit log and list what the owner should know")
+    .option(
+      "--checkpoint <file>",
+      "fail if a line of this file (from gurt audit checkpoint) is gone",
+    )
+    .action((options: { checkpoint?: string }, command: Command) =>
+      exitWith(() => runAudit(command, { action: "verify", checkpoint: options.checkpoint }))
+    );
+  audit
+    .command("checkpoint")
+    .description("print the head record as one line to keep off the box: <seq> <file> <sha256>")
+    .action((_options, command: Command) =>
+      exitWith(() => runAudit(command, { action: "checkpoint" }))
+    );
+}
+
+function runAudit(
+  command: Command,
+  request: { action: "verify" | "checkpoint"; checkpoint?: string },
+): Promise<number> {
+  const config = configFor(command);
+  const permissions = cliPermissions(config);
+  const checkpoint = request.checkpoint === undefined
+    ? null
+    : request.checkpoint.startsWith("/")
+    ? request.checkpoint
+    : `${Deno.cwd()}/${request.checkpoint}`;
+  // The checkpoint file is the one path outside the box home this command reads, so the CLI
+  // role's read list gains exactly that file for this run.
+  if (checkpoint !== null && permissions.read !== false) permissions.read.push(checkpoint);
+  const args: AuditArgs = { home: config.home, action: request.action, checkpoint };
+  return runRole({
+    role: "cli",
+    permissions,
+    entry: new URL("./audit_main.ts", import.meta.url),
+    args,
+  });
+}

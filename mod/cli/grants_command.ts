@@ -1,0 +1,86 @@
+/** `gurt grants check` and `gurt grants explain`: the owner's view of the grant files. */
+import type { Command } from "commander";
+import { parseTimestamp } from "../policy/mod.ts";
+import type { GrantsJob } from "./grants_main.ts";
+import { configFor, exitWith, runCliRole } from "./run.ts";
+
+/** Registers `gurt grants check` and `gurt grants explain`. */
+export function registerGrantsCommand(program: Command): void {
+  const grants = program
+    .command("grants")
+    .description("check the grant files, or explain how a call would be decided");
+  grants
+    .command("check")
+    .description(
+      "print each problem with the grant files as <file>:<line>: <problem>, or grants: ok",
+    )
+    .action((_options, command: Command) =>
+      exitWith(() => {
+        const config = configFor(command);
+        const job: GrantsJob = { action: "check", home: config.home };
+        return runCliRole(config, new URL("./grants_main.ts", import.meta.url), job);
+      })
+    );
+  grants
+    .command("explain")
+    .description(
+      "decide a call as the core would, and say why: exit 0 allowed, 2 ask, 1 denied",
+    )
+    .argument("<tool>", "the tool, such as read_file or example.spend")
+    .argument("<args_json>", "the call's arguments as a JSON object")
+    .option("--taint <taint>", "the task's taint: private or secret", "private")
+    .option("--untrusted", "the task has seen untrusted data", false)
+    .option("--at <time>", "decide at this time (RFC 3339, such as 2027-01-01T00:00:00Z)")
+    .action(
+      (
+        tool: string,
+        argsJson: string,
+        options: { taint: string; untrusted: boolean; at?: string },
+        command: Command,
+      ) =>
+        exitWith(() => {
+          const config = configFor(command);
+          const job: GrantsJob = {
+            action: "explain",
+            home: config.home,
+            tool,
+            arguments: parseArgumentsJson(argsJson),
+            taint: parseTaint(options.taint),
+            untrusted: options.untrusted,
+            at: parseAt(options.at),
+          };
+          return runCliRole(config, new URL("./grants_main.ts", import.meta.url), job);
+        }),
+    );
+}
+
+function parseArgumentsJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new Error(
+      `the arguments are not valid JSON (${why}); quote them, such as '{"path": "/a"}'`,
+    );
+  }
+}
+
+function parseTaint(text: string): "private" | "secret" {
+  if (text === "private" || text === "secret") return text;
+  throw new Error(
+    `--taint must be private or secret (a task is never below private), got ${
+      JSON.stringify(text)
+    }`,
+  );
+}
+
+function parseAt(text: string | undefined): string {
+  if (text === undefined) return new Date().toISOString();
+  const at = parseTimestamp(text);
+  if (at === null) {
+    throw new Error(
+      `--at must be a time with a zone, such as 2027-01-01T00:00:00Z, got ${JSON.stringify(text)}`,
+    );
+  }
+  return at.toISOString();
+}

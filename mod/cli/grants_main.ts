@@ -1,0 +1,109 @@
+/**
+ * The CLI role's side of `gurt grants check` and `gurt grants explain`. It reads the grants as a
+ * decision does and runs the same `decide`; it writes nothing.
+ */
+import {
+  type Candidate,
+  canonicalArguments,
+  EXAMPLE_APP_TOOLS,
+  explainDecision,
+  grantsInvalidReport,
+  loadGrants,
+  type Outcome,
+} from "../policy/mod.ts";
+
+/** What the command line asks the CLI role to do. */
+export type GrantsJob =
+  | { action: "check"; home: string }
+  | {
+    action: "explain";
+    home: string;
+    tool: string;
+    arguments: unknown;
+    taint: "private" | "secret";
+    untrusted: boolean;
+    /** The time to decide at, as an ISO string. */
+    at: string;
+  };
+
+/** Runs the job; returns the exit status (check: 0 ok, 1 problems; explain: 0, 2, 1). */
+export default async function main(job: GrantsJob): Promise<number> {
+  const load = await loadGrants(`${job.home}/grants`, { appTools: EXAMPLE_APP_TOOLS });
+  if (job.action === "check") {
+    if (load.ok) {
+      console.log("grants: ok");
+      return 0;
+    }
+    console.log(grantsInvalidReport(load.problems));
+    return 1;
+  }
+  if (!load.ok) {
+    console.log("denied grants_invalid");
+    console.log(grantsInvalidReport(load.problems));
+    return 1;
+  }
+  const state = { taint: job.taint, untrusted: job.untrusted };
+  const explanation = explainDecision(
+    { tool: job.tool, arguments: job.arguments },
+    load.grants,
+    { state, now: new Date(job.at) },
+  );
+  const lines = describeOutcome(explanation.outcome);
+  if (explanation.argumentsProblem !== null) {
+    lines.push(`arguments: ${explanation.argumentsProblem}`);
+  }
+  const trust = job.untrusted ? "untrusted" : "trusted";
+  lines.push(`candidates for ${job.tool} at taint ${job.taint}, ${trust}, at ${job.at}:`);
+  if (explanation.candidates.length === 0) lines.push("  none: no grant names this tool");
+  const winner = winnerOf(explanation.outcome);
+  for (const candidate of explanation.candidates) {
+    lines.push(`  ${describeCandidate(candidate, job.taint, winner)}`);
+  }
+  console.log(lines.join("\n"));
+  const kind = explanation.outcome.kind;
+  return kind === "allowed" ? 0 : kind === "ask" ? 2 : 1;
+}
+
+function describeOutcome(outcome: Outcome): string[] {
+  if (outcome.kind === "denied") {
+    const { reason, grant, grant_sha256 } = outcome.denial;
+    return [
+      `denied ${reason}`,
+      grant === null ? "grant: none" : `grant: ${grant} (sha256 ${grant_sha256})`,
+      "label: none",
+    ];
+  }
+  const call = outcome.kind === "allowed" ? outcome.decision : outcome.ask;
+  const lines: string[] = [outcome.kind];
+  if (outcome.kind === "ask") lines.push(`why: ${outcome.ask.why}`);
+  lines.push(`grant: ${call.grant} (sha256 ${call.grantSha256})`);
+  const label = call.label;
+  lines.push(`label: ${label.resultClass}, ${label.untrusted ? "untrusted" : "trusted"}`);
+  if (call.matchedPath !== null) lines.push(`matched path: ${call.matchedPath}`);
+  if (call.hosts.length > 0) lines.push(`hosts: ${call.hosts.join(", ")}`);
+  lines.push(`arguments: ${canonicalArguments(call)}`);
+  return lines;
+}
+
+function winnerOf(outcome: Outcome): string | null {
+  if (outcome.kind === "allowed") return outcome.decision.grant;
+  if (outcome.kind === "ask") return outcome.ask.grant;
+  return outcome.denial.grant;
+}
+
+function describeCandidate(candidate: Candidate, taint: string, winner: string | null): string {
+  const { grant } = candidate;
+  const head = `${grant.id} (${grant.mode}):`;
+  switch (candidate.verdict) {
+    case "left": {
+      const through = candidate.matchedPath === null ? "" : ` through ${candidate.matchedPath}`;
+      return `${head} ${grant.id === winner ? "wins" : "matches, but does not win"}${through}`;
+    }
+    case "expired":
+      return `${head} ruled out: it expired at ${grant.expires?.toISOString()}`;
+    case "taint_too_high":
+      return `${head} ruled out: the taint ${taint} is above its max_taint ${grant.maxTaint}`;
+    case "not_covered":
+      return `${head} ruled out: its constraints do not cover the arguments`;
+  }
+}

@@ -1,0 +1,284 @@
+/**
+ * decide and redecide (seed 002 §3, "The policy functions"), and the only place a Decision or an
+ * Ask is built. Both classes have private constructors and are minted through a symbol this file
+ * does not export, so code elsewhere cannot make one (tests/policy/brand_type_test.ts proves it).
+ * Pure: no I/O, no clock.
+ */
+import { parseBuiltinArguments, serialiseArguments, type ToolArgs } from "./arguments.ts";
+import type { GrantLoad, GrantSet } from "./grant_set.ts";
+import { type Candidate, matchGrants, type Winner } from "./matching.ts";
+import {
+  type BuiltinTool,
+  type Denial,
+  type DenyReason,
+  isBuiltinTool,
+  type Label,
+  type SessionState,
+  type ToolRequest,
+} from "./types.ts";
+
+const mint: unique symbol = Symbol("gurt policy mint");
+
+/** What a Decision and an Ask both carry: the call and the grant that matched it. */
+type CallFields = {
+  tool: string;
+  args: ToolArgs;
+  grant: string;
+  grantSha256: string;
+  matchedPath: string | null;
+  grantPaths: readonly string[];
+  hosts: readonly string[];
+  label: Label;
+  expires: Date | null;
+};
+
+/** A call that may run now: allowed by an auto grant, or approved and decided again. */
+export class Decision {
+  readonly #call: CallFields;
+
+  private constructor(call: CallFields) {
+    this.#call = call;
+  }
+
+  /** Builds a Decision; the key is not exported, so only this file can call it. */
+  static [mint](call: CallFields): Decision {
+    return new Decision(call);
+  }
+
+  /** The tool to run. */
+  get tool(): string {
+    return this.#call.tool;
+  }
+  /** The parsed arguments, typed by tool. */
+  get args(): ToolArgs {
+    return this.#call.args;
+  }
+  /** The id of the grant that won. */
+  get grant(): string {
+    return this.#call.grant;
+  }
+  /** The sha256 hex of the winning grant's file. */
+  get grantSha256(): string {
+    return this.#call.grantSha256;
+  }
+  /** The winning grant's path that covers the call, or null (http_fetch, shell without cwd). */
+  get matchedPath(): string | null {
+    return this.#call.matchedPath;
+  }
+  /** Every path of the winning grant. */
+  get grantPaths(): readonly string[] {
+    return this.#call.grantPaths;
+  }
+  /** The winning grant's host patterns. */
+  get hosts(): readonly string[] {
+    return this.#call.hosts;
+  }
+  /** The result's label, combined over every grant left after matching. */
+  get label(): Label {
+    return { ...this.#call.label };
+  }
+}
+
+/** Why a call asks the owner: its grant says ask, or it would take the task over its budget. */
+export type AskWhy = "grant" | "budget";
+
+/** A call waiting for the owner. Only redecide turns it into a Decision. */
+export class Ask {
+  readonly #call: CallFields;
+  readonly #why: AskWhy;
+
+  private constructor(call: CallFields, why: AskWhy) {
+    this.#call = call;
+    this.#why = why;
+  }
+
+  /** Builds an Ask; the key is not exported, so only this file can call it. */
+  static [mint](call: CallFields, why: AskWhy): Ask {
+    return new Ask(call, why);
+  }
+
+  /** The tool asked for. */
+  get tool(): string {
+    return this.#call.tool;
+  }
+  /** The parsed arguments, typed by tool. */
+  get args(): ToolArgs {
+    return this.#call.args;
+  }
+  /** The id of the grant that matched. */
+  get grant(): string {
+    return this.#call.grant;
+  }
+  /** The sha256 hex of that grant's file. */
+  get grantSha256(): string {
+    return this.#call.grantSha256;
+  }
+  /** The grant's path that covers the call, or null. */
+  get matchedPath(): string | null {
+    return this.#call.matchedPath;
+  }
+  /** Every path of the grant. */
+  get grantPaths(): readonly string[] {
+    return this.#call.grantPaths;
+  }
+  /** The grant's host patterns. */
+  get hosts(): readonly string[] {
+    return this.#call.hosts;
+  }
+  /** The label the result would carry. */
+  get label(): Label {
+    return { ...this.#call.label };
+  }
+  /** Why the owner is asked. */
+  get why(): AskWhy {
+    return this.#why;
+  }
+  /** When the grant expires (an approval must not outlive it), or null. */
+  get expires(): Date | null {
+    return this.#call.expires;
+  }
+}
+
+/** What decide says: run it, ask the owner, or deny it with a reason. */
+export type Outcome =
+  | { kind: "allowed"; decision: Decision }
+  | { kind: "ask"; ask: Ask }
+  | { kind: "denied"; denial: Denial };
+
+/** What redecide says: run it, or deny it. */
+export type Redecision = { kind: "allowed"; decision: Decision } | {
+  kind: "denied";
+  denial: Denial;
+};
+
+/** What decide needs besides the call and the grants. */
+export type DecideOptions = { state: SessionState; now: Date; overBudget?: boolean };
+
+/** decide's outcome with every candidate grant and what matching made of it, for `explain`. */
+export type Explanation = {
+  outcome: Outcome;
+  candidates: Candidate[];
+  argumentsProblem: string | null;
+};
+
+/** Decides one call (seed 002 §3): allowed, ask, or denied with a reason. */
+export function decide(request: ToolRequest, grants: GrantSet, options: DecideOptions): Outcome {
+  return explainDecision(request, grants, options).outcome;
+}
+
+/** Decides as `decide` does and also reports each candidate grant and why it dropped out. */
+export function explainDecision(
+  request: ToolRequest,
+  grants: GrantSet,
+  options: DecideOptions,
+): Explanation {
+  const tool = request.tool;
+  let args: ToolArgs;
+  if (isBuiltinTool(tool)) {
+    const parsed = parseBuiltinArguments(tool as BuiltinTool, request.arguments);
+    if (!parsed.ok) {
+      const outcome = denied("invalid_arguments", null);
+      return { outcome, candidates: [], argumentsProblem: parsed.problem };
+    }
+    args = parsed.args;
+  } else {
+    // An app tool: the core validated its input against the tool's schema; it is opaque here.
+    // A frozen copy, so that what was decided is what runs.
+    args = { kind: "app", input: frozenCopy(request.arguments) };
+  }
+  const match = matchGrants(tool, args, grants, options);
+  if (match.result.kind === "none") {
+    return {
+      outcome: denied(match.result.reason, null),
+      candidates: match.candidates,
+      argumentsProblem: null,
+    };
+  }
+  const winner = match.result.winner;
+  const call = callFields(tool, args, winner);
+  let outcome: Outcome;
+  if (winner.grant.mode === "deny") {
+    outcome = denied("denied_by_grant", winner);
+  } else if (winner.grant.mode === "ask") {
+    outcome = { kind: "ask", ask: Ask[mint](call, "grant") };
+  } else if (options.overBudget === true) {
+    outcome = { kind: "ask", ask: Ask[mint](call, "budget") };
+  } else {
+    outcome = { kind: "allowed", decision: Decision[mint](call) };
+  }
+  return { outcome, candidates: match.candidates, argumentsProblem: null };
+}
+
+/**
+ * Decides a call against a load of the grant files: an invalid set denies every call with
+ * grants_invalid (seed 002 §3, "Loading"); a valid one is decided by `decide`.
+ */
+export function decideLoaded(
+  request: ToolRequest,
+  load: GrantLoad,
+  options: DecideOptions,
+): Outcome {
+  if (!load.ok) return denied("grants_invalid", null);
+  return decide(request, load.grants, options);
+}
+
+/**
+ * Decides an approved Ask again with the grants and state as they are now: ask and auto both give
+ * a Decision under the grant matched now; a deny grant or no grant left gives the Denial.
+ */
+export function redecide(
+  ask: Ask,
+  grants: GrantSet,
+  options: { state: SessionState; now: Date },
+): Redecision {
+  const match = matchGrants(ask.tool, ask.args, grants, options);
+  if (match.result.kind === "none") return denied(match.result.reason, null);
+  const winner = match.result.winner;
+  if (winner.grant.mode === "deny") return denied("denied_by_grant", winner);
+  return { kind: "allowed", decision: Decision[mint](callFields(ask.tool, ask.args, winner)) };
+}
+
+/**
+ * The parsed arguments of an Ask or a Decision serialised again (seed 002 §6): fields in the
+ * order of §3's table, compact, an absent cwd left out. What the owner approves.
+ */
+export function canonicalArguments(call: Ask | Decision): string {
+  return serialiseArguments(call.args);
+}
+
+function callFields(tool: string, args: ToolArgs, winner: Winner): CallFields {
+  return {
+    tool,
+    args: Object.isFrozen(args) ? args : Object.freeze({ ...args }),
+    grant: winner.grant.id,
+    grantSha256: winner.grant.sha256,
+    matchedPath: winner.matchedPath,
+    grantPaths: winner.grant.paths,
+    hosts: winner.grant.hosts,
+    label: winner.label,
+    expires: winner.grant.expires,
+  };
+}
+
+function denied(reason: DenyReason, winner: Winner | null): { kind: "denied"; denial: Denial } {
+  return {
+    kind: "denied",
+    denial: {
+      reason,
+      grant: winner === null ? null : winner.grant.id,
+      grant_sha256: winner === null ? null : winner.grant.sha256,
+    },
+  };
+}
+
+function frozenCopy(value: unknown): unknown {
+  return deepFreeze(structuredClone(value));
+}
+
+function deepFreeze(value: unknown): unknown {
+  if (typeof value === "object" && value !== null) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}

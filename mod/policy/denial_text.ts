@@ -1,0 +1,20 @@
+/** The model-facing text of each denial (seed 002 §8): a plain tool result the model can explain. */
+import type { DenyReason } from "./types.ts";
+
+const TEXTS: Record<DenyReason, string> = {
+  no_grant: "Denied: no grant allows this call.",
+  grant_expired: "Denied: the grant for this call has expired.",
+  taint_too_high: "Denied: this session has seen data too sensitive for this call.",
+  denied_by_grant: "Denied: a grant forbids this call.",
+  approval_refused: "Denied: the owner refused this call.",
+  approval_expired: "Denied: the approval request expired without an answer.",
+  invalid_arguments: "Denied: the arguments are not valid for this tool.",
+  grants_invalid: "Denied: the grant files have an error; the owner has been told.",
+  audit_unavailable: "Denied: the audit log cannot be written; the owner has been told.",
+  state_unreadable: "Denied: this session's broker state is damaged; the owner has been told.",
+};
+
+/** The text the model receives as the result of a call denied for `reason`. */
+export function denialText(reason: DenyReason): string {
+  return TEXTS[reason];
+}

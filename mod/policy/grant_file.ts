@@ -1,0 +1,254 @@
+/**
+ * One grant file, `grants/<id>.toml` (seed 002 §3, "Files" and "Loading"): TOML into a Grant, with
+ * every loading rule checked and each problem named with its file, line and field.
+ */
+import { createHash } from "node:crypto";
+import { parse, TomlDate, TomlError } from "smol-toml";
+import { z } from "zod";
+import { hostPatternProblem, pathProblem } from "./forms.ts";
+import { parseTimestamp } from "./timestamp.ts";
+import { BUILTIN_TOOLS, type DataClass, isBuiltinTool, type Mode } from "./types.ts";
+
+/** One problem with one grant file; `line` is null where no line can be named. */
+export type GrantProblem = { file: string; line: number | null; problem: string };
+
+/** A grant as loaded: its fields, its id (the file stem) and the sha256 hex of the file bytes. */
+export type Grant = {
+  readonly id: string;
+  readonly file: string;
+  readonly sha256: string;
+  readonly tool: string;
+  readonly mode: Mode;
+  readonly maxTaint: DataClass;
+  readonly resultClass: DataClass;
+  readonly untrusted: boolean;
+  /** When the grant stops applying, or null for never. */
+  readonly expires: Date | null;
+  readonly paths: readonly string[];
+  readonly hosts: readonly string[];
+};
+
+/** What loading needs to know beyond the file: the app tools that grants may name. */
+export type GrantOptions = { appTools: ReadonlySet<string> };
+
+/** One file's outcome. */
+export type GrantParse = { ok: true; grant: Grant } | { ok: false; problems: GrantProblem[] };
+
+const dataClass = z.enum(["public", "private", "secret"]);
+
+const grantSchema = z.strictObject({
+  tool: z.string(),
+  mode: z.enum(["auto", "ask", "deny"]),
+  max_taint: dataClass,
+  result_class: dataClass,
+  untrusted: z.boolean().default(false),
+  expires: z.union([z.string(), z.instanceof(TomlDate)]).optional(),
+  secret: z.string().optional(),
+  constraints: z.strictObject({
+    paths: z.array(z.string()).default([]),
+    hosts: z.array(z.string()).default([]),
+    patterns: z.array(z.string()).default([]),
+  }).prefault({}),
+});
+
+/** The shape of a grant id, the file's stem. */
+export const GRANT_ID = /^[a-z0-9-]{1,64}$/;
+
+type Need = "required" | "optional" | "empty";
+
+/** Loading rule 6: which constraints each built-in tool takes. App tools take neither. */
+const CONSTRAINTS: Record<string, { paths: Need; hosts: Need }> = {
+  read_file: { paths: "required", hosts: "empty" },
+  write_file: { paths: "required", hosts: "empty" },
+  shell: { paths: "optional", hosts: "empty" },
+  http_fetch: { paths: "empty", hosts: "required" },
+};
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+const encoder = new TextEncoder();
+
+/** Parses one grant file (its name as it should appear in problems, and its bytes or text). */
+export function parseGrant(
+  file: string,
+  content: Uint8Array | string,
+  options: GrantOptions,
+): GrantParse {
+  const bytes = typeof content === "string" ? encoder.encode(content) : content;
+  const at = (line: number | null, problem: string): GrantProblem => ({ file, line, problem });
+  const problems: GrantProblem[] = [];
+  const base = file.slice(file.lastIndexOf("/") + 1);
+  const id = base.endsWith(".toml") ? base.slice(0, -".toml".length) : base;
+  if (!GRANT_ID.test(id)) {
+    problems.push(at(
+      null,
+      `the file name ${JSON.stringify(base)} is not a grant id: it must be 1 to 64 characters ` +
+        "of a-z, 0-9 and - followed by .toml",
+    ));
+  }
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    return { ok: false, problems: [...problems, at(null, "the file is not valid UTF-8")] };
+  }
+  let raw: unknown;
+  try {
+    raw = parse(text);
+  } catch (error) {
+    if (!(error instanceof TomlError)) throw error;
+    const first = error.message.split("\n")[0];
+    return { ok: false, problems: [...problems, at(error.line, `not valid TOML: ${first}`)] };
+  }
+  const shape = grantSchema.safeParse(raw, { reportInput: true });
+  if (!shape.success) {
+    for (const issue of shape.error.issues) {
+      const { field, problem } = describeIssue(issue);
+      problems.push(at(lineOfField(text, field), `${field.map(String).join(".")}: ${problem}`));
+    }
+    return { ok: false, problems };
+  }
+  const data = shape.data;
+  const line = (...field: string[]): number | null => lineOfField(text, field);
+
+  let expires: Date | null = null;
+  if (data.expires !== undefined) {
+    expires = expiryOf(data.expires);
+    if (expires === null) {
+      problems.push(at(
+        line("expires"),
+        'expires: must be a timestamp with a zone, such as "2027-01-01T00:00:00.000Z"',
+      ));
+    }
+  }
+  const builtin = isBuiltinTool(data.tool);
+  if (!builtin && !options.appTools.has(data.tool)) {
+    const apps = [...options.appTools].sort();
+    const names = [...BUILTIN_TOOLS, ...apps].join(", ");
+    problems.push(at(
+      line("tool"),
+      `tool: ${JSON.stringify(data.tool)} is not a tool gurt knows; it must be one of ${names}`,
+    ));
+  }
+  if (data.secret !== undefined) {
+    problems.push(at(
+      line("secret"),
+      "secret: secrets are not supported in grants; an app tool declares the vault keys it uses",
+    ));
+  }
+  const { paths, hosts, patterns } = data.constraints;
+  if (patterns.length > 0) {
+    problems.push(
+      at(line("constraints", "patterns"), "constraints.patterns: patterns are not supported"),
+    );
+  }
+  // A tool gurt does not know was reported above; its constraints cannot be judged.
+  const known = builtin || options.appTools.has(data.tool);
+  const needs = CONSTRAINTS[data.tool] ?? { paths: "empty", hosts: "empty" };
+  const takes = builtin ? data.tool : `the app tool ${data.tool}`;
+  for (const [field, values] of [["paths", paths], ["hosts", hosts]] as const) {
+    const need = needs[field];
+    if (!known) break;
+    if (need === "required" && values.length === 0) {
+      problems.push(at(
+        line("constraints", field) ?? line("tool"),
+        `constraints.${field}: ${takes} requires at least one entry in constraints.${field}`,
+      ));
+    } else if (need === "empty" && values.length > 0) {
+      problems.push(at(
+        line("constraints", field),
+        `constraints.${field}: ${takes} does not take ${field}; it must be empty`,
+      ));
+    }
+  }
+  for (const path of paths) {
+    const problem = path === "/"
+      ? "a grant of the whole file system is not supported"
+      : pathProblem(path);
+    if (problem !== null) {
+      problems.push(at(
+        line("constraints", "paths"),
+        `constraints.paths: ${JSON.stringify(path)} ${path === "/" ? "is /: " : ""}${problem}`,
+      ));
+    }
+  }
+  for (const host of hosts) {
+    const problem = hostPatternProblem(host);
+    if (problem !== null) {
+      problems.push(at(
+        line("constraints", "hosts"),
+        `constraints.hosts: ${JSON.stringify(host)} is not a valid host pattern: it ${problem}`,
+      ));
+    }
+  }
+  if (data.mode === "deny" && data.max_taint !== "secret") {
+    problems.push(at(
+      line("max_taint") ?? line("mode"),
+      'max_taint: a deny grant must apply at every taint; set max_taint = "secret"',
+    ));
+  }
+  if (problems.length > 0) return { ok: false, problems };
+  return {
+    ok: true,
+    grant: {
+      id,
+      file,
+      sha256: createHash("sha256").update(bytes).digest("hex"),
+      tool: data.tool,
+      mode: data.mode,
+      maxTaint: data.max_taint,
+      resultClass: data.result_class,
+      untrusted: data.untrusted,
+      expires,
+      paths: Object.freeze([...paths]),
+      hosts: Object.freeze([...hosts]),
+    },
+  };
+}
+
+function expiryOf(value: string | TomlDate): Date | null {
+  if (typeof value === "string") return parseTimestamp(value);
+  // An unquoted TOML date-time is accepted only with its zone: a local time means nothing here.
+  if (!value.isDateTime() || value.isLocal()) return null;
+  return new Date(value.getTime());
+}
+
+function describeIssue(
+  issue: z.core.$ZodIssue,
+): { field: (string | number)[]; problem: string } {
+  const field = issue.path.filter((part) => typeof part !== "symbol");
+  if (issue.code !== "unrecognized_keys" && issue.input === undefined) {
+    return { field, problem: "is required" };
+  }
+  switch (issue.code) {
+    case "unrecognized_keys":
+      return { field: [...field, issue.keys[0]], problem: "unknown field" };
+    case "invalid_type":
+      return { field, problem: `expected ${issue.expected}` };
+    case "invalid_value":
+      return { field, problem: `must be one of ${issue.values.map(String).join(", ")}` };
+    default:
+      return { field, problem: issue.message };
+  }
+}
+
+/** The 1-based line that sets a field (top level or under [constraints]), or null. */
+function lineOfField(text: string, field: readonly (string | number)[]): number | null {
+  if (field.length === 0) return null;
+  const want = field.filter((part) => typeof part === "string").join(".");
+  const lines = text.split("\n");
+  let table = "";
+  for (let i = 0; i < lines.length; i++) {
+    const trimmed = lines[i].trim();
+    const header = /^\[\s*([^\]]+?)\s*\]/.exec(trimmed);
+    if (header) {
+      table = header[1].replace(/\s+/g, "").replace(/"/g, "");
+      if (table === want) return i + 1;
+      continue;
+    }
+    const assignment = /^("[^"]*"|[A-Za-z0-9_.-]+)\s*=/.exec(trimmed);
+    if (!assignment) continue;
+    const key = assignment[1].replace(/"/g, "");
+    if ((table === "" ? key : `${table}.${key}`) === want) return i + 1;
+  }
+  return null;
+}

@@ -1,0 +1,81 @@
+/**
+ * The decision path (seed 002 §3, §4, §8): grant files, argument forms, matching, decide and
+ * redecide, the session state store, and the model-facing denial texts. Other modules import
+ * only from here.
+ */
+export {
+  type AppArgs,
+  BUILTIN_ARGUMENT_SCHEMAS,
+  type HttpFetchArgs,
+  type ReadFileArgs,
+  type ShellArgs,
+  type ToolArgs,
+  type WriteFileArgs,
+} from "./arguments.ts";
+export { EXAMPLE_APP_TOOLS } from "./app_tools.ts";
+export {
+  Ask,
+  type AskWhy,
+  canonicalArguments,
+  decide,
+  decideLoaded,
+  type DecideOptions,
+  Decision,
+  explainDecision,
+  type Explanation,
+  type Outcome,
+  redecide,
+  type Redecision,
+} from "./decide.ts";
+export { denialText } from "./denial_text.ts";
+export {
+  hostMatches,
+  hostPatternProblem,
+  hostProblem,
+  parseUrl,
+  pathInside,
+  pathProblem,
+} from "./forms.ts";
+export {
+  type Grant,
+  GRANT_ID,
+  type GrantOptions,
+  type GrantParse,
+  type GrantProblem,
+  parseGrant,
+} from "./grant_file.ts";
+export {
+  buildGrantSet,
+  formatProblems,
+  type GrantFile,
+  type GrantLoad,
+  type GrantSet,
+  grantsInvalidReport,
+} from "./grant_set.ts";
+export { loadGrants } from "./load_grants.ts";
+export { type Candidate, type Verdict } from "./matching.ts";
+export {
+  INITIAL_STATE,
+  parseSessionState,
+  raisedState,
+  raiseSessionState,
+  readSessionState,
+  sessionStatePath,
+  StateUnreadableError,
+} from "./session_state.ts";
+export { parseTimestamp } from "./timestamp.ts";
+export {
+  BUILTIN_TOOLS,
+  type BuiltinTool,
+  classRank,
+  DATA_CLASSES,
+  type DataClass,
+  type Denial,
+  type DenyReason,
+  higherClass,
+  type Label,
+  type Mode,
+  MODES,
+  type SessionState,
+  type ToolRequest,
+} from "./types.ts";

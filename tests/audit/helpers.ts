@@ -1,0 +1,138 @@
+/** Fixture logs for the audit tests: written by the real writer, then damaged by each test. */
+import {
+  type AuditEvent,
+  type AuditFileOps,
+  AuditWriter,
+  type AuditWriterOptions,
+  realFileOps,
+  recordLine,
+  sha256Hex,
+} from "../../mod/audit/mod.ts";
+
+/** The two days of the standard fixture: 5 records on DAY1 (seq 0-4), 8 on DAY2 (seq 5-12). */
+export const DAY1 = "2026-11-28.jsonl";
+export const DAY2 = "2026-11-29.jsonl";
+
+/** A clock that starts at `start` and moves `stepMs` on at every reading. */
+export function steppingClock(start: string, stepMs = 250): () => Date {
+  let now = Date.parse(start) - stepMs;
+  return () => new Date(now += stepMs);
+}
+
+/** A clock whose time the test sets. */
+export function settableClock(start: string): { clock: () => Date; set(time: string): void } {
+  let now = Date.parse(start);
+  return { clock: () => new Date(now), set: (time: string) => (now = Date.parse(time)) };
+}
+
+/** The i-th event of a plausible mix: decisions, approvals, results and owner acts. */
+export function sampleEvent(i: number, session = "task-1"): AuditEvent {
+  switch (i % 4) {
+    case 0:
+      return {
+        type: "decision",
+        session,
+        call: `call-${i}`,
+        tool: "read_file",
+        arguments: JSON.stringify({ path: `/home/kyle/notes/${i}.md` }),
+        outcome: { outcome: "allowed" },
+        grant: "notes-read",
+        grant_sha256: sha256Hex(new TextEncoder().encode("grant")),
+        taint: "private",
+        untrusted: false,
+      };
+    case 1:
+      return {
+        type: "result",
+        session,
+        call: `call-${i - 1}`,
+        decision: i - 1,
+        status: "result",
+        class: "private",
+        untrusted: false,
+        truncated: false,
+        bytes: 120 + i,
+        sha256: sha256Hex(new TextEncoder().encode(`content ${i}`)),
+        taint_after: "private",
+      };
+    case 2:
+      return { type: "cost", task: session, cents: i, what: "usage" };
+    default:
+      return { type: "vault_set", name: `KEY_${i}` };
+  }
+}
+
+/** A new temporary box home; remove it with `Deno.remove(home, { recursive: true })`. */
+export function makeHome(): Promise<string> {
+  return Deno.makeTempDir({ prefix: "gurt-audit-" });
+}
+
+/** Appends `count` sample events one after another with the given writer options; closes it. */
+export async function writeEvents(
+  home: string,
+  count: number,
+  options: AuditWriterOptions & { first?: number } = {},
+): Promise<void> {
+  const { writer } = await AuditWriter.open(home, options);
+  try {
+    for (let i = 0; i < count; i++) await writer.append(sampleEvent((options.first ?? 0) + i));
+  } finally {
+    writer.close();
+  }
+}
+
+/** The standard fixture: 5 records on DAY1 and 8 on DAY2 by the real writer; `first` varies them. */
+export async function standardLog(home: string, first = 0): Promise<void> {
+  await writeEvents(home, 13, { clock: steppingClock("2026-11-28T23:59:58.750Z"), first });
+}
+
+/** The path of an audit file of a home. */
+export function auditFile(home: string, name: string): string {
+  return `${home}/audit/${name}`;
+}
+
+/** The lines of an audit file, without newlines; the final empty string is dropped. */
+export async function readLines(home: string, name: string): Promise<string[]> {
+  const text = await Deno.readTextFile(auditFile(home, name));
+  const lines = text.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
+/** Writes lines back, each with its newline. */
+export async function writeLines(home: string, name: string, lines: string[]): Promise<void> {
+  await Deno.writeTextFile(auditFile(home, name), lines.map((line) => `${line}\n`).join(""));
+}
+
+/** The SHA-256 of a line's text. */
+export function lineHash(line: string): string {
+  return sha256Hex(new TextEncoder().encode(line));
+}
+
+/**
+ * Rewrites lines[from..] so each prev is the hash of the line before, as someone with write
+ * access could; `before` is the hash of the line before lines[from].
+ */
+export function rechain(lines: string[], from: number, before: string): string[] {
+  const out = lines.slice(0, from);
+  let prev = before;
+  for (const line of lines.slice(from)) {
+    const record = JSON.parse(line);
+    record.prev = prev;
+    const text = recordLine(record);
+    out.push(text);
+    prev = lineHash(text);
+  }
+  return out;
+}
+
+/** File operations that write only the first `keep` bytes of the next write and then fail. */
+export function tearingOps(keep: (bytes: Uint8Array) => number): AuditFileOps {
+  return {
+    async write(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
+      await realFileOps.write(file, bytes.subarray(0, keep(bytes)));
+      throw new Error("simulated crash in the middle of a write");
+    },
+    syncData: realFileOps.syncData,
+  };
+}

@@ -1,0 +1,234 @@
+/** The writer: chain across days, the lock, sync before answer, group commit, failing closed. */
+import {
+  AuditLockedError,
+  AuditUnavailableError,
+  AuditWriter,
+  realFileOps,
+  verifyHome,
+} from "../../mod/audit/mod.ts";
+import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
+import {
+  auditFile,
+  DAY1,
+  DAY2,
+  lineHash,
+  makeHome,
+  readLines,
+  sampleEvent,
+  standardLog,
+  steppingClock,
+  tearingOps,
+} from "./helpers.ts";
+
+async function withHome(work: (home: string) => Promise<void>): Promise<void> {
+  const home = await makeHome();
+  try {
+    await work(home);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+}
+
+Deno.test("records chain across a day boundary: the new file's line 1 chains from the old file's last line", () =>
+  withHome(async (home) => {
+    await standardLog(home);
+    const day1 = await readLines(home, DAY1);
+    const day2 = await readLines(home, DAY2);
+    assertEquals([day1.length, day2.length], [5, 8]);
+    const first = JSON.parse(day2[0]);
+    assertEquals(first.prev, lineHash(day1[4]));
+    assertEquals(JSON.parse(day1[0]).prev, "0".repeat(64));
+    assertEquals(JSON.parse(day1[0]).seq, 0);
+    assertEquals(first.time, "2026-11-29T00:00:00.000Z");
+  }));
+
+Deno.test("seq goes up by one per record across files, with no gap", () =>
+  withHome(async (home) => {
+    await standardLog(home);
+    const lines = [...await readLines(home, DAY1), ...await readLines(home, DAY2)];
+    assertEquals(lines.map((line) => JSON.parse(line).seq), [...Array(13).keys()]);
+  }));
+
+Deno.test("audit files and the lock are created with mode 0600", () =>
+  withHome(async (home) => {
+    await standardLog(home);
+    for (const name of [DAY1, DAY2, ".lock"]) {
+      assertEquals((await Deno.stat(auditFile(home, name))).mode! & 0o777, 0o600, name);
+    }
+  }));
+
+Deno.test("a second writer on the same home is refused while the first holds the lock", () =>
+  withHome(async (home) => {
+    const { writer } = await AuditWriter.open(home);
+    const error = await assertRejects(() => AuditWriter.open(home), AuditLockedError);
+    assert(error.message.endsWith("see runbook.md#serve-already-running"), error.message);
+    assertEquals(error.exitStatus, 1);
+    writer.close();
+    const again = await AuditWriter.open(home);
+    again.writer.close();
+  }));
+
+Deno.test("append resolves only after the fdatasync that covers its record has returned", () =>
+  withHome(async (home) => {
+    const events: string[] = [];
+    let release!: () => void;
+    let syncStarted!: () => void;
+    const started = new Promise<void>((resolve) => (syncStarted = resolve));
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { writer } = await AuditWriter.open(home, {
+      fileOps: {
+        write: (file, bytes) => {
+          events.push(`write ${bytes.length}`);
+          return realFileOps.write(file, bytes);
+        },
+        syncData: async (file) => {
+          events.push("sync started");
+          syncStarted();
+          await gate;
+          await realFileOps.syncData(file);
+          events.push("sync returned");
+        },
+      },
+    });
+    try {
+      const appended = writer.append(sampleEvent(0)).then((record) => {
+        events.push(`resolved ${record.seq}`);
+      });
+      await started;
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      assertEquals(events.filter((event) => event.startsWith("resolved")), []);
+      release();
+      await appended;
+      assertEquals(events.slice(-2), ["sync returned", "resolved 0"]);
+    } finally {
+      writer.close();
+    }
+  }));
+
+Deno.test("appends made while a sync runs share the next sync and none resolves before it", () =>
+  withHome(async (home) => {
+    let syncs = 0;
+    let writes = 0;
+    const resolvedAtSync: number[] = [];
+    const { writer } = await AuditWriter.open(home, {
+      fileOps: {
+        write: (file, bytes) => {
+          writes++;
+          return realFileOps.write(file, bytes);
+        },
+        syncData: async (file) => {
+          await realFileOps.syncData(file);
+          syncs++;
+        },
+      },
+    });
+    try {
+      const records = await Promise.all(
+        Array.from({ length: 32 }, (_, i) =>
+          writer.append(sampleEvent(i)).then((record) => {
+            resolvedAtSync.push(syncs);
+            return record;
+          })),
+      );
+      assertEquals(records.map((record) => record.seq), [...Array(32).keys()]);
+      assert(syncs < 32, `32 concurrent appends took ${syncs} syncs; they must share them`);
+      assertEquals(syncs, writes, "each write is followed by its own sync");
+      assert(resolvedAtSync.every((count) => count >= 1), "no append resolved before a sync");
+      const report = await verifyHome(home);
+      assertEquals([report.failure, report.records], [null, 32]);
+    } finally {
+      writer.close();
+    }
+  }));
+
+Deno.test("after a failed write every later append is refused, though writes would now succeed", () =>
+  withHome(async (home) => {
+    let failNext = false;
+    let writes = 0;
+    const { writer } = await AuditWriter.open(home, {
+      fileOps: {
+        write: (file, bytes) => {
+          writes++;
+          if (failNext) return Promise.reject(new Error("No space left on device (os error 28)"));
+          return realFileOps.write(file, bytes);
+        },
+      },
+    });
+    try {
+      await writer.append(sampleEvent(0));
+      failNext = true;
+      const error = await assertRejects(() => writer.append(sampleEvent(1)), AuditUnavailableError);
+      assertStringIncludes(error.message, "No space left on device");
+      assert(error.message.endsWith("see runbook.md#audit-unavailable"), error.message);
+      assert(writer.failed);
+      failNext = false;
+      const writesBefore = writes;
+      await assertRejects(() => writer.append(sampleEvent(2)), AuditUnavailableError);
+      assertEquals(writes, writesBefore, "a failed writer must not write again");
+    } finally {
+      writer.close();
+    }
+    const report = await verifyHome(home);
+    assertEquals([report.failure, report.records], [null, 1]);
+  }));
+
+Deno.test("a failed sync fails the writer as a failed write does", () =>
+  withHome(async (home) => {
+    const { writer } = await AuditWriter.open(home, {
+      fileOps: { syncData: () => Promise.reject(new Error("Input/output error (os error 5)")) },
+    });
+    try {
+      await assertRejects(() => writer.append(sampleEvent(0)), AuditUnavailableError, "os error 5");
+      assert(writer.failed);
+      await assertRejects(() => writer.append(sampleEvent(1)), AuditUnavailableError);
+    } finally {
+      writer.close();
+    }
+  }));
+
+Deno.test("a write torn by a crash is recovered by the next writer, and the chain verifies", () =>
+  withHome(async (home) => {
+    const clock = steppingClock("2026-11-29T10:00:00.000Z");
+    const first = await AuditWriter.open(home, { clock });
+    await first.writer.append(sampleEvent(0));
+    first.writer.close();
+    const torn = await AuditWriter.open(home, {
+      clock,
+      fileOps: tearingOps((bytes) => Math.floor(bytes.length / 3)),
+    });
+    await assertRejects(() => torn.writer.append(sampleEvent(1)), AuditUnavailableError);
+    torn.writer.close();
+    const { writer, notices } = await AuditWriter.open(home, { clock });
+    try {
+      assertEquals(notices.length, 1);
+      assertStringIncludes(notices[0], "recovered a torn final line");
+      assert(notices[0].endsWith("see runbook.md#audit-recovered"));
+      const record = await writer.append(sampleEvent(2));
+      assertEquals(record.seq, 2, "the Recovery took seq 1, the torn line's seq");
+    } finally {
+      writer.close();
+    }
+    const report = await verifyHome(home);
+    assertEquals(report.failure, null);
+    assertEquals(report.recoveries, [{ file: "2026-11-29.jsonl", line: 2 }]);
+  }));
+
+Deno.test("an event that does not fit its schema is refused and the writer stays usable", () =>
+  withHome(async (home) => {
+    const { writer } = await AuditWriter.open(home);
+    try {
+      const bad = { type: "vault_set", name: "K", value: "hunter2" } as unknown as Parameters<
+        typeof writer.append
+      >[0];
+      await assertRejects(() => writer.append(bad), TypeError, "value");
+      await assertRejects(
+        () => writer.append({ type: "recovery", torn_bytes: 1, torn_sha256: "0".repeat(64) }),
+        TypeError,
+        "only the startup check",
+      );
+      assert(!writer.failed);
+      assertEquals((await writer.append(sampleEvent(3))).seq, 0);
+    } finally {
+      writer.close();
+    }
+  }));

@@ -1,0 +1,124 @@
+/**
+ * Loading from a real grants directory (seed 002 §3): every file at every decision, one invalid
+ * file invalidating the set, a missing directory invalid and an empty one valid.
+ */
+import {
+  decideLoaded,
+  EXAMPLE_APP_TOOLS,
+  loadGrants,
+  type ToolRequest,
+} from "../../mod/policy/mod.ts";
+import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import { at, grantToml, NOTES_READ } from "./helpers.ts";
+
+const options = { appTools: EXAMPLE_APP_TOOLS };
+const readNote: ToolRequest = { tool: "read_file", arguments: { path: "/home/kyle/notes/a.md" } };
+
+async function withGrantsDir(work: (dir: string) => Promise<void>): Promise<void> {
+  const home = await Deno.makeTempDir({ prefix: "gurt-policy-" });
+  try {
+    await Deno.mkdir(`${home}/grants`);
+    await work(`${home}/grants`);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+}
+
+async function outcomeOf(dir: string, request = readNote): Promise<string> {
+  const outcome = decideLoaded(request, await loadGrants(dir, options), at());
+  return outcome.kind === "denied" ? `denied ${outcome.denial.reason}` : outcome.kind;
+}
+
+Deno.test("the seed's notes-read.toml loads from disk and allows a read under its path", async () => {
+  await withGrantsDir(async (dir) => {
+    await Deno.writeTextFile(`${dir}/notes-read.toml`, NOTES_READ);
+    const load = await loadGrants(dir, options);
+    assert(load.ok, JSON.stringify(load));
+    const bytes = await Deno.readFile(`${dir}/notes-read.toml`);
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+    const hex = [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
+    assertEquals(load.grants.grants[0].sha256, hex, "the hash is the sha256 of the file bytes");
+    assertEquals(load.grants.grants[0].file, `${dir}/notes-read.toml`);
+    assertEquals(await outcomeOf(dir), "allowed");
+    const outside = { tool: "read_file", arguments: { path: "/home/kyle/notes2/a.md" } };
+    assertEquals(await outcomeOf(dir, outside), "denied no_grant");
+  });
+});
+
+Deno.test("one invalid file among valid ones denies with grants_invalid a call a valid one allows", async () => {
+  await withGrantsDir(async (dir) => {
+    await Deno.writeTextFile(`${dir}/notes-read.toml`, NOTES_READ);
+    await Deno.writeTextFile(
+      `${dir}/web.toml`,
+      grantToml({ tool: "http_fetch", hosts: ["example.com"] }),
+    );
+    assertEquals(await outcomeOf(dir), "allowed");
+    await Deno.writeTextFile(
+      `${dir}/typo.toml`,
+      grantToml({ tool: "read_file", mode: "deny", paths: ["/home/kyle/notes"] }).replace(
+        "mode",
+        "mdoe",
+      ),
+    );
+    assertEquals(await outcomeOf(dir), "denied grants_invalid");
+    const load = await loadGrants(dir, options);
+    assert(!load.ok);
+    assertEquals(load.problems.map((p) => p.file), [`${dir}/typo.toml`, `${dir}/typo.toml`]);
+    assertStringIncludes(load.problems.map((p) => p.problem).join("\n"), "mdoe: unknown field");
+  });
+});
+
+Deno.test("a change to a grant file applies to the very next decision", async () => {
+  await withGrantsDir(async (dir) => {
+    const file = `${dir}/notes.toml`;
+    await Deno.writeTextFile(file, grantToml({ tool: "read_file", paths: ["/home/kyle/notes"] }));
+    assertEquals(await outcomeOf(dir), "allowed");
+    await Deno.writeTextFile(
+      file,
+      grantToml({ tool: "read_file", mode: "ask", paths: ["/home/kyle/notes"] }),
+    );
+    assertEquals(await outcomeOf(dir), "ask");
+    await Deno.remove(file);
+    assertEquals(await outcomeOf(dir), "denied no_grant");
+  });
+});
+
+Deno.test("an empty grants directory is a valid empty set; files not ending in .toml are ignored", async () => {
+  await withGrantsDir(async (dir) => {
+    const empty = await loadGrants(dir, options);
+    assert(empty.ok);
+    assertEquals(empty.grants.grants.length, 0);
+    await Deno.writeTextFile(`${dir}/README`, "not a grant");
+    await Deno.writeTextFile(`${dir}/old.toml.off`, "tool = ");
+    await Deno.writeTextFile(`${dir}/.notes.toml.swp`, "\u0000");
+    const ignored = await loadGrants(dir, options);
+    assert(ignored.ok, JSON.stringify(ignored));
+    assertEquals(await outcomeOf(dir), "denied no_grant");
+  });
+});
+
+Deno.test("a missing grants directory makes the set invalid", async () => {
+  await withGrantsDir(async (dir) => {
+    const load = await loadGrants(`${dir}/absent`, options);
+    assertEquals(load, {
+      ok: false,
+      problems: [{
+        file: `${dir}/absent`,
+        line: null,
+        problem: "the grants directory does not exist",
+      }],
+    });
+  });
+});
+
+Deno.test("a .toml entry that cannot be read as a file makes the set invalid", async () => {
+  await withGrantsDir(async (dir) => {
+    await Deno.writeTextFile(`${dir}/notes-read.toml`, NOTES_READ);
+    await Deno.mkdir(`${dir}/folder.toml`);
+    const load = await loadGrants(dir, options);
+    assert(!load.ok);
+    assertEquals(load.problems.length, 1);
+    assertEquals(load.problems[0].file, `${dir}/folder.toml`);
+    assertStringIncludes(load.problems[0].problem, "the file cannot be read");
+  });
+});
