@@ -73,7 +73,7 @@ fi
 if [ "$(id -u)" = 0 ]; then bindir=/usr/local/bin; else bindir="${HOME}/.local/bin"; fi
 mkdir -p "$bindir"
 target="$bindir/gurt"
-flags=(--unstable-worker-options --allow-all --no-prompt --frozen --config "$here/deno.json")
+flags=(--unstable-worker-options --unstable-no-legacy-abort --allow-all --no-prompt --frozen --config "$here/deno.json")
 launcher=$(
   cat <<LAUNCH
 #!/bin/sh

@@ -103,7 +103,7 @@ const taskStarted = z.strictObject({
   task: text,
   worker: text,
   tools: z.array(text),
-  budget_cents: count,
+  budget_cents: count.nullable(),
 });
 
 const taskEnded = z.strictObject({

@@ -4,6 +4,10 @@ import denoJson from "../../deno.json" with { type: "json" };
 import { registerAuditCommand } from "./audit_command.ts";
 import { registerConfigCommand } from "./config_command.ts";
 import { registerGrantsCommand } from "./grants_command.ts";
+import { registerApprovalCommands } from "./approvals_command.ts";
+import { registerServeCommand } from "./serve_command.ts";
+import { registerTaskCommands } from "./task_command.ts";
+import { registerTestWorkerCommand } from "./test_worker_command.ts";
 
 /** Builds the whole `gurt` program; each family registers its own subcommands. */
 export function buildProgram(): Command {
@@ -15,8 +19,12 @@ export function buildProgram(): Command {
     .option("--home <dir>", "the box home (default: BOX_HOME, else /var/lib/gurt as root)")
     .showHelpAfterError()
     .configureOutput({ outputError: (text, write) => write(text) });
+  registerServeCommand(program);
+  registerTaskCommands(program);
+  registerApprovalCommands(program);
   registerConfigCommand(program);
   registerAuditCommand(program);
   registerGrantsCommand(program);
+  registerTestWorkerCommand(program);
   return program;
 }

@@ -5,13 +5,17 @@
  */
 import type { RolePermissions } from "../roles/mod.ts";
 import { codeDir } from "../roles/mod.ts";
+import { SOCKET_HOST_PERMISSION } from "../net/mod.ts";
 
-/** The permissions of the worker of the task whose broker socket is `socket`. */
-export function workerPermissions(socket: string): RolePermissions {
+/** The permissions of the worker of the task whose socket is `socket` (plus files it is given). */
+export function workerPermissions(
+  socket: string,
+  options: { read?: string[] } = {},
+): RolePermissions {
   return {
-    read: [codeDir(), socket],
+    read: [codeDir(), socket, ...(options.read ?? [])],
     write: [socket],
-    net: [`unix:${socket}`],
+    net: [`unix:${socket}`, SOCKET_HOST_PERMISSION],
     env: ["BOX_SOCKET", "BOX_TASK", "NO_COLOR"],
     run: false,
     sys: false,

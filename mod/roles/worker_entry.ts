@@ -7,7 +7,14 @@ interface Start {
 }
 
 self.onmessage = async (event: MessageEvent<Start>) => {
-  const module = await import(event.data.entry);
-  const status: number = await module.default(event.data.args);
+  let status: number;
+  try {
+    const module = await import(event.data.entry);
+    status = await module.default(event.data.args);
+  } catch (error) {
+    // One line a person can act on; the role's own messages already say what to do.
+    console.error(error instanceof Error ? error.message : String(error));
+    status = 1;
+  }
   self.postMessage({ status });
 };

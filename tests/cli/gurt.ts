@@ -15,7 +15,15 @@ export async function gurt(
   options: { env?: Record<string, string>; stdin?: string } = {},
 ): Promise<GurtRun> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", "--unstable-worker-options", "--allow-all", main, ...args],
+    args: [
+      "run",
+      "--quiet",
+      "--unstable-worker-options",
+      "--unstable-no-legacy-abort",
+      "--allow-all",
+      main,
+      ...args,
+    ],
     env: { NO_COLOR: "1", ...options.env },
     stdin: options.stdin === undefined ? "null" : "piped",
     stdout: "piped",

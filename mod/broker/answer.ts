@@ -1,0 +1,133 @@
+/**
+ * Answering a pending approval. Whoever takes the entry out of the table answers it, writes the
+ * Approval record, and only then tells the waiting call (seed 002 §6). Approve decides again with
+ * the grants and the taint as they are now.
+ */
+import {
+  type DenyReason,
+  loadGrants,
+  readSessionState,
+  redecide,
+  type SessionState,
+  StateUnreadableError,
+} from "../policy/mod.ts";
+import { auditFailure } from "./call_path.ts";
+import type { BrokerDeps, Verdict } from "./deps.ts";
+import { approvalEvent, type RecordedOutcome } from "./records.ts";
+
+/** What an owner's answer came to; `missing` is no_such_approval. */
+export type AnswerResult =
+  | { kind: "answered"; outcome: RecordedOutcome }
+  | { kind: "missing" }
+  | { kind: "unrecorded" };
+
+const UNKNOWN_STATE: SessionState = { taint: "secret", untrusted: true };
+
+/** Approves pending approval `id`: re-decides, records, and lets the call run if still allowed. */
+export async function approve(deps: BrokerDeps, id: number, by: string): Promise<AnswerResult> {
+  const entry = deps.approvals.take(id);
+  if (entry === undefined) return { kind: "missing" };
+  const { task, ask } = entry.context;
+  deps.pendingChanged(task);
+  const grants = ask === null ? null : await loadGrants(`${deps.home}/grants`, {
+    appTools: deps.registry.appToolNames(),
+  });
+  let verdict: Verdict = { kind: "denied", reason: "audit_unavailable" };
+  let outcome: RecordedOutcome = { outcome: "denied", reason: "audit_unavailable" };
+  try {
+    await task.ledger.exclusive(async () => {
+      let state = UNKNOWN_STATE;
+      let grant: string | null = null;
+      let grantSha256: string | null = null;
+      let next: Verdict;
+      try {
+        state = await readSessionState(deps.home, task.id);
+        if (ask === null) {
+          next = { kind: "approved", decision: null };
+        } else if (grants === null || !grants.ok) {
+          next = { kind: "denied", reason: "grants_invalid" };
+        } else {
+          const again = redecide(ask, grants.grants, { state, now: deps.clock() });
+          if (again.kind === "allowed") {
+            next = { kind: "approved", decision: again.decision };
+            grant = again.decision.grant;
+            grantSha256 = again.decision.grantSha256;
+          } else {
+            next = { kind: "denied", reason: again.denial.reason };
+            grant = again.denial.grant;
+            grantSha256 = again.denial.grant_sha256;
+          }
+        }
+      } catch (error) {
+        if (!(error instanceof StateUnreadableError)) throw error;
+        deps.log(error.message);
+        next = { kind: "denied", reason: "state_unreadable" };
+      }
+      const recorded: RecordedOutcome = next.kind === "approved"
+        ? { outcome: "allowed" }
+        : { outcome: "denied", reason: (next as { reason: DenyReason }).reason };
+      await deps.audit.append(approvalEvent(
+        { task: task.id, key: entry.shown.key, tool: entry.shown.tool, decision: id },
+        { answer: "approved", by, reason: null },
+        { outcome: recorded, grant, grantSha256, state },
+      ));
+      verdict = next;
+      outcome = recorded;
+    });
+  } catch (error) {
+    deps.log(auditFailure(error));
+    entry.settle({ kind: "denied", reason: "audit_unavailable" });
+    return { kind: "unrecorded" };
+  }
+  entry.settle(verdict);
+  return { kind: "answered", outcome };
+}
+
+/** Closes pending approval `id` as denied: refused by the owner, expired, or its task ended. */
+export async function close(
+  deps: BrokerDeps,
+  id: number,
+  how: { answer: "refused" | "expired"; by: string | null; reason: string | null },
+): Promise<AnswerResult> {
+  const entry = deps.approvals.take(id);
+  if (entry === undefined) return { kind: "missing" };
+  const { task } = entry.context;
+  deps.pendingChanged(task);
+  const reason: DenyReason = how.answer === "refused" ? "approval_refused" : "approval_expired";
+  const outcome: RecordedOutcome = { outcome: "denied", reason };
+  try {
+    await task.ledger.exclusive(async () => {
+      let state = UNKNOWN_STATE;
+      try {
+        state = await readSessionState(deps.home, task.id);
+      } catch (error) {
+        if (!(error instanceof StateUnreadableError)) throw error;
+      }
+      await deps.audit.append(approvalEvent(
+        { task: task.id, key: entry.shown.key, tool: entry.shown.tool, decision: id },
+        how,
+        { outcome, grant: null, grantSha256: null, state },
+      ));
+    });
+  } catch (error) {
+    deps.log(auditFailure(error));
+    entry.settle({ kind: "denied", reason });
+    return { kind: "unrecorded" };
+  }
+  entry.settle({ kind: "denied", reason });
+  return { kind: "answered", outcome };
+}
+
+/** Expires every approval whose time has come. */
+export async function expireDue(deps: BrokerDeps): Promise<void> {
+  for (const id of deps.approvals.expiredAt(deps.clock())) {
+    await close(deps, id, { answer: "expired", by: null, reason: null });
+  }
+}
+
+/** Closes every pending approval of a task that ended, as denied, answered by `task ended`. */
+export async function closeTaskApprovals(deps: BrokerDeps, task: string): Promise<void> {
+  for (const id of deps.approvals.ofTask(task)) {
+    await close(deps, id, { answer: "refused", by: "task ended", reason: "task ended" });
+  }
+}

@@ -1,0 +1,417 @@
+/**
+ * POST /call, in design.md's order: key, journal answer or join, tool and input, decide, write the
+ * Decision record, wait on an approval where asked, run, raise the taint, write the Result record,
+ * write the journal line, and only then answer (seed 002 §5, write order).
+ */
+import { AuditUnavailableError } from "../audit/mod.ts";
+import {
+  type Ask,
+  canonicalArguments,
+  decide,
+  type Decision,
+  denialText,
+  type DenyReason,
+  loadGrants,
+  type Outcome,
+  raiseSessionState,
+  readSessionState,
+  type SessionState,
+  StateUnreadableError,
+} from "../policy/mod.ts";
+import { RunError, runSpecFor } from "../runtime/mod.ts";
+import type { AppTool } from "../tools/mod.ts";
+import { canonicalJson } from "./canonical_json.ts";
+import type { BrokerDeps } from "./deps.ts";
+import type { CallAnswer } from "./journal.ts";
+import { decisionEvent, type RecordedOutcome, resultEvent } from "./records.ts";
+import { redactValue } from "./redact_value.ts";
+import { InFlight, type TaskHandle } from "./task_handle.ts";
+import { waitOn } from "./waiting.ts";
+
+/** A /call body, already checked for shape. */
+export interface CallBody {
+  tool: string;
+  input: unknown;
+  key: string;
+}
+
+/** What /call answers: seed 000's bodies. */
+export type CallResponse = CallAnswer | { ok: false; pending: true; error: string };
+
+/** The pending body of seed 000, word for word. */
+export const CALL_PENDING: CallResponse = {
+  ok: false,
+  pending: true,
+  error: "Waiting for the box owner to approve this spend. Call this tool again to check.",
+};
+
+/** The answer when the owner refuses a call over budget (seed 000). */
+const NOT_APPROVED = "not approved";
+
+/** Reasons that describe the box, not the call: not kept as the key's answer. */
+const TRANSIENT: ReadonlySet<DenyReason> = new Set([
+  "grants_invalid",
+  "audit_unavailable",
+  "state_unreadable",
+]);
+
+/** The state recorded when it cannot be read: the most restrictive, so nothing is understated. */
+const UNKNOWN_STATE: SessionState = { taint: "secret", untrusted: true };
+
+/** Answers one /call request. */
+export async function handleCall(
+  deps: BrokerDeps,
+  task: TaskHandle,
+  body: CallBody,
+  signal: AbortSignal,
+): Promise<CallResponse> {
+  const answered = task.journal.state.calls.get(body.key);
+  if (answered !== undefined) return answered;
+  if (!task.record.tools.includes(body.tool)) {
+    return { ok: false, error: `the tool ${body.tool} is not one of this task's tools` };
+  }
+  const inputKey = `${body.tool}\u0000${canonicalJson(body.input)}`;
+  let flight = task.callsByKey.get(body.key) ?? task.callsByInput.get(inputKey);
+  if (flight === undefined) {
+    const started = new InFlight<unknown>();
+    flight = started;
+    task.callsByKey.set(body.key, started);
+    task.callsByInput.set(inputKey, started);
+    runFlow(deps, task, body, started).finally(() => {
+      task.callsByKey.delete(body.key);
+      task.callsByInput.delete(inputKey);
+    });
+  }
+  const end = await waitOn(deps, task, flight, signal);
+  if (end.kind === "answer") return end.answer as CallAnswer;
+  if (end.kind === "pending") return CALL_PENDING;
+  return { ok: false, error: "the call was withdrawn" };
+}
+
+async function runFlow(
+  deps: BrokerDeps,
+  task: TaskHandle,
+  body: CallBody,
+  flight: InFlight<unknown>,
+): Promise<void> {
+  try {
+    flight.finish(await decideAndRun(deps, task, body, flight));
+  } catch (error) {
+    deps.log(
+      `gurt: call ${body.key} of task ${task.id} failed inside the core: ${describe(error)}`,
+    );
+    flight.finish({ kind: "answer", answer: { ok: false, error: "the call failed inside gurt" } });
+  }
+}
+
+type Ended = { kind: "answer"; answer: CallAnswer } | { kind: "withdrawn" };
+
+async function decideAndRun(
+  deps: BrokerDeps,
+  task: TaskHandle,
+  body: CallBody,
+  flight: InFlight<unknown>,
+): Promise<Ended> {
+  const app = deps.registry.app(body.tool);
+  let input = body.input;
+  let cost = 0;
+  if (app !== undefined) {
+    const parsed = app.input.safeParse(body.input);
+    if (parsed.success) {
+      input = parsed.data;
+      cost = app.cost?.(input) ?? 0;
+    }
+  }
+  const step = await decisionStep(deps, task, body, { app, input, cost });
+  if (step.kind === "denied") return await deny(deps, task, body, step.reason, null);
+  let decision: Decision;
+  if (step.kind === "ask") {
+    const verdict = await askOwner(deps, task, body, flight, step);
+    if (verdict.kind === "withdrawn") return verdict;
+    if (verdict.kind === "denied") {
+      return await deny(deps, task, body, verdict.reason, step.ask.why);
+    }
+    decision = verdict.decision;
+    task.reservedCents += cost;
+    if (flight.requesterGone) {
+      await recordFailure(deps, task, body, step.seq, decision, "the requester went away");
+      task.reservedCents -= cost;
+      return { kind: "answer", answer: { ok: false, error: "the requester went away" } };
+    }
+  } else {
+    decision = step.decision;
+  }
+  return await run(deps, task, body, { app, input, cost, seq: step.seq, decision });
+}
+
+type Step =
+  | { kind: "denied"; reason: DenyReason }
+  | { kind: "allowed"; decision: Decision; seq: number }
+  | { kind: "ask"; ask: Ask; seq: number; state: SessionState };
+
+/** Reads the grants and the state, decides, and writes the Decision record, under the ledger. */
+async function decisionStep(
+  deps: BrokerDeps,
+  task: TaskHandle,
+  body: CallBody,
+  call: { app: AppTool<unknown> | undefined; input: unknown; cost: number },
+): Promise<Step> {
+  const grants = await loadGrants(`${deps.home}/grants`, {
+    appTools: deps.registry.appToolNames(),
+  });
+  return await task.ledger.exclusive(async () => {
+    let outcome: Outcome;
+    let state: SessionState = UNKNOWN_STATE;
+    if (!grants.ok) {
+      outcome = {
+        kind: "denied",
+        denial: { reason: "grants_invalid", grant: null, grant_sha256: null },
+      };
+    } else {
+      try {
+        state = await readSessionState(deps.home, task.id);
+        const budget = task.record.budgetCents;
+        const overBudget = budget !== null && task.committedCents() + call.cost > budget;
+        const invalid = call.app !== undefined && !call.app.input.safeParse(body.input).success;
+        outcome = invalid
+          ? {
+            kind: "denied",
+            denial: { reason: "invalid_arguments", grant: null, grant_sha256: null },
+          }
+          : decide({ tool: body.tool, arguments: call.input }, grants.grants, {
+            state,
+            now: deps.clock(),
+            overBudget,
+          });
+      } catch (error) {
+        if (!(error instanceof StateUnreadableError)) throw error;
+        deps.log(error.message);
+        outcome = {
+          kind: "denied",
+          denial: { reason: "state_unreadable", grant: null, grant_sha256: null },
+        };
+      }
+    }
+    const recorded = recordedOutcome(outcome);
+    const grant = outcome.kind === "allowed"
+      ? outcome.decision
+      : outcome.kind === "ask"
+      ? outcome.ask
+      : null;
+    const event = decisionEvent(
+      { task: task.id, key: body.key, tool: body.tool, arguments: JSON.stringify(body.input) },
+      recorded,
+      {
+        grant: grant?.grant ?? (outcome.kind === "denied" ? outcome.denial.grant : null),
+        grantSha256: grant?.grantSha256 ??
+          (outcome.kind === "denied" ? outcome.denial.grant_sha256 : null),
+        state,
+      },
+    );
+    let seq: number;
+    try {
+      seq = (await deps.audit.append(event)).seq;
+    } catch (error) {
+      deps.log(auditFailure(error));
+      return { kind: "denied", reason: "audit_unavailable" };
+    }
+    if (outcome.kind === "denied") return { kind: "denied", reason: outcome.denial.reason };
+    if (outcome.kind === "ask") return { kind: "ask", ask: outcome.ask, seq, state };
+    task.reservedCents += call.cost;
+    return { kind: "allowed", decision: outcome.decision, seq };
+  });
+}
+
+/** Adds the pending approval and waits for whoever answers it. */
+async function askOwner(
+  deps: BrokerDeps,
+  task: TaskHandle,
+  body: CallBody,
+  flight: InFlight<unknown>,
+  step: { ask: Ask; seq: number; state: SessionState },
+): Promise<
+  { kind: "approved"; decision: Decision } | { kind: "denied"; reason: DenyReason } | {
+    kind: "withdrawn";
+  }
+> {
+  const now = deps.clock();
+  let expires = now.getTime() + deps.config.approvals.ttl_ms;
+  if (step.ask.expires !== null) expires = Math.min(expires, step.ask.expires.getTime());
+  const app = deps.registry.app(body.tool);
+  const cost = app?.cost?.(step.ask.args as never) ?? 0;
+  const entry = deps.approvals.add({
+    approval: step.seq,
+    task: task.id,
+    key: body.key,
+    kind: step.ask.why === "budget" ? "budget" : "grant",
+    tool: body.tool,
+    arguments: canonicalArguments(step.ask),
+    grant: step.ask.grant,
+    taint: step.state.taint,
+    costCents: cost === 0 ? null : cost,
+    created: now.toISOString(),
+    expires: new Date(expires).toISOString(),
+  }, { task, ask: step.ask, flight, costCents: cost });
+  flight.markPending(step.seq);
+  deps.pendingChanged(task);
+  const verdict = await entry.verdict;
+  if (verdict.kind === "approved") {
+    if (verdict.decision === null) throw new Error("an approved call came back without a decision");
+    return { kind: "approved", decision: verdict.decision };
+  }
+  return verdict;
+}
+
+/** Answers a denial, keeping it as the key's answer unless it describes the box, not the call. */
+async function deny(
+  deps: BrokerDeps,
+  task: TaskHandle,
+  body: CallBody,
+  reason: DenyReason,
+  askedFor: "grant" | "budget" | null,
+): Promise<Ended> {
+  const refusedSpend = askedFor === "budget" &&
+    (reason === "approval_refused" || reason === "approval_expired");
+  const answer: CallAnswer = { ok: false, error: refusedSpend ? NOT_APPROVED : denialText(reason) };
+  if (!TRANSIENT.has(reason)) {
+    await task.journal.append({
+      type: "tool.result",
+      time: deps.clock().toISOString(),
+      key: body.key,
+      tool: body.tool,
+      answer,
+      cost: 0,
+    });
+  }
+  return { kind: "answer", answer };
+}
+
+async function run(
+  deps: BrokerDeps,
+  task: TaskHandle,
+  body: CallBody,
+  call: {
+    app: AppTool<unknown> | undefined;
+    input: unknown;
+    cost: number;
+    seq: number;
+    decision: Decision;
+  },
+): Promise<Ended> {
+  await task.journal.append({
+    type: "tool.call",
+    time: deps.clock().toISOString(),
+    key: body.key,
+    tool: body.tool,
+    input: redactValue(body.input, deps.redact),
+    decision: call.seq,
+  });
+  let outcome: { status: "result" | "failed"; content: string; truncated: boolean };
+  let output: unknown = null;
+  try {
+    if (call.app !== undefined) {
+      const app = call.app;
+      const appName = app.name.slice(0, app.name.indexOf("."));
+      output = redactValue(
+        await app.run({
+          task: task.id,
+          key: `${task.id}.${body.key}`,
+          secret: (name) => deps.readSecret(appName, app.secrets, name),
+        }, call.input),
+        deps.redact,
+      );
+      outcome = { status: "result", content: JSON.stringify(output ?? null), truncated: false };
+    } else {
+      const ran = await deps.runtime.run(runSpecFor(call.decision));
+      output = { content: deps.redact(ran.content), truncated: ran.truncated };
+      outcome = { status: "result", content: deps.redact(ran.content), truncated: ran.truncated };
+    }
+  } catch (error) {
+    const message = error instanceof RunError
+      ? error.message
+      : `the tool failed: ${deps.redact(describe(error))}`;
+    outcome = { status: "failed", content: message, truncated: false };
+  }
+  const recorded = await recordResult(deps, task, body, call.seq, call.decision, outcome);
+  task.reservedCents -= call.cost;
+  if (!recorded) {
+    return { kind: "answer", answer: { ok: false, error: "the result could not be recorded" } };
+  }
+  const answer: CallAnswer = outcome.status === "result"
+    ? { ok: true, output }
+    : { ok: false, error: outcome.content };
+  await task.journal.append({
+    type: "tool.result",
+    time: deps.clock().toISOString(),
+    key: body.key,
+    tool: body.tool,
+    answer,
+    cost: outcome.status === "result" ? call.cost : 0,
+  });
+  return { kind: "answer", answer };
+}
+
+/** Raises the taint (for a result) and writes the Result record; false if either failed. */
+async function recordResult(
+  deps: BrokerDeps,
+  task: TaskHandle,
+  body: CallBody,
+  seq: number,
+  decision: Decision,
+  outcome: { status: "result" | "failed"; content: string; truncated: boolean },
+): Promise<boolean> {
+  try {
+    await task.ledger.exclusive(async () => {
+      const after = outcome.status === "result"
+        ? await raiseSessionState(deps.home, task.id, decision.label)
+        : await readSessionState(deps.home, task.id);
+      const ids = { task: task.id, key: body.key, tool: body.tool, decision: seq };
+      await deps.audit.append(resultEvent(ids, outcome, decision.label, after.taint));
+    });
+    return true;
+  } catch (error) {
+    deps.log(
+      error instanceof AuditUnavailableError
+        ? auditFailure(error)
+        : `gurt: the result of call ${body.key} of task ${task.id} could not be recorded: ${
+          describe(error)
+        }`,
+    );
+    return false;
+  }
+}
+
+/** Closes an approved call that will not run with a failed Result record. */
+async function recordFailure(
+  deps: BrokerDeps,
+  task: TaskHandle,
+  body: CallBody,
+  seq: number,
+  decision: Decision,
+  message: string,
+): Promise<void> {
+  await recordResult(deps, task, body, seq, decision, {
+    status: "failed",
+    content: message,
+    truncated: false,
+  });
+}
+
+/** The Decision record's view of an outcome. */
+export function recordedOutcome(outcome: Outcome): RecordedOutcome {
+  if (outcome.kind === "allowed") return { outcome: "allowed" };
+  if (outcome.kind === "ask") return { outcome: "ask" };
+  return { outcome: "denied", reason: outcome.denial.reason };
+}
+
+/** The core's line for a failed audit write. */
+export function auditFailure(error: unknown): string {
+  if (error instanceof AuditUnavailableError) return error.message;
+  return `gurt: the audit log could not be written (${
+    describe(error)
+  }); every call is denied until gurt serve restarts; see runbook.md#audit-unavailable`;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

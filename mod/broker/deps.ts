@@ -1,0 +1,52 @@
+/** What the broker's paths share: the home, the audit log, the tools, the approvals, the clock. */
+import type { Config } from "../config/mod.ts";
+import type { AuditEvent, AuditRecord } from "../audit/mod.ts";
+import type { Ask, Decision, DenyReason } from "../policy/mod.ts";
+import type { Runtime } from "../runtime/mod.ts";
+import type { ToolRegistry } from "../tools/mod.ts";
+import type { ApprovalTable } from "./approvals.ts";
+import type { InFlight, TaskHandle } from "./task_handle.ts";
+
+/** The one writer of the audit log, as the broker sees it. */
+export interface AuditAppender {
+  append(event: AuditEvent): Promise<AuditRecord>;
+}
+
+/** How an app tool reads a secret: throws for a key the tool did not declare or may not read. */
+export type SecretReader = (app: string, declared: readonly string[], name: string) => string;
+
+/** The answer to a pending approval, from whoever took it out of the table. */
+export type Verdict =
+  | { kind: "approved"; decision: Decision | null }
+  | { kind: "denied"; reason: DenyReason }
+  | { kind: "withdrawn" };
+
+/** What the answerer of an approval needs. */
+export interface ApprovalContext {
+  task: TaskHandle;
+  /** The policy's Ask, for a call; null for a worker's /ask. */
+  ask: Ask | null;
+  flight: InFlight<unknown>;
+  costCents: number;
+}
+
+/** The approvals table of the core. */
+export type Approvals = ApprovalTable<ApprovalContext, Verdict>;
+
+/** Everything the broker's request paths use. */
+export interface BrokerDeps {
+  home: string;
+  config: Config;
+  audit: AuditAppender;
+  registry: ToolRegistry;
+  approvals: Approvals;
+  runtime: Runtime;
+  readSecret: SecretReader;
+  /** Replaces every vault value in text that leaves the core. */
+  redact(text: string): string;
+  clock(): Date;
+  /** The core's own output (stderr). */
+  log(line: string): void;
+  /** Called when a task's pending approvals change, so its state can be running or waiting. */
+  pendingChanged(task: TaskHandle): void;
+}

@@ -1,0 +1,39 @@
+/** Durable file writes: an appended line that is on disk, and a file replaced atomically. */
+
+/** Appends `line` and a newline to `path` (mode 0600 if created) and syncs it before returning. */
+export async function appendLineSynced(path: string, line: string): Promise<void> {
+  const file = await Deno.open(path, { append: true, create: true, mode: 0o600 });
+  try {
+    const bytes = new TextEncoder().encode(`${line}\n`);
+    let written = 0;
+    while (written < bytes.length) written += await file.write(bytes.subarray(written));
+    await file.syncData();
+  } finally {
+    file.close();
+  }
+}
+
+/** Replaces `path` with `text`: a temporary file, synced, renamed over it, the folder synced. */
+export async function writeFileAtomic(path: string, text: string, mode = 0o600): Promise<void> {
+  const temporary = `${path}.tmp`;
+  const file = await Deno.open(temporary, { write: true, create: true, truncate: true, mode });
+  try {
+    await file.write(new TextEncoder().encode(text));
+    await file.sync();
+  } finally {
+    file.close();
+  }
+  await Deno.chmod(temporary, mode);
+  await Deno.rename(temporary, path);
+  await syncDirectory(path.slice(0, path.lastIndexOf("/")) || "/");
+}
+
+/** Syncs a directory, so a file created or renamed in it survives a power cut. */
+export async function syncDirectory(dir: string): Promise<void> {
+  const handle = await Deno.open(dir, { read: true });
+  try {
+    await handle.sync();
+  } finally {
+    handle.close();
+  }
+}

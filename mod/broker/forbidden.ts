@@ -1,0 +1,36 @@
+/**
+ * Each socket answers only its own requests. The task socket refuses the owner's, the admin
+ * socket refuses a task's: nothing in gurt sends a wrong kind, so one means a bug or a component
+ * doing what it should not (seed 002 §6).
+ */
+import type { Hono } from "hono";
+import { HttpError } from "./http_error.ts";
+
+/** The paths of the owner's requests. */
+export const ADMIN_PREFIXES = ["/approvals", "/grants", "/tasks", "/api", "/audit", "/vault"];
+
+/** The paths of a task's requests. */
+export const TASK_PATHS = ["/task", "/tools", "/step", "/call", "/ask", "/cost", "/usage"];
+
+/** Makes `app` refuse every request under `paths` with 403 forbidden, and log it. */
+export function refuse(
+  app: Hono,
+  paths: readonly string[],
+  socket: string,
+  log: (line: string) => void,
+): void {
+  for (const path of paths) {
+    for (const pattern of [path, `${path}/*`]) {
+      app.all(pattern, (c) => {
+        log(
+          `gurt: refused ${c.req.method} ${c.req.path} on ${socket}; see runbook.md#socket-forbidden`,
+        );
+        throw new HttpError(
+          403,
+          `forbidden: ${c.req.method} ${c.req.path} is not answered on this socket; see runbook.md#socket-forbidden`,
+          "forbidden",
+        );
+      });
+    }
+  }
+}

@@ -1,0 +1,57 @@
+/** Reading a request body: size caps, UTF-8, JSON, and the route's zod schema, with clear errors. */
+import type { z } from "zod";
+import { HttpError } from "./http_error.ts";
+
+/** Reads at most `limit` bytes of the body; more is a 413 that names the limit. */
+export async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array> {
+  const declared = Number(request.headers.get("content-length") ?? "NaN");
+  if (declared > limit) throw tooLarge(limit);
+  if (request.body === null) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of request.body) {
+    size += chunk.length;
+    if (size > limit) throw tooLarge(limit);
+    chunks.push(chunk);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return bytes;
+}
+
+/** Decodes, parses and validates a JSON body; every failure is a 400 that says what was wrong. */
+export function parseJsonBody<T>(bytes: Uint8Array, schema: z.ZodType<T>): T {
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new HttpError(400, "the body is not valid UTF-8");
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new HttpError(400, `the body is not valid JSON: ${(error as Error).message}`);
+  }
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const where = issue.path.length === 0 ? "the body" : issue.path.join(".");
+  const what = issue.code === "unrecognized_keys"
+    ? `unknown field ${JSON.stringify(issue.keys[0])}`
+    : issue.message;
+  throw new HttpError(400, `${where}: ${what}`);
+}
+
+function tooLarge(limit: number): HttpError {
+  return new HttpError(413, `the body is larger than ${limit} bytes`);
+}
+
+/** Like parseJsonBody, for a body that may be left out: an empty body gives undefined. */
+export function parseOptionalJsonBody<T>(bytes: Uint8Array, schema: z.ZodType<T>): T | undefined {
+  return bytes.length === 0 ? undefined : parseJsonBody(bytes, schema);
+}

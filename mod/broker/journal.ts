@@ -1,0 +1,160 @@
+/**
+ * A task's action log, tasks/<id>/journal.jsonl: steps, tool calls and results, asks and costs, one
+ * JSON line each, synced before the broker answers. Content is redacted before it is written. The
+ * journal is also what makes a key's answer the same after a restart.
+ */
+import { z } from "zod";
+import { appendLineSynced } from "./files.ts";
+
+/** What a /call answered: `{ok, output}` or `{ok: false, error}`. */
+export type CallAnswer = { ok: true; output: unknown } | { ok: false; error: string };
+
+const callAnswer = z.union([
+  z.strictObject({ ok: z.literal(true), output: z.unknown() }),
+  z.strictObject({ ok: z.literal(false), error: z.string() }),
+]);
+
+const line = z.discriminatedUnion("type", [
+  z.strictObject({
+    type: z.literal("step"),
+    time: z.string(),
+    text: z.string(),
+    data: z.unknown(),
+  }),
+  z.strictObject({
+    type: z.literal("tool.call"),
+    time: z.string(),
+    key: z.string(),
+    tool: z.string(),
+    input: z.unknown(),
+    decision: z.number().int().nullable(),
+  }),
+  z.strictObject({
+    type: z.literal("tool.result"),
+    time: z.string(),
+    key: z.string(),
+    tool: z.string(),
+    answer: callAnswer,
+    cost: z.number().int().min(0),
+  }),
+  z.strictObject({
+    type: z.literal("ask"),
+    time: z.string(),
+    key: z.string(),
+    question: z.string(),
+    approval: z.number().int(),
+  }),
+  z.strictObject({
+    type: z.literal("ask.answer"),
+    time: z.string(),
+    key: z.string(),
+    approved: z.boolean(),
+  }),
+  z.strictObject({
+    type: z.literal("cost"),
+    time: z.string(),
+    cents: z.number().int().min(0),
+    what: z.string(),
+    model: z.string().optional(),
+  }),
+  z.strictObject({
+    type: z.literal("event"),
+    time: z.string(),
+    event: z.string(),
+    detail: z.unknown(),
+  }),
+]);
+
+/** One journal line. */
+export type JournalLine = z.infer<typeof line>;
+
+/** What a journal says about its task once read: steps, spending, and the answers by key. */
+export interface JournalState {
+  steps: { text: string; data: unknown }[];
+  spentCents: number;
+  calls: Map<string, CallAnswer>;
+  asks: Map<string, boolean>;
+  /** Lines that did not parse: a torn last line after a crash, never acknowledged. */
+  skipped: number;
+}
+
+/** One task's journal. Appends are serialised, so lines never interleave. */
+export class Journal {
+  readonly state: JournalState;
+  #tail: Promise<void> = Promise.resolve();
+
+  private constructor(readonly path: string, state: JournalState) {
+    this.state = state;
+  }
+
+  /** Opens the journal at `path`, reading what it already holds. */
+  static async open(path: string): Promise<Journal> {
+    const state: JournalState = {
+      steps: [],
+      spentCents: 0,
+      calls: new Map(),
+      asks: new Map(),
+      skipped: 0,
+    };
+    let text = "";
+    try {
+      text = await Deno.readTextFile(path);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+    for (const raw of text.split("\n")) {
+      if (raw === "") continue;
+      let parsed: JournalLine;
+      try {
+        parsed = line.parse(JSON.parse(raw));
+      } catch {
+        state.skipped++;
+        continue;
+      }
+      apply(state, parsed);
+    }
+    return new Journal(path, state);
+  }
+
+  /** Appends a line and syncs it; the state reflects it once the promise resolves. */
+  append(entry: JournalLine): Promise<void> {
+    const next = this.#tail.then(async () => {
+      await appendLineSynced(this.path, JSON.stringify(line.parse(entry)));
+      apply(this.state, entry);
+    });
+    this.#tail = next.catch(() => {});
+    return next;
+  }
+
+  /** Every line, for `gurt task show`. */
+  async lines(): Promise<JournalLine[]> {
+    const text = await Deno.readTextFile(this.path).catch(() => "");
+    const out: JournalLine[] = [];
+    for (const raw of text.split("\n")) {
+      if (raw === "") continue;
+      const parsed = line.safeParse(JSON.parse(raw));
+      if (parsed.success) out.push(parsed.data);
+    }
+    return out;
+  }
+}
+
+function apply(state: JournalState, entry: JournalLine): void {
+  switch (entry.type) {
+    case "step":
+      state.steps.push({ text: entry.text, data: entry.data });
+      break;
+    case "tool.result":
+      state.calls.set(entry.key, entry.answer);
+      state.spentCents += entry.cost;
+      break;
+    case "ask.answer":
+      state.asks.set(entry.key, entry.approved);
+      break;
+    case "cost":
+      state.spentCents += entry.cents;
+      break;
+    default:
+      break;
+  }
+}

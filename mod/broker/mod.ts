@@ -1,0 +1,33 @@
+/** The task broker: each task's socket, the call path, approvals, journal and task files. */
+export { type AnswerResult, approve, close, closeTaskApprovals, expireDue } from "./answer.ts";
+export { ApprovalTable, type PendingApproval } from "./approvals.ts";
+export { ASK_TOOL } from "./ask_path.ts";
+export { CALL_PENDING, type CallResponse } from "./call_path.ts";
+export type {
+  ApprovalContext,
+  Approvals,
+  AuditAppender,
+  BrokerDeps,
+  SecretReader,
+  Verdict,
+} from "./deps.ts";
+export { syncDirectory, writeFileAtomic } from "./files.ts";
+export { ADMIN_PREFIXES, refuse, TASK_PATHS } from "./forbidden.ts";
+export { parseJsonBody, parseOptionalJsonBody, readBodyBytes } from "./http_body.ts";
+export { errorResponse, HttpError } from "./http_error.ts";
+export { type CallAnswer, Journal, type JournalLine } from "./journal.ts";
+export { pricedModels, priceUsage } from "./pricing.ts";
+export { TaskHandle } from "./task_handle.ts";
+export { publicTask, taskRoutes } from "./task_routes.ts";
+export {
+  isLive,
+  newTaskId,
+  readTask,
+  TASK_STATES,
+  taskDir,
+  type TaskRecord,
+  type TaskState,
+  type WorkerSpec,
+  workerSpec,
+  writeTask,
+} from "./task_store.ts";

@@ -1,0 +1,70 @@
+/** A live task inside the core: its record, journal, counters, lock and calls in flight. */
+import type { Journal } from "./journal.ts";
+import { Mutex } from "./mutex.ts";
+import type { TaskRecord } from "./task_store.ts";
+
+/** The final answer of a call or an ask, or the note that its requester withdrew it. */
+export type FlowEnd<A> = { kind: "answer"; answer: A } | { kind: "withdrawn" };
+
+/**
+ * A call (or ask) in flight. Requests with the same key, or the same tool and input, join it: one
+ * decision, one approval, one run, one charge.
+ */
+export class InFlight<A> {
+  /** Resolves once, when the flow ends. */
+  readonly done: Promise<FlowEnd<A>>;
+  /** Resolves when the flow starts waiting on an approval. */
+  readonly pending: Promise<number>;
+  /** How many requests wait on it now. */
+  waiters = 0;
+  /** True when the last waiter left by dropping its connection, not by being answered. */
+  requesterGone = false;
+  #end!: (end: FlowEnd<A>) => void;
+  #pending!: (approval: number) => void;
+  #approval: number | null = null;
+
+  constructor() {
+    this.done = new Promise((resolve) => (this.#end = resolve));
+    this.pending = new Promise((resolve) => (this.#pending = resolve));
+  }
+
+  /** The approval it waits on, once it does. */
+  get approval(): number | null {
+    return this.#approval;
+  }
+
+  /** Records that the flow now waits on approval `id`. */
+  markPending(id: number): void {
+    this.#approval = id;
+    this.#pending(id);
+  }
+
+  /** Ends the flow. */
+  finish(end: FlowEnd<A>): void {
+    this.#end(end);
+  }
+}
+
+/** What the core keeps for a live task. */
+export class TaskHandle {
+  /** Serialises this task's state reads and raises with the audit records that follow them. */
+  readonly ledger = new Mutex();
+  /** Bytes of steps, questions, costs and call inputs written since the core started. */
+  bytesWritten = 0;
+  /** Cents reserved by calls that are running or approved but not yet recorded. */
+  reservedCents = 0;
+  readonly callsByKey = new Map<string, InFlight<unknown>>();
+  readonly callsByInput = new Map<string, InFlight<unknown>>();
+  readonly asksByKey = new Map<string, InFlight<unknown>>();
+
+  constructor(public record: TaskRecord, readonly journal: Journal, readonly socket: string) {}
+
+  get id(): string {
+    return this.record.id;
+  }
+
+  /** Cents spent (from the journal) plus cents reserved. */
+  committedCents(): number {
+    return this.journal.state.spentCents + this.reservedCents;
+  }
+}

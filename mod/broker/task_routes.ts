@@ -1,0 +1,105 @@
+/** The task broker: HTTP + JSON on tasks/<id>/broker.sock, every request of seed 000. */
+import { Hono } from "hono";
+import { handleAsk } from "./ask_path.ts";
+import { handleCall } from "./call_path.ts";
+import type { BrokerDeps } from "./deps.ts";
+import { ADMIN_PREFIXES, refuse } from "./forbidden.ts";
+import { parseJsonBody, readBodyBytes } from "./http_body.ts";
+import { errorResponse, HttpError } from "./http_error.ts";
+import { priceUsage } from "./pricing.ts";
+import { syncDirectory } from "./files.ts";
+import type { TaskHandle } from "./task_handle.ts";
+import { askBody, callBody, costBody, stepBody, usageBody } from "./task_schemas.ts";
+
+/** What GET /task shows of a task. */
+export function publicTask(task: TaskHandle): Record<string, unknown> {
+  const { user: _user, pid: _pid, ...shown } = task.record;
+  return { ...shown, spentCents: task.journal.state.spentCents };
+}
+
+/** The Hono app that answers one task's socket. */
+export function taskRoutes(deps: BrokerDeps, task: TaskHandle): Hono {
+  const app = new Hono();
+  const { max_body_bytes: small, max_task_bytes: total } = deps.config.broker;
+
+  /** Reads a body under `limit` and counts it toward the task's total since the core started. */
+  async function body(request: Request, limit: number): Promise<Uint8Array> {
+    const bytes = await readBodyBytes(request, limit);
+    if (task.bytesWritten + bytes.length > total) {
+      throw new HttpError(
+        429,
+        `this task has written ${total} bytes since gurt serve started, its limit; see runbook.md#task-write-limit`,
+      );
+    }
+    task.bytesWritten += bytes.length;
+    return bytes;
+  }
+
+  app.get("/task", (c) => c.json({ task: publicTask(task), steps: task.journal.state.steps }));
+  app.get("/tools", (c) => c.json(deps.registry.list(task.record.tools)));
+
+  app.post("/step", async (c) => {
+    const step = parseJsonBody(await body(c.req.raw, small), stepBody);
+    await syncDirectory(task.journal.path.slice(0, task.journal.path.lastIndexOf("/")));
+    await task.journal.append({
+      type: "step",
+      time: deps.clock().toISOString(),
+      text: deps.redact(step.text),
+      data: step.data ?? null,
+    });
+    return c.json({ ok: true });
+  });
+
+  app.post("/call", async (c) => {
+    const call = parseJsonBody(await body(c.req.raw, total), callBody);
+    if (call.key === undefined) throw new HttpError(400, "a key is required");
+    const answer = await handleCall(deps, task, { ...call, key: call.key }, c.req.raw.signal);
+    return c.json(answer);
+  });
+
+  app.post("/ask", async (c) => {
+    const ask = parseJsonBody(await body(c.req.raw, small), askBody);
+    if (ask.key === undefined) throw new HttpError(400, "a key is required");
+    return c.json(await handleAsk(deps, task, { ...ask, key: ask.key }, c.req.raw.signal));
+  });
+
+  app.post("/cost", async (c) => {
+    const cost = parseJsonBody(await body(c.req.raw, small), costBody);
+    await charge(deps, task, cost.cents, cost.what, undefined);
+    return c.json({ ok: true, cents: cost.cents });
+  });
+
+  app.post("/usage", async (c) => {
+    const usage = parseJsonBody(await body(c.req.raw, small), usageBody);
+    const cents = priceUsage(usage.model, usage.tokens);
+    if (cents === undefined) {
+      throw new HttpError(400, `the model ${usage.model} is not in gurt's price table`);
+    }
+    await charge(deps, task, cents, usage.what ?? "model", usage.model);
+    return c.json({ ok: true, cents });
+  });
+
+  refuse(app, ADMIN_PREFIXES, task.socket, deps.log);
+  app.notFound((c) => c.json({ error: "no such request on the task broker" }, 404));
+  app.onError((error, c) => errorResponse(error, c, deps.log));
+  return app;
+}
+
+async function charge(
+  deps: BrokerDeps,
+  task: TaskHandle,
+  cents: number,
+  what: string,
+  model: string | undefined,
+): Promise<void> {
+  await task.ledger.exclusive(async () => {
+    await deps.audit.append({ type: "cost", task: task.id, cents, what });
+  });
+  await task.journal.append({
+    type: "cost",
+    time: deps.clock().toISOString(),
+    cents,
+    what,
+    ...(model === undefined ? {} : { model }),
+  });
+}

@@ -1,0 +1,59 @@
+/** tasks/<id>/task.json: the task's prompt, worker, tools, budget and state, written atomically. */
+import { z } from "zod";
+import { writeFileAtomic } from "./files.ts";
+
+/** The states of a task; running and waiting are live, the others are ended. */
+export const TASK_STATES = ["running", "waiting", "done", "failed", "stopped"] as const;
+export type TaskState = (typeof TASK_STATES)[number];
+
+/** How a task's worker is started. */
+export const workerSpec = z.discriminatedUnion("kind", [
+  z.strictObject({ kind: z.literal("test"), script: z.string() }),
+  z.strictObject({ kind: z.literal("cmd"), command: z.array(z.string()).min(1) }),
+  z.strictObject({ kind: z.literal("none") }),
+]);
+export type WorkerSpec = z.infer<typeof workerSpec>;
+
+/** A task as task.json holds it. */
+export const taskRecord = z.strictObject({
+  id: z.string().regex(/^[a-z0-9]{1,24}$/),
+  prompt: z.string(),
+  worker: workerSpec,
+  tools: z.array(z.string()),
+  budgetCents: z.number().int().min(0).nullable(),
+  state: z.enum(TASK_STATES),
+  created: z.string(),
+  ended: z.string().nullable(),
+  endReason: z.string().nullable(),
+  user: z.string().nullable(),
+  pid: z.number().int().nullable(),
+});
+export type TaskRecord = z.infer<typeof taskRecord>;
+
+/** Whether a task in this state still has a socket and a worker. */
+export function isLive(state: TaskState): boolean {
+  return state === "running" || state === "waiting";
+}
+
+/** The folder of task `id`. */
+export function taskDir(home: string, id: string): string {
+  return `${home}/tasks/${id}`;
+}
+
+/** Reads and checks a task.json. */
+export async function readTask(home: string, id: string): Promise<TaskRecord> {
+  const text = await Deno.readTextFile(`${taskDir(home, id)}/task.json`);
+  return taskRecord.parse(JSON.parse(text));
+}
+
+/** Writes a task.json atomically. */
+export async function writeTask(home: string, task: TaskRecord): Promise<void> {
+  await writeFileAtomic(`${taskDir(home, task.id)}/task.json`, JSON.stringify(task, null, 2));
+}
+
+/** A new task id: 10 characters of [a-z0-9], short enough for a Linux user `box-<id>`. */
+export function newTaskId(): string {
+  const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
+  const bytes = crypto.getRandomValues(new Uint8Array(10));
+  return "t" + [...bytes.slice(1)].map((b) => alphabet[b % alphabet.length]).join("");
+}

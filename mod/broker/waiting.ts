@@ -1,0 +1,54 @@
+/**
+ * How a request waits on a call or ask in flight: until it ends, or until it has waited on an
+ * approval for wait_ms (then it answers pending and the approval stays open), or until its
+ * connection drops. The last requester dropping its connection withdraws a pending approval:
+ * nothing is written, and `gurt audit verify` reports the decision as abandoned (seed 002 §6).
+ */
+import type { BrokerDeps } from "./deps.ts";
+import type { FlowEnd, InFlight, TaskHandle } from "./task_handle.ts";
+
+/** How a wait ended. */
+export type WaitEnd<A> = FlowEnd<A> | { kind: "pending" } | { kind: "dropped" };
+
+/** Waits on `flight` as one requester. */
+export async function waitOn<A>(
+  deps: BrokerDeps,
+  task: TaskHandle,
+  flight: InFlight<A>,
+  signal: AbortSignal,
+): Promise<WaitEnd<A>> {
+  flight.waiters++;
+  flight.requesterGone = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  const dropped = new Promise<{ kind: "dropped" }>((resolve) => {
+    onAbort = () => resolve({ kind: "dropped" });
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+  const pending = flight.pending.then(() =>
+    new Promise<{ kind: "pending" }>((resolve) => {
+      timer = setTimeout(() => resolve({ kind: "pending" }), deps.config.approvals.wait_ms);
+    })
+  );
+  try {
+    const end = await Promise.race([flight.done, pending, dropped]);
+    flight.waiters--;
+    if (end.kind === "dropped" && flight.waiters === 0) {
+      flight.requesterGone = true;
+      withdraw(deps, task, flight);
+    }
+    return end;
+  } finally {
+    clearTimeout(timer);
+    if (onAbort !== undefined) signal.removeEventListener("abort", onAbort);
+  }
+}
+
+function withdraw<A>(deps: BrokerDeps, task: TaskHandle, flight: InFlight<A>): void {
+  if (flight.approval === null) return;
+  const entry = deps.approvals.take(flight.approval);
+  if (entry === undefined) return; // someone is answering it; the flow sees requesterGone
+  deps.pendingChanged(task);
+  entry.settle({ kind: "withdrawn" });
+}

@@ -1,0 +1,39 @@
+/** How `gurt approvals` shows a pending approval: seed 002 §9's two-line block, escaped. */
+import type { PendingApproval } from "../broker/mod.ts";
+import { escapeArguments } from "./escape.ts";
+
+/** The two-line block of one pending approval, as of `now`. */
+export function approvalBlock(item: PendingApproval, now: Date): string {
+  const age = ago(now.getTime() - Date.parse(item.created));
+  const left = within(Date.parse(item.expires) - now.getTime());
+  const parts = [
+    String(item.approval),
+    age,
+    `expires ${left}`,
+    `task ${escapeArguments(item.task)}`,
+  ];
+  if (item.grant !== null) parts.push(`grant ${escapeArguments(item.grant)}`);
+  if (item.kind === "budget") parts.push("over budget");
+  if (item.costCents !== null) parts.push(`cost ${item.costCents}¢`);
+  parts.push(`taint ${item.taint}`);
+  return `${parts.join("  ")}\n    ${escapeArguments(item.tool)} ${
+    escapeArguments(item.arguments)
+  }`;
+}
+
+function ago(ms: number): string {
+  if (ms < 5_000) return "just now";
+  return `${span(ms)} ago`;
+}
+
+function within(ms: number): string {
+  return ms <= 0 ? "now" : `in ${span(ms)}`;
+}
+
+function span(ms: number): string {
+  const seconds = Math.floor(ms / 1000);
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  return `${Math.floor(minutes / 60)} h`;
+}

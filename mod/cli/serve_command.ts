@@ -1,0 +1,24 @@
+/** `gurt serve`: runs the core in the core role. */
+import type { Command } from "commander";
+import { corePermissions } from "../core/permissions.ts";
+import { runRole } from "../roles/mod.ts";
+import { configFor, exitWith } from "./run.ts";
+
+/** Registers `gurt serve`. */
+export function registerServeCommand(program: Command): void {
+  program
+    .command("serve")
+    .description("run the core: the audit log, the tasks' sockets, approvals and the admin socket")
+    .option("--accept-break", "record an accepted break at the first failure of the audit chain")
+    .action((options: { acceptBreak?: boolean }, command: Command) =>
+      exitWith(() => {
+        const config = configFor(command);
+        return runRole({
+          role: "core",
+          permissions: corePermissions(config),
+          entry: new URL("../core/serve_main.ts", import.meta.url),
+          args: { config, acceptBreak: options.acceptBreak === true },
+        });
+      })
+    );
+}

@@ -1,0 +1,86 @@
+/** `gurt task start|list|show|stop`: the owner's view of tasks. */
+import type { Command } from "commander";
+import { adminSocketPath } from "./permissions.ts";
+import { configFor, exitWith, runCliRole } from "./run.ts";
+import type { TaskArgs } from "./task_main.ts";
+
+const entry = new URL("./task_main.ts", import.meta.url);
+
+interface StartOptions {
+  worker: string;
+  script?: string;
+  tools?: string;
+  budget?: string;
+}
+
+/** Registers `gurt task`. */
+export function registerTaskCommands(program: Command): void {
+  const task = program.command("task").description("start, list, show and stop tasks");
+  task
+    .command("start")
+    .argument("[prompt]", "what the task is for")
+    .option(
+      "--worker <kind>",
+      "test (a script of broker requests), cmd (-- COMMAND…) or none",
+      "test",
+    )
+    .option("--script <file>", "the test worker's script: METHOD PATH [JSON] per line")
+    .option("--tools <names>", "the task's tools, comma-separated", "example.echo")
+    .option("--budget <cents>", "the most the task may spend without asking, in US cents")
+    .description("start a task and print its id")
+    .action((prompt: string | undefined, options: StartOptions, command: Command) =>
+      run(command, async () => ({ action: "start", body: await startBody(prompt, options) }))
+    );
+  task.command("list").description("list tasks with state and spending")
+    .action((_o, command: Command) => run(command, () => Promise.resolve({ action: "list" })));
+  task.command("show").argument("<id>").description("show a task and its journal")
+    .action((id: string, _o, command: Command) =>
+      run(command, () => Promise.resolve({ action: "show", id }))
+    );
+  task.command("stop").argument("<id>").description("stop a task: its worker, socket, approvals")
+    .action((id: string, _o, command: Command) =>
+      run(command, () => Promise.resolve({ action: "stop", id }))
+    );
+}
+
+type Action = { action: "start"; body: Record<string, unknown> } | { action: "list" } | {
+  action: "show";
+  id: string;
+} | { action: "stop"; id: string };
+
+function run(command: Command, action: () => Promise<Action>): Promise<never> {
+  return exitWith(async () => {
+    const config = configFor(command);
+    const args = { socket: adminSocketPath(config.home), ...(await action()) } as TaskArgs;
+    return runCliRole(config, entry, args);
+  });
+}
+
+async function startBody(
+  prompt: string | undefined,
+  options: StartOptions,
+): Promise<Record<string, unknown>> {
+  const dash = Deno.args.indexOf("--");
+  const command = dash === -1 ? [] : Deno.args.slice(dash + 1);
+  let worker: Record<string, unknown>;
+  if (options.worker === "test") {
+    if (options.script === undefined) throw new Error("--worker test needs --script FILE");
+    worker = { kind: "test", scriptText: await Deno.readTextFile(options.script) };
+  } else if (options.worker === "cmd") {
+    if (command.length === 0) throw new Error("--worker cmd needs the command after --");
+    worker = { kind: "cmd", command };
+  } else if (options.worker === "none") {
+    worker = { kind: "none" };
+  } else {
+    throw new Error(`--worker must be test, cmd or none, not ${JSON.stringify(options.worker)}`);
+  }
+  let budgetCents: number | null = null;
+  if (options.budget !== undefined) {
+    if (!/^(0|[1-9][0-9]{0,12})$/.test(options.budget)) {
+      throw new Error(`--budget must be a whole number of cents, not ${options.budget}`);
+    }
+    budgetCents = Number(options.budget);
+  }
+  const tools = (options.tools ?? "").split(",").map((t) => t.trim()).filter((t) => t !== "");
+  return { prompt: prompt ?? "", worker, tools, budgetCents };
+}

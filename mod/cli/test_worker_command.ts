@@ -1,0 +1,33 @@
+/** `gurt test-worker --script F`: the test worker, run in the worker role on BOX_SOCKET. */
+import type { Command } from "commander";
+import { workerPermissions } from "../loop/permissions.ts";
+import { runRole } from "../roles/mod.ts";
+import { exitWith } from "./run.ts";
+
+/** Registers `gurt test-worker`. */
+export function registerTestWorkerCommand(program: Command): void {
+  program
+    .command("test-worker")
+    .description("the test worker: runs one broker request per line of a script (BOX_SOCKET)")
+    .requiredOption("--script <file>", "the script: METHOD PATH [JSON] per line")
+    .action((options: { script: string }) =>
+      exitWith(() => {
+        const socket = Deno.env.get("BOX_SOCKET");
+        const task = Deno.env.get("BOX_TASK");
+        if (socket === undefined || task === undefined) {
+          throw new Error(
+            "the test worker runs inside a task: BOX_SOCKET and BOX_TASK must be set",
+          );
+        }
+        const script = options.script.startsWith("/")
+          ? options.script
+          : `${Deno.cwd()}/${options.script}`;
+        return runRole({
+          role: "worker",
+          permissions: workerPermissions(socket, { read: [script] }),
+          entry: new URL("../workers/test_worker.ts", import.meta.url),
+          args: { socket, task, script },
+        });
+      })
+    );
+}

@@ -1,0 +1,100 @@
+/**
+ * The admin socket (run/owner-broker/admin.sock): the owner's requests. The same handlers serve the
+ * owner API. It refuses a task's requests with forbidden.
+ */
+import { Hono } from "hono";
+import {
+  type AnswerResult,
+  approve,
+  close,
+  errorResponse,
+  HttpError,
+  parseJsonBody,
+  parseOptionalJsonBody,
+  readBodyBytes,
+  refuse,
+  TASK_PATHS,
+} from "../broker/mod.ts";
+import type { BrokerDeps } from "../broker/mod.ts";
+import { loadGrants } from "../policy/mod.ts";
+import { approveBody, refuseBody, startTaskBody, stopTaskBody } from "./admin_schemas.ts";
+import type { TaskManager } from "./task_manager.ts";
+
+const SMALL = 64 * 1024;
+
+/** The admin app over the core's broker dependencies and its tasks. */
+export function adminRoutes(deps: BrokerDeps, tasks: TaskManager, socket: string): Hono {
+  const app = new Hono();
+
+  app.get("/approvals", (c) => c.json({ items: deps.approvals.list() }));
+
+  app.post("/approvals/:id/approve", async (c) => {
+    const id = approvalId(c.req.param("id"));
+    const body = parseOptionalJsonBody(await readBodyBytes(c.req.raw, SMALL), approveBody);
+    const result = await approve(deps, id, body?.by ?? "gurt approve");
+    return c.json(answered(id, result));
+  });
+
+  app.post("/approvals/:id/refuse", async (c) => {
+    const id = approvalId(c.req.param("id"));
+    const body = parseOptionalJsonBody(await readBodyBytes(c.req.raw, SMALL), refuseBody);
+    const result = await close(deps, id, {
+      answer: "refused",
+      by: "gurt refuse",
+      reason: body?.reason ?? null,
+    });
+    return c.json(answered(id, result));
+  });
+
+  app.get("/grants/check", async (c) => {
+    const load = await loadGrants(`${deps.home}/grants`, {
+      appTools: deps.registry.appToolNames(),
+    });
+    return c.json({ problems: load.ok ? [] : load.problems });
+  });
+
+  app.get("/tasks", async (c) => c.json({ tasks: await tasks.list() }));
+
+  app.post("/tasks", async (c) => {
+    const body = parseJsonBody(await readBodyBytes(c.req.raw, 2 * 1024 * 1024), startTaskBody);
+    return c.json({ task: await tasks.start(body) });
+  });
+
+  app.get("/tasks/:id", async (c) => c.json(await tasks.show(c.req.param("id"))));
+
+  app.post("/tasks/:id/stop", async (c) => {
+    const body = parseOptionalJsonBody(await readBodyBytes(c.req.raw, SMALL), stopTaskBody);
+    const reason = body?.reason ?? "stopped by the owner";
+    return c.json({ task: await tasks.stop(c.req.param("id"), reason) });
+  });
+
+  refuse(app, TASK_PATHS, socket, deps.log);
+  app.notFound((c) => c.json({ error: "no such request on the admin socket" }, 404));
+  app.onError((error, c) => errorResponse(error, c, deps.log));
+  return app;
+}
+
+function approvalId(text: string): number {
+  if (!/^(0|[1-9][0-9]{0,15})$/.test(text)) {
+    throw new HttpError(400, `${JSON.stringify(text)} is not an approval id (a whole number)`);
+  }
+  return Number(text);
+}
+
+function answered(id: number, result: AnswerResult): { outcome: unknown } {
+  if (result.kind === "missing") {
+    throw new HttpError(
+      404,
+      `${id}: no such approval (already answered or expired)`,
+      "no_such_approval",
+    );
+  }
+  if (result.kind === "unrecorded") {
+    throw new HttpError(
+      503,
+      `${id}: the answer could not be written to the audit log, so the call is denied; see runbook.md#audit-unavailable`,
+      "audit_unavailable",
+    );
+  }
+  return { outcome: result.outcome };
+}

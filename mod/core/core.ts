@@ -1,0 +1,107 @@
+/**
+ * The core (`gurt serve`): takes the audit lock and checks the log, lays out the home, opens the
+ * admin socket, reopens the tasks that were live, and answers until it is closed.
+ */
+import { AuditWriter } from "../audit/mod.ts";
+import { adminSocketPath } from "../cli/permissions.ts";
+import type { Config } from "../config/mod.ts";
+import {
+  type ApprovalContext,
+  ApprovalTable,
+  type BrokerDeps,
+  expireDue,
+  type Verdict,
+} from "../broker/mod.ts";
+import { RefusingRuntime, type Runtime } from "../runtime/mod.ts";
+import { standardRegistry, type ToolRegistry } from "../tools/mod.ts";
+import { adminRoutes } from "./admin_routes.ts";
+import { ensureHomeLayout, serveSocket } from "./home_layout.ts";
+import { TaskManager } from "./task_manager.ts";
+
+/** How a core is started; tests replace the runtime, the tools or the audit writer's hooks. */
+export interface CoreOptions {
+  acceptBreak?: boolean;
+  log?: (line: string) => void;
+  clock?: () => Date;
+  runtime?: Runtime;
+  registry?: ToolRegistry;
+  asRoot?: boolean;
+  /** Opens the audit writer; tests pass one that fails on demand. */
+  openAudit?: (
+    home: string,
+    acceptBreak: boolean,
+  ) => Promise<{ writer: AuditWriter; notices: string[] }>;
+}
+
+/** A running core. */
+export class Core {
+  #expiry: ReturnType<typeof setInterval> | undefined;
+
+  private constructor(
+    readonly deps: BrokerDeps,
+    readonly tasks: TaskManager,
+    readonly admin: Deno.HttpServer,
+    readonly writer: AuditWriter,
+    readonly notices: string[],
+  ) {}
+
+  /** Starts a core on `config.home`. Throws, having changed nothing, if the log or home is unusable. */
+  static async start(config: Config, options: CoreOptions = {}): Promise<Core> {
+    const log = options.log ?? ((line: string) => console.error(line));
+    await ensureHomeLayout(config.home);
+    const open = options.openAudit ??
+      ((home: string, acceptBreak: boolean) => AuditWriter.open(home, { acceptBreak }));
+    const { writer, notices } = await open(config.home, options.acceptBreak ?? false);
+    try {
+      const approvals = new ApprovalTable<ApprovalContext, Verdict>();
+      // The task manager needs the deps, and the deps tell it of pending changes: a late binding.
+      const late: { tasks?: TaskManager } = {};
+      const deps: BrokerDeps = {
+        home: config.home,
+        config,
+        audit: writer,
+        registry: options.registry ?? standardRegistry(),
+        approvals,
+        runtime: options.runtime ?? new RefusingRuntime(),
+        readSecret: (_app, _declared, name) => {
+          throw new Error(`the vault key ${name} cannot be read: this box has no vault yet`);
+        },
+        redact: (text) => text,
+        clock: options.clock ?? (() => new Date()),
+        log,
+        pendingChanged: (task) => late.tasks?.pendingChanged(task),
+      };
+      const tasks = new TaskManager(deps, { asRoot: options.asRoot ?? Deno.uid() === 0 });
+      late.tasks = tasks;
+      const socket = adminSocketPath(config.home);
+      const app = adminRoutes(deps, tasks, socket);
+      const admin = await serveSocket(socket, (request) => app.fetch(request));
+      const core = new Core(deps, tasks, admin, writer, notices);
+      const restored = await tasks.restore();
+      if (restored.length > 0) notices.push(`gurt: reopened tasks ${restored.join(", ")}`);
+      core.#startExpiry(Math.min(1000, Math.max(10, Math.floor(config.approvals.ttl_ms / 4))));
+      return core;
+    } catch (error) {
+      writer.close();
+      throw error;
+    }
+  }
+
+  #startExpiry(everyMs: number): void {
+    let running = false;
+    this.#expiry = setInterval(() => {
+      if (running) return;
+      running = true;
+      expireDue(this.deps).finally(() => (running = false));
+    }, everyMs);
+  }
+
+  /** Stops answering: closes the sockets, stops the workers, releases the audit lock. */
+  async close(): Promise<void> {
+    clearInterval(this.#expiry);
+    await this.tasks.close();
+    await this.admin.shutdown();
+    await Deno.remove(adminSocketPath(this.deps.home)).catch(() => {});
+    this.writer.close();
+  }
+}

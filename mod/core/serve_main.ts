@@ -1,0 +1,37 @@
+/** The core role's entry: `gurt serve` runs here, inside the core's permissions. */
+import type { Config } from "../config/mod.ts";
+import { Core } from "./core.ts";
+
+/** What `gurt serve` passes to the core role. */
+export interface ServeArgs {
+  config: Config;
+  acceptBreak: boolean;
+}
+
+/** Runs the core until SIGTERM or SIGINT, then shuts down cleanly. */
+export default async function main(args: ServeArgs): Promise<number> {
+  let core: Core;
+  try {
+    core = await Core.start(args.config, { acceptBreak: args.acceptBreak });
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    return exitStatusOf(error);
+  }
+  for (const notice of core.notices) console.error(notice);
+  console.error(`gurt serve: box home ${args.config.home}; admin socket ready`);
+  const stop = Promise.withResolvers<void>();
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    Deno.addSignalListener(signal, () => stop.resolve());
+  }
+  await stop.promise;
+  await core.close();
+  console.error("gurt serve: stopped");
+  return 0;
+}
+
+function exitStatusOf(error: unknown): number {
+  if (error instanceof Error && "exitStatus" in error && typeof error.exitStatus === "number") {
+    return error.exitStatus;
+  }
+  return 1;
+}

@@ -1,0 +1,246 @@
+/**
+ * The core's tasks: each live task has its folder, its socket, its worker, and its state in
+ * task.json. A task ends when its worker exits (done or failed) or the owner stops it; ending closes
+ * its socket and its pending approvals (denied, answered by `task ended`).
+ */
+import {
+  type BrokerDeps,
+  closeTaskApprovals,
+  HttpError,
+  isLive,
+  Journal,
+  newTaskId,
+  publicTask,
+  readTask,
+  taskDir,
+  TaskHandle,
+  type TaskRecord,
+  taskRoutes,
+  type TaskState,
+  writeTask,
+} from "../broker/mod.ts";
+import type { StartTask } from "./admin_schemas.ts";
+import { serveSocket } from "./home_layout.ts";
+import { ensureTaskUser, removeTaskUser, type TaskUser } from "./task_users.ts";
+import { alive, spawnWorker, stopWorker } from "./worker_process.ts";
+
+interface Live {
+  handle: TaskHandle;
+  server: Deno.HttpServer;
+  child: Deno.ChildProcess | null;
+  user: TaskUser | null;
+  writes: Promise<void>;
+}
+
+const STOP_GRACE_MS = 2000;
+
+/** Owns the live tasks of one core. */
+export class TaskManager {
+  readonly #live = new Map<string, Live>();
+  #closing = false;
+
+  constructor(readonly deps: BrokerDeps, readonly options: { asRoot: boolean }) {}
+
+  /** The live task handle of `id`, if it is live. */
+  handle(id: string): TaskHandle | undefined {
+    return this.#live.get(id)?.handle;
+  }
+
+  /** Starts a new task and returns its record. */
+  async start(spec: StartTask): Promise<TaskRecord> {
+    for (const tool of spec.tools) {
+      if (!this.deps.registry.has(tool)) {
+        throw new HttpError(400, `tools: ${JSON.stringify(tool)} is not a tool of this box`);
+      }
+    }
+    const id = newTaskId();
+    const dir = taskDir(this.deps.home, id);
+    await Deno.mkdir(`${dir}/home`, { recursive: true, mode: 0o700 });
+    await Deno.chmod(dir, 0o700);
+    let worker: TaskRecord["worker"];
+    if (spec.worker.kind === "test") {
+      // The script lives in the task's folder, where its user can read it and a restart finds it.
+      await Deno.writeTextFile(`${dir}/script.txt`, spec.worker.scriptText, { mode: 0o644 });
+      worker = { kind: "test", script: `${dir}/script.txt` };
+    } else {
+      worker = spec.worker;
+    }
+    const record: TaskRecord = {
+      id,
+      prompt: spec.prompt,
+      worker,
+      tools: spec.tools,
+      budgetCents: spec.budgetCents,
+      state: "running",
+      created: this.deps.clock().toISOString(),
+      ended: null,
+      endReason: null,
+      user: null,
+      pid: null,
+    };
+    await writeTask(this.deps.home, record);
+    await this.deps.audit.append({
+      type: "task_started",
+      task: id,
+      worker: worker.kind,
+      tools: spec.tools,
+      budget_cents: spec.budgetCents,
+    });
+    await this.#open(record);
+    return this.#live.get(id)?.handle.record ?? record;
+  }
+
+  /** Reopens every task that was live when the core last stopped, and restarts its worker. */
+  async restore(): Promise<string[]> {
+    const restored: string[] = [];
+    for await (const entry of Deno.readDir(`${this.deps.home}/tasks`)) {
+      if (!entry.isDirectory) continue;
+      let record: TaskRecord;
+      try {
+        record = await readTask(this.deps.home, entry.name);
+      } catch {
+        this.deps.log(`gurt: tasks/${entry.name}/task.json cannot be read; the task is left alone`);
+        continue;
+      }
+      if (!isLive(record.state)) continue;
+      if (record.pid !== null && alive(record.pid)) await stopWorker(record.pid, STOP_GRACE_MS);
+      await this.#open({ ...record, state: "running" });
+      restored.push(record.id);
+    }
+    return restored;
+  }
+
+  /** Every task, live or ended, newest first. */
+  async list(): Promise<Record<string, unknown>[]> {
+    const out: Record<string, unknown>[] = [];
+    for await (const entry of Deno.readDir(`${this.deps.home}/tasks`)) {
+      if (!entry.isDirectory) continue;
+      const live = this.#live.get(entry.name);
+      try {
+        const shown = live !== undefined
+          ? publicTask(live.handle)
+          : await this.#endedView(entry.name);
+        out.push({ ...shown, pending: this.deps.approvals.ofTask(entry.name) });
+      } catch {
+        continue;
+      }
+    }
+    return out.sort((a, b) => String(b.created).localeCompare(String(a.created)));
+  }
+
+  /** One task with its journal. */
+  async show(id: string): Promise<Record<string, unknown>> {
+    const live = this.#live.get(id);
+    const journal = live?.handle.journal ?? await this.#journalOf(id);
+    const task = live !== undefined ? publicTask(live.handle) : await this.#endedView(id);
+    return { task, pending: this.deps.approvals.ofTask(id), journal: await journal.lines() };
+  }
+
+  /** Stops a live task: its worker's process group, its socket, its approvals. */
+  async stop(id: string, reason: string): Promise<TaskRecord> {
+    const live = this.#live.get(id);
+    if (live === undefined) {
+      await this.#journalOf(id);
+      throw new HttpError(400, `task ${id} has already ended`);
+    }
+    await this.#end(live, "stopped", reason);
+    return live.handle.record;
+  }
+
+  /** Marks a task running or waiting from its pending approvals. */
+  pendingChanged(task: TaskHandle): void {
+    const live = this.#live.get(task.id);
+    if (live === undefined || !isLive(task.record.state)) return;
+    const state: TaskState = this.deps.approvals.ofTask(task.id).length > 0 ? "waiting" : "running";
+    if (state !== task.record.state) this.#save(live, { state });
+  }
+
+  /** Closes every socket and stops every worker; live tasks stay live on disk for the restart. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    for (const live of this.#live.values()) {
+      if (live.child !== null) await stopWorker(live.child.pid, STOP_GRACE_MS);
+      await live.server.shutdown().catch(() => {});
+      await live.writes;
+    }
+    this.#live.clear();
+  }
+
+  async #open(record: TaskRecord): Promise<void> {
+    const dir = taskDir(this.deps.home, record.id);
+    const socket = `${dir}/broker.sock`;
+    const journal = await Journal.open(`${dir}/journal.jsonl`);
+    const handle = new TaskHandle(record, journal, socket);
+    await Deno.chmod(dir, 0o700); // bind inside a private folder: no window before the chmod
+    const app = taskRoutes(this.deps, handle);
+    const server = await serveSocket(socket, (request) => app.fetch(request));
+    let user: TaskUser | null = null;
+    if (this.options.asRoot) {
+      user = await ensureTaskUser(record.id);
+      await Deno.chown(socket, user.uid, user.gid);
+      await Deno.chown(`${dir}/home`, user.uid, user.gid);
+      await Deno.chmod(dir, 0o711);
+    }
+    const live: Live = { handle, server, child: null, user, writes: Promise.resolve() };
+    this.#live.set(record.id, live);
+    const child = await spawnWorker(record, { socket, dir, user });
+    live.child = child;
+    this.#save(live, { user: user?.name ?? null, pid: child?.pid ?? null });
+    if (child !== null) {
+      child.status.then((status) => {
+        if (this.#closing || this.#live.get(record.id)?.child !== child) return;
+        const reason = status.success ? null : `the worker exited with status ${status.code}`;
+        this.#end(live, status.success ? "done" : "failed", reason).catch((error) =>
+          this.deps.log(`gurt: task ${record.id} could not be ended cleanly: ${error}`)
+        );
+      });
+    }
+  }
+
+  async #end(live: Live, state: TaskState, reason: string | null): Promise<void> {
+    const id = live.handle.id;
+    if (this.#live.get(id) !== live) return;
+    this.#live.delete(id);
+    if (live.child !== null) await stopWorker(live.child.pid, STOP_GRACE_MS);
+    await closeTaskApprovals(this.deps, id);
+    await live.server.shutdown().catch(() => {});
+    await Deno.remove(live.handle.socket).catch(() => {});
+    this.#save(live, {
+      state,
+      ended: this.deps.clock().toISOString(),
+      endReason: reason,
+      pid: null,
+    });
+    await live.writes;
+    await this.deps.audit.append({ type: "task_ended", task: id, state, reason }).catch((error) =>
+      this.deps.log(`gurt: the end of task ${id} could not be audited: ${error.message}`)
+    );
+    if (live.user !== null) await removeTaskUser(live.user.name);
+  }
+
+  #save(live: Live, change: Partial<TaskRecord>): void {
+    live.handle.record = { ...live.handle.record, ...change };
+    const snapshot = live.handle.record;
+    live.writes = live.writes.then(() => writeTask(this.deps.home, snapshot)).catch((error) =>
+      this.deps.log(`gurt: task.json of ${snapshot.id} could not be written: ${error.message}`)
+    );
+  }
+
+  async #journalOf(id: string): Promise<Journal> {
+    if (!/^[a-z0-9]{1,24}$/.test(id)) {
+      throw new HttpError(400, `${JSON.stringify(id)} is not a task id`);
+    }
+    try {
+      await readTask(this.deps.home, id);
+    } catch {
+      throw new HttpError(404, `no task ${id}`);
+    }
+    return await Journal.open(`${taskDir(this.deps.home, id)}/journal.jsonl`);
+  }
+
+  async #endedView(id: string): Promise<Record<string, unknown>> {
+    const journal = await this.#journalOf(id);
+    const { user: _user, pid: _pid, ...shown } = await readTask(this.deps.home, id);
+    return { ...shown, spentCents: journal.state.spentCents };
+  }
+}

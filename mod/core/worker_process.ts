@@ -1,0 +1,98 @@
+/**
+ * Starting a task's worker: its own process group (so stopping it reaches every descendant), the
+ * task's user as root, and an environment holding only BOX_SOCKET, BOX_TASK and what a program
+ * needs to run. No vault value, no owner variable.
+ */
+import type { TaskRecord } from "../broker/mod.ts";
+import { gurtInvocation } from "./self_command.ts";
+import type { TaskUser } from "./task_users.ts";
+
+/** The environment a worker gets: nothing of the core's but PATH, LANG and the CA bundle. */
+export function workerEnv(task: TaskRecord, socket: string, dir: string): Record<string, string> {
+  const env: Record<string, string> = {
+    BOX_SOCKET: socket,
+    BOX_TASK: task.id,
+    PATH: "/usr/local/bin:/usr/bin:/bin",
+    HOME: `${dir}/home`,
+    DENO_DIR: `${dir}/home/.deno`,
+    NO_COLOR: "1",
+  };
+  const lang = Deno.env.get("LANG");
+  if (lang !== undefined) env.LANG = lang;
+  return env;
+}
+
+/** Starts the worker of `task`; its stdout and stderr go to tasks/<id>/worker.log. */
+export async function spawnWorker(
+  task: TaskRecord,
+  places: { socket: string; dir: string; user: TaskUser | null },
+): Promise<Deno.ChildProcess | null> {
+  let program: string;
+  let args: string[];
+  if (task.worker.kind === "none") return null;
+  if (task.worker.kind === "test") {
+    ({ program, args } = gurtInvocation(["test-worker", "--script", task.worker.script]));
+  } else {
+    [program, ...args] = task.worker.command;
+  }
+  const log = await Deno.open(`${places.dir}/worker.log`, {
+    append: true,
+    create: true,
+    mode: 0o600,
+  });
+  try {
+    const child = new Deno.Command(program, {
+      args,
+      env: workerEnv(task, places.socket, places.dir),
+      clearEnv: true,
+      cwd: `${places.dir}/home`,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      detached: true,
+      ...(places.user === null ? {} : { uid: places.user.uid, gid: places.user.gid }),
+    }).spawn();
+    Promise.all([copy(child.stdout, log), copy(child.stderr, log)]).finally(() => log.close());
+    return child;
+  } catch (error) {
+    log.close();
+    throw error;
+  }
+}
+
+async function copy(stream: ReadableStream<Uint8Array>, file: Deno.FsFile): Promise<void> {
+  try {
+    for await (const chunk of stream) await file.write(chunk);
+  } catch {
+    // The worker's output is a convenience; losing its tail never stops the task.
+  }
+}
+
+/** Stops a worker's whole process group: SIGTERM, then SIGKILL after `graceMs`. */
+export async function stopWorker(pid: number, graceMs: number): Promise<void> {
+  try {
+    Deno.kill(-pid, "SIGTERM");
+  } catch {
+    return; // already gone
+  }
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline) {
+    if (!alive(pid)) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  try {
+    Deno.kill(-pid, "SIGKILL");
+  } catch {
+    // gone in between
+  }
+}
+
+/** Whether a process still exists. */
+export function alive(pid: number): boolean {
+  try {
+    Deno.kill(pid, "SIGCONT");
+    return true;
+  } catch {
+    return false;
+  }
+}

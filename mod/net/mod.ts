@@ -1,0 +1,8 @@
+/** Networking helpers shared by roles. */
+export {
+  type JsonAnswer,
+  requestJson,
+  SOCKET_HOST,
+  SOCKET_HOST_PERMISSION,
+  SocketUnreachableError,
+} from "./unix_http.ts";

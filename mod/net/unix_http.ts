@@ -1,0 +1,58 @@
+/** HTTP + JSON over a Unix socket: how owner commands, workers and tests reach gurt's sockets. */
+
+/**
+ * The host name of every URL sent over a Unix socket. Deno checks net permission for a fetch's host
+ * even when the client goes to a socket; `.invalid` can never resolve, so a role granted this host
+ * can reach nothing with it but its sockets.
+ */
+export const SOCKET_HOST = "gurt.invalid";
+
+/** The net permission entry a role needs to send requests over its sockets. */
+export const SOCKET_HOST_PERMISSION = `${SOCKET_HOST}:80`;
+
+/** A JSON answer: the status and the parsed body. */
+export interface JsonAnswer {
+  status: number;
+  body: unknown;
+}
+
+/** The socket could not be reached: not there, refused, or closed early. */
+export class SocketUnreachableError extends Error {
+  constructor(readonly socket: string, cause: unknown) {
+    super(`cannot reach ${socket}: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = "SocketUnreachableError";
+  }
+}
+
+/** Sends one request with an optional JSON body over the socket and parses the JSON answer. */
+export async function requestJson(
+  socket: string,
+  request: { method: string; path: string; body?: unknown; signal?: AbortSignal },
+): Promise<JsonAnswer> {
+  const client = Deno.createHttpClient({ proxy: { transport: "unix", path: socket } });
+  try {
+    let response: Response;
+    try {
+      response = await fetch(`http://${SOCKET_HOST}${request.path}`, {
+        method: request.method,
+        client,
+        headers: request.body === undefined ? {} : { "content-type": "application/json" },
+        body: request.body === undefined ? undefined : JSON.stringify(request.body),
+        signal: request.signal,
+      });
+    } catch (error) {
+      if (error instanceof DOMException && error.name === "AbortError") throw error;
+      throw new SocketUnreachableError(socket, error);
+    }
+    const text = await response.text();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // Not JSON: the caller sees the text.
+    }
+    return { status: response.status, body };
+  } finally {
+    client.close();
+  }
+}

@@ -1,0 +1,5 @@
+/** Tools: how they are declared, the example app, the built-ins, and the registry. */
+export { type AppTool, defineTool, type ToolContext } from "./tool.ts";
+export { BUILTIN_TOOLS, builtinTools } from "./builtin.ts";
+export { exampleApp } from "./example_app.ts";
+export { isBuiltin, standardRegistry, type ToolListing, ToolRegistry } from "./registry.ts";

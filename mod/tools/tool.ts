@@ -1,0 +1,36 @@
+/** How a tool is declared in code: its name, input schema, cost, the secrets it may read, its run. */
+import type { z } from "zod";
+
+/** What a running app tool may use: the task, its idempotency key, and its declared secrets. */
+export interface ToolContext {
+  /** The task the call belongs to. */
+  readonly task: string;
+  /** `<task id>.<key>`: pass it on as an idempotency key (Stripe and most payment APIs take one). */
+  readonly key: string;
+  /** The value of a declared vault key; throws for any key the tool did not declare. */
+  secret(name: string): string;
+}
+
+/** An app tool, run inside the core. `I` is the parsed input. */
+export interface AppTool<I = unknown> {
+  /** `<app>.<verb>`, lowercase. */
+  readonly name: string;
+  readonly description: string;
+  /** The only description of the input: validates it, types `run`, generates /tools' JSON Schema. */
+  readonly input: z.ZodType<I>;
+  /** The call's cost in US cents, reserved before it runs. Absent means free. */
+  cost?(input: I): number;
+  /** The vault keys `run` may read through `ctx.secret`. */
+  readonly secrets: readonly string[];
+  run(ctx: ToolContext, input: I): Promise<unknown>;
+}
+
+const TOOL_NAME = /^[a-z][a-z0-9-]{0,31}\.[a-z][a-z0-9_]{0,63}$/;
+
+/** Checks a tool's declaration and returns it typed; a bad name is a programming error. */
+export function defineTool<I>(tool: AppTool<I>): AppTool<I> {
+  if (!TOOL_NAME.test(tool.name)) {
+    throw new Error(`tool name ${JSON.stringify(tool.name)} must be <app>.<verb> in lowercase`);
+  }
+  return tool;
+}
