@@ -131,3 +131,14 @@ export async function closeTaskApprovals(deps: BrokerDeps, task: string): Promis
     await close(deps, id, { answer: "refused", by: "task ended", reason: "task ended" });
   }
 }
+
+/**
+ * Withdraws every pending approval when the core closes: nothing is written (the decisions show as
+ * abandoned), and each waiting request answers pending, so its worker asks again after the restart.
+ */
+export function withdrawAll(deps: BrokerDeps): void {
+  for (const shown of deps.approvals.list()) {
+    const entry = deps.approvals.take(shown.approval);
+    entry?.settle({ kind: "withdrawn" });
+  }
+}

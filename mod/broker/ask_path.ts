@@ -49,8 +49,7 @@ export async function handleAsk(
   }
   const end = await waitOn(deps, task, flight, signal);
   if (end.kind === "answer") return { approved: end.answer === true };
-  if (end.kind === "pending") return { pending: true };
-  return { approved: false };
+  return { pending: true }; // pending, or withdrawn: see handleCall
 }
 
 async function askFlow(

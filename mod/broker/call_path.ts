@@ -84,8 +84,9 @@ export async function handleCall(
   }
   const end = await waitOn(deps, task, flight, signal);
   if (end.kind === "answer") return end.answer as CallAnswer;
-  if (end.kind === "pending") return CALL_PENDING;
-  return { ok: false, error: "the call was withdrawn" };
+  // Withdrawn: the requester dropped its connection (nobody reads this) or the core is closing
+  // (the worker asks again after the restart, and the call is decided afresh).
+  return CALL_PENDING;
 }
 
 async function runFlow(
@@ -126,7 +127,7 @@ async function decideAndRun(
   if (step.kind === "denied") return await deny(deps, task, body, step.reason, null);
   let decision: Decision;
   if (step.kind === "ask") {
-    const verdict = await askOwner(deps, task, body, flight, step);
+    const verdict = await askOwner(deps, task, body, flight, { ...step, cost });
     if (verdict.kind === "withdrawn") return verdict;
     if (verdict.kind === "denied") {
       return await deny(deps, task, body, verdict.reason, step.ask.why);
@@ -228,7 +229,7 @@ async function askOwner(
   task: TaskHandle,
   body: CallBody,
   flight: InFlight<unknown>,
-  step: { ask: Ask; seq: number; state: SessionState },
+  step: { ask: Ask; seq: number; state: SessionState; cost: number },
 ): Promise<
   { kind: "approved"; decision: Decision } | { kind: "denied"; reason: DenyReason } | {
     kind: "withdrawn";
@@ -237,8 +238,7 @@ async function askOwner(
   const now = deps.clock();
   let expires = now.getTime() + deps.config.approvals.ttl_ms;
   if (step.ask.expires !== null) expires = Math.min(expires, step.ask.expires.getTime());
-  const app = deps.registry.app(body.tool);
-  const cost = app?.cost?.(step.ask.args as never) ?? 0;
+  const cost = step.cost;
   const entry = deps.approvals.add({
     approval: step.seq,
     task: task.id,

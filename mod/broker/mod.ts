@@ -1,5 +1,12 @@
 /** The task broker: each task's socket, the call path, approvals, journal and task files. */
-export { type AnswerResult, approve, close, closeTaskApprovals, expireDue } from "./answer.ts";
+export {
+  type AnswerResult,
+  approve,
+  close,
+  closeTaskApprovals,
+  expireDue,
+  withdrawAll,
+} from "./answer.ts";
 export { ApprovalTable, type PendingApproval } from "./approvals.ts";
 export { ASK_TOOL } from "./ask_path.ts";
 export { CALL_PENDING, type CallResponse } from "./call_path.ts";

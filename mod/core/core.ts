@@ -11,6 +11,7 @@ import {
   type BrokerDeps,
   expireDue,
   type Verdict,
+  withdrawAll,
 } from "../broker/mod.ts";
 import { RefusingRuntime, type Runtime } from "../runtime/mod.ts";
 import { standardRegistry, type ToolRegistry } from "../tools/mod.ts";
@@ -99,6 +100,7 @@ export class Core {
   /** Stops answering: closes the sockets, stops the workers, releases the audit lock. */
   async close(): Promise<void> {
     clearInterval(this.#expiry);
+    withdrawAll(this.deps);
     await this.tasks.close();
     await this.admin.shutdown();
     await Deno.remove(adminSocketPath(this.deps.home)).catch(() => {});

@@ -1,6 +1,7 @@
 /** Networking helpers shared by roles. */
 export {
   type JsonAnswer,
+  forgetSocket,
   requestJson,
   SOCKET_HOST,
   SOCKET_HOST_PERMISSION,

@@ -162,7 +162,11 @@ Deno.test("a break in an older file: plain start works, verify fails, --accept-b
     assertStringIncludes(notices.join("\n"), `accepted the break at ${home}/audit/${DAY1}:3`);
     const accepted = await verifyHome(home);
     assertEquals(accepted.failure, null);
-    assertEquals(accepted.accepted_breaks, [{ file: DAY2, line: 9, broke: { file: DAY1, line: 3 } }]);
+    assertEquals(accepted.accepted_breaks, [{
+      file: DAY2,
+      line: 9,
+      broke: { file: DAY1, line: 3 },
+    }]);
     assertEquals(await start(home), [], "the next plain start accepts the break through resume");
     await writeEvents(home, 1, { clock: steppingClock("2026-11-29T10:00:00.000Z") });
     const later = await verifyHome(home);

@@ -1,0 +1,313 @@
+/** Seed 002 §12 "Approvals", through the real admin and task sockets of a real core. */
+import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import { defineTool } from "../../mod/tools/mod.ts";
+import { z } from "zod";
+import { grant, pendingApproval, startBox, until } from "./harness.ts";
+
+const ASK_SPEND = { spend: grant({ tool: "example.spend", mode: "ask" }) };
+
+function counter() {
+  const runs: unknown[] = [];
+  const tool = defineTool({
+    name: "test.count",
+    description: "Counts its runs.",
+    input: z.strictObject({ n: z.number() }),
+    secrets: [],
+    run: (_ctx, input) => {
+      runs.push(input);
+      return Promise.resolve({ runs: runs.length });
+    },
+  });
+  return { runs, tool };
+}
+
+Deno.test("approve: the waiting call runs once and the Approval record precedes its Result", async () => {
+  const box = await startBox({ grants: ASK_SPEND });
+  try {
+    const task = await box.startTask({ tools: ["example.spend"] });
+    const answer = task.call("example.spend", { cents: 7 }, "k1");
+    const id = await pendingApproval(box, task);
+    const approved = await box.admin("POST", `/approvals/${id}/approve`);
+    assertEquals(approved.body, { outcome: { outcome: "allowed" } });
+    const result = await answer;
+    assertEquals(result.ok, true);
+    assertEquals(result.output.paid, 7);
+    const types = (await box.records()).map((r) => r.event.type);
+    assertEquals(types, ["task_started", "decision", "approval", "result"]);
+    const records = await box.records();
+    assertEquals(records[1].seq, id);
+    assertEquals(records[2].event.decision, id);
+    assertEquals(records[3].event.decision, id);
+  } finally {
+    await box.close();
+  }
+});
+
+Deno.test("refuse: the call answers the model-facing refusal and nothing runs", async () => {
+  const { runs, tool } = counter();
+  const box = await startBox({
+    grants: { count: grant({ tool: "test.count", mode: "ask" }) },
+    tools: [tool as never],
+  });
+  try {
+    const task = await box.startTask({ tools: ["test.count"] });
+    const answer = task.call("test.count", { n: 1 }, "k1");
+    const id = await pendingApproval(box, task);
+    const refused = await box.admin("POST", `/approvals/${id}/refuse`, { reason: "not now" });
+    assertEquals(refused.status, 200);
+    assertEquals(await answer, { ok: false, error: "Denied: the owner refused this call." });
+    assertEquals(runs.length, 0);
+    const approval = (await box.records()).find((r) => r.event.type === "approval");
+    assertEquals(approval.event.answer, "refused");
+    assertEquals(approval.event.reason, "not now");
+    assertEquals(approval.event.outcome, { outcome: "denied", reason: "approval_refused" });
+  } finally {
+    await box.close();
+  }
+});
+
+Deno.test("a refused spend over budget answers seed 000's `not approved`", async () => {
+  const box = await startBox({ grants: { spend: grant({ tool: "example.spend" }) } });
+  try {
+    const task = await box.startTask({ tools: ["example.spend"], budgetCents: 10 });
+    assertEquals((await task.call("example.spend", { cents: 6 }, "a")).ok, true);
+    const answer = task.call("example.spend", { cents: 6 }, "b");
+    const id = await pendingApproval(box, task);
+    const shown = (await box.admin("GET", "/approvals")).body.items[0];
+    assertEquals([shown.kind, shown.costCents], ["budget", 6]);
+    await box.admin("POST", `/approvals/${id}/refuse`);
+    assertEquals(await answer, { ok: false, error: "not approved" });
+  } finally {
+    await box.close();
+  }
+});
+
+Deno.test("expiry: with ttl_ms 100 the approval expires and the call is denied", async () => {
+  const box = await startBox({ grants: ASK_SPEND, toml: "[approvals]\nttl_ms = 100\n" });
+  try {
+    const task = await box.startTask({ tools: ["example.spend"] });
+    const answer = await task.call("example.spend", { cents: 1 }, "k1");
+    assertEquals(answer, { ok: false, error: "Denied: the approval request expired without an answer." });
+    const approval = (await box.records()).find((r) => r.event.type === "approval");
+    assertEquals([approval.event.answer, approval.event.outcome.reason], ["expired", "approval_expired"]);
+  } finally {
+    await box.close();
+  }
+});
+
+Deno.test("approve after the grant file was removed: denied no_grant, nothing runs", async () => {
+  const { runs, tool } = counter();
+  const box = await startBox({
+    grants: { count: grant({ tool: "test.count", mode: "ask" }) },
+    tools: [tool as never],
+  });
+  try {
+    const task = await box.startTask({ tools: ["test.count"] });
+    const answer = task.call("test.count", { n: 1 }, "k1");
+    const id = await pendingApproval(box, task);
+    await box.removeGrant("count");
+    const approved = await box.admin("POST", `/approvals/${id}/approve`);
+    assertEquals(approved.body.outcome, { outcome: "denied", reason: "no_grant" });
+    assertEquals(await answer, { ok: false, error: "Denied: no grant allows this call." });
+    assertEquals(runs.length, 0);
+  } finally {
+    await box.close();
+  }
+});
+
+Deno.test("approve after the taint rose past max_taint: denied taint_too_high", async () => {
+  const box = await startBox({
+    grants: {
+      spend: grant({ tool: "example.spend", mode: "ask", max_taint: "private" }),
+      echo: grant({ tool: "example.echo", result_class: "secret" }),
+    },
+  });
+  try {
+    const task = await box.startTask({ tools: ["example.spend", "example.echo"] });
+    const answer = task.call("example.spend", { cents: 1 }, "k1");
+    const id = await pendingApproval(box, task);
+    assertEquals((await task.call("example.echo", { text: "s" }, "k2")).ok, true);
+    const approved = await box.admin("POST", `/approvals/${id}/approve`);
+    assertEquals(approved.body.outcome, { outcome: "denied", reason: "taint_too_high" });
+    assertEquals(await answer, {
+      ok: false,
+      error: "Denied: this session has seen data too sensitive for this call.",
+    });
+    const approval = (await box.records()).find((r) => r.event.type === "approval");
+    assertEquals(approval.event.taint, "secret");
+  } finally {
+    await box.close();
+  }
+});
+
+Deno.test("an unknown approval id is no_such_approval for approve and refuse", async () => {
+  const box = await startBox();
+  try {
+    for (const action of ["approve", "refuse"]) {
+      const answer = await box.admin("POST", `/approvals/999/${action}`);
+      assertEquals(answer.status, 404);
+      assertEquals(answer.body.code, "no_such_approval");
+    }
+  } finally {
+    await box.close();
+  }
+});
+
+Deno.test("a dropped connection while pending withdraws the approval and writes nothing", async () => {
+  const box = await startBox({ grants: ASK_SPEND });
+  try {
+    const task = await box.startTask({ tools: ["example.spend"] });
+    const controller = new AbortController();
+    const answer = task.call("example.spend", { cents: 1 }, "k1", controller.signal).catch((e) => e);
+    const id = await pendingApproval(box, task);
+    controller.abort();
+    await answer;
+    await until(async () => (await box.admin("GET", "/approvals")).body.items.length === 0);
+    const types = (await box.records()).map((r) => r.event.type);
+    assertEquals(types, ["task_started", "decision"]);
+    assertEquals((await box.admin("POST", `/approvals/${id}/approve`)).body.code, "no_such_approval");
+  } finally {
+    await box.close();
+  }
+});
+
+Deno.test("approve and refuse sent together, a hundred times: exactly one Approval each time", async () => {
+  const box = await startBox({ grants: ASK_SPEND });
+  try {
+    const task = await box.startTask({ tools: ["example.spend"] });
+    for (let i = 0; i < 100; i++) {
+      const answer = task.call("example.spend", { cents: i }, `k${i}`);
+      const id = await pendingApproval(box, task);
+      const [approve, refuse] = await Promise.all([
+        box.admin("POST", `/approvals/${id}/approve`),
+        box.admin("POST", `/approvals/${id}/refuse`),
+      ]);
+      const statuses = [approve.status, refuse.status].sort();
+      assertEquals(statuses, [200, 404], `round ${i}`);
+      const loser = approve.status === 404 ? approve : refuse;
+      assertEquals(loser.body.code, "no_such_approval");
+      await answer;
+    }
+    const approvals = (await box.records()).filter((r) => r.event.type === "approval");
+    assertEquals(approvals.length, 100);
+    assertEquals(new Set(approvals.map((r) => r.event.decision)).size, 100);
+  } finally {
+    await box.close();
+  }
+});
+
+Deno.test("an Approval record that cannot be written denies with audit_unavailable; nothing runs", async () => {
+  const { runs, tool } = counter();
+  let failWrites = false;
+  const box = await startBox({
+    grants: { count: grant({ tool: "test.count", mode: "ask" }) },
+    tools: [tool as never],
+    fileOps: {
+      async write(file, bytes) {
+        if (failWrites) throw new Error("disk full (test)");
+        let written = 0;
+        while (written < bytes.length) written += await file.write(bytes.subarray(written));
+      },
+    },
+  });
+  try {
+    const task = await box.startTask({ tools: ["test.count"] });
+    const answer = task.call("test.count", { n: 1 }, "k1");
+    const id = await pendingApproval(box, task);
+    failWrites = true;
+    const approved = await box.admin("POST", `/approvals/${id}/approve`);
+    assertEquals(approved.status, 503);
+    assertStringIncludes(approved.body.error, "see runbook.md#audit-unavailable");
+    assertEquals(await answer, {
+      ok: false,
+      error: "Denied: the audit log cannot be written; the owner has been told.",
+    });
+    assertEquals(runs.length, 0);
+    failWrites = false;
+    const next = await task.call("test.count", { n: 2 }, "k2");
+    assertEquals(next.error, "Denied: the audit log cannot be written; the owner has been told.");
+    assertEquals(runs.length, 0);
+    assert(box.logs.some((line) => line.includes("see runbook.md#audit-unavailable")));
+  } finally {
+    await box.close();
+  }
+});
+
+Deno.test("the requester gone before the run: a failed Result closes the call, nothing runs", async () => {
+  const { runs, tool } = counter();
+  let hold: (() => void) | null = null;
+  let held: Promise<void> | null = null;
+  const box = await startBox({
+    grants: { count: grant({ tool: "test.count", mode: "ask" }) },
+    tools: [tool as never],
+    fileOps: {
+      async write(file, bytes) {
+        // Holds the Approval record's write until the test has dropped the connection.
+        if (held !== null && new TextDecoder().decode(bytes).includes('"type":"approval"')) {
+          await held;
+        }
+        let written = 0;
+        while (written < bytes.length) written += await file.write(bytes.subarray(written));
+      },
+    },
+  });
+  try {
+    const task = await box.startTask({ tools: ["test.count"] });
+    const controller = new AbortController();
+    const answer = task.call("test.count", { n: 1 }, "k1", controller.signal).catch((e) => e);
+    const id = await pendingApproval(box, task);
+    held = new Promise((resolve) => (hold = resolve));
+    const approved = box.admin("POST", `/approvals/${id}/approve`);
+    await until(() => box.core.deps.approvals.get(id) === undefined);
+    controller.abort();
+    await answer;
+    hold!();
+    assertEquals((await approved).body.outcome, { outcome: "allowed" });
+    await until(async () => (await box.records()).some((r) => r.event.type === "result"));
+    const result = (await box.records()).find((r) => r.event.type === "result");
+    assertEquals(result.event.status, "failed");
+    assertEquals(runs.length, 0);
+  } finally {
+    await box.close();
+  }
+});
+
+Deno.test("a pending call answers seed 000's pending body after wait_ms, and a retry joins it", async () => {
+  const box = await startBox({ grants: ASK_SPEND, env: { BOX_APPROVAL_WAIT_MS: "50" } });
+  try {
+    const task = await box.startTask({ tools: ["example.spend"] });
+    const first = await task.call("example.spend", { cents: 3 }, "k1");
+    assertEquals(first, {
+      ok: false,
+      pending: true,
+      error: "Waiting for the box owner to approve this spend. Call this tool again to check.",
+    });
+    const id = await pendingApproval(box, task);
+    const again = await task.call("example.spend", { cents: 3 }, "other-key");
+    assertEquals(again.pending, true);
+    assertEquals((await box.admin("GET", "/approvals")).body.items.length, 1);
+    await box.admin("POST", `/approvals/${id}/approve`);
+    await until(async () => (await task.call("example.spend", { cents: 3 }, "k1")).ok === true);
+    const results = (await box.records()).filter((r) => r.event.type === "result");
+    assertEquals(results.length, 1);
+  } finally {
+    await box.close();
+  }
+});
+
+Deno.test("ending a task closes its pending approvals as denied, answered by task ended", async () => {
+  const box = await startBox({ grants: ASK_SPEND });
+  try {
+    const task = await box.startTask({ tools: ["example.spend"] });
+    const answer = task.call("example.spend", { cents: 1 }, "k1").catch((e) => e);
+    await pendingApproval(box, task);
+    await box.admin("POST", `/tasks/${task.id}/stop`);
+    await answer;
+    const approval = (await box.records()).find((r) => r.event.type === "approval");
+    assertEquals([approval.event.answer, approval.event.by], ["refused", "task ended"]);
+    const ended = (await box.records()).find((r) => r.event.type === "task_ended");
+    assertEquals(ended.event.state, "stopped");
+  } finally {
+    await box.close();
+  }
+});

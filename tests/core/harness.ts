@@ -1,0 +1,157 @@
+/**
+ * A real core for tests: started in-process on a temporary home, driven over its real sockets.
+ * Tasks use the worker `none`, so the test is the worker and speaks to the task socket itself.
+ */
+import { AuditWriter, type AuditFileOps } from "../../mod/audit/mod.ts";
+import { adminSocketPath } from "../../mod/cli/permissions.ts";
+import { loadConfig } from "../../mod/config/mod.ts";
+import { Core, type CoreOptions } from "../../mod/core/core.ts";
+import { requestJson } from "../../mod/net/mod.ts";
+import type { AppTool } from "../../mod/tools/mod.ts";
+import { exampleApp, ToolRegistry } from "../../mod/tools/mod.ts";
+
+/** What a test gets: the core, its home, and helpers for its sockets. */
+export interface TestBox {
+  core: Core;
+  home: string;
+  /** Every line the core printed. */
+  logs: string[];
+  admin(method: "GET" | "POST", path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  startTask(options?: { tools?: string[]; budgetCents?: number | null }): Promise<TestTask>;
+  writeGrant(id: string, toml: string): Promise<void>;
+  removeGrant(id: string): Promise<void>;
+  /** Every audit record, parsed, in order. */
+  records(): Promise<any[]>;
+  close(): Promise<void>;
+}
+
+/** A task the test drives over its socket. */
+export interface TestTask {
+  id: string;
+  socket: string;
+  request(method: "GET" | "POST", path: string, body?: unknown, signal?: AbortSignal): Promise<{
+    status: number;
+    body: any;
+  }>;
+  call(tool: string, input: unknown, key: string, signal?: AbortSignal): Promise<any>;
+}
+
+/** Options for a test box. */
+export interface BoxOptions {
+  grants?: Record<string, string>;
+  toml?: string;
+  tools?: AppTool<never>[];
+  fileOps?: Partial<AuditFileOps>;
+  core?: CoreOptions;
+  env?: Record<string, string>;
+}
+
+/** Starts a core on a fresh home. */
+export async function startBox(options: BoxOptions = {}): Promise<TestBox> {
+  const home = await Deno.makeTempDir({ prefix: "gurt-core-" });
+  await Deno.mkdir(`${home}/grants`);
+  for (const [id, toml] of Object.entries(options.grants ?? {})) {
+    await Deno.writeTextFile(`${home}/grants/${id}.toml`, toml);
+  }
+  if (options.toml !== undefined) await Deno.writeTextFile(`${home}/gurt.toml`, options.toml);
+  const config = loadConfig({ home, env: { BOX_VAULT: `${home}/vault.env`, ...options.env }, root: false });
+  const logs: string[] = [];
+  const core = await Core.start(config, {
+    log: (line) => logs.push(line),
+    registry: new ToolRegistry([...exampleApp, ...(options.tools ?? [])]),
+    asRoot: false,
+    openAudit: (dir, acceptBreak) =>
+      AuditWriter.open(dir, { acceptBreak, fileOps: options.fileOps }),
+    ...options.core,
+  });
+  const admin = adminSocketPath(home);
+  const box: TestBox = {
+    core,
+    home,
+    logs,
+    admin: (method, path, body) => requestJson(admin, { method, path, body }) as Promise<any>,
+    async startTask(task = {}) {
+      const answer = await requestJson(admin, {
+        method: "POST",
+        path: "/tasks",
+        body: {
+          worker: { kind: "none" },
+          tools: task.tools ?? ["example.echo"],
+          budgetCents: task.budgetCents ?? null,
+        },
+      });
+      if (answer.status !== 200) throw new Error(`task start failed: ${JSON.stringify(answer.body)}`);
+      const id = (answer.body as { task: { id: string } }).task.id;
+      const socket = `${home}/tasks/${id}/broker.sock`;
+      const request = (method: string, path: string, body?: unknown, signal?: AbortSignal) =>
+        requestJson(socket, { method, path, body, signal }) as Promise<any>;
+      return {
+        id,
+        socket,
+        request,
+        async call(tool, input, key, signal) {
+          return (await request("POST", "/call", { tool, input, key }, signal)).body;
+        },
+      };
+    },
+    writeGrant: (id, toml) => Deno.writeTextFile(`${home}/grants/${id}.toml`, toml),
+    removeGrant: (id) => Deno.remove(`${home}/grants/${id}.toml`),
+    async records() {
+      const out: any[] = [];
+      const files = [...Deno.readDirSync(`${home}/audit`)].map((e) => e.name)
+        .filter((n) => n.endsWith(".jsonl")).sort();
+      for (const file of files) {
+        for (const line of (await Deno.readTextFile(`${home}/audit/${file}`)).split("\n")) {
+          if (line !== "") out.push(JSON.parse(line));
+        }
+      }
+      return out;
+    },
+    async close() {
+      await core.close();
+      await Deno.remove(home, { recursive: true });
+    },
+  };
+  return box;
+}
+
+/** A grant file's text. */
+export function grant(fields: {
+  tool: string;
+  mode?: "auto" | "ask" | "deny";
+  max_taint?: string;
+  result_class?: string;
+  expires?: string;
+  paths?: string[];
+}): string {
+  const lines = [
+    `tool = ${JSON.stringify(fields.tool)}`,
+    `mode = ${JSON.stringify(fields.mode ?? "auto")}`,
+    `max_taint = ${JSON.stringify(fields.max_taint ?? "secret")}`,
+    `result_class = ${JSON.stringify(fields.result_class ?? "private")}`,
+  ];
+  if (fields.expires !== undefined) lines.push(`expires = ${JSON.stringify(fields.expires)}`);
+  if (fields.paths !== undefined) lines.push(`[constraints]\npaths = ${JSON.stringify(fields.paths)}`);
+  return lines.join("\n") + "\n";
+}
+
+/** Waits until `check` is true, polling the thing itself; fails after `ms`. */
+export async function until(check: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("the condition did not become true in time");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Waits until approval `id` is pending. */
+export async function pendingApproval(box: TestBox, task: TestTask): Promise<number> {
+  let id = -1;
+  await until(async () => {
+    const items = (await box.admin("GET", "/approvals")).body.items as { approval: number; task: string }[];
+    const mine = items.find((item) => item.task === task.id);
+    if (mine !== undefined) id = mine.approval;
+    return mine !== undefined;
+  });
+  return id;
+}
