@@ -60,7 +60,11 @@ Deno.test("an accepted break is reported by every later verify and is not a fail
     for (let i = 0; i < 2; i++) {
       const report = await verifyHome(home);
       assertEquals(report.failure, null);
-      assertEquals(report.accepted_breaks, [{ file: DAY2, line: 9, broke: { file: DAY2, line: 3 } }]);
+      assertEquals(report.accepted_breaks, [{
+        file: DAY2,
+        line: 9,
+        broke: { file: DAY2, line: 3 },
+      }]);
     }
   }));
 
