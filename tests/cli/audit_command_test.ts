@@ -11,6 +11,7 @@ import {
   writeLines,
 } from "../audit/helpers.ts";
 import { TAMPER_CASES } from "../audit/tampering_cases.ts";
+import { FIXTURE_HOME } from "../audit/fixture_log.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 
@@ -46,6 +47,19 @@ Deno.test("gurt audit verify prints ok, the record count, the head and the open 
   } finally {
     await Deno.remove(home, { recursive: true });
   }
+});
+
+Deno.test("gurt audit verify on the checked-in fixture home prints every kind of notice", async () => {
+  const { code, stdout, stderr } = await gurt(["--home", FIXTURE_HOME, "audit", "verify"]);
+  assertEquals(code, 0, stderr);
+  assertEquals(stdout.split("\n").slice(1), [
+    "recovery at 2026-11-28.jsonl:16: a torn line, closed by the Recovery after it",
+    "approval 10: pending or abandoned",
+    "call 12: running or unfinished",
+    "clock warning at 2026-11-29.jsonl:2: the time went backwards",
+    "",
+  ]);
+  assert(/^audit: ok, 18 records, head [0-9a-f]{64}$/.test(stdout.split("\n")[0]), stdout);
 });
 
 Deno.test("gurt audit verify fails with file, line and runbook pointer for every tampering case", async () => {
