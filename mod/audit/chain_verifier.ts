@@ -13,7 +13,7 @@ import type {
   TornTail,
 } from "./chain_report.ts";
 import { sha256Hex } from "./hash.ts";
-import { type AuditRecord, parseRecordLine, ZERO_HASH } from "./records.ts";
+import { type AuditRecord, parseRecordLine, parseRecordText, ZERO_HASH } from "./records.ts";
 
 interface Line {
   at: Location;
@@ -98,8 +98,13 @@ export class ChainVerifier {
 
   /** One line of the current file, without its newline; hasNewline is false only for a last line. */
   line(bytes: Uint8Array, hasNewline: boolean): void {
+    this.#line(bytes, null, hasNewline);
+  }
+
+  /** A line, with its text when the caller has already decoded it (ASCII content only). */
+  #line(bytes: Uint8Array, text: string | null, hasNewline: boolean): void {
     this.#lineNo++;
-    const parsed = parseRecordLine(bytes);
+    const parsed = text === null ? parseRecordLine(bytes) : parseRecordText(text);
     const line: Line = {
       at: { file: this.#file, line: this.#lineNo },
       bytes: bytes.length,
@@ -123,14 +128,15 @@ export class ChainVerifier {
   /** Starts a file and feeds each of its lines. */
   feed(name: string, content: Uint8Array): void {
     this.file(name);
+    // Decoding once is much cheaper than once a line. When every byte is ASCII, string offsets
+    // are byte offsets and each line's text is a slice; otherwise each line is decoded alone.
+    const text = asciiText(content);
     let start = 0;
     while (start < content.length) {
-      const end = content.indexOf(10, start);
-      if (end === -1) {
-        this.line(content.subarray(start), false);
-        return;
-      }
-      this.line(content.subarray(start, end), true);
+      const found = content.indexOf(10, start);
+      const end = found === -1 ? content.length : found;
+      const lineText = text === null ? null : text.slice(start, end);
+      this.#line(content.subarray(start, end), lineText, found !== -1);
       start = end + 1;
     }
   }
@@ -293,6 +299,19 @@ export class ChainVerifier {
   #fromBeforeResume(record: AuditRecord): boolean {
     return this.#resumed && record.event.type === "accepted_break" &&
       this.#firstFile !== null && record.event.file < this.#firstFile;
+  }
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** The content as text if it is all ASCII, else null. */
+function asciiText(content: Uint8Array): string | null {
+  try {
+    const text = utf8.decode(content);
+    // Any byte above 127 in valid UTF-8 makes the text shorter than the bytes.
+    return text.length === content.length ? text : null;
+  } catch {
+    return null;
   }
 }
 

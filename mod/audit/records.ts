@@ -157,9 +157,22 @@ const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 export function parseRecordLine(
   bytes: Uint8Array,
 ): { record: AuditRecord; error: null } | { record: null; error: string } {
+  let text: string;
+  try {
+    text = strictUtf8.decode(bytes);
+  } catch {
+    return { record: null, error: "the line is not a JSON text in UTF-8" };
+  }
+  return parseRecordText(text);
+}
+
+/** A line's text, already decoded from UTF-8, as a record, or why it is not one. */
+export function parseRecordText(
+  text: string,
+): { record: AuditRecord; error: null } | { record: null; error: string } {
   let value: unknown;
   try {
-    value = JSON.parse(strictUtf8.decode(bytes));
+    value = JSON.parse(text);
   } catch {
     // JSON.parse quotes the text it failed on, which may hold a secret: say only what it is not.
     return { record: null, error: "the line is not a JSON text in UTF-8" };

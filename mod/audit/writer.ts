@@ -19,11 +19,17 @@ export interface AuditFileOps {
   syncData(file: Deno.FsFile): Promise<void>;
 }
 
-/** The real file operations. */
+/**
+ * The real file operations. The write is synchronous: it copies a batch of lines into the page
+ * cache, a few microseconds, where an async write costs a trip through Deno's blocking pool
+ * (measured 15-30 us per append here). The fdatasync, which waits for the disk, stays async so
+ * that appends arriving meanwhile queue up for the next batch.
+ */
 export const realFileOps: AuditFileOps = {
+  // deno-lint-ignore require-await
   async write(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
     let written = 0;
-    while (written < bytes.length) written += await file.write(bytes.subarray(written));
+    while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
   },
   syncData(file: Deno.FsFile): Promise<void> {
     return file.syncData();

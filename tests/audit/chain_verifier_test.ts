@@ -247,3 +247,25 @@ Deno.test("property: any change to any byte of any line but the last is reported
     { numRuns: 300 },
   );
 });
+
+Deno.test("the verifier is pure: it runs in a Worker with no permission at all", async () => {
+  const log = new LogBuilder();
+  for (let i = 0; i < 4; i++) log.add(sampleEvent(i));
+  const worker = new Worker(new URL("./pure_worker.ts", import.meta.url), {
+    type: "module",
+    deno: { permissions: "none" },
+  });
+  try {
+    const answer = new Promise<{ records: number; failure: unknown }>((resolve, reject) => {
+      worker.onmessage = (event) => resolve(event.data);
+      worker.onerror = (event) => {
+        event.preventDefault();
+        reject(new Error(event.message));
+      };
+    });
+    worker.postMessage({ name: DAY2, content: log.text() });
+    assertEquals(await answer, { records: 4, failure: null });
+  } finally {
+    worker.terminate();
+  }
+});

@@ -32,7 +32,7 @@ async function start(home: string, clock?: () => Date): Promise<string[]> {
 }
 
 /** The next record as the writer would write it, as text without its newline. */
-async function nextLine(home: string, name: string, time: string): Promise<string> {
+async function nextLine(home: string, time: string): Promise<string> {
   const report = await verifyHome(home);
   return recordLine({
     seq: report.next_seq,
@@ -45,7 +45,7 @@ async function nextLine(home: string, name: string, time: string): Promise<strin
 Deno.test("a torn tail that is complete JSON lacking only its newline is recovered, and the chain verifies", () =>
   withHome(async (home) => {
     await standardLog(home);
-    const torn = await nextLine(home, DAY2, "2026-11-29T00:00:05.000Z");
+    const torn = await nextLine(home, "2026-11-29T00:00:05.000Z");
     await Deno.writeTextFile(auditFile(home, DAY2), torn, { append: true });
     const before = await verifyHome(home);
     assertEquals(before.failure, null);
@@ -66,7 +66,7 @@ Deno.test("a torn tail that is complete JSON lacking only its newline is recover
 Deno.test("an unparseable last line that has its newline is recovered without a second newline", () =>
   withHome(async (home) => {
     await standardLog(home);
-    const torn = (await nextLine(home, DAY2, "2026-11-29T00:00:05.000Z")).slice(0, 40);
+    const torn = (await nextLine(home, "2026-11-29T00:00:05.000Z")).slice(0, 40);
     await Deno.writeTextFile(auditFile(home, DAY2), `${torn}\n`, { append: true });
     assertEquals((await verifyHome(home)).torn_tail?.has_newline, true);
     await start(home);
@@ -135,7 +135,7 @@ Deno.test("a line torn on one day is recovered on the next in the torn line's fi
     await writeEvents(home, 2, { clock: day1 });
     const torn = await AuditWriter.open(home, {
       clock: day1,
-      fileOps: tearingOps((bytes) => 30),
+      fileOps: tearingOps(() => 30),
     });
     await torn.writer.append(sampleEvent(2)).catch(() => undefined);
     torn.writer.close();

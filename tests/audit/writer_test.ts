@@ -232,3 +232,16 @@ Deno.test("an event that does not fit its schema is refused and the writer stays
       writer.close();
     }
   }));
+
+Deno.test("close while an append is in flight writes it first, then releases the lock", () =>
+  withHome(async (home) => {
+    const { writer } = await AuditWriter.open(home);
+    const pending = writer.append(sampleEvent(0));
+    writer.close();
+    await assertRejects(() => writer.append(sampleEvent(1)), AuditUnavailableError, "closed");
+    assertEquals((await pending).seq, 0);
+    const again = await AuditWriter.open(home);
+    again.writer.close();
+    const report = await verifyHome(home);
+    assertEquals([report.failure, report.records], [null, 1]);
+  }));
