@@ -22,8 +22,10 @@ async function insideImports(folders: string[]): Promise<string[]> {
     for await (const file of sources(`${root}/${folder}`)) {
       if (file.startsWith(`${root}/mod/policy/`)) continue;
       const text = await Deno.readTextFile(file);
-      for (const match of text.matchAll(/from\s+["']([^"']*policy\/[^"']+)["']/g)) {
-        if (!match[1].endsWith("policy/mod.ts")) {
+      // Every relative specifier after `from` or `import(`, resolved against the importing file.
+      for (const match of text.matchAll(/(?:from|import\()\s*["'](\.[^"']+)["']/g)) {
+        const target = new URL(match[1], `file://${file}`).pathname;
+        if (target.startsWith(`${root}/mod/policy/`) && target !== `${root}/mod/policy/mod.ts`) {
           found.push(`${file.slice(root.length + 1)}: ${match[1]}`);
         }
       }
