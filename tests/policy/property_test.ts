@@ -251,7 +251,6 @@ function oracle(
     label: null,
     why: null,
   });
-  const builtin = ["read_file", "write_file", "shell", "http_fetch"].includes(req.tool);
   const a = req.arguments as Record<string, unknown>;
   // covers(spec) -> null if not covered, else the matched path ("" for none)
   let covers: (spec: GrantSpec) => string | null;
@@ -292,7 +291,6 @@ function oracle(
   } else {
     covers = () => "";
   }
-  void builtin;
   const now = NOW.getTime();
   type Left = { id: string; spec: GrantSpec; matched: string };
   const left: Left[] = [];
