@@ -244,6 +244,16 @@ function oracle(
   st: SessionState,
   overBudget: boolean,
 ): Summary {
+  return oracleAt(req, grants, st, NOW, overBudget);
+}
+
+function oracleAt(
+  req: ToolRequest,
+  grants: [string, GrantSpec][],
+  st: SessionState,
+  when: Date,
+  overBudget = false,
+): Summary {
   const deny = (reason: string, grant: string | null = null): Summary => ({
     kind: `denied ${reason}`,
     grant,
@@ -291,7 +301,7 @@ function oracle(
   } else {
     covers = () => "";
   }
-  const now = NOW.getTime();
+  const now = when.getTime();
   type Left = { id: string; spec: GrantSpec; matched: string };
   const left: Left[] = [];
   let expiredOnly = false;
@@ -371,6 +381,40 @@ Deno.test("decide agrees with the naive oracle on 10,000 generated cases", () =>
       }
     }),
     { numRuns: 10_000 },
+  );
+});
+
+Deno.test("redecide of an approved Ask agrees with the oracle at the state and time of approval", () => {
+  const later = fc.constantFrom(
+    NOW,
+    new Date(NOW.getTime() + 1),
+    new Date(NOW.getTime() + 86_400_000),
+  );
+  fc.assert(
+    fc.property(
+      setAndRequest,
+      state,
+      state,
+      later,
+      ([entries, req], st, st2, when) => {
+        const grants = setOf(entries);
+        const outcome = decide(req, grants, { state: st, now: NOW, overBudget: true });
+        if (outcome.kind !== "ask") return;
+        // Taint only rises between the ask and the approval.
+        const atApproval = raisedState(st, { resultClass: st2.taint, untrusted: st2.untrusted });
+        const again = redecide(outcome.ask, grants, { state: atApproval, now: when });
+        const expected = oracleAt(req, entries, atApproval, when);
+        const got = again.kind === "allowed"
+          ? summarise({ kind: "allowed", decision: again.decision })
+          : summarise(again);
+        // ask and auto both give a Decision on approval.
+        assertEquals(
+          got,
+          expected.kind === "ask" ? { ...expected, kind: "allowed", why: null } : expected,
+        );
+      },
+    ),
+    { numRuns: 3_000 },
   );
 });
 
