@@ -54,7 +54,11 @@ export default async function main(job: GrantsJob): Promise<number> {
   }
   const trust = job.untrusted ? "untrusted" : "trusted";
   lines.push(`candidates for ${job.tool} at taint ${job.taint}, ${trust}, at ${job.at}:`);
-  if (explanation.candidates.length === 0) lines.push("  none: no grant names this tool");
+  if (explanation.argumentsProblem !== null) {
+    lines.push("  none considered: the arguments are checked before matching");
+  } else if (explanation.candidates.length === 0) {
+    lines.push("  none: no grant names this tool");
+  }
   const winner = winnerOf(explanation.outcome);
   for (const candidate of explanation.candidates) {
     lines.push(`  ${describeCandidate(candidate, job.taint, winner)}`);

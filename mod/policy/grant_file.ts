@@ -120,72 +120,7 @@ export function parseGrant(
       ));
     }
   }
-  const builtin = isBuiltinTool(data.tool);
-  if (!builtin && !options.appTools.has(data.tool)) {
-    const apps = [...options.appTools].sort();
-    const names = [...BUILTIN_TOOLS, ...apps].join(", ");
-    problems.push(at(
-      line("tool"),
-      `tool: ${JSON.stringify(data.tool)} is not a tool gurt knows; it must be one of ${names}`,
-    ));
-  }
-  if (data.secret !== undefined) {
-    problems.push(at(
-      line("secret"),
-      "secret: secrets are not supported in grants; an app tool declares the vault keys it uses",
-    ));
-  }
-  const { paths, hosts, patterns } = data.constraints;
-  if (patterns.length > 0) {
-    problems.push(
-      at(line("constraints", "patterns"), "constraints.patterns: patterns are not supported"),
-    );
-  }
-  // A tool gurt does not know was reported above; its constraints cannot be judged.
-  const known = builtin || options.appTools.has(data.tool);
-  const needs = CONSTRAINTS[data.tool] ?? { paths: "empty", hosts: "empty" };
-  const takes = builtin ? data.tool : `the app tool ${data.tool}`;
-  for (const [field, values] of [["paths", paths], ["hosts", hosts]] as const) {
-    const need = needs[field];
-    if (!known) break;
-    if (need === "required" && values.length === 0) {
-      problems.push(at(
-        line("constraints", field) ?? line("tool"),
-        `constraints.${field}: ${takes} requires at least one entry in constraints.${field}`,
-      ));
-    } else if (need === "empty" && values.length > 0) {
-      problems.push(at(
-        line("constraints", field),
-        `constraints.${field}: ${takes} does not take ${field}; it must be empty`,
-      ));
-    }
-  }
-  for (const path of paths) {
-    const problem = path === "/"
-      ? "a grant of the whole file system is not supported"
-      : pathProblem(path);
-    if (problem !== null) {
-      problems.push(at(
-        line("constraints", "paths"),
-        `constraints.paths: ${JSON.stringify(path)} ${path === "/" ? "is /: " : ""}${problem}`,
-      ));
-    }
-  }
-  for (const host of hosts) {
-    const problem = hostPatternProblem(host);
-    if (problem !== null) {
-      problems.push(at(
-        line("constraints", "hosts"),
-        `constraints.hosts: ${JSON.stringify(host)} is not a valid host pattern: it ${problem}`,
-      ));
-    }
-  }
-  if (data.mode === "deny" && data.max_taint !== "secret") {
-    problems.push(at(
-      line("max_taint") ?? line("mode"),
-      'max_taint: a deny grant must apply at every taint; set max_taint = "secret"',
-    ));
-  }
+  problems.push(...ruleProblems(data, options, line).map(([where, problem]) => at(where, problem)));
   if (problems.length > 0) return { ok: false, problems };
   return {
     ok: true,
@@ -199,10 +134,90 @@ export function parseGrant(
       resultClass: data.result_class,
       untrusted: data.untrusted,
       expires,
-      paths: Object.freeze([...paths]),
-      hosts: Object.freeze([...hosts]),
+      paths: Object.freeze([...data.constraints.paths]),
+      hosts: Object.freeze([...data.constraints.hosts]),
     },
   };
+}
+
+type GrantData = z.infer<typeof grantSchema>;
+
+/** Loading rules 3 to 9 on a grant that has the right shape: each problem with its line. */
+function ruleProblems(
+  data: GrantData,
+  options: GrantOptions,
+  line: (...field: string[]) => number | null,
+): [number | null, string][] {
+  const found: [number | null, string][] = [];
+  const builtin = isBuiltinTool(data.tool);
+  if (!builtin && !options.appTools.has(data.tool)) {
+    const apps = [...options.appTools].sort();
+    const names = [...BUILTIN_TOOLS, ...apps].join(", ");
+    found.push([
+      line("tool"),
+      `tool: ${JSON.stringify(data.tool)} is not a tool gurt knows; it must be one of ${names}`,
+    ]);
+  }
+  if (data.secret !== undefined) {
+    found.push([
+      line("secret"),
+      "secret: secrets are not supported in grants; an app tool declares the vault keys it uses",
+    ]);
+  }
+  const { paths, hosts, patterns } = data.constraints;
+  if (patterns.length > 0) {
+    found.push(
+      [line("constraints", "patterns"), "constraints.patterns: patterns are not supported"],
+    );
+  }
+  // A tool gurt does not know was reported above; its constraints cannot be judged.
+  const known = builtin || options.appTools.has(data.tool);
+  const needs = CONSTRAINTS[data.tool] ?? { paths: "empty", hosts: "empty" };
+  const takes = builtin ? data.tool : `the app tool ${data.tool}`;
+  for (const [field, values] of [["paths", paths], ["hosts", hosts]] as const) {
+    const need = needs[field];
+    if (!known) break;
+    if (need === "required" && values.length === 0) {
+      found.push([
+        line("constraints", field) ?? line("tool"),
+        `constraints.${field}: ${takes} requires at least one entry in constraints.${field}`,
+      ]);
+    } else if (need === "empty" && values.length > 0) {
+      found.push([
+        line("constraints", field),
+        `constraints.${field}: ${takes} does not take ${field}; it must be empty`,
+      ]);
+    }
+  }
+  for (const path of paths) {
+    const problem = path === "/"
+      ? "a grant of the whole file system is not supported"
+      : pathProblem(path);
+    if (problem !== null) {
+      found.push([
+        line("constraints", "paths"),
+        `constraints.paths: ${JSON.stringify(path)}${
+          path === "/" ? ":" : " is not valid: it"
+        } ${problem}`,
+      ]);
+    }
+  }
+  for (const host of hosts) {
+    const problem = hostPatternProblem(host);
+    if (problem !== null) {
+      found.push([
+        line("constraints", "hosts"),
+        `constraints.hosts: ${JSON.stringify(host)} is not a valid host pattern: it ${problem}`,
+      ]);
+    }
+  }
+  if (data.mode === "deny" && data.max_taint !== "secret") {
+    found.push([
+      line("max_taint") ?? line("mode"),
+      'max_taint: a deny grant must apply at every taint; set max_taint = "secret"',
+    ]);
+  }
+  return found;
 }
 
 function expiryOf(value: string | TomlDate): Date | null {

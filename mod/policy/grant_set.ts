@@ -52,3 +52,24 @@ export function grantsInvalidReport(problems: readonly GrantProblem[]): string {
     "see runbook.md#grants-invalid",
   ].join("\n");
 }
+
+/**
+ * Remembers the last set of problems reported, so that the core prints each problem once per
+ * distinct set (seed 002 §3): `next` returns the report for a new set, and null for the same set
+ * again or for a valid load (which also forgets, so a set that comes back is reported again).
+ */
+export class GrantsInvalidReporter {
+  #last: string | null = null;
+
+  /** The report to print for this load, or null when there is nothing new to say. */
+  next(load: GrantLoad): string | null {
+    if (load.ok) {
+      this.#last = null;
+      return null;
+    }
+    const report = grantsInvalidReport(load.problems);
+    if (report === this.#last) return null;
+    this.#last = report;
+    return report;
+  }
+}

@@ -51,6 +51,7 @@ export {
   type GrantLoad,
   type GrantSet,
   grantsInvalidReport,
+  GrantsInvalidReporter,
 } from "./grant_set.ts";
 export { loadGrants } from "./load_grants.ts";
 export { type Candidate, type Verdict } from "./matching.ts";

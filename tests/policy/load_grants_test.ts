@@ -5,6 +5,7 @@
 import {
   decideLoaded,
   EXAMPLE_APP_TOOLS,
+  GrantsInvalidReporter,
   loadGrants,
   type ToolRequest,
 } from "../../mod/policy/mod.ts";
@@ -120,5 +121,33 @@ Deno.test("a .toml entry that cannot be read as a file makes the set invalid", a
     assertEquals(load.problems.length, 1);
     assertEquals(load.problems[0].file, `${dir}/folder.toml`);
     assertStringIncludes(load.problems[0].problem, "the file cannot be read");
+  });
+});
+
+Deno.test("the core's reporter prints each set of problems once, and again after a fix and a relapse", async () => {
+  await withGrantsDir(async (dir) => {
+    const reporter = new GrantsInvalidReporter();
+    await Deno.writeTextFile(`${dir}/x.toml`, "tool = ");
+    const first = reporter.next(await loadGrants(dir, options));
+    assert(first !== null);
+    assertStringIncludes(first, `${dir}/x.toml:1: not valid TOML`);
+    assert(first.endsWith("see runbook.md#grants-invalid"), first);
+    assertEquals(
+      reporter.next(await loadGrants(dir, options)),
+      null,
+      "the same set is not repeated",
+    );
+    await Deno.writeTextFile(`${dir}/y.toml`, "mode = 1");
+    const second = reporter.next(await loadGrants(dir, options));
+    assert(second !== null && second.includes("y.toml"), "a different set is reported");
+    await Deno.remove(`${dir}/x.toml`);
+    await Deno.remove(`${dir}/y.toml`);
+    assertEquals(reporter.next(await loadGrants(dir, options)), null);
+    await Deno.writeTextFile(`${dir}/x.toml`, "tool = ");
+    assertEquals(
+      reporter.next(await loadGrants(dir, options)),
+      first,
+      "reported again after a fix",
+    );
   });
 });

@@ -1,0 +1,200 @@
+/**
+ * `gurt grants check` and `gurt grants explain` as the owner runs them: the real command as a
+ * child process, on a temporary box home.
+ */
+import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import { NOTES_READ } from "../policy/helpers.ts";
+
+const main = new URL("../../main.ts", import.meta.url).pathname;
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function gurt(home: string, ...args: string[]): Promise<Run> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--unstable-worker-options", "--allow-all", main, "--home", home, ...args],
+    env: { NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  return {
+    code: output.code,
+    stdout: decoder.decode(output.stdout),
+    stderr: decoder.decode(output.stderr),
+  };
+}
+
+async function withHome(
+  files: Record<string, string>,
+  work: (home: string) => Promise<void>,
+): Promise<void> {
+  const home = await Deno.makeTempDir({ prefix: "gurt-grants-cli-" });
+  try {
+    await Deno.mkdir(`${home}/grants`);
+    for (const [name, text] of Object.entries(files)) {
+      await Deno.writeTextFile(`${home}/grants/${name}`, text);
+    }
+    await work(home);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+}
+
+const ASK_SPEND = `tool = "example.spend"
+mode = "ask"
+max_taint = "private"
+result_class = "public"
+`;
+
+Deno.test("gurt grants check prints grants: ok and exits 0 for the seed's example grant", async () => {
+  await withHome({ "notes-read.toml": NOTES_READ, "spend.toml": ASK_SPEND }, async (home) => {
+    const run = await gurt(home, "grants", "check");
+    assertEquals(run, { code: 0, stdout: "grants: ok\n", stderr: "" });
+  });
+});
+
+Deno.test("gurt grants check prints each problem as <file>:<line>: <problem> and exits 1", async () => {
+  const bad = NOTES_READ.replace('mode = "auto"', 'mode = "allow"').replace(
+    '["/home/kyle/notes"]',
+    '["/"]',
+  );
+  await withHome({ "notes-read.toml": NOTES_READ, "Bad.toml": bad }, async (home) => {
+    const run = await gurt(home, "grants", "check");
+    assertEquals(run.code, 1);
+    const file = `${home}/grants/Bad.toml`;
+    assertEquals(run.stdout.split("\n").slice(0, 2), [
+      `${file}: the file name "Bad.toml" is not a grant id: it must be 1 to 64 characters of a-z, 0-9 and - followed by .toml`,
+      `${file}:3: mode: must be one of auto, ask, deny`,
+    ]);
+    assertStringIncludes(run.stdout, "see runbook.md#grants-invalid");
+  });
+});
+
+Deno.test("gurt grants check fails when the grants directory is missing", async () => {
+  const home = await Deno.makeTempDir({ prefix: "gurt-grants-cli-" });
+  try {
+    const run = await gurt(home, "grants", "check");
+    assertEquals(run.code, 1);
+    assertStringIncludes(run.stdout, `${home}/grants: the grants directory does not exist`);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("gurt grants explain allows a read under notes-read's path and exits 0", async () => {
+  await withHome({ "notes-read.toml": NOTES_READ }, async (home) => {
+    const run = await gurt(
+      home,
+      "grants",
+      "explain",
+      "read_file",
+      '{"path": "/home/kyle/notes/a.md"}',
+      "--at",
+      "2026-12-01T00:00:00Z",
+    );
+    assertEquals(run.code, 0, run.stderr);
+    const lines = run.stdout.trimEnd().split("\n");
+    assertEquals(lines[0], "allowed");
+    assert(/^grant: notes-read \(sha256 [0-9a-f]{64}\)$/.test(lines[1]), lines[1]);
+    assertEquals(lines.slice(2), [
+      "label: private, trusted",
+      "matched path: /home/kyle/notes",
+      'arguments: {"path":"/home/kyle/notes/a.md"}',
+      "candidates for read_file at taint private, trusted, at 2026-12-01T00:00:00.000Z:",
+      "  notes-read (auto): wins through /home/kyle/notes",
+    ]);
+  });
+});
+
+Deno.test("gurt grants explain says denied no_grant for /home/kyle/notes2/a.md and exits 1", async () => {
+  await withHome({ "notes-read.toml": NOTES_READ }, async (home) => {
+    const run = await gurt(
+      home,
+      "grants",
+      "explain",
+      "read_file",
+      '{"path": "/home/kyle/notes2/a.md"}',
+      "--at",
+      "2026-12-01T00:00:00Z",
+    );
+    assertEquals(run.code, 1);
+    assertEquals(run.stdout.trimEnd().split("\n"), [
+      "denied no_grant",
+      "grant: none",
+      "label: none",
+      "candidates for read_file at taint private, trusted, at 2026-12-01T00:00:00.000Z:",
+      "  notes-read (auto): ruled out: its constraints do not cover the arguments",
+    ]);
+  });
+});
+
+Deno.test("gurt grants explain reports expiry with --at, taint with --taint, and ask with exit 2", async () => {
+  const privateOnly = NOTES_READ.replace('max_taint = "secret"', 'max_taint = "private"');
+  await withHome({ "notes-read.toml": privateOnly, "spend.toml": ASK_SPEND }, async (home) => {
+    const read = ["grants", "explain", "read_file", '{"path": "/home/kyle/notes/a.md"}'];
+    const expired = await gurt(home, ...read, "--at", "2027-01-01T00:00:00Z");
+    assertEquals(expired.code, 1);
+    assertEquals(expired.stdout.split("\n")[0], "denied grant_expired");
+    assertStringIncludes(expired.stdout, "notes-read (auto): ruled out: it expired at 2027-01-01");
+    const tainted = await gurt(home, ...read, "--taint", "secret", "--at", "2026-12-01T00:00:00Z");
+    assertEquals(tainted.code, 1);
+    assertEquals(tainted.stdout.split("\n")[0], "denied taint_too_high");
+    assertStringIncludes(tainted.stdout, "the taint secret is above its max_taint private");
+    const ask = await gurt(
+      home,
+      "grants",
+      "explain",
+      "example.spend",
+      '{"amount": 3}',
+      "--untrusted",
+    );
+    assertEquals(ask.code, 2, ask.stderr);
+    assertEquals(ask.stdout.split("\n").slice(0, 2), ["ask", "why: grant"]);
+    assertStringIncludes(ask.stdout, "label: public, trusted");
+    assertStringIncludes(ask.stdout, "at taint private, untrusted");
+  });
+});
+
+Deno.test("gurt grants explain denies with grants_invalid while a grant file is invalid", async () => {
+  await withHome({ "notes-read.toml": NOTES_READ, "x.toml": "tool = " }, async (home) => {
+    const run = await gurt(
+      home,
+      "grants",
+      "explain",
+      "read_file",
+      '{"path": "/home/kyle/notes/a"}',
+    );
+    assertEquals(run.code, 1);
+    assertEquals(run.stdout.split("\n")[0], "denied grants_invalid");
+    assertStringIncludes(run.stdout, `${home}/grants/x.toml:1: not valid TOML`);
+    assertStringIncludes(run.stdout, "see runbook.md#grants-invalid");
+  });
+});
+
+Deno.test("gurt grants explain refuses arguments that are not JSON, and a public taint", async () => {
+  await withHome({ "notes-read.toml": NOTES_READ }, async (home) => {
+    const notJson = await gurt(home, "grants", "explain", "read_file", "{path: /a}");
+    assertEquals(notJson.code, 1);
+    assertStringIncludes(notJson.stderr, "the arguments are not valid JSON");
+    const badTaint = await gurt(home, "grants", "explain", "read_file", "{}", "--taint", "public");
+    assertEquals(badTaint.code, 1);
+    assertStringIncludes(badTaint.stderr, "--taint must be private or secret");
+    const invalid = await gurt(home, "grants", "explain", "read_file", '{"path": "a"}');
+    assertEquals(invalid.code, 1);
+    assertEquals(invalid.stdout.split("\n")[0], "denied invalid_arguments");
+    assertStringIncludes(invalid.stdout, "arguments: path is not absolute");
+  });
+});
+
+Deno.test("gurt grants explain writes nothing in the box home", async () => {
+  await withHome({ "notes-read.toml": NOTES_READ }, async (home) => {
+    await gurt(home, "grants", "explain", "read_file", '{"path": "/home/kyle/notes/a.md"}');
+    const entries = [...Deno.readDirSync(home)].map((e) => e.name);
+    assertEquals(entries, ["grants"]);
+    assertEquals([...Deno.readDirSync(`${home}/grants`)].map((e) => e.name), ["notes-read.toml"]);
+  });
+});
