@@ -12,7 +12,12 @@ let failed = 0;
 for (const file of files) {
   console.log(`\n## ${file}\n`);
   const status = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--unstable-worker-options --unstable-no-legacy-abort", "--allow-all", `${dir}${file}`],
+    args: [
+      "run",
+      "--unstable-worker-options --unstable-no-legacy-abort",
+      "--allow-all",
+      `${dir}${file}`,
+    ],
     stdout: "inherit",
     stderr: "inherit",
   }).spawn().status;

@@ -4,16 +4,14 @@
  * parsed grants. The baseline is a bare read of the same files (list the directory, read each
  * file), measured in the same run: what no decision path that reads the files can beat.
  */
-import {
-  decide,
-  EXAMPLE_APP_TOOLS,
-  type GrantSet,
-  loadGrants,
-  type ToolRequest,
-} from "../mod/policy/mod.ts";
+import { decide, type GrantSet, loadGrants, type ToolRequest } from "../mod/policy/mod.ts";
 import { type BenchRow, printTable } from "./table.ts";
+import { standardRegistry } from "../mod/tools/mod.ts";
 
-const options = { appTools: EXAMPLE_APP_TOOLS };
+/** The app tools of a standard box, as the core passes them. */
+const APP_TOOLS = standardRegistry().appToolNames();
+
+const options = { appTools: APP_TOOLS };
 const state = { taint: "private", untrusted: false } as const;
 const request: ToolRequest = { tool: "read_file", arguments: { path: "/home/kyle/p5/notes/a.md" } };
 

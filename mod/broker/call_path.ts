@@ -160,6 +160,8 @@ async function decisionStep(
   const grants = await loadGrants(`${deps.home}/grants`, {
     appTools: deps.registry.appToolNames(),
   });
+  const report = deps.grantsReporter.next(grants);
+  if (report !== null) deps.log(report);
   return await task.ledger.exclusive(async () => {
     let outcome: Outcome;
     let state: SessionState = UNKNOWN_STATE;

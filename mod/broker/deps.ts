@@ -1,7 +1,7 @@
 /** What the broker's paths share: the home, the audit log, the tools, the approvals, the clock. */
 import type { Config } from "../config/mod.ts";
 import type { AuditEvent, AuditRecord } from "../audit/mod.ts";
-import type { Ask, Decision, DenyReason } from "../policy/mod.ts";
+import type { Ask, Decision, DenyReason, GrantsInvalidReporter } from "../policy/mod.ts";
 import type { Runtime } from "../runtime/mod.ts";
 import type { ToolRegistry } from "../tools/mod.ts";
 import type { ApprovalTable } from "./approvals.ts";
@@ -45,6 +45,8 @@ export interface BrokerDeps {
   /** Replaces every vault value in text that leaves the core. */
   redact(text: string): string;
   clock(): Date;
+  /** Says once per distinct set of problems that the grant files are invalid. */
+  grantsReporter: GrantsInvalidReporter;
   /** The core's own output (stderr). */
   log(line: string): void;
   /** Called when a task's pending approvals change, so its state can be running or waiting. */

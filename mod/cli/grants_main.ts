@@ -2,10 +2,10 @@
  * The CLI role's side of `gurt grants check` and `gurt grants explain`. It reads the grants as a
  * decision does and runs the same `decide`; it writes nothing.
  */
+import { standardRegistry } from "../tools/mod.ts";
 import {
   type Candidate,
   canonicalArguments,
-  EXAMPLE_APP_TOOLS,
   explainDecision,
   grantsInvalidReport,
   loadGrants,
@@ -28,7 +28,9 @@ export type GrantsJob =
 
 /** Runs the job; returns the exit status (check: 0 ok, 1 problems; explain: 0, 2, 1). */
 export default async function main(job: GrantsJob): Promise<number> {
-  const load = await loadGrants(`${job.home}/grants`, { appTools: EXAMPLE_APP_TOOLS });
+  const load = await loadGrants(`${job.home}/grants`, {
+    appTools: standardRegistry().appToolNames(),
+  });
   if (job.action === "check") {
     if (load.ok) {
       console.log("grants: ok");

@@ -13,6 +13,7 @@ import {
   type Verdict,
   withdrawAll,
 } from "../broker/mod.ts";
+import { GrantsInvalidReporter } from "../policy/mod.ts";
 import { RefusingRuntime, type Runtime } from "../runtime/mod.ts";
 import { standardRegistry, type ToolRegistry } from "../tools/mod.ts";
 import { adminRoutes } from "./admin_routes.ts";
@@ -70,6 +71,7 @@ export class Core {
         redact: (text) => text,
         clock: options.clock ?? (() => new Date()),
         log,
+        grantsReporter: new GrantsInvalidReporter(),
         pendingChanged: (task) => late.tasks?.pendingChanged(task),
       };
       const tasks = new TaskManager(deps, { asRoot: options.asRoot ?? Deno.uid() === 0 });

@@ -1,7 +1,7 @@
 /** Networking helpers shared by roles. */
 export {
-  type JsonAnswer,
   forgetSocket,
+  type JsonAnswer,
   requestJson,
   SOCKET_HOST,
   SOCKET_HOST_PERMISSION,

@@ -12,7 +12,6 @@ export {
   type ToolArgs,
   type WriteFileArgs,
 } from "./arguments.ts";
-export { EXAMPLE_APP_TOOLS } from "./app_tools.ts";
 export {
   Ask,
   type AskWhy,

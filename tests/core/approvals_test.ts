@@ -87,9 +87,15 @@ Deno.test("expiry: with ttl_ms 100 the approval expires and the call is denied",
   try {
     const task = await box.startTask({ tools: ["example.spend"] });
     const answer = await task.call("example.spend", { cents: 1 }, "k1");
-    assertEquals(answer, { ok: false, error: "Denied: the approval request expired without an answer." });
+    assertEquals(answer, {
+      ok: false,
+      error: "Denied: the approval request expired without an answer.",
+    });
     const approval = (await box.records()).find((r) => r.event.type === "approval");
-    assertEquals([approval.event.answer, approval.event.outcome.reason], ["expired", "approval_expired"]);
+    assertEquals([approval.event.answer, approval.event.outcome.reason], [
+      "expired",
+      "approval_expired",
+    ]);
   } finally {
     await box.close();
   }
@@ -158,14 +164,19 @@ Deno.test("a dropped connection while pending withdraws the approval and writes 
   try {
     const task = await box.startTask({ tools: ["example.spend"] });
     const controller = new AbortController();
-    const answer = task.call("example.spend", { cents: 1 }, "k1", controller.signal).catch((e) => e);
+    const answer = task.call("example.spend", { cents: 1 }, "k1", controller.signal).catch((e) =>
+      e
+    );
     const id = await pendingApproval(box, task);
     controller.abort();
     await answer;
     await until(async () => (await box.admin("GET", "/approvals")).body.items.length === 0);
     const types = (await box.records()).map((r) => r.event.type);
     assertEquals(types, ["task_started", "decision"]);
-    assertEquals((await box.admin("POST", `/approvals/${id}/approve`)).body.code, "no_such_approval");
+    assertEquals(
+      (await box.admin("POST", `/approvals/${id}/approve`)).body.code,
+      "no_such_approval",
+    );
   } finally {
     await box.close();
   }

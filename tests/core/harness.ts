@@ -2,7 +2,7 @@
  * A real core for tests: started in-process on a temporary home, driven over its real sockets.
  * Tasks use the worker `none`, so the test is the worker and speaks to the task socket itself.
  */
-import { AuditWriter, type AuditFileOps } from "../../mod/audit/mod.ts";
+import { type AuditFileOps, AuditWriter } from "../../mod/audit/mod.ts";
 import { adminSocketPath } from "../../mod/cli/permissions.ts";
 import { loadConfig } from "../../mod/config/mod.ts";
 import { Core, type CoreOptions } from "../../mod/core/core.ts";
@@ -10,18 +10,26 @@ import { requestJson } from "../../mod/net/mod.ts";
 import type { AppTool } from "../../mod/tools/mod.ts";
 import { exampleApp, ToolRegistry } from "../../mod/tools/mod.ts";
 
+/** A parsed JSON answer, read by assertions field by field. */
+// deno-lint-ignore no-explicit-any
+export type Json = any;
+
 /** What a test gets: the core, its home, and helpers for its sockets. */
 export interface TestBox {
   core: Core;
   home: string;
   /** Every line the core printed. */
   logs: string[];
-  admin(method: "GET" | "POST", path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  admin(
+    method: "GET" | "POST",
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: Json }>;
   startTask(options?: { tools?: string[]; budgetCents?: number | null }): Promise<TestTask>;
   writeGrant(id: string, toml: string): Promise<void>;
   removeGrant(id: string): Promise<void>;
   /** Every audit record, parsed, in order. */
-  records(): Promise<any[]>;
+  records(): Promise<Json[]>;
   close(): Promise<void>;
 }
 
@@ -31,9 +39,9 @@ export interface TestTask {
   socket: string;
   request(method: "GET" | "POST", path: string, body?: unknown, signal?: AbortSignal): Promise<{
     status: number;
-    body: any;
+    body: Json;
   }>;
-  call(tool: string, input: unknown, key: string, signal?: AbortSignal): Promise<any>;
+  call(tool: string, input: unknown, key: string, signal?: AbortSignal): Promise<Json>;
 }
 
 /** Options for a test box. */
@@ -54,7 +62,11 @@ export async function startBox(options: BoxOptions = {}): Promise<TestBox> {
     await Deno.writeTextFile(`${home}/grants/${id}.toml`, toml);
   }
   if (options.toml !== undefined) await Deno.writeTextFile(`${home}/gurt.toml`, options.toml);
-  const config = loadConfig({ home, env: { BOX_VAULT: `${home}/vault.env`, ...options.env }, root: false });
+  const config = loadConfig({
+    home,
+    env: { BOX_VAULT: `${home}/vault.env`, ...options.env },
+    root: false,
+  });
   const logs: string[] = [];
   const core = await Core.start(config, {
     log: (line) => logs.push(line),
@@ -69,7 +81,7 @@ export async function startBox(options: BoxOptions = {}): Promise<TestBox> {
     core,
     home,
     logs,
-    admin: (method, path, body) => requestJson(admin, { method, path, body }) as Promise<any>,
+    admin: (method, path, body) => requestJson(admin, { method, path, body }) as Promise<Json>,
     async startTask(task = {}) {
       const answer = await requestJson(admin, {
         method: "POST",
@@ -80,11 +92,13 @@ export async function startBox(options: BoxOptions = {}): Promise<TestBox> {
           budgetCents: task.budgetCents ?? null,
         },
       });
-      if (answer.status !== 200) throw new Error(`task start failed: ${JSON.stringify(answer.body)}`);
+      if (answer.status !== 200) {
+        throw new Error(`task start failed: ${JSON.stringify(answer.body)}`);
+      }
       const id = (answer.body as { task: { id: string } }).task.id;
       const socket = `${home}/tasks/${id}/broker.sock`;
       const request = (method: string, path: string, body?: unknown, signal?: AbortSignal) =>
-        requestJson(socket, { method, path, body, signal }) as Promise<any>;
+        requestJson(socket, { method, path, body, signal }) as Promise<Json>;
       return {
         id,
         socket,
@@ -97,7 +111,7 @@ export async function startBox(options: BoxOptions = {}): Promise<TestBox> {
     writeGrant: (id, toml) => Deno.writeTextFile(`${home}/grants/${id}.toml`, toml),
     removeGrant: (id) => Deno.remove(`${home}/grants/${id}.toml`),
     async records() {
-      const out: any[] = [];
+      const out: Json[] = [];
       const files = [...Deno.readDirSync(`${home}/audit`)].map((e) => e.name)
         .filter((n) => n.endsWith(".jsonl")).sort();
       for (const file of files) {
@@ -131,7 +145,9 @@ export function grant(fields: {
     `result_class = ${JSON.stringify(fields.result_class ?? "private")}`,
   ];
   if (fields.expires !== undefined) lines.push(`expires = ${JSON.stringify(fields.expires)}`);
-  if (fields.paths !== undefined) lines.push(`[constraints]\npaths = ${JSON.stringify(fields.paths)}`);
+  if (fields.paths !== undefined) {
+    lines.push(`[constraints]\npaths = ${JSON.stringify(fields.paths)}`);
+  }
   return lines.join("\n") + "\n";
 }
 
@@ -148,7 +164,10 @@ export async function until(check: () => boolean | Promise<boolean>, ms = 5000):
 export async function pendingApproval(box: TestBox, task: TestTask): Promise<number> {
   let id = -1;
   await until(async () => {
-    const items = (await box.admin("GET", "/approvals")).body.items as { approval: number; task: string }[];
+    const items = (await box.admin("GET", "/approvals")).body.items as {
+      approval: number;
+      task: string;
+    }[];
     const mine = items.find((item) => item.task === task.id);
     if (mine !== undefined) id = mine.approval;
     return mine !== undefined;

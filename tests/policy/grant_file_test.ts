@@ -2,11 +2,15 @@
  * Seed 002 §3 "Loading": one case per rule, each with the text its problem must contain, the
  * line it names where the parser gives one, and gurt's extension of rule 3 to app tools.
  */
-import { EXAMPLE_APP_TOOLS, type GrantProblem, parseGrant } from "../../mod/policy/mod.ts";
+import { type GrantProblem, parseGrant } from "../../mod/policy/mod.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { grantToml, NOTES_READ } from "./helpers.ts";
+import { standardRegistry } from "../../mod/tools/mod.ts";
 
-const options = { appTools: EXAMPLE_APP_TOOLS };
+/** The app tools of a standard box, as the core passes them. */
+const APP_TOOLS = standardRegistry().appToolNames();
+
+const options = { appTools: APP_TOOLS };
 
 function problems(file: string, content: string | Uint8Array): GrantProblem[] {
   const parsed = parseGrant(file, content, options);

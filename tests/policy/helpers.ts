@@ -3,10 +3,13 @@ import {
   buildGrantSet,
   type DataClass,
   type DecideOptions,
-  EXAMPLE_APP_TOOLS,
   type GrantSet,
   type Mode,
 } from "../../mod/policy/mod.ts";
+import { standardRegistry } from "../../mod/tools/mod.ts";
+
+/** The app tools of a standard box, as the core passes them. */
+const APP_TOOLS = standardRegistry().appToolNames();
 
 /** The fields of one grant, as the owner writes them. */
 export interface GrantSpec {
@@ -43,7 +46,7 @@ export function grantSet(specs: Record<string, GrantSpec>): GrantSet {
     file: `grants/${id}.toml`,
     bytes: encoder.encode(grantToml(spec)),
   }));
-  const load = buildGrantSet(files, { appTools: EXAMPLE_APP_TOOLS });
+  const load = buildGrantSet(files, { appTools: APP_TOOLS });
   if (!load.ok) throw new Error(`test grants are invalid: ${JSON.stringify(load.problems)}`);
   return load.grants;
 }

@@ -4,15 +4,18 @@
  */
 import {
   decideLoaded,
-  EXAMPLE_APP_TOOLS,
   GrantsInvalidReporter,
   loadGrants,
   type ToolRequest,
 } from "../../mod/policy/mod.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { at, grantToml, NOTES_READ } from "./helpers.ts";
+import { standardRegistry } from "../../mod/tools/mod.ts";
 
-const options = { appTools: EXAMPLE_APP_TOOLS };
+/** The app tools of a standard box, as the core passes them. */
+const APP_TOOLS = standardRegistry().appToolNames();
+
+const options = { appTools: APP_TOOLS };
 const readNote: ToolRequest = { tool: "read_file", arguments: { path: "/home/kyle/notes/a.md" } };
 
 async function withGrantsDir(work: (dir: string) => Promise<void>): Promise<void> {

@@ -9,7 +9,6 @@ import {
   type DataClass,
   decide,
   Decision,
-  EXAMPLE_APP_TOOLS,
   type GrantSet,
   type Outcome,
   raisedState,
@@ -19,6 +18,10 @@ import {
 } from "../../mod/policy/mod.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { type GrantSpec, grantToml, NOW } from "./helpers.ts";
+import { standardRegistry } from "../../mod/tools/mod.ts";
+
+/** The app tools of a standard box, as the core passes them. */
+const APP_TOOLS = standardRegistry().appToolNames();
 
 // --- Generators. A small alphabet so that paths and hosts collide often. ---
 
@@ -178,7 +181,7 @@ function setOf(entries: [string, GrantSpec][]): GrantSet {
     file: `grants/${id}.toml`,
     bytes: encoder.encode(grantToml(spec)),
   }));
-  const load = buildGrantSet(files, { appTools: EXAMPLE_APP_TOOLS });
+  const load = buildGrantSet(files, { appTools: APP_TOOLS });
   if (!load.ok) throw new Error(`generated grants are invalid: ${JSON.stringify(load.problems)}`);
   return load.grants;
 }
