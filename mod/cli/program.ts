@@ -2,6 +2,7 @@
 import { Command } from "commander";
 import denoJson from "../../deno.json" with { type: "json" };
 import { registerConfigCommand } from "./config_command.ts";
+import { registerGuestCommand } from "./guest_command.ts";
 
 /** Builds the whole `gurt` program; each family registers its own subcommands. */
 export function buildProgram(): Command {
@@ -14,5 +15,6 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .configureOutput({ outputError: (text, write) => write(text) });
   registerConfigCommand(program);
+  registerGuestCommand(program);
   return program;
 }

@@ -1,0 +1,236 @@
+/**
+ * One command run in its own process group: output captured under a cap, stdin written then
+ * closed, a timeout that sends SIGTERM to the whole group and SIGKILL after the grace, and the
+ * seed's rule for a backgrounded process that keeps the pipes open.
+ */
+import { GuestError } from "./errors.ts";
+import { OutputBuffer } from "./output_buffer.ts";
+
+/** What to run, fully resolved: argv, a jail-checked cwd, the child's whole environment. */
+export interface ExecSpec {
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  stdin: Uint8Array | null;
+  timeoutMs: number;
+  killGraceMs: number;
+  maxOutputBytes: number;
+}
+
+/** How a command ended, in the terms of seed 004. */
+export interface ExecOutcome {
+  exit_code: number | null;
+  timed_out: boolean;
+  cancelled: boolean;
+  duration_ms: number;
+  truncated: boolean;
+  output_complete: boolean;
+}
+
+/** Why a running process is being stopped. */
+export type StopReason = "timeout" | "cancel" | "hangup" | "shutdown";
+
+/** Receives each captured chunk as it arrives (only the part kept under the cap). */
+export type ChunkListener = (stream: "stdout" | "stderr", bytes: Uint8Array) => void;
+
+/** How long, after the direct child exits, the guest keeps reading what is already buffered. */
+export const DRAIN_MS = 100;
+
+/** A command running in its own process group. */
+export class RunningProcess {
+  readonly stdout: OutputBuffer;
+  readonly stderr: OutputBuffer;
+  readonly done: Promise<ExecOutcome>;
+  readonly pid: number;
+  private stopReason: StopReason | undefined;
+  private exited = false;
+  private childExited = false;
+  private hardKilled = false;
+  private graceTimer: ReturnType<typeof setTimeout> | undefined;
+  private graceWake: (() => void) | undefined;
+  private readonly started = performance.now();
+
+  private constructor(
+    private readonly child: Deno.ChildProcess,
+    private readonly spec: ExecSpec,
+    listener: ChunkListener | undefined,
+  ) {
+    this.pid = child.pid;
+    this.stdout = new OutputBuffer(spec.maxOutputBytes);
+    this.stderr = new OutputBuffer(spec.maxOutputBytes);
+    this.done = this.run(listener);
+  }
+
+  /** Starts the command; a program that cannot be started is 400 exec_failed. */
+  static start(spec: ExecSpec, listener?: ChunkListener): RunningProcess {
+    let child: Deno.ChildProcess;
+    try {
+      child = new Deno.Command(spec.argv[0], {
+        args: spec.argv.slice(1),
+        cwd: spec.cwd,
+        env: spec.env,
+        clearEnv: true,
+        stdin: spec.stdin === null ? "null" : "piped",
+        stdout: "piped",
+        stderr: "piped",
+        detached: true,
+      }).spawn();
+    } catch (error) {
+      const why = error instanceof Deno.errors.NotFound
+        ? "no such program"
+        : error instanceof Error
+        ? error.message
+        : String(error);
+      throw new GuestError(
+        "exec_failed",
+        400,
+        `cannot run ${JSON.stringify(spec.argv[0])}: ${why}`,
+      );
+    }
+    return new RunningProcess(child, spec, listener);
+  }
+
+  /** Whether the process has finished and its outcome is known. */
+  get finished(): boolean {
+    return this.exited;
+  }
+
+  /**
+   * Stops the whole process group: SIGTERM now, SIGKILL after the grace. Returns false if the
+   * process had already exited (nothing to stop).
+   */
+  stop(reason: StopReason): boolean {
+    if (this.exited) return false;
+    if (this.stopReason !== undefined) return true;
+    this.stopReason = reason;
+    signalGroup(this.pid, "SIGTERM");
+    this.graceTimer = setTimeout(() => {
+      this.graceTimer = undefined;
+      if (!this.childExited) this.hardKilled = true;
+      signalGroup(this.pid, "SIGKILL");
+      this.graceWake?.();
+    }, this.spec.killGraceMs);
+    return true;
+  }
+
+  /** Sends SIGKILL to whatever is left of the group (used when the daemon shuts down). */
+  killLeftovers(): void {
+    signalGroup(this.pid, "SIGKILL");
+  }
+
+  private async run(listener: ChunkListener | undefined): Promise<ExecOutcome> {
+    const readers: ReadableStreamDefaultReader<Uint8Array>[] = [];
+    const pumps = [
+      pump(this.child.stdout, this.stdout, "stdout", listener, readers),
+      pump(this.child.stderr, this.stderr, "stderr", listener, readers),
+    ];
+    if (this.spec.stdin !== null) writeStdin(this.child.stdin, this.spec.stdin);
+    const timeout = setTimeout(() => this.stop("timeout"), this.spec.timeoutMs);
+    const status = await this.child.status;
+    this.childExited = true;
+    clearTimeout(timeout);
+    const complete = await within(Promise.all(pumps), DRAIN_MS);
+    if (!complete) {
+      // A process the command left behind holds the pipes: stop reading, keep what we have.
+      await Promise.all(readers.map((reader) => reader.cancel().catch(() => {})));
+    }
+    if (this.stopReason !== undefined) await this.waitForGroup();
+    this.exited = true;
+    const timedOut = this.stopReason === "timeout";
+    let exitCode: number | null = status.code;
+    if (status.signal !== null) {
+      exitCode = timedOut && status.signal === "SIGTERM" && !this.hardKilled ? 128 + 15 : null;
+    }
+    if (this.hardKilled) exitCode = null;
+    return {
+      exit_code: exitCode,
+      timed_out: timedOut,
+      cancelled: this.stopReason === "cancel" || this.stopReason === "hangup",
+      duration_ms: Math.round(performance.now() - this.started),
+      truncated: this.stdout.truncated || this.stderr.truncated || !complete,
+      output_complete: complete,
+    };
+  }
+
+  /** After a stop: if anything of the group outlived SIGTERM, wait for the grace's SIGKILL. */
+  private async waitForGroup(): Promise<void> {
+    if (this.graceTimer !== undefined && groupAlive(this.pid)) {
+      await new Promise<void>((resolve) => this.graceWake = resolve);
+    }
+    if (this.graceTimer !== undefined) {
+      clearTimeout(this.graceTimer);
+      this.graceTimer = undefined;
+    }
+  }
+}
+
+async function pump(
+  stream: ReadableStream<Uint8Array>,
+  buffer: OutputBuffer,
+  name: "stdout" | "stderr",
+  listener: ChunkListener | undefined,
+  readers: ReadableStreamDefaultReader<Uint8Array>[],
+): Promise<void> {
+  const reader = stream.getReader();
+  readers.push(reader);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      const kept = buffer.push(value);
+      if (kept.byteLength > 0 && listener !== undefined) listener(name, kept);
+    }
+  } catch {
+    // Cancelled after the direct child exited; what was read is kept.
+  }
+}
+
+function writeStdin(stream: WritableStream<Uint8Array>, bytes: Uint8Array): void {
+  const writer = stream.getWriter();
+  writer.write(bytes).then(() => writer.close()).catch(() => writer.abort().catch(() => {}));
+}
+
+/** Resolves true if `work` settles within `ms`, false otherwise; leaves no timer behind. */
+async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<boolean>((resolve) => timer = setTimeout(() => resolve(false), ms));
+  try {
+    return await Promise.race([work.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Sends a signal to a whole process group; a group that is already gone is not an error. */
+export function signalGroup(pgid: number, signal: Deno.Signal): void {
+  try {
+    Deno.kill(-pgid, signal);
+  } catch {
+    // ESRCH: nothing of the group is left.
+  }
+}
+
+/** Whether any process of the group is still alive (zombies, already dead, do not count). */
+export function groupAlive(pgid: number): boolean {
+  try {
+    Deno.kill(-pgid, "SIGCONT");
+  } catch {
+    return false;
+  }
+  try {
+    for (const entry of Deno.readDirSync("/proc")) {
+      if (!/^[0-9]+$/.test(entry.name)) continue;
+      let stat: string;
+      try {
+        stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+      } catch {
+        continue;
+      }
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true;
+    }
+    return false;
+  } catch {
+    return true;
+  }
+}
