@@ -36,6 +36,9 @@ export type ChunkListener = (stream: "stdout" | "stderr", bytes: Uint8Array) => 
 /** How long, after the direct child exits, the guest keeps reading what is already buffered. */
 export const DRAIN_MS = 100;
 
+/** The size of each read from a child's pipe. */
+const READ_CHUNK = 64 * 1024;
+
 /** A command running in its own process group. */
 export class RunningProcess {
   readonly stdout: OutputBuffer;
@@ -119,7 +122,7 @@ export class RunningProcess {
   }
 
   private async run(listener: ChunkListener | undefined): Promise<ExecOutcome> {
-    const readers: ReadableStreamDefaultReader<Uint8Array>[] = [];
+    const readers: { cancel(): Promise<void> }[] = [];
     const pumps = [
       pump(this.child.stdout, this.stdout, "stdout", listener, readers),
       pump(this.child.stderr, this.stderr, "stderr", listener, readers),
@@ -169,16 +172,19 @@ async function pump(
   buffer: OutputBuffer,
   name: "stdout" | "stderr",
   listener: ChunkListener | undefined,
-  readers: ReadableStreamDefaultReader<Uint8Array>[],
+  readers: { cancel(): Promise<void> }[],
 ): Promise<void> {
-  const reader = stream.getReader();
+  // A BYOB reader reuses one buffer, so output past the cap (1 GB of `yes`) allocates nothing.
+  const reader = stream.getReader({ mode: "byob" });
   readers.push(reader);
+  let scratch = new ArrayBuffer(READ_CHUNK);
   try {
     for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
+      const { done, value } = await reader.read(new Uint8Array(scratch));
+      if (done || value === undefined) return;
       const kept = buffer.push(value);
       if (kept.byteLength > 0 && listener !== undefined) listener(name, kept);
+      scratch = value.buffer as ArrayBuffer;
     }
   } catch {
     // Cancelled after the direct child exited; what was read is kept.

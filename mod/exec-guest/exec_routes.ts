@@ -16,6 +16,7 @@ import {
   StreamEvent,
 } from "./exec_schemas.ts";
 import type { Jail } from "./jail.ts";
+import { jsonWithOutputs } from "./json_stream.ts";
 import { type GuestEnv, newRouter } from "./middleware.ts";
 import { SECRET_ENV } from "./settings.ts";
 
@@ -103,7 +104,7 @@ export function execRouter(deps: ExecDeps): OpenAPIHono<GuestEnv> {
     hangup.addEventListener("abort", onHangup);
     try {
       const outcome = await record.process.done;
-      return c.json(result(record, outcome), 200);
+      return resultResponse(record, outcome) as unknown as ReturnType<typeof c.json<never, 200>>;
     } finally {
       hangup.removeEventListener("abort", onHangup);
     }
@@ -155,7 +156,7 @@ export function execRouter(deps: ExecDeps): OpenAPIHono<GuestEnv> {
         const rest = decoders[name].decode();
         if (rest !== "") send({ type: name, data: rest });
       }
-      send({ type: "exit", ...result(started, outcome) });
+      send({ type: "exit", ...outcomeFields(started, outcome) });
       try {
         controller.close();
       } catch {
@@ -180,20 +181,27 @@ export function execRouter(deps: ExecDeps): OpenAPIHono<GuestEnv> {
     const stderrSince = query.stderr_since === undefined ? since : Number(query.stderr_since);
     const process = record.process;
     const outcome = record.outcome;
-    return c.json({
-      exec_id: record.id,
-      status: outcome === undefined ? "running" as const : "exited" as const,
-      stdout: process.stdout.text(since),
-      stderr: process.stderr.text(stderrSince),
-      exit_code: outcome?.exit_code ?? null,
-      timed_out: outcome?.timed_out ?? false,
-      duration_ms: outcome?.duration_ms ?? 0,
-      truncated: outcome?.truncated ?? (process.stdout.truncated || process.stderr.truncated),
-      output_complete: outcome?.output_complete ?? false,
-      cwd: record.cwd,
-      stdout_next: process.stdout.length,
-      stderr_next: process.stderr.length,
-    }, 200);
+    const response = jsonWithOutputs(
+      {
+        exec_id: record.id,
+        status: outcome === undefined ? "running" : "exited",
+      },
+      {
+        stdout: { buffer: process.stdout, since },
+        stderr: { buffer: process.stderr, since: stderrSince },
+      },
+      {
+        exit_code: outcome?.exit_code ?? null,
+        timed_out: outcome?.timed_out ?? false,
+        duration_ms: outcome?.duration_ms ?? 0,
+        truncated: outcome?.truncated ?? (process.stdout.truncated || process.stderr.truncated),
+        output_complete: outcome?.output_complete ?? false,
+        cwd: record.cwd,
+        stdout_next: process.stdout.length,
+        stderr_next: process.stderr.length,
+      },
+    );
+    return response as unknown as ReturnType<typeof c.json<never, 200>>;
   });
 
   router.openapi(cancelRoute, (c) => {
@@ -205,11 +213,23 @@ export function execRouter(deps: ExecDeps): OpenAPIHono<GuestEnv> {
   return router;
 }
 
-function result(record: ExecRecord, outcome: ExecOutcome) {
+/** The answer of a finished exec, streamed so that large output is never one string. */
+function resultResponse(record: ExecRecord, outcome: ExecOutcome): Response {
+  const { exec_id, ...tail } = outcomeFields(record, outcome);
+  return jsonWithOutputs(
+    { exec_id },
+    {
+      stdout: { buffer: record.process.stdout, since: 0 },
+      stderr: { buffer: record.process.stderr, since: 0 },
+    },
+    tail,
+  );
+}
+
+/** Everything an answer says about a finished exec but its output. */
+function outcomeFields(record: ExecRecord, outcome: ExecOutcome) {
   return {
     exec_id: record.id,
-    stdout: record.process.stdout.text(),
-    stderr: record.process.stderr.text(),
     exit_code: outcome.exit_code,
     timed_out: outcome.timed_out,
     duration_ms: outcome.duration_ms,

@@ -37,10 +37,8 @@ export const ExecRequest = z.strictObject({
 /** The type of an exec request body. */
 export type ExecRequestBody = z.infer<typeof ExecRequest>;
 
-const Outcome = {
+const Finish = {
   exec_id: z.string(),
-  stdout: z.string(),
-  stderr: z.string(),
   exit_code: z.number().int().nullable(),
   timed_out: z.boolean(),
   duration_ms: z.number().int(),
@@ -48,6 +46,8 @@ const Outcome = {
   output_complete: z.boolean(),
   cwd: z.string(),
 };
+
+const Outcome = { ...Finish, stdout: z.string(), stderr: z.string() };
 
 /** The answer of a finished POST /v1/exec. */
 export const ExecResult = z.object(Outcome).openapi("ExecResult");
@@ -91,7 +91,7 @@ export const ExecCancelled = z.object({
 /** One event of POST /v1/exec/stream (a line of NDJSON, or an SSE event of the same name). */
 export const StreamEvent = z.union([
   z.object({ type: z.enum(["stdout", "stderr"]), data: z.string() }),
-  z.object({ ...Outcome, type: z.literal("exit") }),
+  z.object({ ...Finish, type: z.literal("exit") }),
 ]).openapi("ExecStreamEvent");
 
 /** GET /v1/info on the exec service: slots, uptime and counters. */
