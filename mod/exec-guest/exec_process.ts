@@ -3,8 +3,8 @@
  * closed, a timeout that sends SIGTERM to the whole group and SIGKILL after the grace, and the
  * seed's rule for a backgrounded process that keeps the pipes open.
  */
-import { GuestError } from "./errors.ts";
 import { OutputBuffer } from "./output_buffer.ts";
+import { launchFailure, spawnInGroup } from "./process_group.ts";
 
 /** What to run, fully resolved: argv, a jail-checked cwd, the child's whole environment. */
 export interface ExecSpec {
@@ -66,31 +66,25 @@ export class RunningProcess {
 
   /** Starts the command; a program that cannot be started is 400 exec_failed. */
   static start(spec: ExecSpec, listener?: ChunkListener): RunningProcess {
-    let child: Deno.ChildProcess;
-    try {
-      child = new Deno.Command(spec.argv[0], {
-        args: spec.argv.slice(1),
-        cwd: spec.cwd,
-        env: spec.env,
-        clearEnv: true,
-        stdin: spec.stdin === null ? "null" : "piped",
-        stdout: "piped",
-        stderr: "piped",
-        detached: true,
-      }).spawn();
-    } catch (error) {
-      const why = error instanceof Deno.errors.NotFound
-        ? "no such program"
-        : error instanceof Error
-        ? error.message
-        : String(error);
-      throw new GuestError(
-        "exec_failed",
-        400,
-        `cannot run ${JSON.stringify(spec.argv[0])}: ${why}`,
-      );
-    }
+    const child = spawnInGroup({
+      argv: spec.argv,
+      cwd: spec.cwd,
+      env: spec.env,
+      stdin: spec.stdin === null ? "null" : "piped",
+    });
     return new RunningProcess(child, spec, listener);
+  }
+
+  /** If the program could not be started at all (no such file, not executable): why. */
+  launchFailure(outcome: ExecOutcome): string | undefined {
+    if (outcome.exit_code === null || this.stdout.length !== 0 || this.stderr.length > 4096) {
+      return undefined;
+    }
+    return launchFailure(this.spec.argv[0], {
+      code: outcome.exit_code,
+      stdout: this.stdout.length,
+      stderr: this.stderr.text(),
+    });
   }
 
   /** Whether the process has finished and its outcome is known. */

@@ -104,6 +104,11 @@ export function execRouter(deps: ExecDeps): OpenAPIHono<GuestEnv> {
     hangup.addEventListener("abort", onHangup);
     try {
       const outcome = await record.process.done;
+      const failure = record.process.launchFailure(outcome);
+      if (failure !== undefined) {
+        const program = JSON.stringify(spec.argv[0]);
+        throw new GuestError("exec_failed", 400, `cannot run ${program}: ${failure}`);
+      }
       return resultResponse(record, outcome) as unknown as ReturnType<typeof c.json<never, 200>>;
     } finally {
       hangup.removeEventListener("abort", onHangup);
