@@ -131,7 +131,7 @@ export class ExecRegistry {
     for (const record of this.records.values()) {
       if (record.finishedAt === undefined) continue;
       finished++;
-      if (now - record.finishedAt > this.limits.execRetentionMs) {
+      if (now - record.finishedAt >= this.limits.execRetentionMs) {
         this.records.delete(record.id);
         finished--;
       }

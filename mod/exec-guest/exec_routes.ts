@@ -99,7 +99,7 @@ export function execRouter(deps: ExecDeps): OpenAPIHono<GuestEnv> {
     if (body.detach === true) {
       return c.json({ exec_id: record.id, status: "running" as const, cwd: record.cwd }, 200);
     }
-    const hangup = c.get("hangup");
+    const hangup = c.get("hangup")();
     const onHangup = () => record.process.stop("hangup");
     hangup.addEventListener("abort", onHangup);
     try {
@@ -152,7 +152,7 @@ export function execRouter(deps: ExecDeps): OpenAPIHono<GuestEnv> {
       if (data !== "") send({ type: name, data });
     });
     holder.record = started;
-    const hangup = c.get("hangup");
+    const hangup = c.get("hangup")();
     const onHangup = () => started.process.stop("hangup");
     hangup.addEventListener("abort", onHangup);
     started.process.done.then((outcome) => {

@@ -26,7 +26,7 @@ import {
   WriteResult,
 } from "./files_schemas.ts";
 import type { Jail } from "./jail.ts";
-import { type GuestEnv, newRouter, readCapped } from "./middleware.ts";
+import { type CachedBody, type GuestEnv, newRouter, readCapped } from "./middleware.ts";
 
 /** What the file routes run with. */
 export interface FilesDeps extends FileLimits {
@@ -147,8 +147,13 @@ export function filesRouter(deps: FilesDeps): OpenAPIHono<GuestEnv> {
 
   router.openapi(rawPutRoute, async (c) => {
     const query = c.req.valid("query");
+    const cached = (c.req.bodyCache as unknown as CachedBody).arrayBuffer;
     const body = c.req.raw.body;
-    const bytes = body === null ? new Uint8Array(0) : await readCapped(body, deps.maxFileBytes);
+    const bytes = cached !== undefined
+      ? new Uint8Array(await cached)
+      : body === null
+      ? new Uint8Array(0)
+      : await readCapped(body, deps.maxFileBytes);
     const written = await writePath(deps.jail, query.path, {
       bytes,
       createDirs: query.create_dirs === "true" || query.create_dirs === "1",

@@ -4,6 +4,9 @@
  */
 import type { OutputBuffer } from "./output_buffer.ts";
 
+/** Output up to this many bytes is answered in one piece; more is streamed. */
+const SMALL = 256 * 1024;
+
 /** A text field whose value is a captured stream, from a byte offset on. */
 export interface OutputField {
   buffer: OutputBuffer;
@@ -16,6 +19,18 @@ export function jsonWithOutputs(
   outputs: Record<string, OutputField>,
   tail: Record<string, unknown>,
 ): Response {
+  let size = 0;
+  for (const field of Object.values(outputs)) size += field.buffer.length - field.since;
+  if (size <= SMALL) {
+    const whole: Record<string, unknown> = { ...head };
+    for (const [name, field] of Object.entries(outputs)) {
+      whole[name] = field.buffer.text(field.since);
+    }
+    return new Response(JSON.stringify({ ...whole, ...tail }), {
+      status: 200,
+      headers: { "content-type": "application/json" },
+    });
+  }
   const encoder = new TextEncoder();
   const parts = function* (): Generator<Uint8Array> {
     const opening = JSON.stringify(head).slice(0, -1);

@@ -16,8 +16,11 @@ import { GuestError } from "./errors.ts";
 export interface GuestEnv {
   Variables: {
     requestId: string;
-    /** Aborts when the client hangs up. */
-    hangup: AbortSignal;
+    /**
+     * The signal that aborts when the client hangs up. Read it only where needed: Deno prints a
+     * one-time notice about its legacy abort behaviour on first access.
+     */
+    hangup: () => AbortSignal;
   };
 }
 
@@ -45,7 +48,8 @@ export function requestId(): MiddlewareHandler<GuestEnv> {
     const sent = c.req.header("x-request-id");
     const id = sent !== undefined && REQUEST_ID.test(sent) ? sent : crypto.randomUUID();
     c.set("requestId", id);
-    c.set("hangup", c.req.raw.signal);
+    const raw = c.req.raw;
+    c.set("hangup", () => raw.signal);
     c.header("x-request-id", id);
     await next();
     c.res.headers.set("x-request-id", id);
@@ -102,14 +106,26 @@ export function jsonBody(limit: number): MiddlewareHandler<GuestEnv> {
     const body = c.req.raw.body;
     if (body === null || type === undefined || !JSON_TYPE.test(type)) return await next();
     const bytes = await readCapped(body, limit);
+    let text: string;
     try {
-      new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+      text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
     } catch {
       throw new GuestError("invalid_request", 400, "the request body is not valid UTF-8");
     }
-    c.req.raw = new Request(c.req.raw, { body: bytes });
+    // Hono's request reads its body from this cache (it holds promises at run time, whatever its
+    // declared type says); the validator then parses the same bytes. Building a new Request
+    // instead would touch request.signal, which makes Deno print its legacy-abort notice.
+    const cache = c.req.bodyCache as unknown as CachedBody;
+    cache.text = Promise.resolve(text);
+    cache.arrayBuffer = Promise.resolve(bytes.buffer);
     await next();
   };
+}
+
+/** What jsonBody leaves in Hono's body cache. */
+export interface CachedBody {
+  text?: Promise<string>;
+  arrayBuffer?: Promise<ArrayBuffer>;
 }
 
 /** Reads a body stream whole, or throws 413 payload_too_large once it passes `limit` bytes. */

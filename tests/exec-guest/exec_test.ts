@@ -313,3 +313,17 @@ Deno.test("pty: true is 400; a timeout above BOX_MAX_TIMEOUT_MS is 400; no such 
     assertEquals(missing.body.error.code, "exec_failed");
   });
 });
+
+Deno.test("a finished exec is forgotten once BOX_EXEC_RETENTION_MS has passed", async () => {
+  await withGuest({ execRetentionMs: 0 }, async (guest) => {
+    const started = await exec(guest, { command: ["true"], detach: true });
+    const url = `${guest.exec}/v1/exec/${started.body.exec_id}`;
+    let state = await call(guest, url);
+    for (let i = 0; i < 10_000 && state.status === 200; i++) {
+      assertEquals(state.body.status, "running", "with no retention only a running exec is seen");
+      state = await call(guest, url);
+    }
+    assertEquals(state.status, 404);
+    assertEquals(state.body.error.code, "not_found");
+  });
+});
