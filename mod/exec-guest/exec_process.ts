@@ -36,6 +36,9 @@ export type ChunkListener = (stream: "stdout" | "stderr", bytes: Uint8Array) => 
 /** How long, after the direct child exits, the guest keeps reading what is already buffered. */
 export const DRAIN_MS = 100;
 
+/** How often a stopped group is looked at while its members die. */
+const GROUP_POLL_MS = 10;
+
 /** The size of each read from a child's pipe. */
 const READ_CHUNK = 64 * 1024;
 
@@ -151,8 +154,16 @@ export class RunningProcess {
 
   /** After a stop: if anything of the group outlived SIGTERM, wait for the grace's SIGKILL. */
   private async waitForGroup(): Promise<void> {
-    if (this.graceTimer !== undefined && groupAlive(this.pid)) {
-      await new Promise<void>((resolve) => this.graceWake = resolve);
+    // Members that took SIGTERM die within moments; look again every few milliseconds, and
+    // leave the rest to the grace's SIGKILL.
+    while (this.graceTimer !== undefined && groupAlive(this.pid)) {
+      await new Promise<void>((resolve) => {
+        const look = setTimeout(resolve, GROUP_POLL_MS);
+        this.graceWake = () => {
+          clearTimeout(look);
+          resolve();
+        };
+      });
     }
     if (this.graceTimer !== undefined) {
       clearTimeout(this.graceTimer);

@@ -1,6 +1,13 @@
 /** Smoke tests of the real daemon: `main.ts guest` as a child process, driven over HTTP and curl. */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { call, runDaemonToEnd, startDaemon } from "./helpers.ts";
+import {
+  call,
+  eventually,
+  fileAppears,
+  processAlive,
+  runDaemonToEnd,
+  startDaemon,
+} from "./helpers.ts";
 
 Deno.test("the daemon serves health openly, refuses other routes without the token, and shuts down", async () => {
   const guest = await startDaemon();
@@ -122,4 +129,25 @@ Deno.test("a workspace that does not exist stops the guest with a runbook pointe
   const end = await runDaemonToEnd({ BOX_TOKEN: "t" }, ["--workspace", "/no/such/workspace"]);
   assertEquals(end.code, 1);
   assertStringIncludes(end.stderr, "see runbook.md#guest-workspace-missing");
+});
+
+Deno.test("SIGTERM stops the daemon gracefully and ends the process groups of its execs", async () => {
+  const guest = await startDaemon();
+  const pidFile = `${guest.workspace}/sleep.pid`;
+  let end: { code: number; stderr: string } | undefined;
+  try {
+    const started = await call(guest, `${guest.exec}/v1/exec`, {
+      method: "POST",
+      json: { command: `sleep 300 & echo $! > ${pidFile}; wait`, detach: true },
+    });
+    assertEquals(started.body.status, "running");
+    const sleeper = Number(await fileAppears(pidFile));
+    assert(processAlive(sleeper));
+    Deno.kill(guest.pid, "SIGTERM");
+    end = await guest.shutdown();
+    assertEquals(end.code, 0, end.stderr);
+    assert(await eventually(() => !processAlive(sleeper)), "the exec's sleep was stopped");
+  } finally {
+    if (end === undefined) await guest.stop();
+  }
 });

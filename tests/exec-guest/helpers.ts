@@ -72,7 +72,12 @@ export async function startDaemon(env: Record<string, string> = {}): Promise<Dae
         });
         await response.body?.cancel();
       } catch {
-        child.kill("SIGKILL");
+        // Already gone (or going): make sure, then collect its status.
+        try {
+          child.kill("SIGKILL");
+        } catch {
+          // It had exited.
+        }
       }
       const status = await child.status;
       await reader.cancel();
