@@ -137,10 +137,11 @@ export class RunningProcess {
     if (this.stopReason !== undefined) await this.waitForGroup();
     this.exited = true;
     const timedOut = this.stopReason === "timeout";
+    // Seed 004: the wait status (128 + signal, 143 for SIGTERM) when the child died of a signal,
+    // null when SIGKILL was required, and null for an exec that was stopped on purpose (cancel,
+    // hang-up, shutdown): it did not end, it was ended.
     let exitCode: number | null = status.code;
-    if (status.signal !== null) {
-      exitCode = timedOut && status.signal === "SIGTERM" && !this.hardKilled ? 128 + 15 : null;
-    }
+    if (status.signal !== null && this.stopReason !== undefined && !timedOut) exitCode = null;
     if (this.hardKilled) exitCode = null;
     return {
       exit_code: exitCode,

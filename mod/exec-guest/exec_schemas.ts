@@ -67,7 +67,10 @@ export const ExecStatus = z.object({
   stderr_next: z.number().int().openapi({
     description: "pass as stderr_since to read only new stderr",
   }),
-}).openapi("ExecStatus");
+}).openapi("ExecStatus", {
+  description: "While status is running, exit_code is null and output_complete is false; once " +
+    "exited, the fields mean what they mean in ExecResult.",
+});
 
 /** The query of GET /v1/exec/{id}. */
 export const ExecStatusQuery = z.strictObject({

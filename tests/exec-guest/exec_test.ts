@@ -327,3 +327,11 @@ Deno.test("a finished exec is forgotten once BOX_EXEC_RETENTION_MS has passed", 
     assertEquals(state.body.error.code, "not_found");
   });
 });
+
+Deno.test("a command that dies of a signal on its own reports 128 + the signal", async () => {
+  await withGuest({}, async (guest) => {
+    const answer = await exec(guest, { command: "kill -KILL $$" });
+    assertEquals(answer.body.exit_code, 137);
+    assertEquals(answer.body.timed_out, false);
+  });
+});
