@@ -102,6 +102,7 @@ export function execRouter(deps: ExecDeps): OpenAPIHono<GuestEnv> {
     const hangup = c.get("hangup")();
     const onHangup = () => record.process.stop("hangup");
     hangup.addEventListener("abort", onHangup);
+    if (hangup.aborted) onHangup();
     try {
       const outcome = await record.process.done;
       const failure = record.process.launchFailure(outcome);
@@ -109,6 +110,7 @@ export function execRouter(deps: ExecDeps): OpenAPIHono<GuestEnv> {
         const program = JSON.stringify(spec.argv[0]);
         throw new GuestError("exec_failed", 400, `cannot run ${program}: ${failure}`);
       }
+      // The answer is the ExecResult schema, streamed; its type is that of a c.json answer.
       return resultResponse(record, outcome) as unknown as ReturnType<typeof c.json<never, 200>>;
     } finally {
       hangup.removeEventListener("abort", onHangup);
@@ -155,6 +157,7 @@ export function execRouter(deps: ExecDeps): OpenAPIHono<GuestEnv> {
     const hangup = c.get("hangup")();
     const onHangup = () => started.process.stop("hangup");
     hangup.addEventListener("abort", onHangup);
+    if (hangup.aborted) onHangup();
     started.process.done.then((outcome) => {
       hangup.removeEventListener("abort", onHangup);
       for (const name of ["stdout", "stderr"] as const) {

@@ -5,7 +5,7 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { OpenAPIHono } from "@hono/zod-openapi";
-import type { Context, ErrorHandler, MiddlewareHandler, NotFoundHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -160,19 +160,21 @@ export async function readCapped(
 }
 
 /** The one error handler: every error becomes the seed's error object. */
-export const onGuestError: ErrorHandler<GuestEnv> = (error, c) => {
+export function onGuestError(error: Error, c: Context<GuestEnv>): Response {
   const guest = asGuestError(error);
-  if (guest.code === "internal") console.error(`gurt guest: internal error: ${String(error)}`);
+  if (guest.code === "internal") {
+    console.error(`gurt guest: internal error: ${error.name}: ${error.message}`);
+  }
   return respondError(c, guest);
-};
+}
 
 /** Unknown routes: 404 not_found in the same shape. */
-export const onGuestNotFound: NotFoundHandler<GuestEnv> = (c) => {
+export function onGuestNotFound(c: Context<GuestEnv>): Response {
   return respondError(
     c,
     new GuestError("not_found", 404, `no route ${c.req.method} ${c.req.path}`),
   );
-};
+}
 
 function respondError(c: Context<GuestEnv>, error: GuestError): Response {
   const id = c.get("requestId");
