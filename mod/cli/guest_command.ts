@@ -38,6 +38,11 @@ export function registerGuestCommand(program: Command): void {
           ports: [options.execPort, options.hostPort],
           tokenFiles: tokenFilesIn(Deno.env.toObject()),
         });
+        // The guest role stops gracefully on SIGTERM and SIGINT (its Worker listens for them).
+        // A listener here too keeps Deno from ending the whole process on the signal before
+        // the Worker's listener has run, which it sometimes does under load.
+        const keep = () => {};
+        for (const signal of ["SIGTERM", "SIGINT"] as const) Deno.addSignalListener(signal, keep);
         return await runRole({ role: "guest", permissions, entry: guestEntry, args });
       })
     );

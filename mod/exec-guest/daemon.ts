@@ -36,8 +36,8 @@ export async function runGuest(settings: GuestSettings, extras?: HostExtras): Pr
     host: endpoints.host,
     workspace: settings.workspace,
   };
-  console.log(JSON.stringify(line));
   const signals = listenForSignals(() => stop());
+  console.log(JSON.stringify(line));
   await stopping;
   signals();
   await exec.close();

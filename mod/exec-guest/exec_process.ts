@@ -36,9 +36,6 @@ export type ChunkListener = (stream: "stdout" | "stderr", bytes: Uint8Array) => 
 /** How long, after the direct child exits, the guest keeps reading what is already buffered. */
 export const DRAIN_MS = 100;
 
-/** How often a stopped group is looked at while its members die. */
-const GROUP_POLL_MS = 10;
-
 /** The size of each read from a child's pipe. */
 const READ_CHUNK = 64 * 1024;
 
@@ -53,7 +50,6 @@ export class RunningProcess {
   private childExited = false;
   private hardKilled = false;
   private graceTimer: ReturnType<typeof setTimeout> | undefined;
-  private graceWake: (() => void) | undefined;
   private readonly started = performance.now();
 
   private constructor(
@@ -104,18 +100,28 @@ export class RunningProcess {
     if (this.stopReason !== undefined) return true;
     this.stopReason = reason;
     signalGroup(this.pid, "SIGTERM");
+    // The grace runs on after the answer if the direct child died of SIGTERM: whatever else of
+    // the group outlived it still gets SIGKILL when the grace is over.
     this.graceTimer = setTimeout(() => {
       this.graceTimer = undefined;
       if (!this.childExited) this.hardKilled = true;
       signalGroup(this.pid, "SIGKILL");
-      this.graceWake?.();
     }, this.spec.killGraceMs);
     return true;
   }
 
-  /** Sends SIGKILL to whatever is left of the group (used when the daemon shuts down). */
+  /**
+   * Sends SIGKILL now to whatever the command left running in its group (when the daemon shuts
+   * down), and ends a pending grace. The leader was reaped, so a process that now has its pid
+   * means the pid was reused and the group is no longer ours: then nothing is sent.
+   */
   killLeftovers(): void {
-    signalGroup(this.pid, "SIGKILL");
+    if (this.graceTimer !== undefined) {
+      clearTimeout(this.graceTimer);
+      this.graceTimer = undefined;
+    }
+    if (!this.childExited || processExists(this.pid)) return;
+    if (processExists(-this.pid)) signalGroup(this.pid, "SIGKILL");
   }
 
   private async run(listener: ChunkListener | undefined): Promise<ExecOutcome> {
@@ -134,7 +140,6 @@ export class RunningProcess {
       // A process the command left behind holds the pipes: stop reading, keep what we have.
       await Promise.all(readers.map((reader) => reader.cancel().catch(() => {})));
     }
-    if (this.stopReason !== undefined) await this.waitForGroup();
     this.exited = true;
     const timedOut = this.stopReason === "timeout";
     // Seed 004: the wait status (128 + signal, 143 for SIGTERM) when the child died of a signal,
@@ -151,25 +156,6 @@ export class RunningProcess {
       truncated: this.stdout.truncated || this.stderr.truncated || !complete,
       output_complete: complete,
     };
-  }
-
-  /** After a stop: if anything of the group outlived SIGTERM, wait for the grace's SIGKILL. */
-  private async waitForGroup(): Promise<void> {
-    // Members that took SIGTERM die within moments; look again every few milliseconds, and
-    // leave the rest to the grace's SIGKILL.
-    while (this.graceTimer !== undefined && groupAlive(this.pid)) {
-      await new Promise<void>((resolve) => {
-        const look = setTimeout(resolve, GROUP_POLL_MS);
-        this.graceWake = () => {
-          clearTimeout(look);
-          resolve();
-        };
-      });
-    }
-    if (this.graceTimer !== undefined) {
-      clearTimeout(this.graceTimer);
-      this.graceTimer = undefined;
-    }
   }
 }
 
@@ -222,27 +208,13 @@ export function signalGroup(pgid: number, signal: Deno.Signal): void {
   }
 }
 
-/** Whether any process of the group is still alive (zombies, already dead, do not count). */
-export function groupAlive(pgid: number): boolean {
+/** Whether a process (a pid), or a process group (a negative pid), exists: signal 0. */
+function processExists(pid: number): boolean {
   try {
-    Deno.kill(-pgid, "SIGCONT");
-  } catch {
-    return false;
-  }
-  try {
-    for (const entry of Deno.readDirSync("/proc")) {
-      if (!/^[0-9]+$/.test(entry.name)) continue;
-      let stat: string;
-      try {
-        stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
-      } catch {
-        continue;
-      }
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true;
-    }
-    return false;
-  } catch {
+    // Signal 0 checks without signalling; Deno's Signal type does not list it.
+    Deno.kill(pid, 0 as unknown as Deno.Signal);
     return true;
+  } catch {
+    return false;
   }
 }

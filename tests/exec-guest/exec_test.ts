@@ -118,6 +118,19 @@ Deno.test("a group that ignores SIGTERM gets SIGKILL after the grace: exit_code 
   });
 });
 
+Deno.test("a grandchild that ignores SIGTERM still gets SIGKILL when the grace is over", async () => {
+  await withGuest({ killGraceMs: 300 }, async (guest) => {
+    const answer = await exec(guest, {
+      command: `(trap '' TERM; exec sleep 60) & echo $! > ${guest.workspace}/child.pid; wait`,
+      timeout_ms: 200,
+    });
+    assertEquals(answer.body.timed_out, true);
+    assertEquals(answer.body.exit_code, 143, "the direct child died of SIGTERM");
+    const grandchild = Number(await Deno.readTextFile(`${guest.workspace}/child.pid`));
+    assert(await eventually(() => !processAlive(grandchild)), "SIGKILL reached it after the grace");
+  });
+});
+
 Deno.test("the seed's example answers at once with output_complete false and truncated true", async () => {
   await withGuest({}, async (guest) => {
     const answer = await exec(guest, {
