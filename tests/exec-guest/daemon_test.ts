@@ -151,3 +151,20 @@ Deno.test("SIGTERM stops the daemon gracefully and ends the process groups of it
     if (end === undefined) await guest.stop();
   }
 });
+
+Deno.test("BOX_TOKEN_FILE is read inside the guest role (its permissions grant exactly that file)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gurt-token-" });
+  try {
+    await Deno.writeTextFile(`${dir}/token`, "token-from-file-42\n");
+    const guest = await startDaemon({ BOX_TOKEN: "", BOX_TOKEN_FILE: `${dir}/token` });
+    try {
+      assertEquals(guest.token, "token-from-file-42");
+      assertEquals((await call(guest, `${guest.exec}/v1/status`)).status, 200);
+      assertEquals((await call({ token: "" }, `${guest.exec}/v1/status`)).status, 401);
+    } finally {
+      await guest.stop();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -28,7 +28,10 @@ export interface DaemonUnderTest extends GuestUnderTest {
 /** Starts `main.ts guest` with the given environment; resolves once it printed its addresses. */
 export async function startDaemon(env: Record<string, string> = {}): Promise<DaemonUnderTest> {
   const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "gurt-guest-ws-" }));
-  const token = env.BOX_TOKEN ?? "test-token-0123456789";
+  const token = env.BOX_TOKEN ||
+    (env.BOX_TOKEN_FILE
+      ? Deno.readTextFileSync(env.BOX_TOKEN_FILE).trim()
+      : "test-token-0123456789");
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
