@@ -8,6 +8,7 @@ import { registerApprovalCommands } from "./approvals_command.ts";
 import { registerServeCommand } from "./serve_command.ts";
 import { registerTaskCommands } from "./task_command.ts";
 import { registerTestWorkerCommand } from "./test_worker_command.ts";
+import { registerGuestCommand } from "./guest_command.ts";
 
 /** Builds the whole `gurt` program; each family registers its own subcommands. */
 export function buildProgram(): Command {
@@ -26,5 +27,6 @@ export function buildProgram(): Command {
   registerAuditCommand(program);
   registerGrantsCommand(program);
   registerTestWorkerCommand(program);
+  registerGuestCommand(program);
   return program;
 }

@@ -20,11 +20,22 @@ export function guestPermissions(places: GuestPlaces): RolePermissions {
   return {
     read: [codeDir(), places.workspace, ...places.tokenFiles, "/proc", "/tmp/.X11-unix"],
     write: [places.workspace, "/tmp/.X11-unix"],
-    net: [...places.ports.map((port) => `${places.bind}:${port}`), "127.0.0.1", "localhost"],
+    // Its own ports, and loopback so the host service can ask the exec service for /v1/health.
+    net: [
+      ...places.ports.map((port) => `${host(places.bind)}:${port}`),
+      "127.0.0.1",
+      "[::1]",
+      "localhost",
+    ],
     env: true,
     run: true,
     sys: ["hostname", "homedir", "osUptime", "loadavg", "systemMemoryInfo"],
     ffi: false,
     import: false,
   };
+}
+
+/** An address as Deno's net permissions spell it: IPv6 in brackets. */
+function host(bind: string): string {
+  return bind.includes(":") && !bind.startsWith("[") ? `[${bind}]` : bind;
 }

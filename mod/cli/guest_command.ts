@@ -1,0 +1,70 @@
+/** `gurt guest`: runs the guest daemon (exec and files on one port, host on another). */
+import type { Command } from "commander";
+import { InvalidArgumentError } from "commander";
+import { GUEST_DEFAULTS, guestEntry, guestPermissions, tokenFilesIn } from "../exec-guest/mod.ts";
+import { runRole } from "../roles/mod.ts";
+import { exitWith } from "./run.ts";
+
+interface GuestOptions {
+  workspace: string;
+  execPort: number;
+  hostPort: number;
+  bind: string;
+}
+
+/** Registers `gurt guest`. */
+export function registerGuestCommand(program: Command): void {
+  program
+    .command("guest")
+    .description(
+      "run the guest daemon: exec and files on --exec-port, ready and info on --host-port",
+    )
+    .option("--workspace <dir>", "the workspace jail", GUEST_DEFAULTS.workspace)
+    .option("--exec-port <port>", "the exec service's port (0: any)", port, GUEST_DEFAULTS.execPort)
+    .option("--host-port <port>", "the host service's port (0: any)", port, GUEST_DEFAULTS.hostPort)
+    .option("--bind <address>", "the address both services listen on", GUEST_DEFAULTS.bind)
+    .action((options: GuestOptions) =>
+      exitWith(async () => {
+        const workspace = realWorkspace(options.workspace);
+        const args = {
+          workspace,
+          bind: options.bind,
+          execPort: options.execPort,
+          hostPort: options.hostPort,
+        };
+        const permissions = guestPermissions({
+          workspace,
+          bind: options.bind,
+          ports: [options.execPort, options.hostPort],
+          tokenFiles: tokenFilesIn(Deno.env.toObject()),
+        });
+        // The guest role stops gracefully on SIGTERM and SIGINT (its Worker listens for them).
+        // A listener here too keeps Deno from ending the whole process on the signal before
+        // the Worker's listener has run, which it sometimes does under load.
+        const keep = () => {};
+        for (const signal of ["SIGTERM", "SIGINT"] as const) Deno.addSignalListener(signal, keep);
+        return await runRole({ role: "guest", permissions, entry: guestEntry, args });
+      })
+    );
+}
+
+function port(value: string): number {
+  if (!/^[0-9]{1,5}$/.test(value) || Number(value) > 65535) {
+    throw new InvalidArgumentError("a port is a whole number from 0 to 65535.");
+  }
+  return Number(value);
+}
+
+function realWorkspace(path: string): string {
+  try {
+    const real = Deno.realPathSync(path);
+    if (!Deno.statSync(real).isDirectory) throw new Error("not a directory");
+    return real;
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new Error(
+      `the workspace ${path} is not a directory the guest can use (${why}); ` +
+        "see runbook.md#guest-workspace-missing",
+    );
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * The execs the guest knows: running ones hold a slot (429 busy past the cap); finished ones stay
+ * readable for the retention time so a poller can collect them, then are forgotten.
+ */
+import { GuestError } from "./errors.ts";
+import {
+  type ChunkListener,
+  type ExecOutcome,
+  type ExecSpec,
+  RunningProcess,
+} from "./exec_process.ts";
+
+/** The most finished execs kept, whatever the retention time. */
+export const MAX_RETAINED = 1024;
+
+/** One exec: its id, where it runs, its process and, once finished, its outcome. */
+export interface ExecRecord {
+  id: string;
+  cwd: string;
+  process: RunningProcess;
+  outcome: ExecOutcome | undefined;
+  finishedAt: number | undefined;
+}
+
+/** What the guest counts since it started. */
+export interface ExecCounters {
+  started: number;
+  finished: number;
+  timed_out: number;
+  cancelled: number;
+  busy: number;
+}
+
+/** The limits the registry enforces. */
+export interface RegistryLimits {
+  maxConcurrentExecs: number;
+  execRetentionMs: number;
+}
+
+/** Tracks running and recently finished execs. */
+export class ExecRegistry {
+  private readonly records = new Map<string, ExecRecord>();
+  private active = 0;
+  readonly counters: ExecCounters = {
+    started: 0,
+    finished: 0,
+    timed_out: 0,
+    cancelled: 0,
+    busy: 0,
+  };
+
+  constructor(private readonly limits: RegistryLimits) {}
+
+  /** How many execs hold a slot now. */
+  get running(): number {
+    return this.active;
+  }
+
+  /** The ids of the execs that hold a slot now. */
+  runningIds(): string[] {
+    return [...this.records.values()].filter((r) => r.outcome === undefined).map((r) => r.id);
+  }
+
+  /** The slot cap. */
+  get slots(): number {
+    return this.limits.maxConcurrentExecs;
+  }
+
+  /** Starts an exec in a free slot, or throws 429 busy. */
+  start(spec: ExecSpec, listener?: ChunkListener): ExecRecord {
+    this.sweep();
+    if (this.active >= this.limits.maxConcurrentExecs) {
+      this.counters.busy++;
+      throw new GuestError(
+        "busy",
+        429,
+        `all ${this.limits.maxConcurrentExecs} exec slots are in use; retry when one finishes ` +
+          "or raise BOX_MAX_CONCURRENT_EXECS",
+      );
+    }
+    const process = RunningProcess.start(spec, listener);
+    this.active++;
+    this.counters.started++;
+    const record: ExecRecord = {
+      id: `exec-${crypto.randomUUID()}`,
+      cwd: spec.cwd,
+      process,
+      outcome: undefined,
+      finishedAt: undefined,
+    };
+    this.records.set(record.id, record);
+    process.done.then((outcome) => {
+      record.outcome = outcome;
+      record.finishedAt = Date.now();
+      this.active--;
+      this.counters.finished++;
+      if (outcome.timed_out) this.counters.timed_out++;
+      if (outcome.cancelled) this.counters.cancelled++;
+    });
+    return record;
+  }
+
+  /** The exec with this id, or 404 not_found. */
+  get(id: string): ExecRecord {
+    this.sweep();
+    const record = this.records.get(id);
+    if (record === undefined) {
+      throw new GuestError("not_found", 404, `no exec has the id ${JSON.stringify(id)}`);
+    }
+    return record;
+  }
+
+  /** Stops a running exec; false if it had already finished. 404 for an unknown id. */
+  cancel(id: string): boolean {
+    return this.get(id).process.stop("cancel");
+  }
+
+  /** Stops every running exec and kills what finished ones left behind; waits for them all. */
+  async shutdown(): Promise<void> {
+    const waits: Promise<unknown>[] = [];
+    for (const record of this.records.values()) {
+      if (record.process.stop("shutdown")) waits.push(record.process.done);
+    }
+    await Promise.all(waits);
+    for (const record of this.records.values()) record.process.killLeftovers();
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    let finished = 0;
+    for (const record of this.records.values()) {
+      if (record.finishedAt === undefined) continue;
+      finished++;
+      if (now - record.finishedAt >= this.limits.execRetentionMs) {
+        this.records.delete(record.id);
+        finished--;
+      }
+    }
+    for (const record of this.records.values()) {
+      if (finished <= MAX_RETAINED) break;
+      if (record.finishedAt !== undefined) {
+        this.records.delete(record.id);
+        finished--;
+      }
+    }
+  }
+}

@@ -1,0 +1,43 @@
+/** openapi.yaml is generated from the route schemas; the checked-in copy must match. */
+import { parse } from "yaml";
+import { assert, assertEquals } from "../assert.ts";
+import { guestOpenApiYaml } from "../../mod/exec-guest/mod.ts";
+
+const file = new URL("../../openapi.yaml", import.meta.url);
+
+Deno.test("the checked-in openapi.yaml is what the route schemas generate (regenerate: deno run -A mod/exec-guest/openapi.ts)", async () => {
+  const checkedIn = await Deno.readTextFile(file);
+  assert(
+    checkedIn === guestOpenApiYaml(),
+    "openapi.yaml is stale: run `deno run -A mod/exec-guest/openapi.ts` and commit the result",
+  );
+});
+
+Deno.test("openapi.yaml documents every guest route with its schemas and bearer auth", async () => {
+  const document = parse(await Deno.readTextFile(file));
+  assertEquals(document.openapi, "3.1.0");
+  assertEquals(Object.keys(document.paths).sort(), [
+    "/v1/egress",
+    "/v1/exec",
+    "/v1/exec/stream",
+    "/v1/exec/{id}",
+    "/v1/files",
+    "/v1/files/mkdir",
+    "/v1/files/move",
+    "/v1/files/raw",
+    "/v1/health",
+    "/v1/info",
+    "/v1/ready",
+    "/v1/shutdown",
+    "/v1/status",
+  ]);
+  const request = document.components.schemas.ExecRequest;
+  assertEquals(
+    request.additionalProperties,
+    false,
+    "unknown fields are refused, and documented so",
+  );
+  assert("command" in request.properties);
+  assertEquals(document.components.securitySchemes.bearer, { type: "http", scheme: "bearer" });
+  assertEquals(document.paths["/v1/health"].servers.length, 2, "health is on both services");
+});
