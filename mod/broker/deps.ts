@@ -12,6 +12,14 @@ export interface AuditAppender {
   append(event: AuditEvent): Promise<AuditRecord>;
 }
 
+/** The vault as the core's paths see it: values by name, never listed with their values. */
+export interface VaultView {
+  /** The value of a vault key, or undefined when it is not set. */
+  value(name: string): string | undefined;
+  /** The names of the keys that are set. */
+  names(): string[];
+}
+
 /** How an app tool reads a secret: throws for a key the tool did not declare or may not read. */
 export type SecretReader = (app: string, declared: readonly string[], name: string) => string;
 
@@ -42,6 +50,8 @@ export interface BrokerDeps {
   approvals: Approvals;
   runtime: Runtime;
   readSecret: SecretReader;
+  /** The vault, for the core's own uses (the model relay's key). Tools go through readSecret. */
+  vault: VaultView;
   /** Replaces every vault value in text that leaves the core. */
   redact(text: string): string;
   clock(): Date;

@@ -16,6 +16,7 @@ export type {
   AuditAppender,
   BrokerDeps,
   SecretReader,
+  VaultView,
   Verdict,
 } from "./deps.ts";
 export { syncDirectory, writeFileAtomic } from "./files.ts";

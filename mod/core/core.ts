@@ -68,6 +68,7 @@ export class Core {
         readSecret: (_app, _declared, name) => {
           throw new Error(`the vault key ${name} cannot be read: this box has no vault yet`);
         },
+        vault: { value: () => undefined, names: () => [] },
         redact: (text) => text,
         clock: options.clock ?? (() => new Date()),
         log,
