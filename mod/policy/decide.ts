@@ -32,20 +32,18 @@ type CallFields = {
   expires: Date | null;
 };
 
-/** A call that may run now: allowed by an auto grant, or approved and decided again. */
-export class Decision {
+/**
+ * What a Decision and an Ask both show of the call and the grant that matched it. Not exported from
+ * mod/policy, so nothing outside can extend it; its subclasses' constructors are private.
+ */
+abstract class MatchedCall {
   readonly #call: CallFields;
 
-  private constructor(call: CallFields) {
+  protected constructor(call: CallFields) {
     this.#call = call;
   }
 
-  /** Builds a Decision; the key is not exported, so only this file can call it. */
-  static [mint](call: CallFields): Decision {
-    return new Decision(call);
-  }
-
-  /** The tool to run. */
+  /** The tool. */
   get tool(): string {
     return this.#call.tool;
   }
@@ -53,59 +51,7 @@ export class Decision {
   get args(): ToolArgs {
     return this.#call.args;
   }
-  /** The id of the grant that won. */
-  get grant(): string {
-    return this.#call.grant;
-  }
-  /** The sha256 hex of the winning grant's file. */
-  get grantSha256(): string {
-    return this.#call.grantSha256;
-  }
-  /** The winning grant's path that covers the call, or null (http_fetch, shell without cwd). */
-  get matchedPath(): string | null {
-    return this.#call.matchedPath;
-  }
-  /** Every path of the winning grant. */
-  get grantPaths(): readonly string[] {
-    return this.#call.grantPaths;
-  }
-  /** The winning grant's host patterns. */
-  get hosts(): readonly string[] {
-    return this.#call.hosts;
-  }
-  /** The result's label, combined over every grant left after matching. */
-  get label(): Label {
-    return { ...this.#call.label };
-  }
-}
-
-/** Why a call asks the owner: its grant says ask, or it would take the task over its budget. */
-export type AskWhy = "grant" | "budget";
-
-/** A call waiting for the owner. Only redecide turns it into a Decision. */
-export class Ask {
-  readonly #call: CallFields;
-  readonly #why: AskWhy;
-
-  private constructor(call: CallFields, why: AskWhy) {
-    this.#call = call;
-    this.#why = why;
-  }
-
-  /** Builds an Ask; the key is not exported, so only this file can call it. */
-  static [mint](call: CallFields, why: AskWhy): Ask {
-    return new Ask(call, why);
-  }
-
-  /** The tool asked for. */
-  get tool(): string {
-    return this.#call.tool;
-  }
-  /** The parsed arguments, typed by tool. */
-  get args(): ToolArgs {
-    return this.#call.args;
-  }
-  /** The id of the grant that matched. */
+  /** The id of the grant that matched (for a Decision, the winner). */
   get grant(): string {
     return this.#call.grant;
   }
@@ -113,7 +59,7 @@ export class Ask {
   get grantSha256(): string {
     return this.#call.grantSha256;
   }
-  /** The grant's path that covers the call, or null. */
+  /** The grant's path that covers the call, or null (http_fetch, shell without cwd). */
   get matchedPath(): string | null {
     return this.#call.matchedPath;
   }
@@ -125,17 +71,51 @@ export class Ask {
   get hosts(): readonly string[] {
     return this.#call.hosts;
   }
-  /** The label the result would carry. */
+  /** The result's label, combined over every grant left after matching. */
   get label(): Label {
     return { ...this.#call.label };
-  }
-  /** Why the owner is asked. */
-  get why(): AskWhy {
-    return this.#why;
   }
   /** When the grant expires (an approval must not outlive it), or null. */
   get expires(): Date | null {
     return this.#call.expires;
+  }
+}
+
+/** A call that may run now: allowed by an auto grant, or approved and decided again. */
+export class Decision extends MatchedCall {
+  // Without a private field of its own, an Ask would be assignable to a Decision (same shape).
+  readonly #isDecision = true;
+
+  private constructor(call: CallFields) {
+    super(call);
+  }
+
+  /** Builds a Decision; the key is not exported, so only this file can call it. */
+  static [mint](call: CallFields): Decision {
+    return new Decision(call);
+  }
+}
+
+/** Why a call asks the owner: its grant says ask, or it would take the task over its budget. */
+export type AskWhy = "grant" | "budget";
+
+/** A call waiting for the owner. Only redecide turns it into a Decision. */
+export class Ask extends MatchedCall {
+  readonly #why: AskWhy;
+
+  private constructor(call: CallFields, why: AskWhy) {
+    super(call);
+    this.#why = why;
+  }
+
+  /** Builds an Ask; the key is not exported, so only this file can call it. */
+  static [mint](call: CallFields, why: AskWhy): Ask {
+    return new Ask(call, why);
+  }
+
+  /** Why the owner is asked. */
+  get why(): AskWhy {
+    return this.#why;
   }
 }
 

@@ -31,5 +31,7 @@ export function forbidden(fields: never): void {
   Decision["mint"](fields);
   // @ts-expect-error Subclassing cannot reach a private constructor either.
   class Sub extends Decision {}
-  void [forged, forgedAsk, Sub];
+  // @ts-expect-error An Ask is not a Decision: approval goes through redecide, never a cast.
+  const approved: Decision = fields as Ask;
+  void [forged, forgedAsk, Sub, approved];
 }
