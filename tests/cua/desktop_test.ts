@@ -1,0 +1,418 @@
+/**
+ * Computer use against a real desktop: Xvfb, openbox and Chromium on a page served by the test,
+ * which records what it receives. One desktop for the whole file. Skips when Xvfb is missing.
+ */
+// @ts-types="../../mod/cua/x11_types.d.ts"
+import x11 from "x11";
+import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import {
+  call,
+  hasXvfb,
+  type PageEvent,
+  pointerByXdotool,
+  RecordingPage,
+  startDesktop,
+} from "./fixture.ts";
+
+const XVFB = hasXvfb();
+if (!XVFB) {
+  console.warn(
+    "tests/cua/desktop_test.ts: Xvfb is not installed, so the desktop tests are skipped.",
+  );
+}
+
+const last = (events: PageEvent[], type: string) => events.filter((e) => e.type === type).at(-1);
+
+Deno.test({
+  name: "the real desktop",
+  ignore: !XVFB,
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async (t) => {
+  const workspace = await Deno.makeTempDir({ prefix: "gurt-cua-" });
+  const page = new RecordingPage();
+  const { desktop, app, options } = await startDesktop(workspace, page.url("/"));
+  const steps = { sanitizeOps: false, sanitizeResources: false, sanitizeExit: false };
+  try {
+    await page.until("the page loading", (events) => last(events, "load"));
+    // Where the page's client area sits on screen, from one hover the page reports.
+    assertEquals((await call(app, "/v1/cua/move", { x: 640, y: 500 })).status, 200);
+    const hover = await page.until(
+      "a hover at (640, 500)",
+      (events) => events.find((e) => e.type === "mousemove" && e.x === 640 && e.y === 500),
+    );
+    const offset = { x: hover.x! - hover.cx!, y: hover.y! - hover.cy! };
+    const textarea = { x: offset.x + 100, y: offset.y + 250 };
+
+    await t.step({
+      ...steps,
+      name: "status routes report the display, Chromium's DevTools and its window",
+      fn: async () => {
+        const status = (await call(app, "/v1/desktop")).body;
+        assertEquals(
+          { ready: status.ready, display: status.display, geometry: status.geometry },
+          { ready: true, display: options.display, geometry: "1280x800x24" },
+        );
+        const chrome = (await call(app, "/v1/chrome")).body;
+        assertEquals({ ready: chrome.ready, running: chrome.running }, {
+          ready: true,
+          running: true,
+        });
+        const windows = (await call(app, "/v1/windows")).body.windows;
+        assert(
+          windows.some((w: { class: string }) => w.class.endsWith(".Chromium")),
+          JSON.stringify(windows),
+        );
+      },
+    });
+
+    await t.step({
+      ...steps,
+      name: "click, right click and double_click land on the page at the given coordinates",
+      fn: async () => {
+        page.clear();
+        assertEquals((await call(app, "/v1/cua/click", { x: 700, y: 450 })).status, 200);
+        const click = await page.until("a click", (events) => last(events, "click"));
+        assertEquals([click.x, click.y, click.button], [700, 450, 0]);
+        assertEquals((await call(app, "/v1/cua/click", { x: 710, y: 460, button: 3 })).status, 200);
+        const right = await page.until(
+          "a right press",
+          (events) => events.find((e) => e.type === "mousedown" && e.button === 2),
+        );
+        assertEquals([right.x, right.y], [710, 460]);
+        assertEquals((await call(app, "/v1/cua/double_click", { x: 720, y: 470 })).status, 200);
+        const double = await page.until("a dblclick", (events) => last(events, "dblclick"));
+        assertEquals([double.x, double.y], [720, 470]);
+      },
+    });
+
+    await t.step({
+      ...steps,
+      name: "mousedown, move and mouseup (aliases) make a press, a held move and a release",
+      fn: async () => {
+        page.clear();
+        assertEquals((await call(app, "/v1/cua/mousedown", { x: 600, y: 420 })).status, 200);
+        assertEquals((await call(app, "/v1/cua/move", { x: 650, y: 430 })).status, 200);
+        assertEquals(
+          (await call(app, "/v1/cua/mouseup", { x: 660, y: 440, path: [{ x: 655, y: 435 }] }))
+            .status,
+          200,
+        );
+        const up = await page.until("a release", (events) => last(events, "mouseup"));
+        assertEquals([up.x, up.y], [660, 440]);
+        const down = last(page.events, "mousedown")!;
+        assertEquals([down.x, down.y], [600, 420]);
+        await page.until(
+          "a move with the button held",
+          // Chromium coalesces moves, so any held move past the press counts.
+          (events) => events.find((e) => e.type === "mousemove" && e.x! >= 650 && e.buttons === 1),
+        );
+        page.clear();
+        assertEquals(
+          (await call(app, "/v1/cua/drag", { x1: 500, y1: 400, x2: 560, y2: 480 })).status,
+          200,
+        );
+        const dragUp = await page.until("a drag's release", (events) => last(events, "mouseup"));
+        assertEquals([dragUp.x, dragUp.y], [560, 480]);
+        assertEquals([last(page.events, "mousedown")!.x, last(page.events, "mousedown")!.y], [
+          500,
+          400,
+        ]);
+      },
+    });
+
+    await t.step({
+      ...steps,
+      name: "typed text arrives whole, shifted and unmapped characters included",
+      fn: async () => {
+        await call(app, "/v1/cua/click", textarea);
+        page.clear();
+        const text = "Hello, World! 42 é~";
+        assertEquals((await call(app, "/v1/cua/type", { text })).status, 200);
+        await page.until(
+          `the text ${text}`,
+          (events) => last(events, "input")?.value === text || undefined,
+        );
+      },
+    });
+
+    await t.step({
+      ...steps,
+      name: "a chord is pressed as one chord: ctrl+a selects all, so typing replaces the text",
+      fn: async () => {
+        page.clear();
+        assertEquals((await call(app, "/v1/cua/key", { key: "ctrl+a" })).status, 200);
+        const down = await page.until(
+          "ctrl+a",
+          (events) => events.find((e) => e.type === "keydown" && e.key === "a"),
+        );
+        assertEquals(down.ctrl, true);
+        assertEquals((await call(app, "/v1/cua/type", { text: "X" })).status, 200);
+        await page.until(
+          "the text replaced by X",
+          (events) => last(events, "input")?.value === "X" || undefined,
+        );
+        assertEquals((await call(app, "/v1/cua/key", { key: "shift+Return" })).status, 200);
+        const shiftReturn = await page.until(
+          "shift+Return",
+          (events) => events.find((e) => e.type === "keydown" && e.key === "Enter"),
+        );
+        assertEquals(shiftReturn.shift, true);
+      },
+    });
+
+    await t.step({
+      ...steps,
+      name: "scroll sends wheel notches in the asked direction at the asked point",
+      fn: async () => {
+        assertEquals((await call(app, "/v1/cua/scroll", { x: 800, y: 500, dy: 240 })).status, 200);
+        const down = await page.until(
+          "a wheel down",
+          (events) => events.find((e) => e.type === "wheel" && e.dy! > 0),
+        );
+        assertEquals([down.x, down.y], [800, 500]);
+        assertEquals((await call(app, "/v1/cua/scroll", { x: 790, y: 490, dy: -1 })).status, 200);
+        const up = await page.until(
+          "a wheel up",
+          (events) => events.find((e) => e.type === "wheel" && e.dy! < 0),
+        );
+        assertEquals([up.x, up.y], [790, 490]);
+        assertEquals((await call(app, "/v1/cua/scroll", { x: 780, y: 480, dx: 120 })).status, 200);
+        const right = await page.until(
+          "a wheel right",
+          (events) => events.find((e) => e.type === "wheel" && e.dx! > 0),
+        );
+        assertEquals([right.x, right.y, right.dy], [780, 480, 0]);
+        const none = await call(app, "/v1/cua/scroll", { x: 780, y: 480 });
+        assertEquals([none.status, none.body.error.code], [400, "invalid_request"]);
+      },
+    });
+
+    await t.step({
+      ...steps,
+      name: "screenshot answers a 1280x800 PNG as JSON and as raw bytes",
+      fn: async () => {
+        const json = (await call(app, "/v1/cua/screenshot")).body;
+        assertEquals([json.mime, json.width, json.height], ["image/png", 1280, 800]);
+        const bytes = Uint8Array.from(atob(json.png_base64), (c) => c.charCodeAt(0));
+        assertEquals(bytes.length, json.bytes);
+        const raw = await app.request("/v1/cua/screenshot", { headers: { accept: "image/png" } });
+        assertEquals(raw.headers.get("content-type"), "image/png");
+        const png = new Uint8Array(await raw.arrayBuffer());
+        assertEquals([...png.subarray(1, 4)], [0x50, 0x4e, 0x47]);
+        assertEquals(new DataView(png.buffer).getUint32(16), 1280);
+      },
+    });
+
+    await t.step({
+      ...steps,
+      name: "observe page reports Chromium's window and the URL change after an address and Return",
+      fn: async () => {
+        const second = page.url("/second");
+        const receipt = (await call(app, "/v1/cua/batch", {
+          observe: "page",
+          screenshot: "none",
+          steps: [
+            { op: "click", x: 700, y: 450 },
+            { op: "key", key: "ctrl+l" },
+            { op: "type", text: second },
+            { op: "key", key: "Return" },
+            { op: "wait", ms: 10 },
+          ],
+        })).body;
+        assertEquals(receipt.ok, true, JSON.stringify(receipt));
+        assertEquals(receipt.observe, "page");
+        const [click, , , enter, wait] = receipt.steps;
+        assert(click.observed.target.class.endsWith(".Chromium"), JSON.stringify(click.observed));
+        assertEquals(click.observed.url_before, page.url("/"));
+        assertEquals(enter.observed.focus.state, "window");
+        assert(enter.observed.focus.class.endsWith(".Chromium"));
+        assertEquals(enter.observed.url_before, page.url("/"));
+        assertEquals(wait.observed, undefined, "a wait has nothing to look at");
+        await page.until(
+          "the second page loading",
+          (events) => events.find((e) => e.type === "load" && e.path === "/second"),
+        );
+        const after = (await call(app, "/v1/cua/batch", {
+          observe: "page",
+          screenshot: "none",
+          steps: [{ op: "click", x: 700, y: 450 }],
+        })).body;
+        assertEquals(after.steps[0].observed.url_before, second);
+      },
+    });
+
+    await t.step({
+      ...steps,
+      name: "type with no focused window reports focus.state none and reaches nothing",
+      fn: async () => {
+        const openbox = await pidOf("openbox", options.display);
+        // Hold the window manager still, so it cannot hand the focus back, and drop the focus.
+        Deno.kill(openbox, "SIGSTOP");
+        try {
+          await dropFocus(options.display);
+          page.clear();
+          const receipt = (await call(app, "/v1/cua/batch", {
+            observe: "input",
+            screenshot: "none",
+            steps: [{ op: "type", text: "zz" }],
+          })).body;
+          assertEquals(receipt.observe, "input");
+          assertEquals(receipt.steps[0].observed.focus, { state: "none" });
+          assertEquals(receipt.steps[0].observed.url_before, undefined, "input does not read URLs");
+        } finally {
+          Deno.kill(openbox, "SIGCONT");
+        }
+        await call(app, "/v1/cua/click", textarea);
+        await call(app, "/v1/cua/type", { text: "q" });
+        await page.until(
+          "the marker q",
+          (events) => events.find((e) => e.type === "keydown" && e.key === "q"),
+        );
+        assert(
+          !page.events.some((e) => e.type === "keydown" && e.key === "z"),
+          "z reached the page",
+        );
+      },
+    });
+
+    await t.step({
+      ...steps,
+      name: "a bad plan moves nothing: the pointer read by xdotool stays put",
+      fn: async () => {
+        await call(app, "/v1/cua/move", { x: 321, y: 123 });
+        const before = await pointerByXdotool(options.display);
+        assertEquals(before, { x: 321, y: 123 });
+        const bad = await call(app, "/v1/cua/batch", {
+          steps: [{ op: "move", x: 10, y: 10 }, { op: "click", x: 10, y: 10 }, {
+            op: "click",
+            x: 1280,
+            y: 5,
+          }],
+        });
+        assertEquals(bad.status, 400);
+        assertEquals(bad.body.error.code, "out_of_range");
+        assertStringIncludes(bad.body.error.message, "step 2 (click)");
+        const long = await call(app, "/v1/cua/batch", {
+          steps: [{ op: "move", x: 10, y: 10 }, { op: "wait", ms: 10_001 }],
+        });
+        assertEquals([long.status, long.body.error.code], [400, "invalid_request"]);
+        assertEquals(await pointerByXdotool(options.display), before);
+      },
+    });
+
+    await t.step({
+      ...steps,
+      name: "a recorded recipe yields an MP4 that ffprobe reads, with the moov atom first",
+      fn: async () => {
+        const receipt = (await call(app, "/v1/cua/batch", {
+          record: true,
+          artifact_dir: "runs/demo",
+          steps: [
+            { op: "move", x: 100, y: 100 },
+            { op: "wait", ms: 200 },
+            { op: "move", x: 900, y: 600 },
+          ],
+        })).body;
+        assertEquals(receipt.ok, true, JSON.stringify(receipt));
+        assertEquals(receipt.observe, undefined, "observe off is not echoed");
+        assertEquals(receipt.steps[0].observed, undefined);
+        const video = receipt.artifacts.find((a: { kind: string }) => a.kind === "video");
+        const real = await Deno.realPath(workspace);
+        assertEquals(video.path, `${real}/runs/demo/recording.mp4`);
+        assertEquals(receipt.screenshot.path, `${real}/runs/demo/end.png`);
+        const probe = await new Deno.Command("ffprobe", {
+          args: ["-v", "error", "-show_streams", "-show_format", "-of", "json", video.path],
+          stdout: "piped",
+          stderr: "piped",
+        }).output();
+        assert(probe.success, new TextDecoder().decode(probe.stderr));
+        const info = JSON.parse(new TextDecoder().decode(probe.stdout));
+        assertEquals(info.streams[0].codec_name, "h264");
+        assert(Number(info.format.duration) > 0);
+        const atoms = topLevelAtoms(await Deno.readFile(video.path));
+        assert(
+          atoms.indexOf("moov") >= 0 && atoms.indexOf("moov") < atoms.indexOf("mdat"),
+          atoms.join(","),
+        );
+        assertEquals([...Deno.readDirSync(`${workspace}/runs/demo`)].map((e) => e.name).sort(), [
+          "end.png",
+          "recording.mp4",
+        ]);
+      },
+    });
+
+    await t.step({
+      ...steps,
+      name: "reset_desktop closes every window; then observe page leaves the URLs absent",
+      fn: async () => {
+        const receipt = (await call(app, "/v1/cua/batch", {
+          screenshot: "none",
+          observe: "page",
+          steps: [{ op: "reset_desktop" }, { op: "click", x: 5, y: 5 }],
+        })).body;
+        assertEquals([receipt.ok, receipt.ran, receipt.stopped_at], [true, 2, null]);
+        assertEquals(receipt.steps[0].observed, undefined, "reset_desktop has nothing to look at");
+        const observed = receipt.steps[1].observed;
+        assertEquals(observed.target.class, "", "nothing but the root under the point");
+        assert(!("url_before" in observed) && !("url_after" in observed), JSON.stringify(observed));
+        assertEquals((await call(app, "/v1/windows")).body.windows, []);
+        // Chromium exits cleanly once its last window is gone, and is not restarted.
+        const deadline = Date.now() + 10_000;
+        while ((await call(app, "/v1/chrome")).body.running && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        assertEquals((await call(app, "/v1/chrome")).body.running, false);
+      },
+    });
+  } finally {
+    await desktop.stop();
+    await page.close();
+    await Deno.remove(workspace, { recursive: true });
+  }
+});
+
+/** The pid of a program running on `display`, found through /proc. */
+async function pidOf(name: string, display: string): Promise<number> {
+  for await (const entry of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const comm = (await Deno.readTextFile(`/proc/${entry.name}/comm`)).trim();
+      if (comm !== name) continue;
+      const environ = await Deno.readTextFile(`/proc/${entry.name}/environ`);
+      if (environ.split("\0").includes(`DISPLAY=${display}`)) return Number(entry.name);
+    } catch {
+      // gone
+    }
+  }
+  throw new Error(`no ${name} runs on ${display}`);
+}
+
+/** Sets the keyboard focus to None on its own X connection and waits until the server did it. */
+async function dropFocus(display: string): Promise<void> {
+  const client = await new Promise<x11.Display>((resolve, reject) => {
+    x11.createClient({ display, shm: false }, (err, d) => err ? reject(err) : resolve(d));
+  });
+  client.client.SetInputFocus(0, 0);
+  const focus = await new Promise<number>((resolve, reject) => {
+    client.client.GetInputFocus((err, r) => err ? reject(err) : resolve(r.focus));
+  });
+  client.client.terminate();
+  assertEquals(focus, 0);
+}
+
+/** The four-letter names of a file's top-level MP4 atoms, in order. */
+function topLevelAtoms(bytes: Uint8Array): string[] {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const names: string[] = [];
+  let offset = 0;
+  while (offset + 8 <= bytes.length) {
+    let size = view.getUint32(offset);
+    const name = new TextDecoder().decode(bytes.subarray(offset + 4, offset + 8));
+    if (size === 1) size = Number(view.getBigUint64(offset + 8));
+    if (size === 0) size = bytes.length - offset;
+    names.push(name);
+    offset += size;
+  }
+  return names;
+}
