@@ -28,6 +28,15 @@ export function cuaBackend(what: string, reason: string): GuestError {
   );
 }
 
+/** 502 cua_backend: ffmpeg could not record or remux. */
+export function recordingFailed(reason: string): GuestError {
+  return new GuestError(
+    "cua_backend",
+    502,
+    `the recording failed (${reason}); see runbook.md#cua-recording-failed`,
+  );
+}
+
 /** 400 out_of_range: a coordinate outside the framebuffer. */
 export function outOfRange(message: string): GuestError {
   return new GuestError("out_of_range", 400, message);

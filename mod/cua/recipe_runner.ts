@@ -4,7 +4,7 @@
  */
 import { Buffer } from "node:buffer";
 import { GuestError } from "../exec-guest/errors.ts";
-import { invalidRequest, pathEscape } from "./cua_errors.ts";
+import { invalidRequest, pathEscape, recordingFailed } from "./cua_errors.ts";
 import type { Cua } from "./cua_service.ts";
 import type { DevTools } from "./devtools.ts";
 import { lintRecipe } from "./recipe_lint.ts";
@@ -70,6 +70,9 @@ async function run(
       ...cua.size,
       tape: `${artifactDir}/.recording-tape.mp4`,
     })
+      .catch((error) => {
+        throw recordingFailed((error as Error).message);
+      })
     : undefined;
   const steps: StepReceipt[] = [];
   let stoppedAt: number | null = null;
@@ -91,7 +94,9 @@ async function run(
   } finally {
     if (recording && artifactDir !== undefined) {
       const output = `${artifactDir}/recording.mp4`;
-      await recording.finish(output);
+      await recording.finish(output).catch((error) => {
+        throw recordingFailed((error as Error).message);
+      });
       artifacts.push({
         kind: "video",
         path: output,

@@ -58,7 +58,7 @@ export class Recording {
     if (first === undefined) {
       await program.stop();
       await Deno.remove(options.tape).catch(() => {});
-      throw new Error("ffmpeg x11grab produced no frame; see runbook.md#cua-recording-failed");
+      throw new Error("ffmpeg x11grab produced no frame");
     }
     return new Recording(program, options.tape);
   }
@@ -89,9 +89,7 @@ export class Recording {
       }).output();
       if (!remux.success) {
         const reason = new TextDecoder().decode(remux.stderr).trim().split("\n").pop();
-        throw new Error(
-          `ffmpeg could not remux the recording (${reason}); see runbook.md#cua-recording-failed`,
-        );
+        throw new Error(`ffmpeg could not remux the recording: ${reason}`);
       }
     } finally {
       await Deno.remove(this.tape).catch(() => {});
