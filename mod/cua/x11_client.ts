@@ -97,10 +97,26 @@ export class XConnection {
     }
   }
 
-  /** Sends one XTEST event (no reply; call sync() to know the server processed it). */
-  fake(type: number, detail: number, x = 0, y = 0): void {
+  /**
+   * Sends one XTEST event (no reply; call sync() to know the server processed it). With
+   * `delayMs`, the server itself waits that long before it performs the event, and processes
+   * nothing more from this connection meanwhile, so later requests stay in order behind it.
+   */
+  fake(
+    type: number,
+    detail: number,
+    options: { x?: number; y?: number; delayMs?: number } = {},
+  ): void {
     this.#checkOpen();
-    this.xtest.FakeInput(type, detail, 0, type === FAKE.motion ? this.root : 0, x, y);
+    const window = type === FAKE.motion ? this.root : 0;
+    this.xtest.FakeInput(
+      type,
+      detail,
+      options.delayMs ?? 0,
+      window,
+      options.x ?? 0,
+      options.y ?? 0,
+    );
   }
 
   /** A round trip: resolves once the server has processed every request sent so far. */

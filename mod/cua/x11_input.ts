@@ -29,7 +29,7 @@ export class XInput {
 
   /** Moves the pointer to (x, y) without waiting for the server. */
   move(x: number, y: number): void {
-    this.x.fake(FAKE.motion, 0, x, y);
+    this.x.fake(FAKE.motion, 0, { x, y });
   }
 
   /** Presses a button (1-7). */
@@ -42,21 +42,23 @@ export class XInput {
     this.x.fake(FAKE.buttonRelease, button);
   }
 
-  /** Move, press, a short gap, release; resolves once the server has processed it. */
+  /**
+   * Move, press, a short gap, release. Resolves once the server has performed the press; the
+   * server holds the release for CLICK_GAP_MS itself, and everything sent later on this
+   * connection queues behind it, so the next action cannot overtake the release.
+   */
   async click(x: number, y: number, button: number): Promise<void> {
     this.move(x, y);
     this.buttonDown(button);
     await this.x.sync();
-    await pause(CLICK_GAP_MS);
-    this.buttonUp(button);
-    await this.x.sync();
+    this.x.fake(FAKE.buttonRelease, button, { delayMs: CLICK_GAP_MS });
   }
 
-  /** Two clicks at the point. */
+  /** Two clicks at the point, each press and release CLICK_GAP_MS apart on the server. */
   async doubleClick(x: number, y: number, button: number): Promise<void> {
     await this.click(x, y, button);
-    await pause(CLICK_GAP_MS);
-    await this.click(x, y, button);
+    this.x.fake(FAKE.buttonPress, button, { delayMs: CLICK_GAP_MS });
+    this.x.fake(FAKE.buttonRelease, button, { delayMs: CLICK_GAP_MS });
   }
 
   /** Press at the first point, move through `path` (or an interpolated line), release at the last. */

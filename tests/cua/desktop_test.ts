@@ -31,7 +31,11 @@ Deno.test({
 }, async (t) => {
   const workspace = await Deno.makeTempDir({ prefix: "gurt-cua-" });
   const page = new RecordingPage();
-  const { desktop, app, options } = await startDesktop(workspace, page.url("/"));
+  const vncPassword = `pw${crypto.randomUUID().slice(0, 6)}`;
+  const { desktop, app, options } = await startDesktop(workspace, {
+    startUrl: page.url("/"),
+    vncPassword,
+  });
   const steps = { sanitizeOps: false, sanitizeResources: false, sanitizeExit: false };
   try {
     await page.until("the page loading", (events) => last(events, "load"));
@@ -63,6 +67,25 @@ Deno.test({
           windows.some((w: { class: string }) => w.class.endsWith(".Chromium")),
           JSON.stringify(windows),
         );
+      },
+    });
+
+    await t.step({
+      ...steps,
+      name: "VNC asks for a password on loopback, noVNC serves its page, no command line holds it",
+      fn: async () => {
+        const status = (await call(app, "/v1/desktop")).body;
+        assertEquals(status.vnc, `127.0.0.1:${options.vncPort}`);
+        assertEquals(status.viewer.url, `http://127.0.0.1:${options.viewerPort}/vnc.html`);
+        const viewer = await fetch(status.viewer.url);
+        assertEquals(viewer.status, 200);
+        assertStringIncludes(await viewer.text(), "noVNC");
+        assertEquals(await rfbSecurityTypes(options.vncPort), [2], "VNC authentication only");
+        for await (const entry of Deno.readDir("/proc")) {
+          if (!/^\d+$/.test(entry.name)) continue;
+          const cmdline = await Deno.readTextFile(`/proc/${entry.name}/cmdline`).catch(() => "");
+          assert(!cmdline.includes(vncPassword), `pid ${entry.name} shows the VNC password`);
+        }
       },
     });
 
@@ -371,6 +394,31 @@ Deno.test({
     await Deno.remove(workspace, { recursive: true });
   }
 });
+
+/** The security types an RFB server offers after the version handshake. */
+async function rfbSecurityTypes(port: number): Promise<number[]> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  try {
+    const version = await readExactly(conn, 12);
+    assertEquals(new TextDecoder().decode(version), "RFB 003.008\n");
+    await conn.write(version);
+    const count = (await readExactly(conn, 1))[0];
+    return [...(await readExactly(conn, count))];
+  } finally {
+    conn.close();
+  }
+}
+
+async function readExactly(conn: Deno.Conn, n: number): Promise<Uint8Array> {
+  const out = new Uint8Array(n);
+  let got = 0;
+  while (got < n) {
+    const read = await conn.read(out.subarray(got));
+    if (read === null) throw new Error(`the connection closed after ${got} of ${n} bytes`);
+    got += read;
+  }
+  return out;
+}
 
 /** The pid of a program running on `display`, found through /proc. */
 async function pidOf(name: string, display: string): Promise<number> {

@@ -198,9 +198,9 @@ export class RecordingPage {
 /** Starts a test desktop with Chromium on the page; the caller stops it. */
 export async function startDesktop(
   workspace: string,
-  startUrl: string,
+  overrides: Partial<DesktopOptions>,
 ): Promise<{ desktop: Desktop; app: Hono; options: DesktopOptions }> {
-  const options = testOptions(workspace, { startUrl });
+  const options = testOptions(workspace, overrides);
   const desktop = createDesktop(options);
   try {
     await desktop.start();
