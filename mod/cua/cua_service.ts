@@ -140,6 +140,7 @@ export class Cua {
     const { x, observer } = await this.#observer();
     await this.#backend("reset_desktop", async () => {
       await input.releaseAll();
+      this.supervisor?.chromeWillClose();
       for (const window of await observer.clientIds(OBSERVE_BOUND_MS)) {
         await x.closeWindow(window);
       }

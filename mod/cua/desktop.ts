@@ -40,7 +40,15 @@ export function createDesktop(options: DesktopOptions): Desktop {
     { path: "/v1", app: statusRoutes({ options, supervisor, cua }) },
   ];
   return {
-    start: () => supervisor.start(),
+    start: async () => {
+      try {
+        await supervisor.start();
+      } catch (error) {
+        // Leave nothing half-started behind.
+        await supervisor.stop();
+        throw error;
+      }
+    },
     stop: async () => {
       cua.close();
       await supervisor.stop();

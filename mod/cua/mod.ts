@@ -4,3 +4,4 @@
  */
 export { createDesktop, type Desktop } from "./desktop.ts";
 export { type DesktopOptions, desktopOptionsFromEnv, parseGeometry } from "./options.ts";
+export { desktopPermissionNeeds } from "./permissions.ts";

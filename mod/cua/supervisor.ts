@@ -1,7 +1,7 @@
 /**
  * The desktop supervisor: starts Xvfb, pins the keyboard to `us`, starts openbox, Chromium,
  * x11vnc and noVNC in that order, each ready when the thing itself answers, and restarts what
- * dies unexpectedly. Chromium that exits cleanly (its last window closed) stays down until asked.
+ * dies unexpectedly. Chromium closed on purpose by reset_desktop stays down until asked.
  */
 import { RunningProgram } from "./child_process.ts";
 import { DevTools } from "./devtools.ts";
@@ -19,6 +19,7 @@ export class Supervisor {
   #programs = new Map<Part, RunningProgram>();
   #running = false;
   #healing: Promise<void> | null = null;
+  #healAgain = false;
   #chromeClosed = false;
   readonly devtools: DevTools;
 
@@ -59,6 +60,11 @@ export class Supervisor {
     }
   }
 
+  /** Says Chromium is about to be closed on purpose (reset_desktop): do not restart it. */
+  chromeWillClose(): void {
+    this.#chromeClosed = true;
+  }
+
   /** Starts Chromium if it is not running and waits for DevTools; a no-op without a profile. */
   async ensureChrome(): Promise<void> {
     this.#chromeClosed = false;
@@ -91,11 +97,8 @@ export class Supervisor {
       if (this.#programs.get(part) !== program) return;
       this.#programs.delete(part);
       if (!this.#running || program.stopping) return;
-      // Chromium closed by its last window (reset_desktop, a user) exits 0: leave it down.
-      if (part === "chromium" && status.success) {
-        this.#chromeClosed = true;
-        return;
-      }
+      // Chromium closed on purpose by reset_desktop stays down until ensureChrome().
+      if (part === "chromium" && this.#chromeClosed) return;
       console.error(
         `gurt guest: ${program.spec.name} exited unexpectedly (status ${status.code}); restarting it.`,
       );
@@ -104,15 +107,18 @@ export class Supervisor {
   }
 
   #heal(): void {
+    // A part that dies while a heal is under way may already have been passed over: go again.
+    this.#healAgain = true;
     if (this.#healing) return;
     this.#healing = (async () => {
       let backoff = 250;
-      while (this.#running) {
+      while (this.#running && this.#healAgain) {
+        this.#healAgain = false;
         try {
           // An X server that restarted takes its clients with it: restart them too.
           await this.#bringUp();
-          return;
         } catch (error) {
+          this.#healAgain = true;
           console.error(
             `gurt guest: the desktop could not be restarted: ${(error as Error).message}`,
           );

@@ -52,9 +52,17 @@ export class XConnection {
 
   /** Connects to `name` (e.g. ":1") and loads XTEST; fails if it does not answer in `timeoutMs`. */
   static async open(name: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<XConnection> {
+    // Without permission the x11 package's connect fails outside any promise we hold, which
+    // would end the process; ask first and say which permission is missing.
+    const socket = `unix:${socketOf(name)}`;
+    const permission = Deno.permissions.querySync({ name: "net", host: socket });
+    if (permission.state !== "granted") {
+      throw new Error(`this process may not open the X socket (it needs net permission ${socket})`);
+    }
     const display = await bounded<x11.Display>(`the connection to ${name}`, timeoutMs, (done) => {
       const client = x11.createClient(
-        { display: name, shm: false },
+        // Xvfb runs without an authority file: an empty cookie, and no ~/.Xauthority read.
+        { display: name, shm: false, auth: { name: "", data: "" } },
         (err: Error | null, d: x11.Display) => done(err, d),
       );
       client.on("error", (err: Error) => done(err, undefined as unknown as x11.Display));
@@ -256,6 +264,11 @@ export class XConnection {
     this.#checkOpen();
     return bounded(what, timeoutMs, start);
   }
+}
+
+/** The unix socket of a local display such as ":1". */
+export function socketOf(display: string): string {
+  return `/tmp/.X11-unix/X${display.replace(/^:/, "").replace(/\..*$/, "")}`;
 }
 
 type Done<T> = (err: Error | null | undefined, value: T) => void;

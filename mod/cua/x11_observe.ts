@@ -102,7 +102,12 @@ export class XObserver {
     for (const window of words(clients.data)) {
       const desktop = await this.x.property(window, desktopAtom, timeoutMs);
       const info = await this.describe(window, timeoutMs);
-      rows.push({ ...info, desktop: desktop ? signed(words(desktop.data)[0]) : -1 });
+      rows.push({
+        id: info.id,
+        desktop: desktop ? signed(words(desktop.data)[0]) : -1,
+        class: info.class,
+        title: info.title,
+      });
     }
     return rows;
   }

@@ -78,7 +78,7 @@ declare namespace x11 {
     data: Uint8Array;
   }
   function createClient(
-    options: { display: string; shm: boolean },
+    options: { display: string; shm: boolean; auth?: { name: string; data: string } },
     cb: (err: Error | null, display: Display) => void,
   ): Client;
   const keySyms: Record<string, { code: number; description: string }>;

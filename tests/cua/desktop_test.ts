@@ -39,12 +39,18 @@ Deno.test({
   const steps = { sanitizeOps: false, sanitizeResources: false, sanitizeExit: false };
   try {
     await page.until("the page loading", (events) => last(events, "load"));
-    // Where the page's client area sits on screen, from one hover the page reports.
-    assertEquals((await call(app, "/v1/cua/move", { x: 640, y: 500 })).status, 200);
-    const hover = await page.until(
-      "a hover at (640, 500)",
-      (events) => events.find((e) => e.type === "mousemove" && e.x === 640 && e.y === 500),
-    );
+    // Where the page's client area sits on screen, from a hover the page reports. The window
+    // may still be mapping when the page has loaded, so hover until the page sees one.
+    let hover: PageEvent | undefined;
+    for (let y = 500; hover === undefined && y < 540; y++) {
+      assertEquals((await call(app, "/v1/cua/move", { x: 640, y })).status, 200);
+      hover = await page.until(
+        `a hover at (640, ${y})`,
+        (events) => events.find((e) => e.type === "mousemove" && e.x === 640 && e.y === y),
+        250,
+      ).catch(() => undefined);
+    }
+    assert(hover, "the page never saw the pointer move");
     const offset = { x: hover.x! - hover.cx!, y: hover.y! - hover.cy! };
     const textarea = { x: offset.x + 100, y: offset.y + 250 };
 
@@ -367,6 +373,76 @@ Deno.test({
 
     await t.step({
       ...steps,
+      name: "screenshot modes: each step's PNG as files, or inline base64 without artifact_dir",
+      fn: async () => {
+        const each = (await call(app, "/v1/cua/batch", {
+          screenshot: "each",
+          artifact_dir: "runs/each",
+          steps: [{ op: "move", x: 10, y: 10 }, { op: "move", x: 20, y: 20 }],
+        })).body;
+        assertEquals(each.screenshot, undefined, "each has no end screenshot");
+        assertEquals(each.steps.map((s: { screenshot: { path: string } }) => s.screenshot.path), [
+          `${await Deno.realPath(workspace)}/runs/each/step-000.png`,
+          `${await Deno.realPath(workspace)}/runs/each/step-001.png`,
+        ]);
+        assertEquals(each.artifacts.length, 2);
+        const inline = (await call(app, "/v1/cua/batch", {
+          screenshot: "none",
+          steps: [{ op: "screenshot" }],
+        })).body;
+        const shot = inline.steps[0].screenshot;
+        assertEquals([shot.width, shot.height, shot.path], [1280, 800, undefined]);
+        assertEquals(atob(shot.png_base64).length, shot.bytes);
+        assertEquals([inline.screenshot, inline.artifacts], [undefined, []]);
+      },
+    });
+
+    await t.step({
+      ...steps,
+      name: "a Chromium that crashes is started again and answers DevTools",
+      fn: async () => {
+        const before = await pidOf("chromium", options.display);
+        page.clear();
+        Deno.kill(before, "SIGKILL");
+        await until("Chromium running again under a new pid", async () => {
+          const chrome = (await call(app, "/v1/chrome")).body;
+          const pid = await pidOf("chromium", options.display).catch(() => before);
+          return chrome.ready && chrome.running && pid !== before;
+        });
+        await page.until("the page loading again", (events) => last(events, "load"));
+      },
+    });
+
+    await t.step({
+      ...steps,
+      name: "an Xvfb that dies is started again, and input reconnects to it",
+      fn: async () => {
+        const before = await pidOf("Xvfb", options.display);
+        page.clear();
+        Deno.kill(before, "SIGKILL");
+        const down = await call(app, "/v1/cua/click", { x: 700, y: 450 });
+        assert(
+          down.status === 200 || down.body.error.code === "display_unavailable",
+          JSON.stringify(down.body),
+        );
+        await until("the desktop ready again with Chromium", async () => {
+          const desktopReady = (await call(app, "/v1/desktop")).body.ready;
+          return desktopReady && (await call(app, "/v1/chrome")).body.ready;
+        });
+        assert((await pidOf("Xvfb", options.display)) !== before);
+        await page.until("the page loading again", (events) => last(events, "load"));
+        page.clear();
+        assertEquals((await call(app, "/v1/cua/click", { x: 705, y: 455 })).status, 200);
+        const click = await page.until(
+          "a click after the restart",
+          (events) => last(events, "click"),
+        );
+        assertEquals([click.x, click.y], [705, 455]);
+      },
+    });
+
+    await t.step({
+      ...steps,
       name: "reset_desktop closes every window; then observe page leaves the URLs absent",
       fn: async () => {
         const receipt = (await call(app, "/v1/cua/batch", {
@@ -386,6 +462,15 @@ Deno.test({
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
         assertEquals((await call(app, "/v1/chrome")).body.running, false);
+        // With settle on, reset_desktop launches a fresh Chromium and waits for it.
+        const settled = (await call(app, "/v1/cua/batch", {
+          screenshot: "none",
+          settle: "compressed",
+          steps: [{ op: "reset_desktop" }],
+        })).body;
+        assertEquals(settled.ok, true, JSON.stringify(settled));
+        const chrome = (await call(app, "/v1/chrome")).body;
+        assertEquals([chrome.running, chrome.ready], [true, true]);
       },
     });
   } finally {
@@ -420,20 +505,37 @@ async function readExactly(conn: Deno.Conn, n: number): Promise<Uint8Array> {
   return out;
 }
 
-/** The pid of a program running on `display`, found through /proc. */
+/** The pid of the process-group leader `name` the desktop started for `display`. */
 async function pidOf(name: string, display: string): Promise<number> {
   for await (const entry of Deno.readDir("/proc")) {
     if (!/^\d+$/.test(entry.name)) continue;
     try {
-      const comm = (await Deno.readTextFile(`/proc/${entry.name}/comm`)).trim();
-      if (comm !== name) continue;
+      const stat = await Deno.readTextFile(`/proc/${entry.name}/stat`);
+      const [comm, rest] = [
+        stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")),
+        stat.slice(stat.lastIndexOf(")") + 2),
+      ];
+      const fields = rest.split(" ");
+      if (comm !== name || fields[0] === "Z" || fields[2] !== entry.name) continue;
+      const cmdline = await Deno.readTextFile(`/proc/${entry.name}/cmdline`);
       const environ = await Deno.readTextFile(`/proc/${entry.name}/environ`);
-      if (environ.split("\0").includes(`DISPLAY=${display}`)) return Number(entry.name);
+      const onDisplay = environ.split("\0").includes(`DISPLAY=${display}`) ||
+        cmdline.split("\0")[1] === display;
+      if (onDisplay) return Number(entry.name);
     } catch {
       // gone
     }
   }
   throw new Error(`no ${name} runs on ${display}`);
+}
+
+/** Polls `check` every 50 ms until it holds; fails after 20 s naming `what`. */
+async function until(what: string, check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`never saw ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /** Sets the keyboard focus to None on its own X connection and waits until the server did it. */

@@ -118,8 +118,10 @@ const PAGE = `<!doctype html><html><head><title>cua test page</title></head>
 <body style="margin:0;height:4000px;width:4000px">
 <textarea id="t" style="position:absolute;left:40px;top:200px;width:400px;height:120px"></textarea>
 <script>
-let seq = 0;
-const send = (e) => fetch("/event", { method: "POST", body: JSON.stringify({ seq: seq++, ...e }) });
+let n = 0;
+// Ordered across page loads: wall-clock milliseconds, then the order within this page.
+const seq = () => performance.timeOrigin + performance.now() + (n++) * 1e-6;
+const send = (e) => fetch("/event", { method: "POST", body: JSON.stringify({ seq: seq(), ...e }) });
 const at = (e) => ({ x: e.screenX, y: e.screenY, cx: e.clientX, cy: e.clientY });
 addEventListener("contextmenu", (e) => e.preventDefault());
 addEventListener("mousemove", (e) => send({ type: "mousemove", buttons: e.buttons, ...at(e) }));
@@ -169,8 +171,12 @@ export class RecordingPage {
   }
 
   /** Waits until `match` holds for the events so far; fails after 10 s naming `what`. */
-  async until<T>(what: string, match: (events: PageEvent[]) => T | undefined): Promise<T> {
-    const deadline = Date.now() + 10_000;
+  async until<T>(
+    what: string,
+    match: (events: PageEvent[]) => T | undefined,
+    timeoutMs = 10_000,
+  ): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
     while (true) {
       const found = match(this.events);
       if (found !== undefined && found !== false) return found;
