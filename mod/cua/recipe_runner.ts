@@ -80,10 +80,17 @@ async function run(
     for (let index = 0; index < batch.steps.length; index++) {
       const step = batch.steps[index];
       const receipt = await runStep(step, index, batch, context);
-      if (batch.screenshot === "each") {
-        receipt.screenshot = await picture(cua, artifactDir, `step-${pad(index)}.png`, artifacts);
-      } else if (step.op === "screenshot") {
-        receipt.screenshot = await picture(cua, artifactDir, `step-${pad(index)}.png`, artifacts);
+      if (batch.screenshot === "each" || step.op === "screenshot") {
+        // A screenshot that fails is that step's failure, not the whole recipe's.
+        try {
+          const name = `step-${pad(index)}.png`;
+          receipt.screenshot = await picture(cua, artifactDir, name, artifacts);
+        } catch (caught) {
+          if (receipt.ok) {
+            receipt.ok = false;
+            receipt.error = errorOf(caught);
+          }
+        }
       }
       steps.push(receipt);
       if (!receipt.ok && batch.stop_on_error) {
@@ -114,7 +121,9 @@ async function run(
     artifacts,
   };
   if (batch.screenshot === "end") {
-    receipt.screenshot = await picture(cua, artifactDir, "end.png", artifacts);
+    // Absent, like an observation, when the display gave no picture: the steps still ran.
+    const end = await picture(cua, artifactDir, "end.png", artifacts).catch(() => undefined);
+    if (end) receipt.screenshot = end;
   }
   receipt.duration_ms = Math.round(performance.now() - started);
   if (batch.observe !== "off") receipt.observe = batch.observe;
@@ -150,9 +159,7 @@ async function runStep(
       if (INPUT_OPS.has(step.op)) await settle(batch.settle, devtools);
     }
   } catch (caught) {
-    error = caught instanceof GuestError
-      ? { code: caught.code, message: caught.message }
-      : { code: "internal", message: (caught as Error).message };
+    error = errorOf(caught);
   }
   const ms = Math.round(performance.now() - t0);
   if (observing && batch.observe === "page" && URL_OPS.has(step.op)) {
@@ -250,6 +257,12 @@ export async function resolveArtifactDir(workspace: string, dir: string): Promis
   const real = await Deno.realPath(wanted);
   if (!inside(real)) throw pathEscape(dir);
   return real;
+}
+
+function errorOf(caught: unknown): { code: string; message: string } {
+  return caught instanceof GuestError
+    ? { code: caught.code, message: caught.message }
+    : { code: "internal", message: (caught as Error).message };
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -68,6 +68,11 @@ Deno.test({
           ready: true,
           running: true,
         });
+        const query = await new Deno.Command("setxkbmap", {
+          args: ["-query", "-display", options.display],
+          stdout: "piped",
+        }).output();
+        assertStringIncludes(new TextDecoder().decode(query.stdout), "layout:     us");
         const windows = (await call(app, "/v1/windows")).body.windows;
         assert(
           windows.some((w: { class: string }) => w.class.endsWith(".Chromium")),
@@ -212,6 +217,20 @@ Deno.test({
           (events) => events.find((e) => e.type === "wheel" && e.dx! > 0),
         );
         assertEquals([right.x, right.y, right.dy], [780, 480, 0]);
+        // 120 units a notch: 360 is three notches, each the size of the one -1 gave.
+        assertEquals((await call(app, "/v1/cua/scroll", { x: 770, y: 470, dy: 360 })).status, 200);
+        const notch = Math.abs(up.dy!);
+        const sumAt = (events: PageEvent[]) =>
+          events.filter((e) => e.type === "wheel" && e.x === 770 && e.y === 470)
+            .reduce((sum, e) => sum + e.dy!, 0);
+        await page.until("three notches down", (events) => sumAt(events) >= 3 * notch || undefined);
+        // A later move marks the end: every notch the scroll sent was dispatched before it.
+        assertEquals((await call(app, "/v1/cua/move", { x: 771, y: 471 })).status, 200);
+        await page.until(
+          "the marker move",
+          (events) => events.find((e) => e.type === "mousemove" && e.x === 771 && e.y === 471),
+        );
+        assertEquals(sumAt(page.events), 3 * notch);
         const none = await call(app, "/v1/cua/scroll", { x: 780, y: 480 });
         assertEquals([none.status, none.body.error.code], [400, "invalid_request"]);
       },
