@@ -15,7 +15,7 @@ import { type FocusInfo, type WindowInfo, type WindowRow, XObserver } from "./x1
 
 /** How long one observation may take on the X side. */
 export const OBSERVE_BOUND_MS = 400;
-const CONNECT_TIMEOUT_MS = 1500;
+const INPUT_TIMEOUT_MS = 2000;
 const RESET_WAIT_MS = 3000;
 
 /** The desktop's input and observation, shared by the single routes and the recipes. */
@@ -41,7 +41,7 @@ export class Cua {
   async displayAnswers(): Promise<boolean> {
     try {
       const { x } = await this.#observer();
-      await x.sync(OBSERVE_BOUND_MS);
+      await x.sync();
       return true;
     } catch {
       return false;
@@ -51,7 +51,7 @@ export class Cua {
   /** Throws 503 display_unavailable unless the input connection is open. */
   async requireDisplay(): Promise<void> {
     const { x } = await this.#inputConnection();
-    await this.#backend("a round trip", () => x.sync(OBSERVE_BOUND_MS));
+    await this.#backend("a round trip", () => x.sync());
   }
 
   /** Closes both connections. */
@@ -141,12 +141,12 @@ export class Cua {
     await this.#backend("reset_desktop", async () => {
       await input.releaseAll();
       this.supervisor?.chromeWillClose();
-      for (const window of await observer.clientIds(OBSERVE_BOUND_MS)) {
+      for (const window of await observer.clientIds()) {
         await x.closeWindow(window);
       }
       await x.sync();
       const deadline = Date.now() + RESET_WAIT_MS;
-      while ((await observer.clientIds(OBSERVE_BOUND_MS)).length > 0 && Date.now() < deadline) {
+      while ((await observer.clientIds()).length > 0 && Date.now() < deadline) {
         await pause(25);
       }
     });
@@ -159,17 +159,17 @@ export class Cua {
 
   /** The client window under (x, y), or undefined if the X server gave no answer in time. */
   async windowAt(x: number, y: number): Promise<WindowInfo | undefined> {
-    return await this.#look((observer) => observer.windowAt(x, y, OBSERVE_BOUND_MS));
+    return await this.#look((observer) => observer.windowAt(x, y));
   }
 
   /** Where keys were about to go, or undefined if the X server gave no answer in time. */
   async focus(): Promise<FocusInfo | undefined> {
-    return await this.#look((observer) => observer.focus(OBSERVE_BOUND_MS));
+    return await this.#look((observer) => observer.focus());
   }
 
   /** The window manager's client windows; empty if the display does not answer. */
   async windows(): Promise<WindowRow[]> {
-    return (await this.#look((observer) => observer.list(OBSERVE_BOUND_MS))) ?? [];
+    return (await this.#look((observer) => observer.list())) ?? [];
   }
 
   async #look<T>(read: (observer: XObserver) => Promise<T>): Promise<T | undefined> {
@@ -192,21 +192,22 @@ export class Cua {
 
   async #inputConnection(): Promise<{ x: XConnection; input: XInput }> {
     if (this.#input && !this.#input.x.closed) return this.#input;
-    const x = await this.#connect();
+    const x = await this.#connect(INPUT_TIMEOUT_MS);
     this.#input = { x, input: new XInput(x) };
     return this.#input;
   }
 
   async #observer(): Promise<{ x: XConnection; observer: XObserver }> {
     if (this.#observe && !this.#observe.x.closed) return this.#observe;
-    const x = await this.#connect();
+    // Every request on the observation connection is bounded like an observation.
+    const x = await this.#connect(OBSERVE_BOUND_MS);
     this.#observe = { x, observer: new XObserver(x) };
     return this.#observe;
   }
 
-  async #connect(): Promise<XConnection> {
+  async #connect(timeoutMs: number): Promise<XConnection> {
     try {
-      return await XConnection.open(this.display, CONNECT_TIMEOUT_MS);
+      return await XConnection.open(this.display, { timeoutMs });
     } catch (error) {
       throw displayUnavailable(this.display, (error as Error).message);
     }

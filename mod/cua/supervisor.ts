@@ -181,7 +181,7 @@ export class Supervisor {
     const x = await XConnection.open(this.options.display);
     try {
       const observer = new XObserver(x);
-      await poll("openbox", () => observer.hasWindowManager(1000));
+      await poll("openbox", () => observer.hasWindowManager());
     } finally {
       x.close();
     }

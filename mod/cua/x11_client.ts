@@ -40,18 +40,27 @@ const DEFAULT_TIMEOUT_MS = 2000;
 export class XConnection {
   #closed = false;
 
+  readonly name: string;
+  readonly #timeoutMs: number;
+
   private constructor(
     private readonly display: x11.Display,
     private readonly xtest: x11.XTest,
-    readonly name: string,
+    options: { name: string; timeoutMs: number },
   ) {
+    this.name = options.name;
+    this.#timeoutMs = options.timeoutMs;
     display.client.on("end", () => this.#closed = true);
     display.client.on("close", () => this.#closed = true);
     display.client.on("error", () => {});
   }
 
-  /** Connects to `name` (e.g. ":1") and loads XTEST; fails if it does not answer in `timeoutMs`. */
-  static async open(name: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<XConnection> {
+  /**
+   * Connects to `name` (e.g. ":1") and loads XTEST. Every request on the connection, the
+   * connecting included, fails if the server does not answer within `timeoutMs`.
+   */
+  static async open(name: string, options: { timeoutMs?: number } = {}): Promise<XConnection> {
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     // Without permission the x11 package's connect fails outside any promise we hold, which
     // would end the process; ask first and say which permission is missing.
     const socket = `unix:${socketOf(name)}`;
@@ -70,7 +79,7 @@ export class XConnection {
     const xtest = await bounded<x11.XTest>("the XTEST query", timeoutMs, (done) => {
       display.client.require("xtest", done);
     });
-    return new XConnection(display, xtest, name);
+    return new XConnection(display, xtest, { name, timeoutMs });
   }
 
   /** Whether the server has hung up. */
@@ -128,15 +137,15 @@ export class XConnection {
   }
 
   /** A round trip: resolves once the server has processed every request sent so far. */
-  sync(timeoutMs = DEFAULT_TIMEOUT_MS): Promise<void> {
-    return this.#call<void>("a sync", timeoutMs, (done) => {
+  sync(): Promise<void> {
+    return this.#call<void>("a sync", (done) => {
       this.display.client.GetInputFocus((err: Error | null) => done(err, undefined));
     });
   }
 
   /** Where the pointer is and what is pressed. */
-  queryPointer(timeoutMs = DEFAULT_TIMEOUT_MS): Promise<PointerState> {
-    return this.#call("QueryPointer", timeoutMs, (done) => {
+  queryPointer(): Promise<PointerState> {
+    return this.#call("QueryPointer", (done) => {
       this.display.client.QueryPointer(this.root, (err: Error | null, r: x11.PointerReply) => {
         done(err, r && { x: r.rootX, y: r.rootY, child: r.child, mask: r.keyMask });
       });
@@ -144,8 +153,8 @@ export class XConnection {
   }
 
   /** The window that has the keyboard focus: 0 None, 1 PointerRoot, else a window id. */
-  inputFocus(timeoutMs = DEFAULT_TIMEOUT_MS): Promise<number> {
-    return this.#call("GetInputFocus", timeoutMs, (done) => {
+  inputFocus(): Promise<number> {
+    return this.#call("GetInputFocus", (done) => {
       this.display.client.GetInputFocus((err: Error | null, r: { focus: number }) => {
         done(err, r && r.focus);
       });
@@ -159,13 +168,13 @@ export class XConnection {
   }
 
   /** The child of `window` that contains the root point (x, y), 0 if none. */
-  childAt(window: number, x: number, y: number, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<number> {
-    return this.#call("TranslateCoordinates", timeoutMs, (done) => {
+  childAt(window: number, point: { x: number; y: number }): Promise<number> {
+    return this.#call("TranslateCoordinates", (done) => {
       this.display.client.TranslateCoordinates(
         this.root,
         window,
-        x,
-        y,
+        point.x,
+        point.y,
         (err: Error | null, r: { child: number }) => done(err, r && r.child),
       );
     });
@@ -174,16 +183,15 @@ export class XConnection {
   /** The parent and children of a window. */
   queryTree(
     window: number,
-    timeoutMs = DEFAULT_TIMEOUT_MS,
   ): Promise<{ parent: number; children: number[] }> {
-    return this.#call("QueryTree", timeoutMs, (done) => {
+    return this.#call("QueryTree", (done) => {
       this.display.client.QueryTree(window, done);
     });
   }
 
   /** An atom's id by name, created if needed. */
-  atom(name: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<number> {
-    return this.#call(`InternAtom ${name}`, timeoutMs, (done) => {
+  atom(name: string): Promise<number> {
+    return this.#call(`InternAtom ${name}`, (done) => {
       this.display.client.InternAtom(false, name, done);
     });
   }
@@ -192,9 +200,8 @@ export class XConnection {
   property(
     window: number,
     atom: number,
-    timeoutMs = DEFAULT_TIMEOUT_MS,
   ): Promise<XProperty | null> {
-    return this.#call("GetProperty", timeoutMs, (done) => {
+    return this.#call("GetProperty", (done) => {
       this.display.client.GetProperty(
         0,
         window,
@@ -213,9 +220,8 @@ export class XConnection {
   /** The pixels of a rectangle of the root window in ZPixmap form (BGRX at depth 24). */
   image(
     rect: { x: number; y: number; width: number; height: number },
-    timeoutMs = DEFAULT_TIMEOUT_MS,
   ): Promise<{ depth: number; data: Uint8Array }> {
-    return this.#call("GetImage", timeoutMs, (done) => {
+    return this.#call("GetImage", (done) => {
       this.display.client.GetImage(
         2,
         this.root,
@@ -230,9 +236,9 @@ export class XConnection {
   }
 
   /** The keysyms of every keycode, one row per keycode from `keycodes.min`. */
-  keyboardMapping(timeoutMs = DEFAULT_TIMEOUT_MS): Promise<number[][]> {
+  keyboardMapping(): Promise<number[][]> {
     const { min, max } = this.keycodes;
-    return this.#call("GetKeyboardMapping", timeoutMs, (done) => {
+    return this.#call("GetKeyboardMapping", (done) => {
       this.display.client.GetKeyboardMapping(min, max - min + 1, done);
     });
   }
@@ -244,8 +250,8 @@ export class XConnection {
   }
 
   /** The 256 bits of which keys are down. */
-  queryKeymap(timeoutMs = DEFAULT_TIMEOUT_MS): Promise<Uint8Array> {
-    return this.#call("QueryKeymap", timeoutMs, (done) => {
+  queryKeymap(): Promise<Uint8Array> {
+    return this.#call("QueryKeymap", (done) => {
       this.display.client.QueryKeymap(done);
     });
   }
@@ -260,9 +266,9 @@ export class XConnection {
     if (this.#closed) throw new XTimeoutError(`on ${this.name}: the connection is closed`, 0);
   }
 
-  #call<T>(what: string, timeoutMs: number, start: (done: Done<T>) => void): Promise<T> {
+  #call<T>(what: string, start: (done: Done<T>) => void): Promise<T> {
     this.#checkOpen();
-    return bounded(what, timeoutMs, start);
+    return bounded(what, this.#timeoutMs, start);
   }
 }
 

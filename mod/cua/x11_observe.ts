@@ -33,75 +33,72 @@ export class XObserver {
   constructor(private readonly x: XConnection) {}
 
   /** The client window (the one carrying WM_STATE) covering the root point, or the root itself. */
-  async windowAt(x: number, y: number, timeoutMs: number): Promise<WindowInfo> {
-    const wmState = await this.#atom("WM_STATE", timeoutMs);
+  async windowAt(x: number, y: number): Promise<WindowInfo> {
+    const wmState = await this.#atom("WM_STATE");
     let window = this.x.root;
     for (let depth = 0; depth < MAX_DEPTH; depth++) {
-      const child = await this.x.childAt(window, x, y, timeoutMs);
+      const child = await this.x.childAt(window, { x, y });
       if (child === 0) break;
       window = child;
-      if (await this.x.property(child, wmState, timeoutMs)) {
-        return await this.describe(child, timeoutMs);
+      if (await this.x.property(child, wmState)) {
+        return await this.describe(child);
       }
     }
     return { id: hex(this.x.root), class: "", title: "" };
   }
 
   /** The focus: none, PointerRoot, parked where no client listens (root), or a client window. */
-  async focus(timeoutMs: number): Promise<FocusInfo> {
-    const focus = await this.x.inputFocus(timeoutMs);
+  async focus(): Promise<FocusInfo> {
+    const focus = await this.x.inputFocus();
     if (focus === 0) return { state: "none" };
     if (focus === 1) return { state: "pointer_root" };
     if (focus === this.x.root) return { state: "root" };
-    const wmState = await this.#atom("WM_STATE", timeoutMs);
+    const wmState = await this.#atom("WM_STATE");
     let window = focus;
     for (let depth = 0; depth < MAX_DEPTH && window !== 0 && window !== this.x.root; depth++) {
-      if (await this.x.property(window, wmState, timeoutMs)) {
-        return { state: "window", ...(await this.describe(window, timeoutMs)) };
+      if (await this.x.property(window, wmState)) {
+        return { state: "window", ...(await this.describe(window)) };
       }
-      window = (await this.x.queryTree(window, timeoutMs)).parent;
+      window = (await this.x.queryTree(window)).parent;
     }
     // Inside a client's frame, the client is the frame's child that carries WM_STATE.
-    const tree = await this.x.queryTree(focus, timeoutMs);
+    const tree = await this.x.queryTree(focus);
     for (const child of tree.children) {
-      if (await this.x.property(child, wmState, timeoutMs)) {
-        return { state: "window", ...(await this.describe(child, timeoutMs)) };
+      if (await this.x.property(child, wmState)) {
+        return { state: "window", ...(await this.describe(child)) };
       }
     }
     return { state: "root" };
   }
 
   /** A window's id, WM_CLASS (instance.Class) and title (_NET_WM_NAME, else WM_NAME). */
-  async describe(window: number, timeoutMs: number): Promise<WindowInfo> {
+  async describe(window: number): Promise<WindowInfo> {
     const wmClass = await this.x.property(
       window,
-      await this.#atom("WM_CLASS", timeoutMs),
-      timeoutMs,
+      await this.#atom("WM_CLASS"),
     );
     const netName = await this.x.property(
       window,
-      await this.#atom("_NET_WM_NAME", timeoutMs),
-      timeoutMs,
+      await this.#atom("_NET_WM_NAME"),
     );
     const name = netName ??
-      await this.x.property(window, await this.#atom("WM_NAME", timeoutMs), timeoutMs);
+      await this.x.property(window, await this.#atom("WM_NAME"));
     const classParts = wmClass ? decode(wmClass.data).split("\0").filter((s) => s !== "") : [];
     return { id: hex(window), class: classParts.join("."), title: name ? decode(name.data) : "" };
   }
 
   /** The window manager's client list with each window's desktop, class and title. */
-  async list(timeoutMs: number): Promise<WindowRow[]> {
+  async list(): Promise<WindowRow[]> {
     const clients = await this.x.property(
       this.x.root,
-      await this.#atom("_NET_CLIENT_LIST", timeoutMs),
-      timeoutMs,
+      await this.#atom("_NET_CLIENT_LIST"),
     );
     if (!clients) return [];
-    const desktopAtom = await this.#atom("_NET_WM_DESKTOP", timeoutMs);
+    const desktopAtom = await this.#atom("_NET_WM_DESKTOP");
     const rows: WindowRow[] = [];
     for (const window of words(clients.data)) {
-      const desktop = await this.x.property(window, desktopAtom, timeoutMs);
-      const info = await this.describe(window, timeoutMs);
+      const desktop = await this.x.property(window, desktopAtom);
+      const info = await this.describe(window);
       rows.push({
         id: info.id,
         desktop: desktop ? signed(words(desktop.data)[0]) : -1,
@@ -113,25 +110,24 @@ export class XObserver {
   }
 
   /** The window ids of the window manager's client list. */
-  async clientIds(timeoutMs: number): Promise<number[]> {
+  async clientIds(): Promise<number[]> {
     const clients = await this.x.property(
       this.x.root,
-      await this.#atom("_NET_CLIENT_LIST", timeoutMs),
-      timeoutMs,
+      await this.#atom("_NET_CLIENT_LIST"),
     );
     return clients ? words(clients.data) : [];
   }
 
   /** Whether a window manager has announced itself (_NET_SUPPORTING_WM_CHECK on the root). */
-  async hasWindowManager(timeoutMs: number): Promise<boolean> {
-    const check = await this.#atom("_NET_SUPPORTING_WM_CHECK", timeoutMs);
-    return (await this.x.property(this.x.root, check, timeoutMs)) !== null;
+  async hasWindowManager(): Promise<boolean> {
+    const check = await this.#atom("_NET_SUPPORTING_WM_CHECK");
+    return (await this.x.property(this.x.root, check)) !== null;
   }
 
-  async #atom(name: string, timeoutMs: number): Promise<number> {
+  async #atom(name: string): Promise<number> {
     const known = this.#atoms.get(name);
     if (known !== undefined) return known;
-    const atom = await this.x.atom(name, timeoutMs);
+    const atom = await this.x.atom(name);
     this.#atoms.set(name, atom);
     return atom;
   }

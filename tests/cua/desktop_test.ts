@@ -2,8 +2,6 @@
  * Computer use against a real desktop: Xvfb, openbox and Chromium on a page served by the test,
  * which records what it receives. One desktop for the whole file. Skips when Xvfb is missing.
  */
-// @ts-types="../../mod/cua/x11_types.d.ts"
-import x11 from "x11";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import {
   call,
@@ -13,6 +11,7 @@ import {
   RecordingPage,
   startDesktop,
 } from "./fixture.ts";
+import { dropFocus, pidOf, rfbSecurityTypes, topLevelAtoms, until } from "./desktop_probes.ts";
 
 const XVFB = hasXvfb();
 if (!XVFB) {
@@ -498,90 +497,3 @@ Deno.test({
     await Deno.remove(workspace, { recursive: true });
   }
 });
-
-/** The security types an RFB server offers after the version handshake. */
-async function rfbSecurityTypes(port: number): Promise<number[]> {
-  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
-  try {
-    const version = await readExactly(conn, 12);
-    assertEquals(new TextDecoder().decode(version), "RFB 003.008\n");
-    await conn.write(version);
-    const count = (await readExactly(conn, 1))[0];
-    return [...(await readExactly(conn, count))];
-  } finally {
-    conn.close();
-  }
-}
-
-async function readExactly(conn: Deno.Conn, n: number): Promise<Uint8Array> {
-  const out = new Uint8Array(n);
-  let got = 0;
-  while (got < n) {
-    const read = await conn.read(out.subarray(got));
-    if (read === null) throw new Error(`the connection closed after ${got} of ${n} bytes`);
-    got += read;
-  }
-  return out;
-}
-
-/** The pid of the process-group leader `name` the desktop started for `display`. */
-async function pidOf(name: string, display: string): Promise<number> {
-  for await (const entry of Deno.readDir("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const stat = await Deno.readTextFile(`/proc/${entry.name}/stat`);
-      const [comm, rest] = [
-        stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")),
-        stat.slice(stat.lastIndexOf(")") + 2),
-      ];
-      const fields = rest.split(" ");
-      if (comm !== name || fields[0] === "Z" || fields[2] !== entry.name) continue;
-      const cmdline = await Deno.readTextFile(`/proc/${entry.name}/cmdline`);
-      const environ = await Deno.readTextFile(`/proc/${entry.name}/environ`);
-      const onDisplay = environ.split("\0").includes(`DISPLAY=${display}`) ||
-        cmdline.split("\0")[1] === display;
-      if (onDisplay) return Number(entry.name);
-    } catch {
-      // gone
-    }
-  }
-  throw new Error(`no ${name} runs on ${display}`);
-}
-
-/** Polls `check` every 50 ms until it holds; fails after 20 s naming `what`. */
-async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`never saw ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** Sets the keyboard focus to None on its own X connection and waits until the server did it. */
-async function dropFocus(display: string): Promise<void> {
-  const client = await new Promise<x11.Display>((resolve, reject) => {
-    x11.createClient({ display, shm: false }, (err, d) => err ? reject(err) : resolve(d));
-  });
-  client.client.SetInputFocus(0, 0);
-  const focus = await new Promise<number>((resolve, reject) => {
-    client.client.GetInputFocus((err, r) => err ? reject(err) : resolve(r.focus));
-  });
-  client.client.terminate();
-  assertEquals(focus, 0);
-}
-
-/** The four-letter names of a file's top-level MP4 atoms, in order. */
-function topLevelAtoms(bytes: Uint8Array): string[] {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const names: string[] = [];
-  let offset = 0;
-  while (offset + 8 <= bytes.length) {
-    let size = view.getUint32(offset);
-    const name = new TextDecoder().decode(bytes.subarray(offset + 4, offset + 8));
-    if (size === 1) size = Number(view.getBigUint64(offset + 8));
-    if (size === 0) size = bytes.length - offset;
-    names.push(name);
-    offset += size;
-  }
-  return names;
-}
