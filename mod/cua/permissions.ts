@@ -1,7 +1,7 @@
 /**
  * What the desktop adds to the guest's permissions (mod/exec-guest/permissions.ts), as data: the
  * X socket (the x11 package connects over it, which Deno counts as net), the workspace for
- * artifacts and the Chromium profile's folder. Programs (Xvfb, ffmpeg, ...) need `run`.
+ * artifacts and the Chromium profile's folder, and unscoped `run` for its programs.
  */
 import type { DesktopOptions } from "./options.ts";
 import { socketOf } from "./x11_client.ts";
@@ -12,15 +12,17 @@ export function desktopPermissionNeeds(options: DesktopOptions): {
   write: string[];
   net: string[];
   sys: ("hostname" | "homedir")[];
-  run: string[];
+  run: true;
 } {
   const profile = options.chromeProfile === null ? [] : [options.chromeProfile];
   return {
     read: [options.workspace, "/tmp/.X11-unix", ...profile],
-    write: [options.workspace, ...profile],
+    write: [options.workspace, socketOf(options.display), ...profile],
     net: [`unix:${socketOf(options.display)}`, "127.0.0.1", options.viewerHost],
     // The x11 package reads the host name and home for X authority, and hangs without them.
     sys: ["hostname", "homedir"],
-    run: ["Xvfb", "setxkbmap", "openbox", "chromium", "x11vnc", "websockify", "ffmpeg"],
+    // Xvfb, setxkbmap, openbox, chromium, x11vnc, websockify, ffmpeg; and stopping a program's
+    // whole process group (Deno.kill of -pid) needs run unscoped.
+    run: true,
   };
 }

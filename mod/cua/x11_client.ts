@@ -63,10 +63,16 @@ export class XConnection {
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     // Without permission the x11 package's connect fails outside any promise we hold, which
     // would end the process; ask first and say which permission is missing.
-    const socket = `unix:${socketOf(name)}`;
-    const permission = Deno.permissions.querySync({ name: "net", host: socket });
-    if (permission.state !== "granted") {
-      throw new Error(`this process may not open the X socket (it needs net permission ${socket})`);
+    const path = socketOf(name);
+    const needs: [Deno.PermissionDescriptor, string][] = [
+      [{ name: "net", host: `unix:${path}` }, `net unix:${path}`],
+      [{ name: "read", path }, `read ${path}`],
+      [{ name: "write", path }, `write ${path}`],
+    ];
+    for (const [descriptor, label] of needs) {
+      if (Deno.permissions.querySync(descriptor).state !== "granted") {
+        throw new Error(`this process may not open the X socket (it needs permission ${label})`);
+      }
     }
     const display = await bounded<x11.Display>(`the connection to ${name}`, timeoutMs, (done) => {
       const client = x11.createClient(
