@@ -65,6 +65,11 @@ async function run(
   const artifacts: Receipt["artifacts"] = [];
   // Fail before the first step (503) if the display is gone.
   await cua.requireDisplay();
+  if (batch.record && artifactDir !== undefined) {
+    // ffmpeg follows whatever already sits at its output paths: start from nothing there.
+    await clearPath(`${artifactDir}/.recording-tape.mp4`);
+    await clearPath(`${artifactDir}/recording.mp4`);
+  }
   const recording = batch.record && artifactDir !== undefined
     ? await Recording.start(cua.display, {
       ...cua.size,
@@ -231,7 +236,7 @@ async function picture(
     };
   }
   const file = `${artifactDir}/${name}`;
-  await Deno.writeFile(file, shot.png);
+  await writeFresh(file, shot.png);
   artifacts.push({ kind: "screenshot", path: file, mime: "image/png", bytes: shot.png.length });
   return { ...info, bytes: shot.png.length, path: file };
 }
@@ -257,6 +262,18 @@ export async function resolveArtifactDir(workspace: string, dir: string): Promis
   const real = await Deno.realPath(wanted);
   if (!inside(real)) throw pathEscape(dir);
   return real;
+}
+
+/** Writes a new file: whatever sat at the path (a symlink out, say) is removed, not followed. */
+async function writeFresh(file: string, bytes: Uint8Array): Promise<void> {
+  await clearPath(file);
+  await Deno.writeFile(file, bytes, { createNew: true });
+}
+
+async function clearPath(file: string): Promise<void> {
+  await Deno.remove(file).catch((error) => {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  });
 }
 
 function errorOf(caught: unknown): { code: string; message: string } {

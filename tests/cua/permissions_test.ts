@@ -1,7 +1,7 @@
 /**
  * The desktop runs inside a role Worker holding only the code folder and desktopPermissionNeeds:
  * the list is complete (start, input, observation, recording, Chromium all work) and narrow
- * (a file outside the workspace cannot be read).
+ * (a file outside the workspace cannot be read, nor written through a planted symlink).
  */
 import { assertEquals } from "../assert.ts";
 import { desktopPermissionNeeds } from "../../mod/cua/mod.ts";
@@ -19,6 +19,11 @@ Deno.test({
       chromeProfile: `${workspace}/.home/chrome-profile`,
       vncPassword: "rolepass",
     });
+    // Symlinks planted where the artifacts go must be replaced, never written through.
+    await Deno.mkdir(`${workspace}/role-run`);
+    await Deno.writeTextFile(outside, "untouched");
+    await Deno.symlink(outside, `${workspace}/role-run/end.png`);
+    await Deno.symlink(outside, `${workspace}/role-run/recording.mp4`);
     const needs = desktopPermissionNeeds(options);
     const status = await runRole({
       role: "guest",
@@ -46,6 +51,11 @@ Deno.test({
     );
     assertEquals(results.chrome.ready, true);
     assertEquals(results.outside, "NotCapable");
+    assertEquals(await Deno.readTextFile(outside), "untouched");
+    for (const name of ["end.png", "recording.mp4"]) {
+      const entry = await Deno.lstat(`${workspace}/role-run/${name}`);
+      assertEquals([entry.isFile, entry.isSymlink], [true, false], name);
+    }
   } finally {
     await Deno.remove(workspace, { recursive: true });
     await Deno.remove(outside);
