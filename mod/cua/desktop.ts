@@ -14,6 +14,10 @@ export interface Desktop {
   stop(): Promise<void>;
   /** Whether the X display answers a round trip within 400 ms. */
   ready(): Promise<boolean>;
+  /** The desktop, chrome and cua capabilities as the guest's /v1/info reports them. */
+  capabilities(): Promise<
+    Record<"desktop" | "chrome" | "cua", { enabled: boolean; ready: boolean }>
+  >;
   /** The apps to mount on the guest's host service: /v1/cua and /v1 (desktop, chrome, windows). */
   mounts(): { path: string; app: OpenAPIHono }[];
 }
@@ -54,6 +58,17 @@ export function createDesktop(options: DesktopOptions): Desktop {
       await supervisor.stop();
     },
     ready: () => cua.displayAnswers(),
+    capabilities: async () => {
+      const [display, chrome] = await Promise.all([
+        cua.displayAnswers(),
+        options.chromeProfile === null ? false : supervisor.devtools.ready(),
+      ]);
+      return {
+        desktop: { enabled: true, ready: display },
+        chrome: { enabled: options.chromeProfile !== null, ready: chrome },
+        cua: { enabled: options.cua, ready: options.cua && display },
+      };
+    },
     mounts: () => apps,
   };
 }

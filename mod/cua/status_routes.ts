@@ -1,4 +1,4 @@
-/** The desktop's status routes of seed 004: /v1/desktop, /v1/chrome, /v1/windows, /v1/egress. */
+/** The desktop's status routes of seed 004: /v1/desktop, /v1/chrome, /v1/windows. */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Cua } from "./cua_service.ts";
 import type { DesktopOptions } from "./options.ts";
@@ -23,15 +23,6 @@ const ChromeStatus = z.object({
   cdp: z.string(),
   display: z.string(),
 }).openapi("ChromeStatus");
-
-const EgressStatus = z.object({
-  enabled: z.boolean(),
-  ready: z.boolean(),
-  client_attached: z.boolean(),
-  protocol: z.string(),
-  ws: z.string().nullable(),
-  proxy: z.string().nullable(),
-}).openapi("EgressStatus");
 
 const WindowList = z.object({
   windows: z.array(z.object({
@@ -101,23 +92,6 @@ export function statusRoutes(
       responses: { 200: { description: "windows", content: json(WindowList) } },
     }),
     async (c) => c.json({ windows: await cua.windows() }, 200),
-  );
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/egress",
-      summary: "The laptop CONNECT tunnel: gurt has none, so it is always disabled",
-      responses: { 200: { description: "egress status", content: json(EgressStatus) } },
-    }),
-    (c) =>
-      c.json({
-        enabled: false,
-        ready: false,
-        client_attached: false,
-        protocol: "box-egress-v1",
-        ws: null,
-        proxy: null,
-      }, 200),
   );
   return app;
 }

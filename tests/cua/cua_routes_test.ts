@@ -38,8 +38,11 @@ Deno.test("a display nobody serves answers 503 display_unavailable, and ready() 
   const status = (await call(app, "/v1/desktop")).body;
   assertEquals([status.ready, status.available, status.vnc], [false, false, null]);
   assertEquals((await call(app, "/v1/windows")).body, { windows: [] });
-  const egress = (await call(app, "/v1/egress")).body;
-  assertEquals([egress.enabled, egress.ready, egress.client_attached], [false, false, false]);
+  assertEquals(await desktop.capabilities(), {
+    desktop: { enabled: true, ready: false },
+    chrome: { enabled: true, ready: false },
+    cua: { enabled: true, ready: false },
+  });
   await desktop.stop();
 });
 
@@ -126,7 +129,6 @@ Deno.test("the routes publish their schemas in the OpenAPI document under the mo
       "/v1/desktop",
       "/v1/chrome",
       "/v1/windows",
-      "/v1/egress",
     ]
   ) {
     assert(paths.includes(path), `${path} missing from ${paths.join(", ")}`);

@@ -217,6 +217,28 @@ export async function startDesktop(
   return { desktop, app: mountApp(desktop), options };
 }
 
+/**
+ * Hovers near `point` until the page reports the pointer: a window may still be mapping when its
+ * page has loaded. Returns the page's event, which carries screen and client coordinates.
+ */
+export async function hoverUntilSeen(
+  app: Hono,
+  page: RecordingPage,
+  point: { x: number; y: number },
+): Promise<PageEvent> {
+  for (let y = point.y; y < point.y + 80; y++) {
+    const moved = await call(app, "/v1/cua/move", { x: point.x, y });
+    if (moved.status !== 200) throw new Error(`move answered ${moved.status}`);
+    const seen = await page.until(
+      `a hover at (${point.x}, ${y})`,
+      (events) => events.find((e) => e.type === "mousemove" && e.x === point.x && e.y === y),
+      250,
+    ).catch(() => undefined);
+    if (seen) return seen;
+  }
+  throw new Error(`the page never saw the pointer near (${point.x}, ${point.y})`);
+}
+
 /** The pointer position read by xdotool, independently of the code under test. */
 export async function pointerByXdotool(display: string): Promise<{ x: number; y: number }> {
   const out = await new Deno.Command("xdotool", {
