@@ -64,10 +64,29 @@ export function desktopOptionsFromEnv(
     chromeProfile: `${places.home}/chrome-profile`,
     cdpPort: 9222,
     startUrl: "about:blank",
-    vncPassword: env.BOX_VNC_PASSWORD ? env.BOX_VNC_PASSWORD : null,
+    vncPassword: vncPasswordFrom(env),
     vncPort: 5900,
     viewerPort: 6080,
     viewerHost: "127.0.0.1",
     windowManager: true,
   };
+}
+
+/** BOX_VNC_PASSWORD, else the first line of BOX_VNC_PASSWORD_FILE, else null. */
+function vncPasswordFrom(env: Record<string, string | undefined>): string | null {
+  if (env.BOX_VNC_PASSWORD) return env.BOX_VNC_PASSWORD;
+  const file = env.BOX_VNC_PASSWORD_FILE;
+  if (!file) return null;
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(file);
+  } catch (error) {
+    throw new Error(
+      `BOX_VNC_PASSWORD_FILE ${JSON.stringify(file)} could not be read: ${
+        (error as Error).message
+      }.`,
+    );
+  }
+  const password = text.split("\n")[0].trim();
+  return password === "" ? null : password;
 }
