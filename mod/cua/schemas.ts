@@ -66,6 +66,7 @@ export const ScreenshotJson = z.object({
   png_base64: z.string(),
 }).openapi("CuaScreenshot");
 
+/** ?format=png asks for the raw bytes. */
 export const ScreenshotQuery = z.object({
   format: z.enum(["json", "png"]).optional().openapi({
     param: { name: "format", in: "query" },
@@ -171,9 +172,15 @@ export const ErrorResponse = z.object({
   error: z.object({ code: z.string(), message: z.string(), status: z.number().int() }),
 }).openapi("GuestError");
 
+/** One parsed recipe step. */
 export type Step = z.infer<typeof StepBody>;
+/** A parsed recipe. */
 export type Batch = z.infer<typeof BatchBody>;
+/** A recipe's receipt. */
 export type Receipt = z.infer<typeof ReceiptResponse>;
+/** One step's line of the receipt. */
 export type StepReceipt = Receipt["steps"][number];
+/** A step's observed block. */
 export type Observation = z.infer<typeof Observed>;
+/** A screenshot on the receipt: inline base64 or a workspace path. */
 export type PictureInfo = z.infer<typeof Picture>;
