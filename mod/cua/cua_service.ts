@@ -65,11 +65,12 @@ export class Cua {
   /** Throws 400 out_of_range if any coordinate of the step is outside the framebuffer. */
   checkRange(step: Step): void {
     const problems = stepProblems(step, this.size);
-    if (problems.length > 0) outOfRangeThrow(`${step.op}: ${problems.join(" ")}`);
+    if (problems.length > 0) throw outOfRange(`${step.op}: ${problems.join(" ")}`);
   }
 
-  /** Performs one input step (not wait, screenshot or reset_desktop). */
+  /** Performs one input step, or a wait (not screenshot or reset_desktop). */
   async perform(step: Step): Promise<void> {
+    if (step.op === "wait") return await pause(step.ms);
     if (step.op === "key") {
       try {
         parseChord(step.key);
@@ -112,8 +113,6 @@ export class Cua {
           return await input.key(step.key, step.action);
         case "scroll":
           return await input.scroll(step.x, step.y, { dx: step.dx, dy: step.dy });
-        case "wait":
-          return await pause(step.ms);
         case "screenshot":
         case "reset_desktop":
           throw new Error(`${step.op} is not an input step`);
@@ -225,8 +224,4 @@ export class Cua {
       throw cuaBackend(what, (error as Error).message);
     }
   }
-}
-
-function outOfRangeThrow(message: string): never {
-  throw outOfRange(message);
 }
