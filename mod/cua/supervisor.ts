@@ -205,6 +205,9 @@ export class Supervisor {
         "--disable-component-update",
         "--disable-sync",
         "--password-store=basic",
+        // A container's /dev/shm is small; a crash restarted by the watcher asks nothing.
+        "--disable-dev-shm-usage",
+        "--hide-crash-restore-bubble",
         "--start-maximized",
         `--user-data-dir=${profile}`,
         "--remote-debugging-address=127.0.0.1",
