@@ -1,6 +1,7 @@
 /** Independent probes for the desktop tests: process ids, the focus, RFB, MP4 atoms. */
 // @ts-types="../../mod/cua/x11_types.d.ts"
 import x11 from "x11";
+import { createCipheriv } from "node:crypto";
 import { assertEquals } from "../assert.ts";
 
 /** The security types an RFB server offers after the version handshake. */
@@ -88,4 +89,39 @@ export function topLevelAtoms(bytes: Uint8Array): string[] {
     offset += size;
   }
   return names;
+}
+
+/** Whether VNC authentication (RFB security type 2) with `password` succeeds. */
+export async function vncAuthenticates(port: number, password: string): Promise<boolean> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  try {
+    await conn.write(await readExactly(conn, 12));
+    await readExactly(conn, (await readExactly(conn, 1))[0]);
+    await conn.write(new Uint8Array([2]));
+    const challenge = await readExactly(conn, 16);
+    await conn.write(vncResponse(challenge, password));
+    const result = new DataView((await readExactly(conn, 4)).buffer).getUint32(0);
+    return result === 0;
+  } finally {
+    conn.close();
+  }
+}
+
+/** DES of the challenge under the password with each key byte's bits reversed (RFB 7.2.2). */
+function vncResponse(challenge: Uint8Array, password: string): Uint8Array {
+  const key = new Uint8Array(8);
+  new TextEncoder().encode(password).slice(0, 8).forEach((byte, i) => {
+    let reversed = 0;
+    for (let bit = 0; bit < 8; bit++) reversed |= ((byte >> bit) & 1) << (7 - bit);
+    key[i] = reversed;
+  });
+  // Single DES is triple DES with one key three times; each block alone, so ECB.
+  const triple = new Uint8Array([...key, ...key, ...key]);
+  const out = new Uint8Array(16);
+  for (const offset of [0, 8]) {
+    const cipher = createCipheriv("des-ede3-cbc", triple, new Uint8Array(8));
+    cipher.setAutoPadding(false);
+    out.set(cipher.update(challenge.subarray(offset, offset + 8)), offset);
+  }
+  return out;
 }

@@ -12,7 +12,14 @@ import {
   RecordingPage,
   startDesktop,
 } from "./fixture.ts";
-import { dropFocus, pidOf, rfbSecurityTypes, topLevelAtoms, until } from "./desktop_probes.ts";
+import {
+  dropFocus,
+  pidOf,
+  rfbSecurityTypes,
+  topLevelAtoms,
+  until,
+  vncAuthenticates,
+} from "./desktop_probes.ts";
 
 const XVFB = hasXvfb();
 if (!XVFB) {
@@ -85,6 +92,8 @@ Deno.test({
         assertEquals(viewer.status, 200);
         assertStringIncludes(await viewer.text(), "noVNC");
         assertEquals(await rfbSecurityTypes(options.vncPort), [2], "VNC authentication only");
+        assertEquals(await vncAuthenticates(options.vncPort, vncPassword), true);
+        assertEquals(await vncAuthenticates(options.vncPort, "wrong-pw"), false);
         for await (const entry of Deno.readDir("/proc")) {
           if (!/^\d+$/.test(entry.name)) continue;
           const cmdline = await Deno.readTextFile(`/proc/${entry.name}/cmdline`).catch(() => "");
