@@ -420,14 +420,16 @@ Deno.test({
 
     await t.step({
       ...steps,
-      name: "reset_desktop closes every window; then observe page leaves the URLs absent",
+      name: "reset_desktop closes every window; then the focus is parked and the URLs are absent",
       fn: async () => {
         const receipt = (await call(app, "/v1/cua/batch", {
           screenshot: "none",
           observe: "page",
-          steps: [{ op: "reset_desktop" }, { op: "click", x: 5, y: 5 }],
+          steps: [{ op: "reset_desktop" }, { op: "click", x: 5, y: 5 }, { op: "key", key: "a" }],
         })).body;
-        assertEquals([receipt.ok, receipt.ran, receipt.stopped_at], [true, 2, null]);
+        assertEquals([receipt.ok, receipt.ran, receipt.stopped_at], [true, 3, null]);
+        // With no window left, openbox parks the focus where nothing listens.
+        assertEquals(receipt.steps[2].observed.focus, { state: "root" });
         assertEquals(receipt.steps[0].observed, undefined, "reset_desktop has nothing to look at");
         const observed = receipt.steps[1].observed;
         assertEquals(observed.target.class, "", "nothing but the root under the point");
