@@ -3,6 +3,7 @@
  * the held XTEST connection vs `xdotool mousemove … click 1`, and a PNG screenshot of a busy page
  * vs ImageMagick's `import -window root png:-`. Medians of ROUNDS runs each.
  */
+import { Hono } from "hono";
 import { createDesktop } from "../mod/cua/mod.ts";
 import { printTable } from "./table.ts";
 
@@ -15,6 +16,7 @@ const BUSY_PAGE = `<!doctype html><html><body style="margin:0">${
     },70%,${30 + (i * 13) % 50}%);color:#fff">${i} ${(i * 7919).toString(36)}</span>`).join("")
 }</body></html>`;
 
+const stops: (() => Promise<void>)[] = [];
 const workspace = await Deno.makeTempDir({ prefix: "gurt-cua-bench-" });
 const server = Deno.serve(
   { hostname: "127.0.0.1", port: 0, onListen: () => {} },
@@ -37,19 +39,25 @@ const desktop = createDesktop({
 });
 try {
   await desktop.start();
-  const [cua] = desktop.mounts();
+  // The routes served over real HTTP on loopback, as a client of the guest would call them.
+  const host = new Hono();
+  for (const mount of desktop.mounts()) host.route(mount.path, mount.app);
+  const guest = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, host.fetch);
+  const base = `http://127.0.0.1:${guest.addr.port}/v1/cua`;
+  const get = (path: string) => fetch(`${base}${path}`);
   const post = (path: string, body: unknown) =>
-    cua.app.request(path, {
+    fetch(`${base}${path}`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify(body),
     });
+  stops.push(() => guest.shutdown());
   // Warm both paths once (connection, keymap, page paint).
   await (await post("/click", { x: 5, y: 790 })).text();
   // Wait until the busy page is painted: its PNG is far larger than a blank window's.
   let pngBytes = 0;
   for (const deadline = Date.now() + 15_000; pngBytes < 150_000 && Date.now() < deadline;) {
-    pngBytes = (await (await cua.app.request("/screenshot?format=png")).arrayBuffer()).byteLength;
+    pngBytes = (await (await get("/screenshot?format=png")).arrayBuffer()).byteLength;
   }
   console.log(`screenshot of the busy page: ${pngBytes} bytes of PNG`);
 
@@ -66,7 +74,7 @@ try {
     await run("xdotool", ["mousemove", "5", "790", "click", "1"], display);
   }, { idleMs: 30 });
   const shot = await median(async () => {
-    const response = await cua.app.request("/screenshot?format=png");
+    const response = await get("/screenshot?format=png");
     if (response.status !== 200) throw new Error(await response.text());
     await response.arrayBuffer();
   });
@@ -75,7 +83,7 @@ try {
   });
   printTable([
     {
-      what: "POST /v1/cua/click (held XTEST connection)",
+      what: "POST /v1/cua/click over loopback HTTP (held XTEST connection)",
       unit: "ms",
       value: click,
       baselineWhat: "xdotool mousemove … click 1",
@@ -100,6 +108,7 @@ try {
     },
   ]);
 } finally {
+  for (const stop of stops) await stop();
   await desktop.stop();
   await server.shutdown();
   await Deno.remove(workspace, { recursive: true });
