@@ -23,6 +23,8 @@ interface KeyPlace {
 export class XInput {
   #map = new Map<number, KeyPlace>();
   #scratch = 0;
+  /** Whether the scratch keycode carries a keysym that must be unbound after the action. */
+  #scratchBound = false;
   #loaded = false;
 
   constructor(private readonly x: XConnection) {}
@@ -198,8 +200,6 @@ export class XInput {
     this.#scratchBound = true;
     return { keycode: this.#scratch, shifted: false };
   }
-
-  #scratchBound = false;
 
   async #restoreScratch(): Promise<void> {
     if (!this.#scratchBound) return;
