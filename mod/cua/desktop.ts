@@ -61,7 +61,7 @@ export function createDesktop(options: DesktopOptions): Desktop {
     capabilities: async () => {
       const [display, chrome] = await Promise.all([
         cua.displayAnswers(),
-        options.chromeProfile === null ? false : supervisor.devtools.ready(),
+        options.chromeProfile === null ? false : supervisor.devtools.ready({ timeoutMs: 1000 }),
       ]);
       return {
         desktop: { enabled: true, ready: display },

@@ -5,6 +5,8 @@ import type { DesktopOptions } from "./options.ts";
 import type { Supervisor } from "./supervisor.ts";
 import { validationHook } from "./cua_routes.ts";
 
+const STATUS_TIMEOUT_MS = 1000;
+
 const DesktopStatus = z.object({
   enabled: z.boolean(),
   ready: z.boolean(),
@@ -76,7 +78,8 @@ export function statusRoutes(
     async (c) => {
       return c.json({
         enabled: options.chromeProfile !== null,
-        ready: await supervisor.devtools.ready(),
+        // A status read, not an observation: a loaded box gets a second to answer.
+        ready: await supervisor.devtools.ready({ timeoutMs: STATUS_TIMEOUT_MS }),
         running: supervisor.chromeRunning,
         profile: options.chromeProfile,
         cdp: `127.0.0.1:${options.cdpPort}`,

@@ -45,6 +45,12 @@ export class Supervisor {
   /** Starts every part in order; resolves when each answers. */
   async start(): Promise<void> {
     this.#running = true;
+    if (this.options.vncPassword === null) {
+      console.error(
+        "gurt guest: BOX_VNC_PASSWORD is not set, so no VNC server or viewer was started; " +
+          "see runbook.md#desktop-vnc-password",
+      );
+    }
     await this.#bringUp();
   }
 
@@ -83,11 +89,6 @@ export class Supervisor {
     if (this.options.vncPassword !== null) {
       if (!this.#programs.has("x11vnc")) await this.#startVnc();
       if (!this.#programs.has("websockify")) await this.#startViewer();
-    } else {
-      console.error(
-        "gurt guest: BOX_VNC_PASSWORD is not set, so no VNC server or viewer was started; " +
-          "see runbook.md#desktop-vnc-password",
-      );
     }
   }
 
@@ -110,8 +111,13 @@ export class Supervisor {
     // A part that dies while a heal is under way may already have been passed over: go again.
     this.#healAgain = true;
     if (this.#healing) return;
-    this.#healing = (async () => {
-      let backoff = 250;
+    // The loop starts a microtask later, so its own `finally` always runs after this assignment.
+    this.#healing = Promise.resolve().then(() => this.#healLoop());
+  }
+
+  async #healLoop(): Promise<void> {
+    let backoff = 250;
+    try {
       while (this.#running && this.#healAgain) {
         this.#healAgain = false;
         try {
@@ -126,7 +132,9 @@ export class Supervisor {
           backoff = Math.min(backoff * 2, 5000);
         }
       }
-    })().finally(() => this.#healing = null);
+    } finally {
+      this.#healing = null;
+    }
   }
 
   async #startXvfb(): Promise<void> {
@@ -178,13 +186,15 @@ export class Supervisor {
       env: { DISPLAY: this.options.display },
     });
     this.#watch("openbox", program);
-    const x = await XConnection.open(this.options.display);
-    try {
-      const observer = new XObserver(x);
-      await poll("openbox", () => observer.hasWindowManager());
-    } finally {
-      x.close();
-    }
+    // A fresh connection per look, so a server still coming up cannot wedge the check.
+    await poll("openbox", async () => {
+      const x = await XConnection.open(this.options.display, { timeoutMs: 1000 });
+      try {
+        return await new XObserver(x).hasWindowManager();
+      } finally {
+        x.close();
+      }
+    }, () => !this.#programs.has("openbox"));
   }
 
   async #startChromium(): Promise<void> {
@@ -261,7 +271,11 @@ export class Supervisor {
       ],
     });
     this.#watch("websockify", program);
-    await poll("noVNC", () => answers(this.options.viewerHost, this.options.viewerPort));
+    await poll(
+      "noVNC",
+      () => answers(this.options.viewerHost, this.options.viewerPort),
+      () => !this.#programs.has("websockify"),
+    );
   }
 }
 

@@ -82,6 +82,7 @@ export class XConnection {
       );
       client.on("error", (err: Error) => done(err, undefined as unknown as x11.Display));
     });
+    ownAtomCache(display.client);
     const xtest = await bounded<x11.XTest>("the XTEST query", timeoutMs, (done) => {
       display.client.require("xtest", done);
     });
@@ -276,6 +277,28 @@ export class XConnection {
     this.#checkOpen();
     return bounded(what, this.#timeoutMs, start);
   }
+}
+
+/** The last of the atoms every X server predefines (PRIMARY is 1, WM_TRANSIENT_FOR 68). */
+const LAST_PREDEFINED_ATOM = 68;
+
+/**
+ * The x11 package caches interned atoms in one object shared by every connection of the
+ * process, so an atom learnt from one server (or from a server since restarted) would be sent
+ * to another, which reads it as a different atom or none. Give each connection its own cache,
+ * seeded with the predefined atoms only, which are the same on every server.
+ */
+function ownAtomCache(client: x11.Client): void {
+  const atoms: Record<string, number> = {};
+  const names: Record<number, string> = {};
+  for (const [name, id] of Object.entries(client.atoms)) {
+    if (id >= 1 && id <= LAST_PREDEFINED_ATOM) {
+      atoms[name] = id;
+      names[id] = name;
+    }
+  }
+  client.atoms = atoms;
+  client.atom_names = names;
 }
 
 /** The unix socket of a local display such as ":1". */

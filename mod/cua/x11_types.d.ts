@@ -8,6 +8,9 @@ declare namespace x11 {
     pixel_height: number;
   }
   interface Client {
+    /** Interned atoms by name; the package shares one object across connections. */
+    atoms: Record<string, number>;
+    atom_names: Record<number, string>;
     on(event: string, listener: (...args: any[]) => void): void;
     require(name: string, cb: (err: Error | null, ext: any) => void): void;
     terminate(): void;

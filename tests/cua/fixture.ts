@@ -131,7 +131,10 @@ addEventListener("click", (e) => send({ type: "click", button: e.button, ...at(e
 addEventListener("dblclick", (e) => send({ type: "dblclick", button: e.button, ...at(e) }));
 addEventListener("keydown", (e) => send({ type: "keydown", key: e.key, ctrl: e.ctrlKey, shift: e.shiftKey }));
 addEventListener("wheel", (e) => send({ type: "wheel", dx: e.deltaX, dy: e.deltaY, ...at(e) }));
-document.getElementById("t").addEventListener("input", (e) => send({ type: "input", value: e.target.value }));
+const t = document.getElementById("t");
+t.addEventListener("input", (e) => send({ type: "input", value: e.target.value }));
+t.addEventListener("focus", () => send({ type: "textarea-focus" }));
+addEventListener("blur", () => send({ type: "page-blur" }));
 addEventListener("load", () => send({ type: "load", path: location.pathname }));
 </script></body></html>`;
 
