@@ -78,6 +78,11 @@ export class Supervisor {
     await this.#startChromium();
   }
 
+  /** Whether waiting for `part` is pointless: it exited, or the desktop is being stopped. */
+  #gone(part: Part): boolean {
+    return !this.#running || !this.#programs.has(part);
+  }
+
   async #bringUp(): Promise<void> {
     if (!this.#programs.has("xvfb")) await this.#startXvfb();
     if (this.options.windowManager && !this.#programs.has("openbox")) await this.#startOpenbox();
@@ -194,7 +199,7 @@ export class Supervisor {
       } finally {
         x.close();
       }
-    }, () => !this.#programs.has("openbox"));
+    }, () => this.#gone("openbox"));
   }
 
   async #startChromium(): Promise<void> {
@@ -230,7 +235,7 @@ export class Supervisor {
     await poll(
       "Chromium's DevTools",
       () => this.devtools.ready(),
-      () => !this.#programs.has("chromium"),
+      () => this.#gone("chromium"),
     );
   }
 
@@ -274,7 +279,7 @@ export class Supervisor {
     await poll(
       "noVNC",
       () => answers(this.options.viewerHost, this.options.viewerPort),
-      () => !this.#programs.has("websockify"),
+      () => this.#gone("websockify"),
     );
   }
 }
