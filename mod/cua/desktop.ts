@@ -1,0 +1,74 @@
+/** The desktop as the guest sees it: start, stop, ready, and the routes to mount. */
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { Cua } from "./cua_service.ts";
+import { cuaRoutes } from "./cua_routes.ts";
+import { type DesktopOptions, parseGeometry } from "./options.ts";
+import { statusRoutes } from "./status_routes.ts";
+import { Supervisor } from "./supervisor.ts";
+
+/** The X desktop with computer use. */
+export interface Desktop {
+  /** Starts Xvfb, openbox, Chromium, x11vnc and noVNC; resolves when each answers. */
+  start(): Promise<void>;
+  /** Closes the X connections and stops every process it started. */
+  stop(): Promise<void>;
+  /** Whether the X display answers a round trip within 400 ms. */
+  ready(): Promise<boolean>;
+  /** The desktop, chrome and cua capabilities as the guest's /v1/info reports them. */
+  capabilities(): Promise<
+    Record<"desktop" | "chrome" | "cua", { enabled: boolean; ready: boolean }>
+  >;
+  /** The apps to mount on the guest's host service: /v1/cua and /v1 (desktop, chrome, windows). */
+  mounts(): { path: string; app: OpenAPIHono }[];
+}
+
+/** Builds the desktop from its options; nothing starts until start(). */
+export function createDesktop(options: DesktopOptions): Desktop {
+  const geometry = parseGeometry(options.geometry);
+  const supervisor = new Supervisor(options);
+  const cua = new Cua(
+    options.display,
+    { width: geometry.width, height: geometry.height },
+    supervisor,
+  );
+  const apps = [
+    {
+      path: "/v1/cua",
+      app: cuaRoutes({
+        enabled: options.cua,
+        cua,
+        devtools: supervisor.devtools,
+        workspace: options.workspace,
+      }),
+    },
+    { path: "/v1", app: statusRoutes({ options, supervisor, cua }) },
+  ];
+  return {
+    start: async () => {
+      try {
+        await supervisor.start();
+      } catch (error) {
+        // Leave nothing half-started behind.
+        await supervisor.stop();
+        throw error;
+      }
+    },
+    stop: async () => {
+      cua.close();
+      await supervisor.stop();
+    },
+    ready: () => cua.displayAnswers(),
+    capabilities: async () => {
+      const [display, chrome] = await Promise.all([
+        cua.displayAnswers(),
+        options.chromeProfile === null ? false : supervisor.devtools.ready({ timeoutMs: 1000 }),
+      ]);
+      return {
+        desktop: { enabled: true, ready: display },
+        chrome: { enabled: options.chromeProfile !== null, ready: chrome },
+        cua: { enabled: options.cua, ready: options.cua && display },
+      };
+    },
+    mounts: () => apps,
+  };
+}

@@ -1,0 +1,92 @@
+/** The desktop's settings, and how they are read from the guest's environment (seed 004). */
+
+/** Everything the desktop supervisor and the CUA routes need to know. */
+export interface DesktopOptions {
+  /** The X display, e.g. ":1" (BOX_DISPLAY). */
+  display: string;
+  /** WIDTHxHEIGHTxDEPTH (BOX_DISPLAY_GEOM). */
+  geometry: string;
+  /** false when BOX_CUA=0: every /v1/cua route answers 503 cua_disabled. */
+  cua: boolean;
+  /** The workspace root: artifact_dir and recordings resolve inside it. */
+  workspace: string;
+  /** Chromium's profile directory; null starts no Chromium. */
+  chromeProfile: string | null;
+  /** Chromium's DevTools port on 127.0.0.1. */
+  cdpPort: number;
+  /** The page Chromium opens first. */
+  startUrl: string;
+  /** The VNC password (BOX_VNC_PASSWORD); without one no VNC server is started. */
+  vncPassword: string | null;
+  /** x11vnc's port on 127.0.0.1. */
+  vncPort: number;
+  /** noVNC's port, and the address it listens on. */
+  viewerPort: number;
+  viewerHost: string;
+  /** Start the window manager (openbox). */
+  windowManager: boolean;
+}
+
+/** The framebuffer's width, height and depth, parsed from BOX_DISPLAY_GEOM. */
+export interface Geometry {
+  width: number;
+  height: number;
+  depth: number;
+}
+
+/** Parses `1280x800x24`; throws a sentence naming the bad value. */
+export function parseGeometry(geometry: string): Geometry {
+  const match = /^(\d{2,5})x(\d{2,5})x(8|16|24)$/.exec(geometry);
+  if (!match) {
+    throw new Error(
+      `BOX_DISPLAY_GEOM ${JSON.stringify(geometry)} is not WIDTHxHEIGHTxDEPTH, e.g. 1280x800x24.`,
+    );
+  }
+  return { width: Number(match[1]), height: Number(match[2]), depth: Number(match[3]) };
+}
+
+/** The options from the environment, with seed 004's defaults, inside the given workspace. */
+export function desktopOptionsFromEnv(
+  env: Record<string, string | undefined>,
+  places: { workspace: string; home: string },
+): DesktopOptions {
+  const display = env.BOX_DISPLAY ?? ":1";
+  if (!/^:\d{1,4}$/.test(display)) {
+    throw new Error(`BOX_DISPLAY ${JSON.stringify(display)} is not a local display such as :1.`);
+  }
+  const geometry = env.BOX_DISPLAY_GEOM ?? "1280x800x24";
+  parseGeometry(geometry);
+  return {
+    display,
+    geometry,
+    cua: env.BOX_CUA !== "0",
+    workspace: places.workspace,
+    chromeProfile: `${places.home}/chrome-profile`,
+    cdpPort: 9222,
+    startUrl: "about:blank",
+    vncPassword: vncPasswordFrom(env),
+    vncPort: 5900,
+    viewerPort: 6080,
+    viewerHost: "127.0.0.1",
+    windowManager: true,
+  };
+}
+
+/** BOX_VNC_PASSWORD, else the first line of BOX_VNC_PASSWORD_FILE, else null. */
+function vncPasswordFrom(env: Record<string, string | undefined>): string | null {
+  if (env.BOX_VNC_PASSWORD) return env.BOX_VNC_PASSWORD;
+  const file = env.BOX_VNC_PASSWORD_FILE;
+  if (!file) return null;
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(file);
+  } catch (error) {
+    throw new Error(
+      `BOX_VNC_PASSWORD_FILE ${JSON.stringify(file)} could not be read: ${
+        (error as Error).message
+      }.`,
+    );
+  }
+  const password = text.split("\n")[0].trim();
+  return password === "" ? null : password;
+}

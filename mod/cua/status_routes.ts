@@ -1,0 +1,104 @@
+/** The desktop's status routes of seed 004: /v1/desktop, /v1/chrome, /v1/windows. */
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Cua } from "./cua_service.ts";
+import type { DesktopOptions } from "./options.ts";
+import type { Supervisor } from "./supervisor.ts";
+import { validationHook } from "./cua_routes.ts";
+
+const STATUS_TIMEOUT_MS = 1000;
+
+const DesktopStatus = z.object({
+  enabled: z.boolean(),
+  ready: z.boolean(),
+  available: z.boolean(),
+  display: z.string(),
+  geometry: z.string(),
+  vnc: z.string().nullable(),
+  viewer: z.object({ port: z.number().int(), path: z.string(), url: z.string() }).nullable(),
+}).openapi("DesktopStatus");
+
+const ChromeStatus = z.object({
+  enabled: z.boolean(),
+  ready: z.boolean(),
+  running: z.boolean(),
+  profile: z.string().nullable(),
+  cdp: z.string(),
+  display: z.string(),
+}).openapi("ChromeStatus");
+
+const WindowList = z.object({
+  windows: z.array(z.object({
+    id: z.string(),
+    desktop: z.number().int(),
+    class: z.string(),
+    title: z.string(),
+  })),
+}).openapi("WindowList");
+
+/** The /v1 status app; mount it at /v1. */
+export function statusRoutes(
+  context: { options: DesktopOptions; supervisor: Supervisor; cua: Cua },
+): OpenAPIHono {
+  const { options, supervisor, cua } = context;
+  const app = new OpenAPIHono({ defaultHook: validationHook });
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/desktop",
+      summary: "The X display, its geometry, VNC and the noVNC viewer",
+      responses: { 200: { description: "desktop status", content: json(DesktopStatus) } },
+    }),
+    async (c) => {
+      const ready = await cua.displayAnswers();
+      const viewerHost = options.viewerHost === "0.0.0.0" ? "127.0.0.1" : options.viewerHost;
+      return c.json({
+        enabled: true,
+        ready,
+        available: ready && options.cua,
+        display: options.display,
+        geometry: options.geometry,
+        vnc: supervisor.vncEnabled ? `127.0.0.1:${options.vncPort}` : null,
+        viewer: supervisor.vncEnabled
+          ? {
+            port: options.viewerPort,
+            path: "/vnc.html",
+            url: `http://${viewerHost}:${options.viewerPort}/vnc.html`,
+          }
+          : null,
+      }, 200);
+    },
+  );
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/chrome",
+      summary: "Chromium: running, and ready when GET /json/version answers on loopback",
+      responses: { 200: { description: "Chromium status", content: json(ChromeStatus) } },
+    }),
+    async (c) => {
+      return c.json({
+        enabled: options.chromeProfile !== null,
+        // A status read, not an observation: a loaded box gets a second to answer.
+        ready: await supervisor.devtools.ready({ timeoutMs: STATUS_TIMEOUT_MS }),
+        running: supervisor.chromeRunning,
+        profile: options.chromeProfile,
+        cdp: `127.0.0.1:${options.cdpPort}`,
+        display: options.display,
+      }, 200);
+    },
+  );
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/windows",
+      summary: "The client windows, like wmctrl -lx; empty if the desktop is down",
+      responses: { 200: { description: "windows", content: json(WindowList) } },
+    }),
+    async (c) => c.json({ windows: await cua.windows() }, 200),
+  );
+  return app;
+}
+
+function json<S>(schema: S): { "application/json": { schema: S } } {
+  return { "application/json": { schema } };
+}
