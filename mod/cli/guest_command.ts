@@ -1,8 +1,10 @@
 /** `gurt guest`: runs the guest daemon (exec and files on one port, host on another). */
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
+import { desktopOptionsFromEnv, desktopPermissionNeeds } from "../cua/mod.ts";
 import { GUEST_DEFAULTS, guestEntry, guestPermissions, tokenFilesIn } from "../exec-guest/mod.ts";
 import { runRole } from "../roles/mod.ts";
+import type { RolePermissions } from "../roles/mod.ts";
 import { exitWith } from "./run.ts";
 
 interface GuestOptions {
@@ -10,6 +12,7 @@ interface GuestOptions {
   execPort: number;
   hostPort: number;
   bind: string;
+  desktop?: boolean;
 }
 
 /** Registers `gurt guest`. */
@@ -23,21 +26,33 @@ export function registerGuestCommand(program: Command): void {
     .option("--exec-port <port>", "the exec service's port (0: any)", port, GUEST_DEFAULTS.execPort)
     .option("--host-port <port>", "the host service's port (0: any)", port, GUEST_DEFAULTS.hostPort)
     .option("--bind <address>", "the address both services listen on", GUEST_DEFAULTS.bind)
+    .option(
+      "--desktop",
+      "also run the X desktop (Xvfb, openbox, Chromium, VNC) and serve computer use on the host port",
+    )
     .action((options: GuestOptions) =>
       exitWith(async () => {
         const workspace = realWorkspace(options.workspace);
+        const env = Deno.env.toObject();
+        const desktop = options.desktop === true
+          ? desktopOptionsFromEnv(env, { workspace, home: env.HOME ?? workspace })
+          : null;
         const args = {
           workspace,
           bind: options.bind,
           execPort: options.execPort,
           hostPort: options.hostPort,
+          desktop,
         };
-        const permissions = guestPermissions({
+        let permissions = guestPermissions({
           workspace,
           bind: options.bind,
           ports: [options.execPort, options.hostPort],
-          tokenFiles: tokenFilesIn(Deno.env.toObject()),
+          tokenFiles: tokenFilesIn(env),
         });
+        if (desktop !== null) {
+          permissions = withDesktop(permissions, desktopPermissionNeeds(desktop));
+        }
         // The guest role stops gracefully on SIGTERM and SIGINT (its Worker listens for them).
         // A listener here too keeps Deno from ending the whole process on the signal before
         // the Worker's listener has run, which it sometimes does under load.
@@ -67,4 +82,22 @@ function realWorkspace(path: string): string {
         "see runbook.md#guest-workspace-missing",
     );
   }
+}
+
+/** The guest's permissions plus what the desktop adds (mod/cua/permissions.ts). */
+function withDesktop(
+  base: RolePermissions,
+  needs: ReturnType<typeof desktopPermissionNeeds>,
+): RolePermissions {
+  const list = (value: string[] | boolean | false): string[] => Array.isArray(value) ? value : [];
+  return {
+    ...base,
+    read: [...list(base.read), ...needs.read],
+    write: [...list(base.write), ...needs.write],
+    net: base.net === true ? true : [...list(base.net), ...needs.net],
+    sys: base.sys === true
+      ? true
+      : [...new Set([...list(base.sys), ...needs.sys])] as RolePermissions["sys"],
+    run: needs.run,
+  };
 }

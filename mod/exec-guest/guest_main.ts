@@ -1,4 +1,5 @@
 /** The guest role's entry: reads its settings (in the role, with its permissions) and runs. */
+import { createDesktop } from "../cua/mod.ts";
 import { runGuest } from "./daemon.ts";
 import { type GuestFlags, GuestSettingsError, loadGuestSettings } from "./settings.ts";
 
@@ -15,5 +16,26 @@ export default async function main(flags: GuestFlags): Promise<number> {
     console.error(`gurt guest: ${error.message}`);
     return 1;
   }
-  return await runGuest(settings);
+  if (!flags.desktop) return await runGuest(settings);
+  const desktop = createDesktop(flags.desktop);
+  try {
+    await desktop.start();
+  } catch (error) {
+    await desktop.stop();
+    console.error(
+      `gurt guest: the desktop did not start (${
+        error instanceof Error ? error.message : String(error)
+      }); see runbook.md#desktop-display-unavailable`,
+    );
+    return 1;
+  }
+  try {
+    return await runGuest(settings, {
+      mounts: desktop.mounts(),
+      desktopReady: () => desktop.ready(),
+      capabilities: () => desktop.capabilities(),
+    });
+  } finally {
+    await desktop.stop();
+  }
 }

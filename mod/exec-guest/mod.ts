@@ -12,7 +12,7 @@ export { runGuest, urlOf } from "./daemon.ts";
 export { GuestError, type GuestErrorCode } from "./errors.ts";
 export { type CapabilityState } from "./host_routes.ts";
 export { type GuestEnv, newRouter } from "./middleware.ts";
-export { guestOpenApiYaml } from "./openapi.ts";
+export { guestOpenApiYaml, publishedOpenApiYaml } from "./openapi.ts";
 export { guestPermissions, type GuestPlaces } from "./permissions.ts";
 export {
   GUEST_DEFAULTS,

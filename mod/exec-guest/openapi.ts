@@ -1,5 +1,6 @@
 /** openapi.yaml: generated from the routes' zod schemas of both guest services. */
 import { stringify } from "yaml";
+import { createDesktop, desktopOptionsFromEnv } from "../cua/mod.ts";
 import { createExecApp, createHostApp, GUEST_VERSION, type HostExtras } from "./apps.ts";
 import { GUEST_DEFAULTS, type GuestSettings } from "./settings.ts";
 
@@ -67,8 +68,14 @@ function sortPaths<T extends { paths?: Record<string, unknown> }>(document: T): 
   return { ...document, paths };
 }
 
+/** The published document: both services with `--desktop`'s routes mounted (nothing starts). */
+export function publishedOpenApiYaml(): string {
+  const options = desktopOptionsFromEnv({}, { workspace: "/workspace", home: "/home/box" });
+  return guestOpenApiYaml({ mounts: createDesktop(options).mounts() });
+}
+
 if (import.meta.main) {
   const target = new URL("../../openapi.yaml", import.meta.url);
-  await Deno.writeTextFile(target, guestOpenApiYaml());
+  await Deno.writeTextFile(target, publishedOpenApiYaml());
   console.log(`wrote ${target.pathname}`);
 }

@@ -2,6 +2,7 @@
  * The guest's settings: the flags of `gurt guest` and every environment knob of seed 004, with
  * its default. A value that does not parse stops the guest; a missing token stops it too.
  */
+import type { DesktopOptions } from "../cua/mod.ts";
 
 /** The flags of `gurt guest`. */
 export interface GuestFlags {
@@ -9,6 +10,8 @@ export interface GuestFlags {
   bind: string;
   execPort: number;
   hostPort: number;
+  /** `--desktop`: the X desktop and computer use to run beside the host service, or null. */
+  desktop?: DesktopOptions | null;
 }
 
 /** Everything the guest daemon runs with. */
