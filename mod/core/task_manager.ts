@@ -67,7 +67,7 @@ export class TaskManager {
     }
     const record: TaskRecord = {
       id,
-      prompt: spec.prompt,
+      prompt: this.deps.redact(spec.prompt),
       worker,
       tools: spec.tools,
       budgetCents: spec.budgetCents,
@@ -169,7 +169,7 @@ export class TaskManager {
   async #open(record: TaskRecord): Promise<void> {
     const dir = taskDir(this.deps.home, record.id);
     const socket = `${dir}/broker.sock`;
-    const journal = await Journal.open(`${dir}/journal.jsonl`);
+    const journal = await Journal.open(`${dir}/journal.jsonl`, { redact: this.deps.redact });
     const handle = new TaskHandle(record, journal, socket);
     await Deno.chmod(dir, 0o700); // bind inside a private folder: no window before the chmod
     const app = taskRoutes(this.deps, handle);
@@ -208,7 +208,7 @@ export class TaskManager {
     this.#save(live, {
       state,
       ended: this.deps.clock().toISOString(),
-      endReason: reason,
+      endReason: reason === null ? null : this.deps.redact(reason),
       pid: null,
     });
     await live.writes;
