@@ -60,7 +60,8 @@ export class TaskManager {
     let worker: TaskRecord["worker"];
     if (spec.worker.kind === "test") {
       // The script lives in the task's folder, where its user can read it and a restart finds it.
-      await Deno.writeTextFile(`${dir}/script.txt`, spec.worker.scriptText, { mode: 0o644 });
+      const script = this.deps.redact(spec.worker.scriptText); // no vault value in a task's files
+      await Deno.writeTextFile(`${dir}/script.txt`, script, { mode: 0o644 });
       worker = { kind: "test", script: `${dir}/script.txt` };
     } else {
       worker = spec.worker;
