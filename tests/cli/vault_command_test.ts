@@ -37,3 +37,48 @@ Deno.test("gurt vault set reads the value from stdin; list shows names, set time
     await folder.remove();
   }
 });
+
+Deno.test("gurt vault set on a terminal prompts without echoing what is typed", {
+  ignore: !(await Deno.stat("/usr/bin/script").then(() => true, () => false)),
+}, async () => {
+  const folder = await vaultFolder("");
+  const box = await startBox({ env: { BOX_VAULT: folder.path } });
+  const main = new URL("../../main.ts", import.meta.url).pathname;
+  const command = [Deno.execPath(), "run", "--quiet", "--unstable-worker-options", "--allow-all"]
+    .concat([main, "--home", box.home, "vault", "set", "TTY_API_KEY"]).join(" ");
+  // `script` gives the command a terminal; what it echoes comes back on stdout.
+  const child = new Deno.Command("script", {
+    args: ["-q", "-e", "-c", command, "/dev/null"],
+    env: { NO_COLOR: "1", BOX_VAULT: folder.path },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const reader = child.stdout.getReader();
+  let seen = "";
+  try {
+    while (!seen.includes("(not shown): ")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      seen += new TextDecoder().decode(value);
+    }
+    await writer.write(new TextEncoder().encode("typed-secret-value-9\r"));
+    while (true) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      seen += new TextDecoder().decode(value);
+    }
+    await writer.close().catch(() => {});
+    const status = await child.status;
+    await new Response(child.stderr).text();
+    assertEquals(status.code, 0, seen);
+    assertStringIncludes(seen, "value of TTY_API_KEY (not shown): ");
+    assertStringIncludes(seen, "set TTY_API_KEY");
+    assert(!seen.includes("typed-secret-value-9"), `the value was echoed: ${seen}`);
+    assertEquals(box.core.deps.vault.value("TTY_API_KEY"), "typed-secret-value-9");
+  } finally {
+    await box.close();
+    await folder.remove();
+  }
+});
