@@ -131,6 +131,11 @@ Deno.test("canary: no vault value leaves the core, in any encoding, by any reque
         tokens: { input: 10, output: 1 },
       });
     }
+    // An error that quotes what the task sent: an unknown field named after a value.
+    for (const value of Object.values(CANARIES)) {
+      const refused = await ask("POST", "/step", { text: "x", [value]: 1 });
+      assertEquals(refused.status, 400);
+    }
     await ask("GET", "/task");
     await ask("GET", "/tools");
     // An /ask and a spend waiting for approval, with values in them, answered by the owner's CLI.
