@@ -191,3 +191,31 @@ async function assertNoFile(path: string): Promise<void> {
   }
   throw new Error(`${path} exists`);
 }
+
+Deno.test("a key set that cannot be written to the audit log is a 503 and the vault is unchanged", async () => {
+  const folder = await vaultFolder("A_KEY=before-value-1\n");
+  let failWrites = false;
+  const box = await startBox({
+    env: { BOX_VAULT: folder.path },
+    fileOps: {
+      async write(file, bytes) {
+        if (failWrites) throw new Error("disk full (test)");
+        let written = 0;
+        while (written < bytes.length) written += await file.write(bytes.subarray(written));
+      },
+    },
+  });
+  try {
+    failWrites = true;
+    const answer = await adminRequest(box, "PUT", "/api/vault/A_KEY", { value: "after-value-2" });
+    assertEquals(answer.status, 503);
+    assertEquals(answer.body.code, "audit_unavailable");
+    assertStringIncludes(answer.body.error, "see runbook.md#audit-unavailable");
+    assertEquals(await Deno.readTextFile(folder.path), "A_KEY=before-value-1\n");
+    assertEquals(box.core.deps.vault.value("A_KEY"), "before-value-1");
+    assert(box.logs.some((line) => line.includes("audit")), box.logs.join("\n"));
+  } finally {
+    await box.close();
+    await folder.remove();
+  }
+});
