@@ -25,6 +25,7 @@ export { parseJsonBody, parseOptionalJsonBody, readBodyBytes } from "./http_body
 export { errorResponse, HttpError } from "./http_error.ts";
 export { redactValue } from "./redact_value.ts";
 export { type CallAnswer, Journal, type JournalLine } from "./journal.ts";
+export { Mutex } from "./mutex.ts";
 export { pricedModels, priceUsage } from "./pricing.ts";
 export { TaskHandle } from "./task_handle.ts";
 export { publicTask, taskRoutes } from "./task_routes.ts";
