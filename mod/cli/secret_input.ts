@@ -14,8 +14,9 @@ export async function readSecretValue(name: string): Promise<string> {
 /** Prompts on stderr and reads one line with the terminal in raw mode, so nothing is echoed. */
 async function promptHidden(question: string): Promise<string> {
   const encoder = new TextEncoder();
-  await Deno.stderr.write(encoder.encode(question));
+  // Raw mode first: whatever is typed once the question shows is never echoed.
   Deno.stdin.setRaw(true);
+  await Deno.stderr.write(encoder.encode(question));
   const typed: number[] = [];
   const buffer = new Uint8Array(256);
   try {
