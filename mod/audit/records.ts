@@ -116,6 +116,9 @@ const taskEnded = z.strictObject({
 /** A vault key set or removed: its name only, never its value. */
 const vaultSet = z.strictObject({ type: z.literal("vault_set"), name: text });
 const vaultRemoved = z.strictObject({ type: z.literal("vault_removed"), name: text });
+/** A vault key turned off (denied) or on again (allowed) for one app: names only. */
+const vaultDenied = z.strictObject({ type: z.literal("vault_denied"), app: text, name: text });
+const vaultAllowed = z.strictObject({ type: z.literal("vault_allowed"), app: text, name: text });
 
 /** What a /cost or /usage charged a task. */
 const cost = z.strictObject({ type: z.literal("cost"), task: text, cents: count, what: text });
@@ -131,6 +134,8 @@ export const auditEvent = z.discriminatedUnion("type", [
   taskEnded,
   vaultSet,
   vaultRemoved,
+  vaultDenied,
+  vaultAllowed,
   cost,
 ]);
 

@@ -247,7 +247,7 @@ async function askOwner(
     key: body.key,
     kind: step.ask.why === "budget" ? "budget" : "grant",
     tool: body.tool,
-    arguments: canonicalArguments(step.ask),
+    arguments: deps.redact(canonicalArguments(step.ask)),
     grant: step.ask.grant,
     taint: step.state.taint,
     costCents: cost === 0 ? null : cost,

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { appendLineSynced } from "./files.ts";
+import { redactValue } from "./redact_value.ts";
 
 /** What a /call answered: `{ok, output}` or `{ok: false, error}`. */
 export type CallAnswer = { ok: true; output: unknown } | { ok: false; error: string };
@@ -82,13 +83,25 @@ export interface JournalState {
 export class Journal {
   readonly state: JournalState;
   #tail: Promise<void> = Promise.resolve();
+  readonly #redact: ((text: string) => string) | undefined;
 
-  private constructor(readonly path: string, state: JournalState) {
+  private constructor(
+    readonly path: string,
+    state: JournalState,
+    redact: ((text: string) => string) | undefined,
+  ) {
     this.state = state;
+    this.#redact = redact;
   }
 
-  /** Opens the journal at `path`, reading what it already holds. */
-  static async open(path: string): Promise<Journal> {
+  /**
+   * Opens the journal at `path`, reading what it already holds. With `redact`, every string of
+   * every line appended (and of the state it updates) goes through it first: the vault's backstop.
+   */
+  static async open(
+    path: string,
+    options: { redact?: (text: string) => string } = {},
+  ): Promise<Journal> {
     const state: JournalState = {
       steps: [],
       spentCents: 0,
@@ -113,14 +126,16 @@ export class Journal {
       }
       apply(state, parsed);
     }
-    return new Journal(path, state);
+    return new Journal(path, state, options.redact);
   }
 
   /** Appends a line and syncs it; the state reflects it once the promise resolves. */
   append(entry: JournalLine): Promise<void> {
+    const redact = this.#redact;
+    const shown = redact === undefined ? entry : redactValue(entry, redact) as JournalLine;
     const next = this.#tail.then(async () => {
-      await appendLineSynced(this.path, JSON.stringify(line.parse(entry)));
-      apply(this.state, entry);
+      await appendLineSynced(this.path, JSON.stringify(line.parse(shown)));
+      apply(this.state, shown);
     });
     this.#tail = next.catch(() => {});
     return next;

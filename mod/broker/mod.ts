@@ -9,7 +9,7 @@ export {
 } from "./answer.ts";
 export { ApprovalTable, type PendingApproval } from "./approvals.ts";
 export { ASK_TOOL } from "./ask_path.ts";
-export { CALL_PENDING, type CallResponse } from "./call_path.ts";
+export { auditFailure, CALL_PENDING, type CallResponse } from "./call_path.ts";
 export type {
   ApprovalContext,
   Approvals,
@@ -23,7 +23,9 @@ export { syncDirectory, writeFileAtomic } from "./files.ts";
 export { ADMIN_PREFIXES, refuse, TASK_PATHS } from "./forbidden.ts";
 export { parseJsonBody, parseOptionalJsonBody, readBodyBytes } from "./http_body.ts";
 export { errorResponse, HttpError } from "./http_error.ts";
+export { redactValue } from "./redact_value.ts";
 export { type CallAnswer, Journal, type JournalLine } from "./journal.ts";
+export { Mutex } from "./mutex.ts";
 export { pricedModels, priceUsage } from "./pricing.ts";
 export { TaskHandle } from "./task_handle.ts";
 export { publicTask, taskRoutes } from "./task_routes.ts";

@@ -81,7 +81,16 @@ export function taskRoutes(deps: BrokerDeps, task: TaskHandle): Hono {
 
   refuse(app, ADMIN_PREFIXES, task.socket, deps.log);
   app.notFound((c) => c.json({ error: "no such request on the task broker" }, 404));
-  app.onError((error, c) => errorResponse(error, c, deps.log));
+  // An error may quote what the task sent (an unknown field's name): the backstop applies to it too.
+  app.onError((error, c) =>
+    errorResponse(
+      error instanceof HttpError
+        ? new HttpError(error.status, deps.redact(error.message), error.code)
+        : error,
+      c,
+      deps.log,
+    )
+  );
   return app;
 }
 

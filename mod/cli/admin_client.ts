@@ -14,7 +14,7 @@ export class CoreUnreachableError extends Error {
 /** One admin request; an error status becomes an Error carrying the core's sentence. */
 export async function admin(
   socket: string,
-  request: { method: "GET" | "POST"; path: string; body?: unknown },
+  request: { method: "GET" | "POST" | "PUT" | "DELETE"; path: string; body?: unknown },
 ): Promise<{ status: number; body: Record<string, unknown> }> {
   let answer;
   try {

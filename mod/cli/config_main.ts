@@ -4,7 +4,8 @@ import type { Config } from "../config/mod.ts";
 
 /** Prints where the box home, gurt.toml and the vault are, then every setting. */
 export default function main(config: Config): Promise<number> {
-  const { home, vault, file, ...settings } = config;
+  const { home, vault, file, vaultSettings, ...rest } = config;
+  const settings = { ...rest, vault: vaultSettings };
   console.log(`# box home: ${home}`);
   console.log(`# gurt.toml: ${file}`);
   console.log(`# vault: ${vault}`);

@@ -8,11 +8,13 @@ export { type PathInputs, resolveHome, resolveVault } from "./paths.ts";
 export type { FileConfig } from "./schema.ts";
 
 /** Everything a role needs to know about where things are and how they behave. */
-export interface Config extends FileConfig {
+export interface Config extends Omit<FileConfig, "vault"> {
   /** The box home directory. */
   home: string;
   /** The vault file. */
   vault: string;
+  /** gurt.toml's `[vault]` table (`vault` itself is the vault file's path). */
+  vaultSettings: FileConfig["vault"];
   /** gurt.toml, which may not exist. */
   file: string;
 }
@@ -39,8 +41,8 @@ export function loadConfig(inputs: PathInputs): Config {
       throw new ConfigError(file, undefined, undefined, `cannot be read: ${describe(error)}`);
     }
   }
-  const parsed = parseConfig(file, text ?? "");
-  const config: Config = { ...parsed, home, vault, file };
+  const { vault: vaultSettings, ...parsed } = parseConfig(file, text ?? "");
+  const config: Config = { ...parsed, vaultSettings, home, vault, file };
   const wait = inputs.env.BOX_APPROVAL_WAIT_MS;
   if (wait !== undefined && wait !== "") {
     if (!/^[1-9][0-9]{0,9}$/.test(wait)) {

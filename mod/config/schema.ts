@@ -23,6 +23,14 @@ export const configSchema = z.strictObject({
       message: "must be a loopback address with a port, such as 127.0.0.1:7780",
     }).default("127.0.0.1:7780"),
   }).prefault({}),
+  vault: z.strictObject({
+    /** Where a new ANTHROPIC_API_KEY is tried (GET {base}/v1/models) before it is saved. */
+    anthropic_base_url: z.string().regex(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, {
+      message: "must be an http or https URL such as https://api.anthropic.com",
+    }).default("https://api.anthropic.com"),
+    /** How long that try may take before the key is not saved. */
+    anthropic_check_timeout_ms: positiveMs.default(10_000),
+  }).prefault({}),
 });
 
 /** gurt.toml after defaults. */

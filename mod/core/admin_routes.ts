@@ -19,12 +19,20 @@ import type { BrokerDeps } from "../broker/mod.ts";
 import { loadGrants } from "../policy/mod.ts";
 import { approveBody, refuseBody, startTaskBody, stopTaskBody } from "./admin_schemas.ts";
 import type { TaskManager } from "./task_manager.ts";
+import { redactResponses, type Vault, vaultRoutes } from "../vault/mod.ts";
 
 const SMALL = 64 * 1024;
 
-/** The admin app over the core's broker dependencies and its tasks. */
-export function adminRoutes(deps: BrokerDeps, tasks: TaskManager, socket: string): Hono {
+/** The admin app over the core's broker dependencies, its tasks and (when given) its vault. */
+export function adminRoutes(
+  deps: BrokerDeps,
+  tasks: TaskManager,
+  socket: string,
+  vault?: Vault,
+): Hono {
   const app = new Hono();
+  // The backstop: no answer of the owner's socket carries a vault value.
+  app.use("*", redactResponses(deps.redact));
 
   app.get("/approvals", (c) => c.json({ items: deps.approvals.list() }));
 
@@ -67,6 +75,8 @@ export function adminRoutes(deps: BrokerDeps, tasks: TaskManager, socket: string
     const reason = body?.reason ?? "stopped by the owner";
     return c.json({ task: await tasks.stop(c.req.param("id"), reason) });
   });
+
+  if (vault !== undefined) app.route("/api/vault", vaultRoutes(deps, vault));
 
   refuse(app, TASK_PATHS, socket, deps.log);
   app.notFound((c) => c.json({ error: "no such request on the admin socket" }, 404));

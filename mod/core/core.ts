@@ -16,6 +16,7 @@ import {
 import { GrantsInvalidReporter } from "../policy/mod.ts";
 import { RefusingRuntime, type Runtime } from "../runtime/mod.ts";
 import { standardRegistry, type ToolRegistry } from "../tools/mod.ts";
+import { redactingAppender, Vault } from "../vault/mod.ts";
 import { adminRoutes } from "./admin_routes.ts";
 import { ensureHomeLayout, serveSocket } from "./home_layout.ts";
 import { TaskManager } from "./task_manager.ts";
@@ -45,12 +46,24 @@ export class Core {
     readonly admin: Deno.HttpServer,
     readonly writer: AuditWriter,
     readonly notices: string[],
+    readonly vault: Vault,
   ) {}
 
-  /** Starts a core on `config.home`. Throws, having changed nothing, if the log or home is unusable. */
+  /**
+   * Starts a core on `config.home`. Throws, having changed nothing, if the log or home is unusable,
+   * and before anything starts if the vault is unsafe (see runbook.md#vault-permissions).
+   */
   static async start(config: Config, options: CoreOptions = {}): Promise<Core> {
-    const log = options.log ?? ((line: string) => console.error(line));
     await ensureHomeLayout(config.home);
+    const vault = await Vault.open({
+      path: config.vault,
+      home: config.home,
+      owner: { uid: Deno.uid() ?? 0 },
+      clock: options.clock,
+    });
+    const redact = (text: string) => vault.redact(text);
+    const print = options.log ?? ((line: string) => console.error(line));
+    const log = (line: string) => print(redact(line));
     const open = options.openAudit ??
       ((home: string, acceptBreak: boolean) => AuditWriter.open(home, { acceptBreak }));
     const { writer, notices } = await open(config.home, options.acceptBreak ?? false);
@@ -61,15 +74,13 @@ export class Core {
       const deps: BrokerDeps = {
         home: config.home,
         config,
-        audit: writer,
+        audit: redactingAppender(writer, redact),
         registry: options.registry ?? standardRegistry(),
         approvals,
         runtime: options.runtime ?? new RefusingRuntime(),
-        readSecret: (_app, _declared, name) => {
-          throw new Error(`the vault key ${name} cannot be read: this box has no vault yet`);
-        },
-        vault: { value: () => undefined, names: () => [] },
-        redact: (text) => text,
+        readSecret: vault.readSecret,
+        vault: vault.view(),
+        redact,
         clock: options.clock ?? (() => new Date()),
         log,
         grantsReporter: new GrantsInvalidReporter(),
@@ -78,9 +89,9 @@ export class Core {
       const tasks = new TaskManager(deps, { asRoot: options.asRoot ?? Deno.uid() === 0 });
       late.tasks = tasks;
       const socket = adminSocketPath(config.home);
-      const app = adminRoutes(deps, tasks, socket);
+      const app = adminRoutes(deps, tasks, socket, vault);
       const admin = await serveSocket(socket, (request) => app.fetch(request));
-      const core = new Core(deps, tasks, admin, writer, notices);
+      const core = new Core(deps, tasks, admin, writer, notices, vault);
       const restored = await tasks.restore();
       if (restored.length > 0) notices.push(`gurt: reopened tasks ${restored.join(", ")}`);
       core.#startExpiry(Math.min(1000, Math.max(10, Math.floor(config.approvals.ttl_ms / 4))));

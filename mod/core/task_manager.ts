@@ -60,14 +60,15 @@ export class TaskManager {
     let worker: TaskRecord["worker"];
     if (spec.worker.kind === "test") {
       // The script lives in the task's folder, where its user can read it and a restart finds it.
-      await Deno.writeTextFile(`${dir}/script.txt`, spec.worker.scriptText, { mode: 0o644 });
+      const script = this.deps.redact(spec.worker.scriptText); // no vault value in a task's files
+      await Deno.writeTextFile(`${dir}/script.txt`, script, { mode: 0o644 });
       worker = { kind: "test", script: `${dir}/script.txt` };
     } else {
       worker = spec.worker;
     }
     const record: TaskRecord = {
       id,
-      prompt: spec.prompt,
+      prompt: this.deps.redact(spec.prompt),
       worker,
       tools: spec.tools,
       budgetCents: spec.budgetCents,
@@ -169,7 +170,7 @@ export class TaskManager {
   async #open(record: TaskRecord): Promise<void> {
     const dir = taskDir(this.deps.home, record.id);
     const socket = `${dir}/broker.sock`;
-    const journal = await Journal.open(`${dir}/journal.jsonl`);
+    const journal = await Journal.open(`${dir}/journal.jsonl`, { redact: this.deps.redact });
     const handle = new TaskHandle(record, journal, socket);
     await Deno.chmod(dir, 0o700); // bind inside a private folder: no window before the chmod
     const app = taskRoutes(this.deps, handle);
@@ -208,7 +209,7 @@ export class TaskManager {
     this.#save(live, {
       state,
       ended: this.deps.clock().toISOString(),
-      endReason: reason,
+      endReason: reason === null ? null : this.deps.redact(reason),
       pid: null,
     });
     await live.writes;

@@ -1,0 +1,12 @@
+/** The vault: root-only keys, declared secrets, the per-app deny list, and redaction everywhere. */
+export { ANTHROPIC_KEY_NAME, checkAnthropicKey, type KeyCheck } from "./anthropic_check.ts";
+export { policyPath } from "./deny_policy.ts";
+export { formsOf } from "./encodings.ts";
+export { checkKeyName, isKeyName, isRedactedName, MIN_REDACTED_LENGTH } from "./names.ts";
+export { redactingAppender, redactResponses } from "./redact_sinks.ts";
+export { REDACTED, Redactor } from "./redactor.ts";
+export { redactingByteStream, redactingStream, StreamRedactor } from "./stream_redactor.ts";
+export { SecretRefusedError, Vault, type VaultKeyListing, type VaultOptions } from "./vault.ts";
+export { checkFileInfo, readVaultFile, VaultFileError, writeVaultFile } from "./vault_file.ts";
+export { parseVaultText, renderVaultText } from "./vault_text.ts";
+export { vaultRoutes } from "./vault_routes.ts";
