@@ -5,7 +5,6 @@
 import type { Config } from "../config/mod.ts";
 import type { RolePermissions } from "../roles/mod.ts";
 import { codeDir } from "../roles/mod.ts";
-import { SOCKET_HOST_PERMISSION } from "../net/mod.ts";
 
 /** The admin socket, under the box home. */
 export function adminSocketPath(home: string): string {
@@ -19,7 +18,7 @@ export function cliPermissions(config: Config): RolePermissions {
     read: [codeDir(), config.file, `${config.home}/audit`, `${config.home}/grants`, admin],
     // Connecting to a Unix socket is a write to its path in Deno; the socket is the only one.
     write: [admin],
-    net: [`unix:${admin}`, SOCKET_HOST_PERMISSION],
+    net: [`unix:${admin}`],
     env: ["NO_COLOR", "FORCE_COLOR", "CLICOLOR_FORCE", "TERM", "COLUMNS"],
     run: false,
     sys: false,

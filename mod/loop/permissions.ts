@@ -5,7 +5,6 @@
  */
 import type { RolePermissions } from "../roles/mod.ts";
 import { codeDir } from "../roles/mod.ts";
-import { SOCKET_HOST_PERMISSION } from "../net/mod.ts";
 
 /** The permissions of the worker of the task whose socket is `socket` (plus files it is given). */
 export function workerPermissions(
@@ -15,7 +14,7 @@ export function workerPermissions(
   return {
     read: [codeDir(), socket, ...(options.read ?? [])],
     write: [socket],
-    net: [`unix:${socket}`, SOCKET_HOST_PERMISSION],
+    net: [`unix:${socket}`],
     env: ["BOX_SOCKET", "BOX_TASK", "NO_COLOR"],
     run: false,
     sys: false,

@@ -4,14 +4,13 @@
  */
 import type { RolePermissions } from "../roles/mod.ts";
 import { codeDir } from "../roles/mod.ts";
-import { SOCKET_HOST_PERMISSION } from "../net/mod.ts";
 
 /** The permissions of the relay for the task whose broker socket is `socket`. */
 export function relayPermissions(socket: string): RolePermissions {
   return {
     read: [codeDir(), socket],
     write: [socket],
-    net: [`unix:${socket}`, SOCKET_HOST_PERMISSION],
+    net: [`unix:${socket}`],
     env: ["BOX_SOCKET", "BOX_TASK"],
     run: false,
     sys: false,

@@ -1,9 +1,2 @@
 /** Networking helpers shared by roles. */
-export {
-  forgetSocket,
-  type JsonAnswer,
-  requestJson,
-  SOCKET_HOST,
-  SOCKET_HOST_PERMISSION,
-  SocketUnreachableError,
-} from "./unix_http.ts";
+export { type JsonAnswer, requestJson, requestRaw, SocketUnreachableError } from "./unix_http.ts";

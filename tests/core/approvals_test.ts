@@ -272,6 +272,9 @@ Deno.test("the requester gone before the run: a failed Result closes the call, n
     await until(() => box.core.deps.approvals.get(id) === undefined);
     controller.abort();
     await answer;
+    // Wait for the core itself to see the connection gone before the approval goes on.
+    const flight = box.core.tasks.handle(task.id)?.callsByKey.get("k1");
+    await until(() => flight?.requesterGone === true);
     hold!();
     assertEquals((await approved).body.outcome, { outcome: "allowed" });
     await until(async () => (await box.records()).some((r) => r.event.type === "result"));

@@ -17,6 +17,21 @@ Deno.test("openapi.yaml documents every guest route with its schemas and bearer 
   const document = parse(await Deno.readTextFile(file));
   assertEquals(document.openapi, "3.1.0");
   assertEquals(Object.keys(document.paths).sort(), [
+    "/v1/chrome",
+    "/v1/cua/batch",
+    "/v1/cua/click",
+    "/v1/cua/double_click",
+    "/v1/cua/drag",
+    "/v1/cua/key",
+    "/v1/cua/mouse_down",
+    "/v1/cua/mouse_up",
+    "/v1/cua/mousedown",
+    "/v1/cua/mouseup",
+    "/v1/cua/move",
+    "/v1/cua/screenshot",
+    "/v1/cua/scroll",
+    "/v1/cua/type",
+    "/v1/desktop",
     "/v1/egress",
     "/v1/exec",
     "/v1/exec/stream",
@@ -30,6 +45,7 @@ Deno.test("openapi.yaml documents every guest route with its schemas and bearer 
     "/v1/ready",
     "/v1/shutdown",
     "/v1/status",
+    "/v1/windows",
   ]);
   const request = document.components.schemas.ExecRequest;
   assertEquals(
