@@ -9,6 +9,7 @@ import { registerServeCommand } from "./serve_command.ts";
 import { registerTaskCommands } from "./task_command.ts";
 import { registerTestWorkerCommand } from "./test_worker_command.ts";
 import { registerGuestCommand } from "./guest_command.ts";
+import { registerPortalCommand } from "./portal_command.ts";
 
 /** Builds the whole `gurt` program; each family registers its own subcommands. */
 export function buildProgram(): Command {
@@ -28,5 +29,6 @@ export function buildProgram(): Command {
   registerGrantsCommand(program);
   registerTestWorkerCommand(program);
   registerGuestCommand(program);
+  registerPortalCommand(program);
   return program;
 }
