@@ -50,7 +50,7 @@ export function portalApp(options: PortalAppOptions): Hono<PortalEnv> {
       frameAncestors: ["'none'"],
       baseUri: ["'none'"],
     },
-    referrerPolicy: "no-referrer",
+    referrerPolicy: "same-origin",
     xFrameOptions: "DENY",
     strictTransportSecurity: false,
   }));

@@ -164,7 +164,7 @@ Deno.test("the session cookie is HttpOnly and SameSite=Strict; every page has a 
     assertStringIncludes(csp, "default-src 'none'");
     assertStringIncludes(csp, "frame-ancestors 'none'");
     assert(!csp.includes("unsafe-inline"), csp);
-    assertEquals(page.headers.get("referrer-policy"), "no-referrer");
+    assertEquals(page.headers.get("referrer-policy"), "same-origin");
     const html = await page.text();
     assert(!/<script(?![^>]*\bsrc=)/.test(html), "a page holds an inline script");
   } finally {

@@ -16,7 +16,9 @@ export function ApprovalsList(
           ? "Nothing is waiting for you"
           : `${props.items.length} waiting for your answer`}
       </h2>
-      {props.items.map((item) => <ApprovalCard key={item.approval} item={item} now={props.now} csrf={props.csrf} />)}
+      {props.items.map((item) => (
+        <ApprovalCard key={item.approval} item={item} now={props.now} csrf={props.csrf} />
+      ))}
     </section>
   );
 }

@@ -24,7 +24,7 @@ export function Layout(
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="referrer" content="no-referrer" />
+        <meta name="referrer" content="same-origin" />
         <title>{`${props.title} · gurt`}</title>
         <link rel="stylesheet" href="/static/portal.css" />
         <script src="/static/portal.js" defer></script>
