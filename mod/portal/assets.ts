@@ -37,7 +37,8 @@ button.refuse, button.danger { background: var(--bad); color: #fff; border-color
 .error { border-left: 4px solid var(--bad); padding: .5rem 1rem; background: var(--card); }
 .ok { color: var(--good); font-weight: 600; } .bad { color: var(--bad); font-weight: 600; }
 table { border-collapse: collapse; width: 100%; }
-th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: anywhere; }
+th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: break-word; }
+td code { overflow-wrap: anywhere; }
 .table { overflow-x: auto; }
 code { overflow-wrap: anywhere; }
 @media (max-width: 40rem) {

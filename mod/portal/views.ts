@@ -39,7 +39,9 @@ export async function grantViews(
     }
     const parsed = parseGrant(file, bytes, { appTools });
     if (!parsed.ok) {
-      grants.push(broken(file, id, formatProblems(parsed.problems)));
+      grants.push(
+        broken(file, id, formatProblems(parsed.problems).map((p) => p.replace(`${dir}/`, ""))),
+      );
       continue;
     }
     const grant = parsed.grant;
