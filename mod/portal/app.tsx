@@ -137,10 +137,7 @@ export function portalApp(options: PortalAppOptions): Hono<PortalEnv> {
   });
   app.post("/approvals/:id/refuse", async (c) => {
     const id = c.req.param("id");
-    const form = await c.req.parseBody();
-    const reason = typeof form.reason === "string" && form.reason.trim() !== ""
-      ? form.reason.trim()
-      : undefined;
+    const reason = formText(await c.req.parseBody(), "reason") || undefined;
     const answer = await adminOk(admin, "POST", `/approvals/${id}/refuse`, { reason });
     return c.redirect(`/approvals?${answeredQuery(id, answer.body.outcome)}`, 303);
   });
@@ -157,7 +154,7 @@ export function portalApp(options: PortalAppOptions): Hono<PortalEnv> {
   });
   app.post("/tasks", async (c) => {
     const form = await c.req.parseBody();
-    const text = (name: string) => (typeof form[name] === "string" ? String(form[name]) : "");
+    const text = (name: string) => formText(form, name, { trim: false });
     const tools = text("tools").split(/[\s,]+/).filter((tool) => tool !== "");
     const budget = text("budget").trim();
     const command = text("command").split(/\r?\n/).filter((arg) => arg !== "");
@@ -170,7 +167,7 @@ export function portalApp(options: PortalAppOptions): Hono<PortalEnv> {
     const answer = await adminJson(admin, { method: "POST", path: "/tasks", body });
     if (answer.status !== 200) {
       const list = await adminOk(admin, "GET", "/tasks");
-      const error = `The task was not started: ${answer.body?.error ?? "the core refused it"}`;
+      const error = `The task was not started: ${errorOf(answer)}`;
       return c.html(
         <TasksPage tasks={list.body.tasks} csrf={csrf(c)} notice={null} error={error} />,
         400,
@@ -196,10 +193,7 @@ export function portalApp(options: PortalAppOptions): Hono<PortalEnv> {
   });
   app.post("/tasks/:id/stop", async (c) => {
     const id = c.req.param("id");
-    const form = await c.req.parseBody();
-    const reason = typeof form.reason === "string" && form.reason.trim() !== ""
-      ? form.reason.trim()
-      : undefined;
+    const reason = formText(await c.req.parseBody(), "reason") || undefined;
     await adminOk(admin, "POST", `/tasks/${encodeURIComponent(id)}/stop`, { reason });
     return c.redirect(`/tasks/${encodeURIComponent(id)}?stopped=1`, 303);
   });
@@ -212,8 +206,8 @@ export function portalApp(options: PortalAppOptions): Hono<PortalEnv> {
   });
   app.post("/keys", async (c) => {
     const form = await c.req.parseBody();
-    const name = typeof form.name === "string" ? form.name.trim() : "";
-    const value = typeof form.value === "string" ? form.value : "";
+    const name = formText(form, "name");
+    const value = formText(form, "value", { trim: false });
     if (!KEY_NAME.test(name)) {
       return keysError(c, admin, "A key name is letters, digits, `_`, `.` and `-`.", 400);
     }
@@ -224,8 +218,7 @@ export function portalApp(options: PortalAppOptions): Hono<PortalEnv> {
     });
     if (answer.status === 404) return keysError(c, admin, vaultMissing(), 503);
     if (answer.status !== 200) {
-      const why = typeof answer.body?.error === "string" ? answer.body.error : "the vault refused";
-      return keysError(c, admin, `The key ${name} was not set: ${why}`, 400);
+      return keysError(c, admin, `The key ${name} was not set: ${errorOf(answer)}`, 400);
     }
     return c.redirect(`/keys?done=set&key=${encodeURIComponent(name)}`, 303);
   });
@@ -239,7 +232,7 @@ export function portalApp(options: PortalAppOptions): Hono<PortalEnv> {
         : await adminJson(admin, {
           method: "POST",
           path: `${path}/${act}`,
-          body: { app: typeof form.app === "string" ? form.app.trim() : "" },
+          body: { app: formText(form, "app") },
         });
       if (answer.status === 404 && (await vaultKeys(admin)) === null) {
         return keysError(c, admin, vaultMissing(), 503);
@@ -312,9 +305,25 @@ async function adminOk(
 ): Promise<AdminAnswer> {
   const answer = await adminJson(admin, { method, path, body });
   if (answer.status === 200) return answer;
-  const message = typeof answer.body?.error === "string" ? answer.body.error : "the core refused";
+  const message = errorOf(answer);
   const status = answer.status === 404 ? 404 : answer.status === 503 ? 503 : 400;
   throw new PortalError(status, message);
+}
+
+/** The sentence of an admin error answer. */
+function errorOf(answer: AdminAnswer): string {
+  return typeof answer.body?.error === "string" ? answer.body.error : "the core refused it";
+}
+
+/** A form field as text (trimmed unless asked not to); "" when absent or a file. */
+function formText(
+  form: Record<string, unknown>,
+  name: string,
+  options: { trim: boolean } = { trim: true },
+): string {
+  const value = form[name];
+  if (typeof value !== "string") return "";
+  return options.trim ? value.trim() : value;
 }
 
 function answeredQuery(id: string, outcome: { outcome: string; reason?: string }): string {

@@ -5,8 +5,8 @@
  */
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { assert, assertEquals, assertNotIncludes, assertStringIncludes } from "../assert.ts";
-import { grant, pendingApproval, until } from "../core/harness.ts";
-import { type PortalBox, startPortalBox } from "./helpers.ts";
+import { grant, until } from "../core/harness.ts";
+import { type PortalBox, startPortalBox, waitPending } from "./helpers.ts";
 
 const ARTIFACTS = new URL("../artifacts/portal/", import.meta.url).pathname;
 const DESKTOP = { width: 1280, height: 800 };
@@ -18,7 +18,7 @@ const ASK = {
 
 async function signedIn(browser: Browser, pb: PortalBox): Promise<[BrowserContext, Page]> {
   const context = await browser.newContext({ viewport: DESKTOP });
-  context.setDefaultTimeout(10_000);
+  context.setDefaultTimeout(30_000);
   const page = await context.newPage();
   await page.goto(await pb.link());
   await page.getByRole("button", { name: "Sign in" }).click();
@@ -62,7 +62,7 @@ Deno.test({
         async () => {
           const task = await pb.box.startTask({ tools: ["example.spend"] });
           const call = task.call("example.spend", { cents: 7, payee: "the bakery" }, "k1");
-          const id = await pendingApproval(pb.box, task);
+          const id = await waitPending(pb.box, task);
           const [context, page] = await signedIn(browser, pb);
           const card = page.locator(`#approval-${id}`);
           assertStringIncludes(await card.innerText(), "example.spend");
@@ -83,7 +83,7 @@ Deno.test({
         async () => {
           const task = await pb.box.startTask({ tools: ["example.spend"] });
           const call = task.call("example.spend", { cents: 900 }, "k1");
-          const id = await pendingApproval(pb.box, task);
+          const id = await waitPending(pb.box, task);
           const [context, page] = await signedIn(browser, pb);
           const card = page.locator(`#approval-${id}`);
           await card.getByLabel("Reason (optional)").fill("too dear");
@@ -102,11 +102,12 @@ Deno.test({
         "a new approval appears on an open page without a reload (server-sent events)",
         async () => {
           const [context, page] = await signedIn(browser, pb);
-          assertStringIncludes(await page.locator("#approvals h2").innerText(), "Nothing");
+          await page.evaluate("window.sameDocument = true");
           const task = await pb.box.startTask({ tools: ["example.echo"] });
           const call = task.call("example.echo", { text: "live" }, "k1");
-          const id = await pendingApproval(pb.box, task);
-          await page.locator(`#approval-${id}`).waitFor({ timeout: 10_000 });
+          const id = await waitPending(pb.box, task);
+          await page.locator(`#approval-${id}`).waitFor();
+          assertEquals(await page.evaluate("window.sameDocument"), true, "the page was reloaded");
           await page.locator(`#approval-${id}`).getByRole("button", { name: "Approve" }).click();
           assertEquals((await call).output, { text: "live" });
           await context.close();
@@ -121,7 +122,7 @@ Deno.test({
             "\u202egnp.exe\u2066x\u0007";
           const task = await pb.box.startTask({ tools: ["example.echo"] });
           const call = task.call("example.echo", { text: evil }, "k1");
-          const id = await pendingApproval(pb.box, task);
+          const id = await waitPending(pb.box, task);
           const [context, page] = await signedIn(browser, pb);
           const shown = await page.locator(`#approval-${id} .arguments`).innerText();
           assertStringIncludes(shown, "<script>window.pwned = 1</script>");
@@ -145,7 +146,7 @@ Deno.test({
         async () => {
           const task = await pb.box.startTask({ tools: ["example.echo"] });
           const call = task.call("example.echo", { text: "replayed" }, "k1");
-          const id = await pendingApproval(pb.box, task);
+          const id = await waitPending(pb.box, task);
           const [context, page] = await signedIn(browser, pb);
           const csrf = await page.locator('input[name="csrf"]').first().inputValue();
           const attacker = Deno.serve(
@@ -171,7 +172,10 @@ Deno.test({
             await attacker.shutdown();
           }
           const still = (await pb.box.admin("GET", "/approvals")).body.items;
-          assertEquals(still.map((item: { approval: number }) => item.approval), [id]);
+          assert(
+            still.some((item: { approval: number }) => item.approval === id),
+            "it was answered",
+          );
           await page.reload();
           await page.locator(`#approval-${id}`).getByRole("button", { name: "Refuse" }).click();
           await page.waitForURL(/answered=/);

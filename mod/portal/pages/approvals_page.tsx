@@ -1,4 +1,6 @@
 /** The Approvals page: each pending approval as `gurt approvals` shows it, with Approve and Refuse. */
+// deno-lint-ignore-file jsx-key -- rendered on the server only: keys matter to a client
+// reconciler, and Hono would print them as attributes.
 import type { Child } from "hono/jsx";
 import type { PendingApproval } from "../../broker/mod.ts";
 import { approvalBlock } from "../../cli/approvals_format.ts";
@@ -16,9 +18,7 @@ export function ApprovalsList(
           ? "Nothing is waiting for you"
           : `${props.items.length} waiting for your answer`}
       </h2>
-      {props.items.map((item) => (
-        <ApprovalCard key={item.approval} item={item} now={props.now} csrf={props.csrf} />
-      ))}
+      {props.items.map((item) => <ApprovalCard item={item} now={props.now} csrf={props.csrf} />)}
     </section>
   );
 }

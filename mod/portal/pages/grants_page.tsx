@@ -1,6 +1,9 @@
 /** The Grants page: every grant file with its mode, tool, constraints, expiry and label. */
+// deno-lint-ignore-file jsx-key -- rendered on the server only: keys matter to a client
+// reconciler, and Hono would print them as attributes.
 import type { Child } from "hono/jsx";
 import { escapeArguments } from "../../cli/escape.ts";
+import { DataTable } from "./data_table.tsx";
 import { Layout } from "./layout.tsx";
 
 /** One grant file as shown: parsed fields, or its problems. */
@@ -34,46 +37,22 @@ export function GrantsPage(
           </div>
         )}
       {props.grants.length === 0 ? <p>There is no grant file.</p> : (
-        <div class="table">
-          <table class="stack">
-            <thead>
-              <tr>
-                <th scope="col">Grant</th>
-                <th scope="col">Tool</th>
-                <th scope="col">Mode</th>
-                <th scope="col">Label</th>
-                <th scope="col">Constraints</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Problems</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.grants.map((grant) => (
-                <tr>
-                  <td data-label="Grant">
-                    <code>{escapeArguments(grant.id)}</code>
-                  </td>
-                  <td data-label="Tool">
-                    {grant.tool === null ? "—" : escapeArguments(grant.tool)}
-                  </td>
-                  <td data-label="Mode">{grant.mode ?? "—"}</td>
-                  <td data-label="Label">{grant.label ?? "—"}</td>
-                  <td data-label="Constraints">
-                    {grant.constraints.length === 0
-                      ? "none"
-                      : grant.constraints.map((c) => escapeArguments(c)).join("; ")}
-                  </td>
-                  <td data-label="Expires">{grant.expires ?? "never"}</td>
-                  <td data-label="Problems">
-                    {grant.ok
-                      ? <span class="ok">none</span>
-                      : <span class="bad">{grant.problems.map(escapeArguments).join("; ")}</span>}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          columns={["Grant", "Tool", "Mode", "Label", "Constraints", "Expires", "Problems"]}
+          rows={props.grants.map((grant) => [
+            <code>{escapeArguments(grant.id)}</code>,
+            grant.tool === null ? "—" : escapeArguments(grant.tool),
+            grant.mode ?? "—",
+            grant.label ?? "—",
+            grant.constraints.length === 0
+              ? "none"
+              : grant.constraints.map((c) => escapeArguments(c)).join("; "),
+            grant.expires ?? "never",
+            grant.ok
+              ? <span class="ok">none</span>
+              : <span class="bad">{grant.problems.map(escapeArguments).join("; ")}</span>,
+          ])}
+        />
       )}
     </Layout>
   );

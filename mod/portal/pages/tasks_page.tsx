@@ -1,6 +1,9 @@
 /** The Tasks pages: the list with state and spending, one task's journal and audit records. */
+// deno-lint-ignore-file jsx-key -- rendered on the server only: keys matter to a client
+// reconciler, and Hono would print them as attributes.
 import type { Child } from "hono/jsx";
 import { escapeArguments, escapeModelText } from "../../cli/escape.ts";
+import { DataTable } from "./data_table.tsx";
 import { Csrf, Layout, Notice } from "./layout.tsx";
 
 /** A task as the admin handlers show it. */
@@ -43,35 +46,18 @@ export function TasksPage(
       <Notice text={props.notice} />
       <Notice text={props.error} error />
       {props.tasks.length === 0 ? <p>No task has run on this box yet.</p> : (
-        <div class="table">
-          <table class="stack">
-            <caption class="skip">Every task, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Task</th>
-                <th scope="col">State</th>
-                <th scope="col">Spent</th>
-                <th scope="col">Waiting</th>
-                <th scope="col">Started</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.tasks.map((task) => (
-                <tr>
-                  <td data-label="Task">
-                    <a href={`/tasks/${encodeURIComponent(task.id)}`}>{escapeArguments(task.id)}</a>
-                  </td>
-                  <td data-label="State">{task.state}</td>
-                  <td data-label="Spent">{spending(task)}</td>
-                  <td data-label="Waiting">{String(task.pending?.length ?? 0)}</td>
-                  <td data-label="Started">
-                    <time datetime={task.created}>{task.created}</time>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          columns={["Task", "State", "Spent", "Waiting", "Started"]}
+          rows={props.tasks.map((task) => [
+            <a href={`/tasks/${encodeURIComponent(task.id)}`}>
+              {escapeArguments(task.id)}
+            </a>,
+            task.state,
+            spending(task),
+            String(task.pending?.length ?? 0),
+            <time datetime={task.created}>{task.created}</time>,
+          ])}
+        />
       )}
       <section aria-labelledby="start-heading">
         <h2 id="start-heading">Start a task</h2>
@@ -179,28 +165,14 @@ export function TaskPage(
       )}
       <h2>Audit records</h2>
       {props.records.length === 0 ? <p>No audit record names this task.</p> : (
-        <div class="table">
-          <table class="stack">
-            <thead>
-              <tr>
-                <th scope="col">Seq</th>
-                <th scope="col">Time</th>
-                <th scope="col">Event</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.records.map((record) => (
-                <tr>
-                  <td data-label="Seq">{String(record.seq)}</td>
-                  <td data-label="Time">{record.time}</td>
-                  <td data-label="Event">
-                    <code>{escapeArguments(JSON.stringify(record.event))}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          columns={["Seq", "Time", "Event"]}
+          rows={props.records.map((record) => [
+            String(record.seq),
+            record.time,
+            <code>{escapeArguments(JSON.stringify(record.event))}</code>,
+          ])}
+        />
       )}
     </Layout>
   );
