@@ -1,31 +1,13 @@
 /** `gurt serve` opens the portal on [portal] listen; `gurt portal` prints a link that signs in once. */
 import { assertEquals, assertStringIncludes } from "../assert.ts";
 import { until } from "../core/harness.ts";
-import { gurt } from "./gurt.ts";
-
-const main = new URL("../../main.ts", import.meta.url).pathname;
+import { gurt, gurtCommand } from "./gurt.ts";
 
 Deno.test("gurt serve writes the portal's address; gurt portal's link signs in once; stopping removes it", async () => {
   const home = await Deno.makeTempDir({ prefix: "gurt-portal-" });
   const env = { BOX_VAULT: `${home}/vault.env`, NO_COLOR: "1" };
   await Deno.writeTextFile(`${home}/gurt.toml`, '[portal]\nlisten = "127.0.0.1:0"\n');
-  const serve = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      "--unstable-worker-options",
-      "--unstable-no-legacy-abort",
-      "--allow-all",
-      main,
-      "--home",
-      home,
-      "serve",
-    ],
-    env,
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
+  const serve = gurtCommand(["--home", home, "serve"], { env, stdout: "null" }).spawn();
   const stderr = new Response(serve.stderr).text();
   try {
     await until(async () => {
