@@ -51,8 +51,9 @@ code { overflow-wrap: anywhere; }
 `;
 
 /**
- * The script: on the Approvals page, listens to /events/approvals and replaces the list with the
- * server's fresh rendering whenever a pending approval is added or answered.
+ * The script: on the Approvals page, listens to /events/approvals and, whenever a pending approval
+ * is added or answered, brings the list in line with the server's fresh rendering card by card:
+ * new cards are inserted, answered ones removed, and a card being filled in is left untouched.
  */
 export const SCRIPT = `
 "use strict";
@@ -63,7 +64,26 @@ export const SCRIPT = `
   source.addEventListener("approvals", function (event) {
     var doc = new DOMParser().parseFromString(event.data, "text/html");
     var fresh = doc.getElementById("approvals");
-    if (fresh) list.replaceWith(fresh), list = fresh;
+    if (!fresh) return;
+    var heading = list.querySelector("h2");
+    var freshHeading = fresh.querySelector("h2");
+    if (heading && freshHeading) heading.textContent = freshHeading.textContent;
+    var wanted = {};
+    fresh.querySelectorAll("article[data-approval]").forEach(function (card) {
+      wanted[card.id] = card;
+    });
+    list.querySelectorAll("article[data-approval]").forEach(function (card) {
+      if (!wanted[card.id]) card.remove();
+    });
+    var previous = heading;
+    Object.keys(wanted).forEach(function (id) {
+      var card = document.getElementById(id);
+      if (!card) {
+        card = document.importNode(wanted[id], true);
+        if (previous) previous.after(card); else list.prepend(card);
+      }
+      previous = card;
+    });
   });
   window.addEventListener("pagehide", function () { source.close(); });
 })();

@@ -99,14 +99,23 @@ Deno.test({
       );
 
       await t.step(
-        "a new approval appears on an open page without a reload (server-sent events)",
+        "approvals come and go on an open page without a reload, leaving a half-typed reason alone",
         async () => {
+          const first = await pb.box.startTask({ tools: ["example.echo"] });
+          const firstCall = first.call("example.echo", { text: "first" }, "k1");
+          const firstId = await waitPending(pb.box, first);
           const [context, page] = await signedIn(browser, pb);
+          const firstCard = page.locator(`#approval-${firstId}`);
+          await firstCard.getByLabel("Reason (optional)").fill("half-typed");
           await page.evaluate("window.sameDocument = true");
           const task = await pb.box.startTask({ tools: ["example.echo"] });
           const call = task.call("example.echo", { text: "live" }, "k1");
           const id = await waitPending(pb.box, task);
           await page.locator(`#approval-${id}`).waitFor();
+          assertEquals(await firstCard.getByLabel("Reason (optional)").inputValue(), "half-typed");
+          await pb.box.admin("POST", `/approvals/${firstId}/refuse`);
+          await firstCard.waitFor({ state: "detached" });
+          assertEquals((await firstCall).ok, false);
           assertEquals(await page.evaluate("window.sameDocument"), true, "the page was reloaded");
           await page.locator(`#approval-${id}`).getByRole("button", { name: "Approve" }).click();
           assertEquals((await call).output, { text: "live" });

@@ -13,7 +13,7 @@ export function ApprovalsList(
 ): Child {
   return (
     <section id="approvals" aria-labelledby="pending-heading">
-      <h2 id="pending-heading">
+      <h2 id="pending-heading" aria-live="polite">
         {props.items.length === 0
           ? "Nothing is waiting for you"
           : `${props.items.length} waiting for your answer`}
