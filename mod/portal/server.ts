@@ -43,7 +43,7 @@ export function parseListen(listen: string): { hostname: string; port: number } 
 export async function startPortal(deps: BrokerDeps, options: PortalOptions): Promise<Portal> {
   const token = await ensureOwnerToken(deps.home);
   const { hostname, port } = parseListen(options.listen);
-  const store = new SessionStore(token, deps.clock().getTime(), deps.clock);
+  const store = new SessionStore(token, { startedAt: deps.clock().getTime(), clock: deps.clock });
   const streams = new LiveStreams();
   const hosts = new Set<string>();
   const app = portalApp({ deps, admin: options.admin, store, hosts, streams });

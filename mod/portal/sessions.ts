@@ -25,11 +25,14 @@ export class SessionStore {
   readonly #sessions = new Map<string, Session>();
   readonly #spent = new Map<string, number>();
 
-  constructor(
-    readonly token: string,
-    readonly startedAt: number,
-    readonly clock: () => Date = () => new Date(),
-  ) {}
+  readonly startedAt: number;
+  readonly clock: () => Date;
+
+  /** A store for `token`; codes made before `startedAt` (ms) are refused. */
+  constructor(readonly token: string, options: { startedAt: number; clock?: () => Date }) {
+    this.startedAt = options.startedAt;
+    this.clock = options.clock ?? (() => new Date());
+  }
 
   /** Spends a one-time login code and opens a session, or says why not. */
   login(code: string): Session | LoginRefusal {

@@ -92,8 +92,11 @@ export async function auditView(home: string): Promise<AuditView> {
   };
 }
 
-/** The audit records that name task `id`, oldest first (at most `limit`, the newest kept). */
-export async function taskRecords(home: string, id: string, limit = 500): Promise<AuditRecord[]> {
+/** The most records the task page shows; the newest are kept. */
+const RECORDS_SHOWN = 500;
+
+/** The audit records that name task `id`, oldest first (the newest RECORDS_SHOWN). */
+export async function taskRecords(home: string, id: string): Promise<AuditRecord[]> {
   const dir = `${home}/audit`;
   const out: AuditRecord[] = [];
   const encoder = new TextEncoder();
@@ -105,7 +108,7 @@ export async function taskRecords(home: string, id: string, limit = 500): Promis
       if (parsed.record === null) continue;
       if ((parsed.record.event as { task?: unknown }).task !== id) continue;
       out.push(parsed.record);
-      if (out.length > limit) out.shift();
+      if (out.length > RECORDS_SHOWN) out.shift();
     }
   }
   return out;
