@@ -1,6 +1,6 @@
 /** The portal's doors over real HTTP: sign-in, sessions, cross-site refusals, headers, the token. */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { ensureOwnerToken, loginLink } from "../../mod/portal/mod.ts";
+import { ensureOwnerToken, loginLink, startPortal } from "../../mod/portal/mod.ts";
 import { grant, pendingApproval } from "../core/harness.ts";
 import { startPortalBox } from "./helpers.ts";
 
@@ -207,5 +207,42 @@ Deno.test("the owner token is written 0600 once, and refused when others can rea
     assertStringIncludes(message, "see runbook.md#portal-token-exposed");
   } finally {
     await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("approving an approval that is gone shows the core's sentence, status 404", async () => {
+  const pb = await startPortalBox();
+  try {
+    const { cookie, csrf } = await pb.signIn();
+    const gone = await post(`${pb.origin}/approvals/999/approve`, {
+      headers: { cookie, origin: pb.origin },
+      form: { csrf },
+    });
+    assertEquals(gone.status, 404);
+    assertStringIncludes(gone.text, "999: no such approval (already answered or expired)");
+  } finally {
+    await pb.close();
+  }
+});
+
+Deno.test("a portal on a port already taken fails with the runbook pointer and keeps the token", async () => {
+  const pb = await startPortalBox();
+  try {
+    const token = await Deno.readTextFile(`${pb.box.home}/portal/owner.token`);
+    let message = "";
+    try {
+      const second = await startPortal(pb.box.core.deps, {
+        listen: pb.portal.addr,
+        admin: () => new Response(null, { status: 404 }),
+      });
+      await second.close();
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    assertStringIncludes(message, `the portal cannot listen on ${pb.portal.addr}`);
+    assertStringIncludes(message, "see runbook.md#portal-listen-failed");
+    assertEquals(await Deno.readTextFile(`${pb.box.home}/portal/owner.token`), token);
+  } finally {
+    await pb.close();
   }
 });
