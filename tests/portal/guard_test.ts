@@ -246,3 +246,38 @@ Deno.test("a portal on a port already taken fails with the runbook pointer and k
     await pb.close();
   }
 });
+
+Deno.test("the owner token pasted in the sign-in form signs in; signing out ends the session", async () => {
+  const pb = await startPortalBox();
+  try {
+    const headers = { origin: pb.origin };
+    const wrong = await post(`${pb.origin}/login`, { headers, form: { token: "f".repeat(64) } });
+    assertEquals(wrong.status, 401);
+    assertStringIncludes(wrong.text, "the owner token is wrong");
+    const token = (await Deno.readTextFile(`${pb.box.home}/portal/owner.token`)).trim();
+    const response = await fetch(`${pb.origin}/login`, {
+      method: "POST",
+      headers,
+      body: new URLSearchParams({ token }),
+      redirect: "manual",
+    });
+    await response.body?.cancel();
+    assertEquals(response.status, 303);
+    const cookie = /gurt_session=[^;]+/.exec(response.headers.get("set-cookie") ?? "")![0];
+    const page = await fetch(`${pb.origin}/approvals`, { headers: { cookie } });
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())![1];
+    const out = await post(`${pb.origin}/logout`, {
+      headers: { cookie, ...headers },
+      form: { csrf },
+    });
+    assertEquals(out.status, 303);
+    const after = await fetch(`${pb.origin}/approvals`, {
+      headers: { cookie },
+      redirect: "manual",
+    });
+    await after.body?.cancel();
+    assertEquals([after.status, after.headers.get("location")], [303, "/login"]);
+  } finally {
+    await pb.close();
+  }
+});
