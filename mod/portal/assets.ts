@@ -30,6 +30,8 @@ pre { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--bg); bor
 .actions { display: flex; flex-wrap: wrap; gap: .75rem; align-items: end; }
 .actions form { display: flex; flex-wrap: wrap; gap: .5rem; align-items: end; margin: 0; }
 label { display: block; } input, select, textarea { font: inherit; padding: .4rem; max-width: 100%; }
+form.card label { margin: .5rem 0; }
+form.card label > input, form.card label > textarea, form.card label > select { display: block; margin-top: .2rem; width: 100%; max-width: 40rem; }
 button { font: inherit; padding: .45rem 1rem; border-radius: 4px; border: 1px solid var(--line); background: var(--bg); color: var(--fg); cursor: pointer; min-height: 2.5rem; }
 button.approve { background: var(--good); color: #fff; border-color: var(--good); }
 button.refuse, button.danger { background: var(--bad); color: #fff; border-color: var(--bad); }
@@ -41,6 +43,7 @@ th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(-
 td code { overflow-wrap: anywhere; }
 .table { overflow-x: auto; }
 code { overflow-wrap: anywhere; }
+ul.keys, ol.journal { padding: 0; } ul.keys { list-style: none; } ol.journal { list-style-position: inside; }
 @media (max-width: 40rem) {
   table.stack thead { position: absolute; left: -9999px; }
   table.stack tr { display: block; border-bottom: 1px solid var(--line); padding: .25rem 0; }
