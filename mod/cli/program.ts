@@ -10,6 +10,7 @@ import { registerTaskCommands } from "./task_command.ts";
 import { registerTestWorkerCommand } from "./test_worker_command.ts";
 import { registerGuestCommand } from "./guest_command.ts";
 import { registerVaultCommand } from "./vault_command.ts";
+import { registerPortalCommand } from "./portal_command.ts";
 
 /** Builds the whole `gurt` program; each family registers its own subcommands. */
 export function buildProgram(): Command {
@@ -30,5 +31,6 @@ export function buildProgram(): Command {
   registerTestWorkerCommand(program);
   registerGuestCommand(program);
   registerVaultCommand(program);
+  registerPortalCommand(program);
   return program;
 }

@@ -1,5 +1,8 @@
 /** The core role's entry: `gurt serve` runs here, inside the core's permissions. */
 import type { Config } from "../config/mod.ts";
+import { adminSocketPath } from "../cli/permissions.ts";
+import { type Portal, startPortal } from "../portal/mod.ts";
+import { adminRoutes } from "./admin_routes.ts";
 import { Core } from "./core.ts";
 
 /** What `gurt serve` passes to the core role. */
@@ -19,14 +22,34 @@ export default async function main(args: ServeArgs): Promise<number> {
   }
   for (const notice of core.notices) console.error(notice);
   console.error(`gurt serve: box home ${args.config.home}; admin socket ready`);
+  const portal = await openPortal(core, args.config.portal.listen);
   const stop = Promise.withResolvers<void>();
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     Deno.addSignalListener(signal, () => stop.resolve());
   }
   await stop.promise;
+  await portal?.close();
   await core.close();
   console.error("gurt serve: stopped");
   return 0;
+}
+
+/** Starts the owner's portal; the core keeps running without it if it cannot listen. */
+async function openPortal(core: Core, listen: string): Promise<Portal | null> {
+  const admin = adminRoutes(core.deps, core.tasks, adminSocketPath(core.deps.home));
+  try {
+    const portal = await startPortal(core.deps, {
+      listen,
+      admin: (request) => admin.fetch(request),
+    });
+    console.error(`gurt serve: portal at http://${portal.addr}; gurt portal prints a sign-in link`);
+    return portal;
+  } catch (error) {
+    console.error(
+      `gurt serve: the portal is off: ${error instanceof Error ? error.message : error}`,
+    );
+    return null;
+  }
 }
 
 function exitStatusOf(error: unknown): number {

@@ -9,12 +9,13 @@ export interface GurtRun {
 
 const main = new URL("../../main.ts", import.meta.url).pathname;
 
-/** Runs `gurt ARGS` with the given environment added, and optional standard input. */
-export async function gurt(
+/** The command that runs `gurt ARGS` (for a test that starts a long-running `gurt serve`). */
+export function gurtCommand(
   args: string[],
-  options: { env?: Record<string, string>; stdin?: string } = {},
-): Promise<GurtRun> {
-  const child = new Deno.Command(Deno.execPath(), {
+  options: { env?: Record<string, string>; stdin?: "null" | "piped"; stdout?: "null" | "piped" } =
+    {},
+): Deno.Command {
+  return new Deno.Command(Deno.execPath(), {
     args: [
       "run",
       "--quiet",
@@ -25,9 +26,20 @@ export async function gurt(
       ...args,
     ],
     env: { NO_COLOR: "1", ...options.env },
-    stdin: options.stdin === undefined ? "null" : "piped",
-    stdout: "piped",
+    stdin: options.stdin ?? "null",
+    stdout: options.stdout ?? "piped",
     stderr: "piped",
+  });
+}
+
+/** Runs `gurt ARGS` with the given environment added, and optional standard input. */
+export async function gurt(
+  args: string[],
+  options: { env?: Record<string, string>; stdin?: string } = {},
+): Promise<GurtRun> {
+  const child = gurtCommand(args, {
+    env: options.env,
+    stdin: options.stdin === undefined ? "null" : "piped",
   }).spawn();
   if (options.stdin !== undefined) {
     const writer = child.stdin.getWriter();

@@ -1,0 +1,91 @@
+/**
+ * The portal's Hono app: the shared middleware (security headers, body limit, the guard), the
+ * static assets, the owner API at /api (the admin handlers, forwarded), the routers of the pages,
+ * and the one error handler. Every request passes the guard first.
+ */
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { secureHeaders } from "hono/secure-headers";
+import type { BrokerDeps } from "../broker/mod.ts";
+import { type AdminFetch, forwardToAdmin } from "./admin_client.ts";
+import { SCRIPT, STYLE } from "./assets.ts";
+import { type PortalEnv, PortalError } from "./context.ts";
+import { guard } from "./guard.ts";
+import type { LiveStreams } from "./live_events.ts";
+import { ErrorPage } from "./pages/login_page.tsx";
+import { approvalRoutes } from "./routes/approval_routes.tsx";
+import { keyRoutes } from "./routes/key_routes.tsx";
+import { recordRoutes } from "./routes/record_routes.tsx";
+import { sessionRoutes } from "./routes/session_routes.tsx";
+import { taskRoutes } from "./routes/task_routes.tsx";
+import type { SessionStore } from "./sessions.ts";
+
+/** What the portal's app is built from. */
+export interface PortalAppOptions {
+  deps: BrokerDeps;
+  admin: AdminFetch;
+  store: SessionStore;
+  hosts: Set<string>;
+  streams: LiveStreams;
+}
+
+/** Builds the portal's app. */
+export function portalApp(options: PortalAppOptions): Hono<PortalEnv> {
+  const { deps, admin, store, streams } = options;
+  const app = new Hono<PortalEnv>();
+  app.use(secureHeaders({
+    contentSecurityPolicy: {
+      defaultSrc: ["'none'"],
+      scriptSrc: ["'self'"],
+      styleSrc: ["'self'"],
+      imgSrc: ["'self'"],
+      connectSrc: ["'self'"],
+      formAction: ["'self'"],
+      frameAncestors: ["'none'"],
+      baseUri: ["'none'"],
+    },
+    referrerPolicy: "same-origin",
+    xFrameOptions: "DENY",
+    strictTransportSecurity: false,
+  }));
+  app.use(async (c, next) => {
+    await next();
+    c.res.headers.set("cache-control", "no-store");
+  });
+  app.use(bodyLimit({
+    maxSize: 2 * 1024 * 1024,
+    onError: () => {
+      throw new PortalError(400, "the request body is larger than 2 MB, the portal's limit");
+    },
+  }));
+  app.use(guard(store, { hosts: options.hosts, token: store.token }));
+
+  app.get("/static/portal.css", (c) => c.body(STYLE, 200, { "content-type": "text/css" }));
+  app.get("/static/portal.js", (c) => c.body(SCRIPT, 200, { "content-type": "text/javascript" }));
+
+  app.route("/", sessionRoutes({ deps, store }));
+  app.get("/", (c) => c.redirect("/approvals", 303));
+  // The owner API: the admin handlers, for programs holding the owner token or a signed-in page.
+  app.all("/api/*", (c) => forwardToAdmin(admin, c.req.raw));
+  app.route("/", approvalRoutes({ deps, admin, streams }));
+  app.route("/", taskRoutes({ deps, admin }));
+  app.route("/", keyRoutes({ deps, admin }));
+  app.route("/", recordRoutes({ deps }));
+
+  app.notFound(() => {
+    throw new PortalError(404, "there is no such page in the portal");
+  });
+  app.onError((error, c) => {
+    const known = error instanceof PortalError;
+    if (!known) deps.log(`gurt portal: ${c.req.method} ${c.req.path} failed: ${error.message}`);
+    const status = known ? error.status : 500;
+    const message = known ? error.message : "the portal could not answer this request; the " +
+      "core's log says why";
+    if (c.req.path.startsWith("/api/") || c.req.path.startsWith("/events/")) {
+      return c.json({ error: message }, status);
+    }
+    const signedIn = (c.get("session") ?? null) !== null;
+    return c.html(<ErrorPage status={status} message={message} signedIn={signedIn} />, status);
+  });
+  return app;
+}

@@ -1,0 +1,94 @@
+/** The Accounts & Keys page and its forms, over the vault's admin routes. */
+import { type Context, Hono } from "hono";
+import { type AdminFetch, adminJson } from "../admin_client.ts";
+import type { PortalEnv } from "../context.ts";
+import { KeysPage, type KeyView } from "../pages/keys_page.tsx";
+import { csrf, errorOf, formText, type RouteDeps } from "./route_helpers.ts";
+
+const KEY_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/** `/keys`, `/keys/:name/delete`, `/keys/:name/deny` and `/keys/:name/allow`. */
+export function keyRoutes(options: RouteDeps): Hono<PortalEnv> {
+  const { admin } = options;
+  const app = new Hono<PortalEnv>();
+  app.get("/keys", async (c) => {
+    const notice = keysNotice(c.req.query("done"), c.req.query("key"));
+    return c.html(
+      <KeysPage keys={await vaultKeys(admin)} csrf={csrf(c)} notice={notice} error={null} />,
+    );
+  });
+  app.post("/keys", async (c) => {
+    const form = await c.req.parseBody();
+    const name = formText(form, "name");
+    const value = formText(form, "value", { trim: false });
+    if (!KEY_NAME.test(name)) {
+      return keysError(c, admin, "A key name is letters, digits, `_`, `.` and `-`.", 400);
+    }
+    const answer = await adminJson(admin, {
+      method: "PUT",
+      path: `/api/vault/${encodeURIComponent(name)}`,
+      body: { value },
+    });
+    if (answer.status === 404) return keysError(c, admin, vaultMissing(), 503);
+    if (answer.status !== 200) {
+      return keysError(c, admin, `The key ${name} was not set: ${errorOf(answer)}`, 400);
+    }
+    return c.redirect(`/keys?done=set&key=${encodeURIComponent(name)}`, 303);
+  });
+  for (const act of ["delete", "deny", "allow"] as const) {
+    app.post(`/keys/:name/${act}`, async (c) => {
+      const name = c.req.param("name");
+      const form = await c.req.parseBody();
+      const path = `/api/vault/${encodeURIComponent(name)}`;
+      const answer = act === "delete"
+        ? await adminJson(admin, { method: "DELETE", path })
+        : await adminJson(admin, {
+          method: "POST",
+          path: `${path}/${act}`,
+          body: { app: formText(form, "app") },
+        });
+      if (answer.status === 404 && (await vaultKeys(admin)) === null) {
+        return keysError(c, admin, vaultMissing(), 503);
+      }
+      if (answer.status !== 200) {
+        const why = typeof answer.body?.error === "string"
+          ? answer.body.error
+          : "the vault refused";
+        return keysError(c, admin, `The key ${name} was not changed: ${why}`, 400);
+      }
+      return c.redirect(`/keys?done=${act}&key=${encodeURIComponent(name)}`, 303);
+    });
+  }
+
+  return app;
+}
+
+async function vaultKeys(admin: AdminFetch): Promise<KeyView[] | null> {
+  const answer = await adminJson(admin, { method: "GET", path: "/api/vault" });
+  if (answer.status !== 200 || !Array.isArray(answer.body?.keys)) return null;
+  return answer.body.keys;
+}
+
+function vaultMissing(): string {
+  return "The vault is not available on this box, so the key was not set; " +
+    "see runbook.md#portal-vault-unavailable";
+}
+
+async function keysError(
+  c: Context<PortalEnv>,
+  admin: AdminFetch,
+  error: string,
+  status: 400 | 503,
+): Promise<Response> {
+  const keys = await vaultKeys(admin);
+  return c.html(<KeysPage keys={keys} csrf={csrf(c)} notice={null} error={error} />, status);
+}
+
+function keysNotice(done: string | undefined, key: string | undefined): string | null {
+  if (key === undefined || !KEY_NAME.test(key)) return null;
+  if (done === "set") return `The key ${key} was set.`;
+  if (done === "delete") return `The key ${key} was removed.`;
+  if (done === "deny") return `The key ${key} was turned off for that app.`;
+  if (done === "allow") return `The key ${key} was turned on again for that app.`;
+  return null;
+}

@@ -1,0 +1,32 @@
+/** `gurt portal` runs with only the owner token and the address file: no vault, no writes. */
+import { assertEquals } from "../assert.ts";
+import { loadConfig } from "../../mod/config/mod.ts";
+import { ensureOwnerToken, portalLinkPermissions } from "../../mod/portal/mod.ts";
+import { runRole } from "../../mod/roles/mod.ts";
+import type { ProbeArgs } from "../roles/probe.ts";
+
+const probe = new URL("../roles/probe.ts", import.meta.url);
+const NOT_CAPABLE = 13;
+
+Deno.test("gurt portal's role reads the owner token but not the vault, the audit log, nor writes", async () => {
+  const home = await Deno.makeTempDir({ prefix: "gurt-portal-perms-" });
+  try {
+    await ensureOwnerToken(home);
+    await Deno.mkdir(`${home}/audit`);
+    await Deno.writeTextFile(`${home}/audit/2026-11-29.jsonl`, "");
+    await Deno.writeTextFile(`${home}/vault.env`, "EXAMPLE_KEY=not-a-real-value\n");
+    const config = loadConfig({ home, env: { BOX_VAULT: `${home}/vault.env` }, root: false });
+    const perms = portalLinkPermissions(config);
+    const attempt = (args: ProbeArgs) =>
+      runRole({ role: "cli", permissions: perms, entry: probe, args });
+    assertEquals(await attempt({ act: "read", target: `${home}/portal/owner.token` }), 0);
+    assertEquals(await attempt({ act: "read", target: `${home}/vault.env` }), NOT_CAPABLE);
+    assertEquals(
+      await attempt({ act: "read", target: `${home}/audit/2026-11-29.jsonl` }),
+      NOT_CAPABLE,
+    );
+    assertEquals(await attempt({ act: "write", target: `${home}/run.txt` }), NOT_CAPABLE);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
