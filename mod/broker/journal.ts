@@ -82,6 +82,7 @@ export interface JournalState {
 export class Journal {
   readonly state: JournalState;
   #tail: Promise<void> = Promise.resolve();
+  #appended = Promise.withResolvers<void>();
 
   private constructor(readonly path: string, state: JournalState) {
     this.state = state;
@@ -121,9 +122,16 @@ export class Journal {
     const next = this.#tail.then(async () => {
       await appendLineSynced(this.path, JSON.stringify(line.parse(entry)));
       apply(this.state, entry);
+      this.#appended.resolve();
+      this.#appended = Promise.withResolvers<void>();
     });
     this.#tail = next.catch(() => {});
     return next;
+  }
+
+  /** Resolves when the next line has been appended (for followers of the journal). */
+  appended(): Promise<void> {
+    return this.#appended.promise;
   }
 
   /** Every line, for `gurt task show`. */

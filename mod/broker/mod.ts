@@ -25,6 +25,7 @@ export { parseJsonBody, parseOptionalJsonBody, readBodyBytes } from "./http_body
 export { errorResponse, HttpError } from "./http_error.ts";
 export { type CallAnswer, Journal, type JournalLine } from "./journal.ts";
 export { pricedModels, priceUsage } from "./pricing.ts";
+export { modelKeyProblem, noModelKeyMessage, taskModel } from "./model_relay.ts";
 export { TaskHandle } from "./task_handle.ts";
 export { publicTask, taskRoutes } from "./task_routes.ts";
 export {

@@ -11,6 +11,7 @@ interface StartOptions {
   script?: string;
   tools?: string;
   budget?: string;
+  model?: string;
 }
 
 /** Registers `gurt task`. */
@@ -21,12 +22,13 @@ export function registerTaskCommands(program: Command): void {
     .argument("[prompt]", "what the task is for")
     .option(
       "--worker <kind>",
-      "test (a script of broker requests), cmd (-- COMMAND…) or none",
+      "test (a script of broker requests), loop (a model's turn loop), cmd (-- COMMAND…) or none",
       "test",
     )
     .option("--script <file>", "the test worker's script: METHOD PATH [JSON] per line")
     .option("--tools <names>", "the task's tools, comma-separated", "example.echo")
     .option("--budget <cents>", "the most the task may spend without asking, in US cents")
+    .option("--model <name>", "the loop worker's model (default: gurt.toml [models] model)")
     .description("start a task and print its id")
     .action((prompt: string | undefined, options: StartOptions, command: Command) =>
       run(command, async () => ({ action: "start", body: await startBody(prompt, options) }))
@@ -69,10 +71,12 @@ async function startBody(
   } else if (options.worker === "cmd") {
     if (command.length === 0) throw new Error("--worker cmd needs the command after --");
     worker = { kind: "cmd", command };
+  } else if (options.worker === "loop") {
+    worker = { kind: "loop", model: options.model ?? null };
   } else if (options.worker === "none") {
     worker = { kind: "none" };
   } else {
-    throw new Error(`--worker must be test, cmd or none, not ${JSON.stringify(options.worker)}`);
+    throw new Error(`--worker must be test, loop, cmd or none, not ${JSON.stringify(options.worker)}`);
   }
   let budgetCents: number | null = null;
   if (options.budget !== undefined) {

@@ -10,6 +10,7 @@ import {
   ApprovalTable,
   type BrokerDeps,
   expireDue,
+  type VaultView,
   type Verdict,
   withdrawAll,
 } from "../broker/mod.ts";
@@ -28,6 +29,8 @@ export interface CoreOptions {
   runtime?: Runtime;
   registry?: ToolRegistry;
   asRoot?: boolean;
+  /** The vault view the core's own paths read (the model relay's key); tests pass one. */
+  vault?: VaultView;
   /** Opens the audit writer; tests pass one that fails on demand. */
   openAudit?: (
     home: string,
@@ -68,7 +71,7 @@ export class Core {
         readSecret: (_app, _declared, name) => {
           throw new Error(`the vault key ${name} cannot be read: this box has no vault yet`);
         },
-        vault: { value: () => undefined, names: () => [] },
+        vault: options.vault ?? { value: () => undefined, names: () => [] },
         redact: (text) => text,
         clock: options.clock ?? (() => new Date()),
         log,
