@@ -41,7 +41,13 @@ export function addModelRoutes(
   },
 ): void {
   const { task } = options;
-  app.get("/model", (c) => c.json({ kind: deps.config.models.kind, model: taskModel(deps, task) }));
+  app.get("/model", (c) =>
+    c.json({
+      kind: deps.config.models.kind,
+      model: taskModel(deps, task),
+      maxTokens: deps.config.models.max_tokens,
+      maxTurns: deps.config.models.max_turns,
+    }));
 
   app.post("/model", async (c) => {
     const bytes = await readBodyBytes(c.req.raw, deps.config.broker.max_task_bytes);
@@ -111,7 +117,10 @@ export function addModelRoutes(
  * Reads the worker's model request. The service must not fetch anything for the task (seed 003):
  * no MCP servers, and only the task's own function tools.
  */
-function parseModelRequest(bytes: Uint8Array, kind: "anthropic" | "openai"): Record<string, unknown> {
+function parseModelRequest(
+  bytes: Uint8Array,
+  kind: "anthropic" | "openai",
+): Record<string, unknown> {
   let request: unknown;
   try {
     request = JSON.parse(new TextDecoder().decode(bytes));

@@ -9,6 +9,8 @@ import { registerServeCommand } from "./serve_command.ts";
 import { registerTaskCommands } from "./task_command.ts";
 import { registerTestWorkerCommand } from "./test_worker_command.ts";
 import { registerGuestCommand } from "./guest_command.ts";
+import { registerLoopCommand } from "./loop_command.ts";
+import { registerMcpCommand } from "./mcp_command.ts";
 
 /** Builds the whole `gurt` program; each family registers its own subcommands. */
 export function buildProgram(): Command {
@@ -28,5 +30,7 @@ export function buildProgram(): Command {
   registerGrantsCommand(program);
   registerTestWorkerCommand(program);
   registerGuestCommand(program);
+  registerLoopCommand(program);
+  registerMcpCommand(program);
   return program;
 }

@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { adminSocketPath } from "./permissions.ts";
 import { configFor, exitWith, runCliRole } from "./run.ts";
 import type { TaskArgs } from "./task_main.ts";
+import type { WatchArgs } from "./watch_main.ts";
 
 const entry = new URL("./task_main.ts", import.meta.url);
 
@@ -38,6 +39,18 @@ export function registerTaskCommands(program: Command): void {
   task.command("show").argument("<id>").description("show a task and its journal")
     .action((id: string, _o, command: Command) =>
       run(command, () => Promise.resolve({ action: "show", id }))
+    );
+  task.command("watch").argument("<id>")
+    .option("--say", "show approval blocks without asking; answer with gurt approve")
+    .option("--json", "print the journal's lines as JSON and nothing else")
+    .description("follow a task as it runs, and answer its approvals")
+    .action((id: string, options: { say?: boolean; json?: boolean }, command: Command) =>
+      exitWith(() => {
+        const config = configFor(command);
+        const mode = options.json ? "json" : options.say ? "say" : "ask";
+        const args: WatchArgs = { socket: adminSocketPath(config.home), id, mode };
+        return runCliRole(config, new URL("./watch_main.ts", import.meta.url), args);
+      })
     );
   task.command("stop").argument("<id>").description("stop a task: its worker, socket, approvals")
     .action((id: string, _o, command: Command) =>
@@ -76,7 +89,9 @@ async function startBody(
   } else if (options.worker === "none") {
     worker = { kind: "none" };
   } else {
-    throw new Error(`--worker must be test, loop, cmd or none, not ${JSON.stringify(options.worker)}`);
+    throw new Error(
+      `--worker must be test, loop, cmd or none, not ${JSON.stringify(options.worker)}`,
+    );
   }
   let budgetCents: number | null = null;
   if (options.budget !== undefined) {

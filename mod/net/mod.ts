@@ -3,6 +3,7 @@ export {
   forgetSocket,
   type JsonAnswer,
   requestJson,
+  requestStream,
   SOCKET_HOST,
   SOCKET_HOST_PERMISSION,
   SocketUnreachableError,

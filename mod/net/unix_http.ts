@@ -55,6 +55,25 @@ export async function requestJson(
   }
 }
 
+/** Sends one JSON request over the socket and returns the raw response, for streamed answers. */
+export async function requestStream(
+  socket: string,
+  request: { method: string; path: string; body?: unknown; signal?: AbortSignal },
+): Promise<Response> {
+  try {
+    return await fetch(`http://${SOCKET_HOST}${request.path}`, {
+      method: request.method,
+      client: clientFor(socket),
+      headers: request.body === undefined ? {} : { "content-type": "application/json" },
+      body: request.body === undefined ? undefined : JSON.stringify(request.body),
+      signal: request.signal,
+    });
+  } catch (error) {
+    if (error instanceof DOMException && error.name === "AbortError") throw error;
+    throw new SocketUnreachableError(socket, error);
+  }
+}
+
 /**
  * One HTTP client per socket, kept for the life of the process. Creating a client per request
  * stalls one request in about twenty-five for five seconds in Deno 2.9; a kept client does not.
