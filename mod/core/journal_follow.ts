@@ -51,6 +51,8 @@ export async function followJournal(
     lines = await readLines(path);
   }
   const live = tasks.handle(id) !== undefined;
+  // An ending task leaves the live set before its final state is written: wait for that.
+  if (!live) await handle.ended.promise;
   return page(lines, options.after, handle.record.state, !live);
 }
 

@@ -179,6 +179,7 @@ export class TaskManager {
       if (live.child !== null) await stopWorker(live.child.pid, STOP_GRACE_MS);
       await live.server.shutdown().catch(() => {});
       await live.writes;
+      live.handle.ended.resolve(); // followers of its journal stop waiting
     }
     this.#live.clear();
   }
