@@ -10,6 +10,7 @@ import {
   type CallToolResult,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import process from "node:process";
 import denoJson from "../../deno.json" with { type: "json" };
 import { requestJson } from "../net/mod.ts";
 import { askKey, CallKeys, mcpName, toolName } from "./keys.ts";
@@ -73,6 +74,8 @@ export default async function main(args: RelayArgs): Promise<number> {
   });
   const closed = Promise.withResolvers<void>();
   server.onclose = () => closed.resolve();
+  // The client closing our stdin is the end of the session.
+  process.stdin.on("end", () => closed.resolve());
   await server.connect(new StdioServerTransport());
   await closed.promise;
   return 0;
