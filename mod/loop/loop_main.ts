@@ -110,7 +110,11 @@ async function ask(socket: string, info: ModelInfo, messages: Message[]): Promis
     if (response.status === 400 || response.status === 403 || response.status === 413) break;
     await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
   }
-  throw new Error(`the model request failed: ${problem}`);
+  const message =
+    `gurt loop: the model request failed: ${problem}; see runbook.md#model-unreachable`;
+  // Said in the task's journal too, so the owner's view shows why the task failed.
+  await step(socket, message, null).catch(() => {});
+  throw new Error(message);
 }
 
 async function step(socket: string, text: string, data: LoopStepData | null): Promise<void> {
