@@ -15,6 +15,9 @@ export interface JournalPage {
   ended: boolean;
 }
 
+/** How long a poll on a task that is ending waits before it answers (and is asked again). */
+const ENDING_RETRY_MS = 50;
+
 /** The longest a poll waits for a line. */
 export const MAX_WAIT_MS = 60_000;
 
@@ -36,8 +39,13 @@ export async function followJournal(
     } catch {
       throw new HttpError(404, `no task ${id}`);
     }
-    const lines = await readLines(path);
-    return page(lines, options.after, state, true);
+    if (state === "running" || state === "waiting") {
+      // Not live here but live on disk: the task is ending and its final state is being written
+      // (or the core is closing). Answer nothing new shortly, and let the follower ask again.
+      await new Promise((resolve) => setTimeout(resolve, ENDING_RETRY_MS));
+      return page(await readLines(path), options.after, state, false);
+    }
+    return page(await readLines(path), options.after, state, true);
   }
   const changed = handle.journal.appended();
   let lines = await readLines(path);

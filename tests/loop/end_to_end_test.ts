@@ -183,12 +183,13 @@ Deno.test("an ask grant: the block appears in gurt task watch, typing the id app
     }).spawn();
     const out = watch.stdout.pipeThrough(new TextDecoderStream()).getReader();
     let shown = "";
-    while (!/\n    example\.spend \{"cents":5\}\n/.test(shown)) {
+    while (!shown.includes('\n    example.spend {"cents":5}\n')) {
       const { value, done } = await out.read();
       if (done) throw new Error(`gurt task watch ended before the block: ${shown}`);
       shown += value;
     }
-    const approval = Number(/\u001b\[0m(\d+)  /.exec(shown)?.[1]);
+    const reset = shown.indexOf("\u001b[0m");
+    const approval = Number(shown.slice(reset + 4).split(" ")[0]);
     assert(Number.isSafeInteger(approval), `the block starts with the approval id: ${shown}`);
     const stdin = watch.stdin.getWriter();
     await stdin.write(new TextEncoder().encode(`${approval}\n`));
