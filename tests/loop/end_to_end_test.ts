@@ -79,13 +79,17 @@ async function serve(script: ScriptedReply[], grants: Record<string, string>): P
   };
 }
 
-async function ended(home: string, id: string): Promise<Json> {
+/** Follows the task's journal until it ends; fails after `ms` rather than hang. */
+async function ended(home: string, id: string, ms = 60_000): Promise<Json> {
   const socket = adminSocketPath(home);
+  const deadline = Date.now() + ms;
   let after = 0;
   for (;;) {
+    const left = deadline - Date.now();
+    if (left <= 0) throw new Error(`task ${id} did not end in ${ms} ms`);
     const page = (await requestJson(socket, {
       method: "GET",
-      path: `/tasks/${id}/journal?after=${after}&wait=30000`,
+      path: `/tasks/${id}/journal?after=${after}&wait=${left}`,
     })).body as Json;
     after = page.next;
     if (page.ended) return page;
@@ -181,6 +185,8 @@ Deno.test("an ask grant: the block appears in gurt task watch, typing the id app
       stdout: "piped",
       stderr: "piped",
     }).spawn();
+    // A watch that shows no block, or never ends, is stopped so the test fails and does not hang.
+    const guard = setTimeout(() => watch.kill("SIGKILL"), 60_000);
     const out = watch.stdout.pipeThrough(new TextDecoderStream()).getReader();
     let shown = "";
     while (!shown.includes('\n    example.spend {"cents":5}\n')) {
@@ -200,6 +206,7 @@ Deno.test("an ask grant: the block appears in gurt task watch, typing the id app
       shown += value;
     }
     const status = await watch.status;
+    clearTimeout(guard);
     const stderr = new TextDecoder().decode(await new Response(watch.stderr).arrayBuffer());
     assertEquals(status.code, 0, shown + stderr);
     assertStringIncludes(stderr, `type ${approval} to approve, anything else refuses`);
