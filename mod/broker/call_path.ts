@@ -287,7 +287,7 @@ async function deny(
     time: deps.clock().toISOString(),
     event: "tool_denied",
     detail: { name: body.tool, reason },
-  });
+  }).catch((error) => deps.log(`gurt: the tool_denied event was not journalled: ${error}`));
   if (!TRANSIENT.has(reason)) {
     await task.journal.append({
       type: "tool.result",

@@ -37,7 +37,6 @@ export function addModelRoutes(
   options: {
     task: TaskHandle;
     charge: (cents: number, model: string) => Promise<void>;
-    count: (bytes: number) => void;
   },
 ): void {
   const { task } = options;
@@ -50,8 +49,8 @@ export function addModelRoutes(
     }));
 
   app.post("/model", async (c) => {
+    // Not counted toward the task's 20 MB: a model request is relayed, not kept in the log.
     const bytes = await readBodyBytes(c.req.raw, deps.config.broker.max_task_bytes);
-    options.count(bytes.length);
     const request = parseModelRequest(bytes, deps.config.models.kind);
     const problem = modelKeyProblem(deps);
     if (problem !== null) throw new HttpError(503, problem, "no_model_key");

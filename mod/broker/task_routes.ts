@@ -83,15 +83,6 @@ export function taskRoutes(deps: BrokerDeps, task: TaskHandle): Hono {
   addModelRoutes(app, deps, {
     task,
     charge: (cents, model) => charge(deps, task, cents, "model", model),
-    count: (bytes) => {
-      if (task.bytesWritten + bytes > total) {
-        throw new HttpError(
-          429,
-          `this task has written ${total} bytes since gurt serve started, its limit; see runbook.md#task-write-limit`,
-        );
-      }
-      task.bytesWritten += bytes;
-    },
   });
 
   refuse(app, ADMIN_PREFIXES, task.socket, deps.log);

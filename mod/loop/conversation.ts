@@ -41,9 +41,33 @@ export function resume(prompt: string, steps: { data: unknown }[]): Message[] {
   for (const step of steps) {
     const loop = (step.data as Partial<LoopStepData> | null)?.loop;
     if (loop === undefined || !Array.isArray(loop.messages)) continue;
-    for (const message of loop.messages) messages.push(message);
+    for (const message of loop.messages) {
+      const last = messages[messages.length - 1];
+      // Each tool result is its own step; the results of one turn form one message.
+      if (message.role === "tool" && last.role === "tool") {
+        messages[messages.length - 1] = {
+          role: "tool",
+          results: [...last.results, ...message.results],
+        };
+      } else {
+        messages.push(message);
+      }
+    }
   }
   return messages;
+}
+
+/** The calls of the last turn that have no result yet (after a restart, those still to run). */
+export function unansweredCalls(messages: Message[]): ToolCall[] {
+  let turn = messages.length - 1;
+  while (turn >= 0 && messages[turn].role !== "assistant") turn--;
+  if (turn < 0) return [];
+  const assistant = messages[turn] as Extract<Message, { role: "assistant" }>;
+  const answered = new Set<string>();
+  for (const message of messages.slice(turn + 1)) {
+    if (message.role === "tool") { for (const result of message.results) answered.add(result.id); }
+  }
+  return assistant.calls.filter((call) => !answered.has(call.id));
 }
 
 /** The number of assistant messages, which numbers the turns (and so the tool call keys). */

@@ -11,6 +11,7 @@ import {
   type Reply,
   resume,
   turnsIn,
+  unansweredCalls,
 } from "./conversation.ts";
 import { CORE_TOOLS, runCoreTool } from "./core_tools.ts";
 import { anthropicReply, anthropicRequest } from "./wire_anthropic.ts";
@@ -45,11 +46,12 @@ export default async function main(args: LoopArgs): Promise<number> {
   const { task, steps } = start.body as { task: { prompt: string }; steps: { data: unknown }[] };
   const messages = resume(task.prompt, steps);
   for (;;) {
-    const last = messages[messages.length - 1];
-    if (last.role === "assistant" && last.calls.length > 0) {
-      await runCalls(args.socket, messages, last.calls);
+    const unanswered = unansweredCalls(messages);
+    if (unanswered.length > 0) {
+      await runCalls(args.socket, messages, unanswered);
       continue;
     }
+    const last = messages[messages.length - 1];
     if (last.role === "assistant") return 0;
     if (turnsIn(messages) >= info.maxTurns) {
       await step(
@@ -66,16 +68,20 @@ export default async function main(args: LoopArgs): Promise<number> {
   }
 }
 
+/** Runs the turn's unanswered calls, logging each result as its own step before the next. */
 async function runCalls(socket: string, messages: Message[], calls: Reply["calls"]): Promise<void> {
   const turn = turnsIn(messages);
-  const results: { id: string; content: string }[] = [];
-  for (const [index, call] of calls.entries()) {
-    const outcome = await runCoreTool(socket, { ...call, key: callKey(turn, index) });
-    results.push({ id: call.id, content: outcome.content });
+  let assistant = messages.length - 1;
+  while (messages[assistant].role !== "assistant") assistant--;
+  const all = (messages[assistant] as Extract<Message, { role: "assistant" }>).calls;
+  for (const call of calls) {
+    const outcome = await runCoreTool(socket, { ...call, key: callKey(turn, all.indexOf(call)) });
+    const result = { id: call.id, content: outcome.content };
+    const last = messages[messages.length - 1];
+    if (last.role === "tool") last.results.push(result);
+    else messages.push({ role: "tool", results: [result] });
+    await step(socket, "", { loop: { messages: [{ role: "tool", results: [result] }] } });
   }
-  const message: Message = { role: "tool", results };
-  messages.push(message);
-  await step(socket, "", { loop: { messages: [message] } });
 }
 
 async function modelInfo(socket: string): Promise<ModelInfo> {
