@@ -1,8 +1,8 @@
 /** The task socket's model relay: the key, the one configured service, and what it refuses. */
 import { assertEquals, assertStringIncludes } from "../assert.ts";
 import { requestJson } from "../../mod/net/mod.ts";
-import { startFakeModel } from "./fake_model.ts";
-import { type LoopBox, startLoopBox } from "./loop_box.ts";
+import { startFakeModel } from "../loop/fake_model.ts";
+import { type LoopBox, startLoopBox } from "../loop/loop_box.ts";
 
 async function noneTask(box: LoopBox): Promise<string> {
   const started = await box.admin("POST", "/tasks", { worker: { kind: "none" }, tools: [] });
