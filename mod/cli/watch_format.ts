@@ -67,8 +67,9 @@ function eventText(event: string, detail: Fields | null): string | null {
   return `[${escapeArguments(event)}]`;
 }
 
-/** The approval id an `approval_pending` line names, or null for any other line. */
+/** The approval id an `approval_pending` or `ask` line names, or null for any other line. */
 export function pendingId(line: JournalLine): number | null {
+  if (line.type === "ask") return Number.isSafeInteger(line.approval) ? line.approval : null;
   if (line.type !== "event" || line.event !== "approval_pending") return null;
   const approval = (line.detail as Fields | null)?.approval;
   return typeof approval === "number" && Number.isSafeInteger(approval) ? approval : null;

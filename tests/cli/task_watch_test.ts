@@ -145,6 +145,19 @@ Deno.test("task watch: an approval missing from the core's list is no longer pen
   }
 });
 
+Deno.test("task watch: a worker's question (/ask) is answered the same way, by its id", async () => {
+  const ask = { type: "ask", time: NOW.toISOString(), key: "q1", question: "May I?", approval: 41 };
+  const core = await fakeCore([ask], [pendingEntry("box.ask", '{"question":"May I?"}')]);
+  try {
+    const run = await watch(core, "41\n");
+    assertStringIncludes(run.stdout, "[question 41: May I?]");
+    assertStringIncludes(run.stdout, "approved 41: runs");
+    assert(core.seen.includes("POST /approvals/41/approve"), core.seen.join(", "));
+  } finally {
+    await core.close();
+  }
+});
+
 Deno.test("task watch --json prints the journal's lines and contacts nothing else", async () => {
   const core = await fakeCore([PENDING_EVENT], [pendingEntry("shell", '{"command":"ls"}')]);
   try {
