@@ -10,7 +10,7 @@ import { readBodyBytes } from "./http_body.ts";
 import { HttpError } from "./http_error.ts";
 import { priceUsage, type TokenCounts } from "./pricing.ts";
 import type { TaskHandle } from "./task_handle.ts";
-import { usageOfAnswer, UsageReader } from "./model_usage.ts";
+import { usageOfAnswer, usageOfStream } from "./model_usage.ts";
 
 /** Seed 003's message for a box with no model key, with where to look. */
 export function noModelKeyMessage(keyName: string): string {
@@ -96,17 +96,11 @@ export function addModelRoutes(
       if (upstream.ok) await record(usageOfAnswer(kind, text));
       return new Response(text, { status: upstream.status, headers: { "content-type": type } });
     }
-    const reader = new UsageReader(kind);
-    const relayed = upstream.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          reader.push(chunk);
-          controller.enqueue(chunk);
-        },
-        async flush() {
-          await record(reader.tokens());
-        },
-      }),
+    const [relayed, read] = upstream.body.tee();
+    usageOfStream(kind, read).then(
+      record,
+      (error) =>
+        deps.log(`gurt: the model answer of task ${task.id} was cut off: ${describe(error)}`),
     );
     return new Response(relayed, { status: 200, headers: { "content-type": type } });
   });

@@ -1,4 +1,5 @@
 /** Token counts from a model service's answer, in either wire format, whole or streamed (SSE). */
+import { sseData } from "../net/mod.ts";
 import type { TokenCounts } from "./pricing.ts";
 
 type Kind = "anthropic" | "openai";
@@ -40,51 +41,30 @@ export function usageOfAnswer(kind: Kind, text: string): TokenCounts | null {
   return kind === "anthropic" ? anthropicUsage(usage as Fields) : openaiUsage(usage as Fields);
 }
 
-/** Reads the usage out of a streamed answer as its bytes pass by. */
-export class UsageReader {
-  #buffer = "";
-  #decoder = new TextDecoder();
-  #tokens: TokenCounts | null = null;
-
-  constructor(readonly kind: Kind) {}
-
-  /** Takes the next bytes of the stream. */
-  push(chunk: Uint8Array): void {
-    this.#buffer += this.#decoder.decode(chunk, { stream: true });
-    let end: number;
-    while ((end = this.#buffer.indexOf("\n")) !== -1) {
-      const line = this.#buffer.slice(0, end).replace(/\r$/, "");
-      this.#buffer = this.#buffer.slice(end + 1);
-      if (line.startsWith("data:")) this.#data(line.slice(5).trim());
-    }
-  }
-
-  /** The tokens the stream reported, or null if it reported none. */
-  tokens(): TokenCounts | null {
-    return this.#tokens;
-  }
-
-  #data(data: string): void {
+/** The usage a streamed answer (server-sent events) reported, or null if it reported none. */
+export async function usageOfStream(
+  kind: Kind,
+  body: ReadableStream<Uint8Array>,
+): Promise<TokenCounts | null> {
+  let tokens: TokenCounts | null = null;
+  for await (const data of sseData(body)) {
     let event: Fields;
     try {
       event = JSON.parse(data);
     } catch {
-      return; // "[DONE]" and anything else that is not an event
+      continue; // "[DONE]" and anything else that is not an event
     }
-    if (this.kind === "openai") {
+    if (kind === "openai") {
       if (typeof event.usage === "object" && event.usage !== null) {
-        this.#tokens = openaiUsage(event.usage as Fields);
+        tokens = openaiUsage(event.usage as Fields);
       }
-      return;
-    }
-    if (event.type === "message_start") {
-      const usage = ((event.message as Fields | undefined)?.usage ?? {}) as Fields;
-      this.#tokens = anthropicUsage(usage);
+    } else if (event.type === "message_start") {
+      tokens = anthropicUsage(((event.message as Fields | undefined)?.usage ?? {}) as Fields);
     } else if (event.type === "message_delta" && typeof event.usage === "object") {
       const usage = event.usage as Fields;
-      const before = this.#tokens ?? { input: 0, output: 0 };
-      this.#tokens = { ...before, output: count(usage.output_tokens) };
-      if (usage.input_tokens !== undefined) this.#tokens.input = count(usage.input_tokens);
+      tokens = { ...(tokens ?? { input: 0, output: 0 }), output: count(usage.output_tokens) };
+      if (usage.input_tokens !== undefined) tokens.input = count(usage.input_tokens);
     }
   }
+  return tokens;
 }

@@ -1,6 +1,6 @@
 /** Anthropic's Messages API: the request for a conversation, and the streamed reply read back. */
 import type { Message, OfferedTool, Reply, ToolCall } from "./conversation.ts";
-import { sseData } from "./sse.ts";
+import { sseData } from "../net/mod.ts";
 
 type Fields = Record<string, unknown>;
 

@@ -3,7 +3,7 @@
  * conversation, and the streamed reply read back.
  */
 import type { Message, OfferedTool, Reply, ToolCall } from "./conversation.ts";
-import { sseData } from "./sse.ts";
+import { sseData } from "../net/mod.ts";
 
 type Fields = Record<string, unknown>;
 

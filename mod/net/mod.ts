@@ -8,3 +8,4 @@ export {
   SOCKET_HOST_PERMISSION,
   SocketUnreachableError,
 } from "./unix_http.ts";
+export { sseData } from "./sse.ts";
