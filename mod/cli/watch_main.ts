@@ -7,7 +7,7 @@
  */
 import type { JournalLine, PendingApproval } from "../broker/mod.ts";
 import { admin, errorOf } from "./admin_client.ts";
-import { approvalBlock } from "./approvals_format.ts";
+import { answerText, approvalBlock } from "./approvals_format.ts";
 import { escapeArguments } from "./escape.ts";
 import { LineReader } from "./line_reader.ts";
 import { pendingId, watchLine } from "./watch_format.ts";
@@ -82,18 +82,5 @@ async function onPending(args: WatchArgs, id: number, stdin: LineReader): Promis
     path: `/approvals/${id}/${action}`,
     body,
   });
-  if (answer.body.code === "no_such_approval") {
-    console.log(`${id}: no such approval (already answered or expired)`);
-  } else if (answer.status !== 200) {
-    console.log(`${id}: ${errorOf(answer.body)}`);
-  } else if (action === "refuse") {
-    console.log(`refused ${id}`);
-  } else {
-    const outcome = answer.body.outcome as { outcome: string; reason?: string };
-    console.log(
-      outcome.outcome === "denied"
-        ? `approved ${id}: denied (${outcome.reason})`
-        : `approved ${id}: runs`,
-    );
-  }
+  console.log(answerText(id, action, answer).text);
 }
