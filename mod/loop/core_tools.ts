@@ -9,6 +9,9 @@ import type { OfferedTool } from "./conversation.ts";
 /** The most characters of one tool result given to the model. */
 export const MAX_RESULT_CHARS = 16_000;
 
+/** The least time between two asks of a call that is pending. */
+const PENDING_PAUSE_MS = 1000;
+
 /** The three tools the model is offered. */
 export const CORE_TOOLS: OfferedTool[] = [
   {
@@ -88,6 +91,7 @@ async function callTool(
   key: string,
 ): Promise<string> {
   for (;;) {
+    const sent = Date.now();
     const answer = await requestJson(socket, {
       method: "POST",
       path: "/call",
@@ -99,7 +103,13 @@ async function callTool(
       output?: unknown;
       error?: string;
     };
-    if (body.pending === true) continue; // still waiting on the owner: ask again with the same key
+    if (body.pending === true) {
+      // Still waiting on the owner: ask again with the same key. A pending answer that came back
+      // at once (the core is closing) is not asked again at once.
+      const early = PENDING_PAUSE_MS - (Date.now() - sent);
+      if (early > 0) await new Promise((resolve) => setTimeout(resolve, early));
+      continue;
+    }
     if (answer.status !== 200) return `The call failed: ${body.error ?? `status ${answer.status}`}`;
     if (body.ok === true) return clip(JSON.stringify(body.output ?? null));
     return clip(String(body.error ?? "The call failed."));
