@@ -9,21 +9,26 @@ export interface GurtRun {
 
 const main = new URL("../../main.ts", import.meta.url).pathname;
 
+/** Deno's arguments that run `gurt ARGS` from main.ts, as a test starts it. */
+export function gurtArgs(args: string[]): string[] {
+  return [
+    "run",
+    "--quiet",
+    "--unstable-worker-options",
+    "--unstable-no-legacy-abort",
+    "--allow-all",
+    main,
+    ...args,
+  ];
+}
+
 /** Runs `gurt ARGS` with the given environment added, and optional standard input. */
 export async function gurt(
   args: string[],
   options: { env?: Record<string, string>; stdin?: string } = {},
 ): Promise<GurtRun> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      "--unstable-worker-options",
-      "--unstable-no-legacy-abort",
-      "--allow-all",
-      main,
-      ...args,
-    ],
+    args: gurtArgs(args),
     env: { NO_COLOR: "1", ...options.env },
     stdin: options.stdin === undefined ? "null" : "piped",
     stdout: "piped",

@@ -6,10 +6,8 @@ import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { adminSocketPath } from "../../mod/cli/permissions.ts";
 import { requestJson } from "../../mod/net/mod.ts";
 import { grant, type Json } from "../core/harness.ts";
-import { gurt } from "../cli/gurt.ts";
+import { gurt, gurtArgs } from "../cli/gurt.ts";
 import { type FakeModel, type ScriptedReply, startFakeModel } from "./fake_model.ts";
-
-const main = new URL("../../main.ts", import.meta.url).pathname;
 
 interface Served {
   home: string;
@@ -34,17 +32,7 @@ async function serve(script: ScriptedReply[], grants: Record<string, string>): P
     `[models]\nkind = "openai"\nbase_url = "${model.url}"\nmodel = "ornith-1.5"\nkey = ""\n`,
   );
   const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      "--unstable-worker-options",
-      "--unstable-no-legacy-abort",
-      "--allow-all",
-      main,
-      "--home",
-      home,
-      "serve",
-    ],
+    args: gurtArgs(["--home", home, "serve"]),
     env: { NO_COLOR: "1", BOX_VAULT: `${home}/vault.env` },
     stdin: "null",
     stdout: "null",
@@ -77,6 +65,14 @@ async function serve(script: ScriptedReply[], grants: Record<string, string>): P
       await Deno.remove(home, { recursive: true });
     },
   };
+}
+
+/** Starts a loop task with `gurt task start` and returns its id. */
+async function startLoop(box: Served, tools: string, prompt: string): Promise<string> {
+  const args = ["--home", box.home, "task", "start", "--worker", "loop", "--tools", tools, prompt];
+  const started = await gurt(args);
+  assertEquals(started.code, 0, started.stderr + box.stderr());
+  return started.stdout.trim();
 }
 
 /** Follows the task's journal until it ends; fails after `ms` rather than hang. */
@@ -117,19 +113,7 @@ Deno.test("seed 002 §12: read_file with no grant; the next request holds the de
     { text: "I may not read that file." },
   ], {});
   try {
-    const started = await gurt([
-      "--home",
-      box.home,
-      "task",
-      "start",
-      "--worker",
-      "loop",
-      "--tools",
-      "read_file",
-      "read /etc/hostname",
-    ]);
-    assertEquals(started.code, 0, started.stderr + box.stderr());
-    const id = started.stdout.trim();
+    const id = await startLoop(box, "read_file", "read /etc/hostname");
     assertEquals((await ended(box.home, id)).state, "done");
     assertEquals(box.model.requests.length, 2);
     assertEquals(box.model.requests[0].path, "/v1/chat/completions");
@@ -153,33 +137,9 @@ Deno.test("an ask grant: the block appears in gurt task watch, typing the id app
     { text: "Paid \u001b[8mfive\u001b[0m cents." },
   ], { spend: grant({ tool: "example.spend", mode: "ask" }) });
   try {
-    const started = await gurt([
-      "--home",
-      box.home,
-      "task",
-      "start",
-      "--worker",
-      "loop",
-      "--tools",
-      "example.spend",
-      "pay five cents",
-    ]);
-    assertEquals(started.code, 0, started.stderr + box.stderr());
-    const id = started.stdout.trim();
+    const id = await startLoop(box, "example.spend", "pay five cents");
     const watch = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--quiet",
-        "--unstable-worker-options",
-        "--unstable-no-legacy-abort",
-        "--allow-all",
-        main,
-        "--home",
-        box.home,
-        "task",
-        "watch",
-        id,
-      ],
+      args: gurtArgs(["--home", box.home, "task", "watch", id]),
       env: { NO_COLOR: "1" },
       stdin: "piped",
       stdout: "piped",

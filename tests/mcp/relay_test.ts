@@ -4,8 +4,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { assert, assertEquals } from "../assert.ts";
 import { askKey, CallKeys, mcpName, toolName } from "../../mod/mcp/mod.ts";
 import { grant, pendingApproval, startBox } from "../core/harness.ts";
-
-const main = new URL("../../main.ts", import.meta.url).pathname;
+import { gurtArgs } from "../cli/gurt.ts";
 
 type ToolResult = { content: { type: string; text: string }[]; isError?: boolean };
 
@@ -26,15 +25,7 @@ Deno.test("gurt mcp: lists the task's tools with __, calls one, a pending answer
     const task = await box.startTask({ tools: ["example.echo", "example.spend", "read_file"] });
     const transport = new StdioClientTransport({
       command: Deno.execPath(),
-      args: [
-        "run",
-        "--quiet",
-        "--unstable-worker-options",
-        "--unstable-no-legacy-abort",
-        "--allow-all",
-        main,
-        "mcp",
-      ],
+      args: gurtArgs(["mcp"]),
       env: { ...Deno.env.toObject(), BOX_SOCKET: task.socket, BOX_TASK: task.id, NO_COLOR: "1" },
       stderr: "inherit",
     });
