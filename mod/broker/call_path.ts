@@ -256,6 +256,13 @@ async function askOwner(
   }, { task, ask: step.ask, flight, costCents: cost });
   flight.markPending(step.seq);
   deps.pendingChanged(task);
+  // A notice for the owner's view (seed 002 §8): what it shows is fetched from the admin socket.
+  await task.journal.append({
+    type: "event",
+    time: now.toISOString(),
+    event: "approval_pending",
+    detail: { approval: step.seq, tool: body.tool, expires: new Date(expires).toISOString() },
+  }).catch((error) => deps.log(`gurt: the approval_pending event was not journalled: ${error}`));
   const verdict = await entry.verdict;
   if (verdict.kind === "approved") {
     if (verdict.decision === null) throw new Error("an approved call came back without a decision");
@@ -275,6 +282,12 @@ async function deny(
   const refusedSpend = askedFor === "budget" &&
     (reason === "approval_refused" || reason === "approval_expired");
   const answer: CallAnswer = { ok: false, error: refusedSpend ? NOT_APPROVED : denialText(reason) };
+  await task.journal.append({
+    type: "event",
+    time: deps.clock().toISOString(),
+    event: "tool_denied",
+    detail: { name: body.tool, reason },
+  }).catch((error) => deps.log(`gurt: the tool_denied event was not journalled: ${error}`));
   if (!TRANSIENT.has(reason)) {
     await task.journal.append({
       type: "tool.result",

@@ -10,7 +10,16 @@ import { HttpError } from "./http_error.ts";
 export const ADMIN_PREFIXES = ["/approvals", "/grants", "/tasks", "/api", "/audit", "/vault"];
 
 /** The paths of a task's requests. */
-export const TASK_PATHS = ["/task", "/tools", "/step", "/call", "/ask", "/cost", "/usage"];
+export const TASK_PATHS = [
+  "/task",
+  "/tools",
+  "/step",
+  "/call",
+  "/ask",
+  "/cost",
+  "/usage",
+  "/model",
+];
 
 /** Makes `app` refuse every request under `paths` with 403 forbidden, and log it. */
 export function refuse(

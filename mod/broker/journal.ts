@@ -84,6 +84,7 @@ export class Journal {
   readonly state: JournalState;
   #tail: Promise<void> = Promise.resolve();
   readonly #redact: ((text: string) => string) | undefined;
+  #appended = Promise.withResolvers<void>();
 
   private constructor(
     readonly path: string,
@@ -136,9 +137,16 @@ export class Journal {
     const next = this.#tail.then(async () => {
       await appendLineSynced(this.path, JSON.stringify(line.parse(shown)));
       apply(this.state, shown);
+      this.#appended.resolve();
+      this.#appended = Promise.withResolvers<void>();
     });
     this.#tail = next.catch(() => {});
     return next;
+  }
+
+  /** Resolves when the next line has been appended (for followers of the journal). */
+  appended(): Promise<void> {
+    return this.#appended.promise;
   }
 
   /** Every line, for `gurt task show`. */

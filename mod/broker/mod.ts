@@ -27,6 +27,7 @@ export { redactValue } from "./redact_value.ts";
 export { type CallAnswer, Journal, type JournalLine } from "./journal.ts";
 export { Mutex } from "./mutex.ts";
 export { pricedModels, priceUsage } from "./pricing.ts";
+export { modelKeyProblem, noModelKeyMessage, taskModel } from "./model_relay.ts";
 export { TaskHandle } from "./task_handle.ts";
 export { publicTask, taskRoutes } from "./task_routes.ts";
 export {

@@ -56,6 +56,8 @@ export class TaskHandle {
   readonly callsByKey = new Map<string, InFlight<unknown>>();
   readonly callsByInput = new Map<string, InFlight<unknown>>();
   readonly asksByKey = new Map<string, InFlight<unknown>>();
+  /** Resolved when the task has ended (for followers of its journal). */
+  readonly ended: PromiseWithResolvers<void> = Promise.withResolvers<void>();
 
   constructor(public record: TaskRecord, readonly journal: Journal, readonly socket: string) {}
 

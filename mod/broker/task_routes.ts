@@ -6,6 +6,7 @@ import type { BrokerDeps } from "./deps.ts";
 import { ADMIN_PREFIXES, refuse } from "./forbidden.ts";
 import { parseJsonBody, readBodyBytes } from "./http_body.ts";
 import { errorResponse, HttpError } from "./http_error.ts";
+import { addModelRoutes } from "./model_relay.ts";
 import { priceUsage } from "./pricing.ts";
 import { syncDirectory } from "./files.ts";
 import type { TaskHandle } from "./task_handle.ts";
@@ -77,6 +78,11 @@ export function taskRoutes(deps: BrokerDeps, task: TaskHandle): Hono {
     }
     await charge(deps, task, cents, usage.what ?? "model", usage.model);
     return c.json({ ok: true, cents });
+  });
+
+  addModelRoutes(app, deps, {
+    task,
+    charge: (cents, model) => charge(deps, task, cents, "model", model),
   });
 
   refuse(app, ADMIN_PREFIXES, task.socket, deps.log);

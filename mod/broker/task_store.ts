@@ -11,6 +11,8 @@ export const workerSpec = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("test"), script: z.string() }),
   z.strictObject({ kind: z.literal("cmd"), command: z.array(z.string()).min(1) }),
   z.strictObject({ kind: z.literal("none") }),
+  /** The model loop (`gurt loop`); `model` overrides gurt.toml's [models] model. */
+  z.strictObject({ kind: z.literal("loop"), model: z.string().min(1).max(200).nullable() }),
 ]);
 export type WorkerSpec = z.infer<typeof workerSpec>;
 

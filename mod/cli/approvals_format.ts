@@ -21,6 +21,42 @@ export function approvalBlock(item: PendingApproval, now: Date): string {
   }`;
 }
 
+/** What the owner is told of the core's answer to an approve or refuse (seed 002 §9). */
+export interface AnswerText {
+  text: string;
+  /** True when the approved call runs, or the refusal was recorded. */
+  ok: boolean;
+  /** True when the core refused the request itself (the text goes to stderr). */
+  error: boolean;
+}
+
+/** The line for the core's answer to `approve` or `refuse` of approval `id`. */
+export function answerText(
+  id: number,
+  action: "approve" | "refuse",
+  answer: { status: number; body: Record<string, unknown> },
+): AnswerText {
+  if (answer.body.code === "no_such_approval") {
+    return {
+      text: `${id}: no such approval (already answered or expired)`,
+      ok: false,
+      error: false,
+    };
+  }
+  if (answer.status !== 200) {
+    const error = typeof answer.body.error === "string"
+      ? answer.body.error
+      : JSON.stringify(answer.body);
+    return { text: `${id}: ${error}`, ok: false, error: true };
+  }
+  if (action === "refuse") return { text: `refused ${id}`, ok: true, error: false };
+  const outcome = answer.body.outcome as { outcome: string; reason?: string };
+  if (outcome.outcome === "denied") {
+    return { text: `approved ${id}: denied (${outcome.reason})`, ok: false, error: false };
+  }
+  return { text: `approved ${id}: runs`, ok: true, error: false };
+}
+
 function ago(ms: number): string {
   if (ms < 5_000) return "just now";
   return `${span(ms)} ago`;

@@ -1,7 +1,7 @@
 /** The CLI role's side of `gurt approvals`, `gurt approve` and `gurt refuse` (seed 002 §9). */
 import type { PendingApproval } from "../broker/mod.ts";
-import { admin, errorOf } from "./admin_client.ts";
-import { approvalBlock } from "./approvals_format.ts";
+import { admin } from "./admin_client.ts";
+import { answerText, approvalBlock } from "./approvals_format.ts";
 
 /** What the owner asked. */
 export type ApprovalsArgs =
@@ -23,23 +23,8 @@ export default async function main(args: ApprovalsArgs): Promise<number> {
     ? { reason: args.reason }
     : undefined;
   const answer = await admin(args.socket, { method: "POST", path, body });
-  if (answer.body.code === "no_such_approval") {
-    console.log(`${args.id}: no such approval (already answered or expired)`);
-    return 1;
-  }
-  if (answer.status !== 200) {
-    console.error(`${args.id}: ${errorOf(answer.body)}`);
-    return 1;
-  }
-  if (args.action === "refuse") {
-    console.log(`refused ${args.id}`);
-    return 0;
-  }
-  const outcome = answer.body.outcome as { outcome: string; reason?: string };
-  if (outcome.outcome === "denied") {
-    console.log(`approved ${args.id}: denied (${outcome.reason})`);
-    return 1;
-  }
-  console.log(`approved ${args.id}: runs`);
-  return 0;
+  const shown = answerText(args.id, args.action, answer);
+  if (shown.error) console.error(shown.text);
+  else console.log(shown.text);
+  return shown.ok ? 0 : 1;
 }

@@ -11,6 +11,8 @@ import { registerTestWorkerCommand } from "./test_worker_command.ts";
 import { registerGuestCommand } from "./guest_command.ts";
 import { registerVaultCommand } from "./vault_command.ts";
 import { registerPortalCommand } from "./portal_command.ts";
+import { registerLoopCommand } from "./loop_command.ts";
+import { registerMcpCommand } from "./mcp_command.ts";
 
 /** Builds the whole `gurt` program; each family registers its own subcommands. */
 export function buildProgram(): Command {
@@ -32,5 +34,7 @@ export function buildProgram(): Command {
   registerGuestCommand(program);
   registerVaultCommand(program);
   registerPortalCommand(program);
+  registerLoopCommand(program);
+  registerMcpCommand(program);
   return program;
 }

@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { adminSocketPath } from "./permissions.ts";
 import { configFor, exitWith, runCliRole } from "./run.ts";
 import type { TaskArgs } from "./task_main.ts";
+import type { WatchArgs } from "./watch_main.ts";
 
 const entry = new URL("./task_main.ts", import.meta.url);
 
@@ -11,6 +12,7 @@ interface StartOptions {
   script?: string;
   tools?: string;
   budget?: string;
+  model?: string;
 }
 
 /** Registers `gurt task`. */
@@ -21,12 +23,13 @@ export function registerTaskCommands(program: Command): void {
     .argument("[prompt]", "what the task is for")
     .option(
       "--worker <kind>",
-      "test (a script of broker requests), cmd (-- COMMAND…) or none",
+      "test (a script of broker requests), loop (a model's turn loop), cmd (-- COMMAND…) or none",
       "test",
     )
     .option("--script <file>", "the test worker's script: METHOD PATH [JSON] per line")
     .option("--tools <names>", "the task's tools, comma-separated", "example.echo")
     .option("--budget <cents>", "the most the task may spend without asking, in US cents")
+    .option("--model <name>", "the loop worker's model (default: gurt.toml [models] model)")
     .description("start a task and print its id")
     .action((prompt: string | undefined, options: StartOptions, command: Command) =>
       run(command, async () => ({ action: "start", body: await startBody(prompt, options) }))
@@ -36,6 +39,18 @@ export function registerTaskCommands(program: Command): void {
   task.command("show").argument("<id>").description("show a task and its journal")
     .action((id: string, _o, command: Command) =>
       run(command, () => Promise.resolve({ action: "show", id }))
+    );
+  task.command("watch").argument("<id>")
+    .option("--say", "show approval blocks without asking; answer with gurt approve")
+    .option("--json", "print the journal's lines as JSON and nothing else")
+    .description("follow a task as it runs, and answer its approvals")
+    .action((id: string, options: { say?: boolean; json?: boolean }, command: Command) =>
+      exitWith(() => {
+        const config = configFor(command);
+        const mode = options.json ? "json" : options.say ? "say" : "ask";
+        const args: WatchArgs = { socket: adminSocketPath(config.home), id, mode };
+        return runCliRole(config, new URL("./watch_main.ts", import.meta.url), args);
+      })
     );
   task.command("stop").argument("<id>").description("stop a task: its worker, socket, approvals")
     .action((id: string, _o, command: Command) =>
@@ -69,10 +84,14 @@ async function startBody(
   } else if (options.worker === "cmd") {
     if (command.length === 0) throw new Error("--worker cmd needs the command after --");
     worker = { kind: "cmd", command };
+  } else if (options.worker === "loop") {
+    worker = { kind: "loop", model: options.model ?? null };
   } else if (options.worker === "none") {
     worker = { kind: "none" };
   } else {
-    throw new Error(`--worker must be test, cmd or none, not ${JSON.stringify(options.worker)}`);
+    throw new Error(
+      `--worker must be test, loop, cmd or none, not ${JSON.stringify(options.worker)}`,
+    );
   }
   let budgetCents: number | null = null;
   if (options.budget !== undefined) {

@@ -25,7 +25,14 @@ export default async function main(args: TaskArgs): Promise<number> {
     console.error(`gurt task ${args.action}: ${errorOf(answer.body)}`);
     return 1;
   }
-  if (args.action === "start") console.log((answer.body.task as Shown).id);
+  if (args.action === "start") {
+    const task = answer.body.task as Shown;
+    console.log(task.id);
+    if (task.state === "failed") {
+      console.error(`gurt task start: task ${task.id} failed: ${task.endReason}`);
+      return 1;
+    }
+  }
   if (args.action === "stop") console.log(`stopped ${(answer.body.task as Shown).id}`);
   if (args.action === "list") printList(answer.body.tasks as Shown[]);
   if (args.action === "show") printTask(answer.body);

@@ -31,6 +31,24 @@ export const configSchema = z.strictObject({
     /** How long that try may take before the key is not saved. */
     anthropic_check_timeout_ms: positiveMs.default(10_000),
   }).prefault({}),
+  models: z.strictObject({
+    /** The wire format of the model service: Anthropic's Messages or OpenAI-compatible chat. */
+    kind: z.enum(["anthropic", "openai"]).default("anthropic"),
+    /** The one model service the core relays a worker's model requests to. */
+    base_url: z.string().regex(/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/, {
+      message: "must be an http or https URL with no query, such as https://api.anthropic.com",
+    }).default("https://api.anthropic.com"),
+    /** The model of a task that names none. */
+    model: z.string().min(1).max(200).default("claude-sonnet-5-5"),
+    /** The vault key the core sends to the service; "" for a local service that takes none. */
+    key: z.string().regex(/^$|^[A-Z][A-Z0-9_]{0,127}$/, {
+      message: "must be a vault key name such as ANTHROPIC_API_KEY, or empty",
+    }).default("ANTHROPIC_API_KEY"),
+    /** The most tokens one model answer may hold. */
+    max_tokens: z.number().int().positive().default(4096),
+    /** The most model requests one task's loop makes before it stops. */
+    max_turns: z.number().int().positive().default(50),
+  }).prefault({}),
 });
 
 /** gurt.toml after defaults. */

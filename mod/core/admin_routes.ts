@@ -18,6 +18,7 @@ import {
 import type { BrokerDeps } from "../broker/mod.ts";
 import { loadGrants } from "../policy/mod.ts";
 import { approveBody, refuseBody, startTaskBody, stopTaskBody } from "./admin_schemas.ts";
+import { followJournal } from "./journal_follow.ts";
 import type { TaskManager } from "./task_manager.ts";
 import { redactResponses, type Vault, vaultRoutes } from "../vault/mod.ts";
 
@@ -70,6 +71,12 @@ export function adminRoutes(
 
   app.get("/tasks/:id", async (c) => c.json(await tasks.show(c.req.param("id"))));
 
+  app.get("/tasks/:id/journal", async (c) => {
+    const after = wholeNumber(c.req.query("after") ?? "0", "after");
+    const waitMs = wholeNumber(c.req.query("wait") ?? "0", "wait");
+    return c.json(await followJournal(tasks, c.req.param("id"), { after, waitMs }));
+  });
+
   app.post("/tasks/:id/stop", async (c) => {
     const body = parseOptionalJsonBody(await readBodyBytes(c.req.raw, SMALL), stopTaskBody);
     const reason = body?.reason ?? "stopped by the owner";
@@ -82,6 +89,13 @@ export function adminRoutes(
   app.notFound((c) => c.json({ error: "no such request on the admin socket" }, 404));
   app.onError((error, c) => errorResponse(error, c, deps.log));
   return app;
+}
+
+function wholeNumber(text: string, name: string): number {
+  if (!/^(0|[1-9][0-9]{0,8})$/.test(text)) {
+    throw new HttpError(400, `${name} must be a whole number, not ${JSON.stringify(text)}`);
+  }
+  return Number(text);
 }
 
 function approvalId(text: string): number {

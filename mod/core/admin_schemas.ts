@@ -11,6 +11,10 @@ export const startTaskBody = z.strictObject({
     z.strictObject({ kind: z.literal("test"), scriptText: z.string().max(1_000_000) }),
     z.strictObject({ kind: z.literal("cmd"), command: z.array(z.string()).min(1) }),
     z.strictObject({ kind: z.literal("none") }),
+    z.strictObject({
+      kind: z.literal("loop"),
+      model: z.string().min(1).max(200).nullable().default(null),
+    }),
   ]),
   tools: z.array(z.string().min(1).max(200)).max(200).default(["example.echo"]),
   budgetCents: z.number().int().min(0).nullable().default(null),

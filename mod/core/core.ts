@@ -10,6 +10,7 @@ import {
   ApprovalTable,
   type BrokerDeps,
   expireDue,
+  type VaultView,
   type Verdict,
   withdrawAll,
 } from "../broker/mod.ts";
@@ -29,6 +30,8 @@ export interface CoreOptions {
   runtime?: Runtime;
   registry?: ToolRegistry;
   asRoot?: boolean;
+  /** The vault view the core's own paths read (the model relay's key); tests pass one. */
+  vault?: VaultView;
   /** Opens the audit writer; tests pass one that fails on demand. */
   openAudit?: (
     home: string,
@@ -79,7 +82,7 @@ export class Core {
         approvals,
         runtime: options.runtime ?? new RefusingRuntime(),
         readSecret: vault.readSecret,
-        vault: vault.view(),
+        vault: options.vault ?? vault.view(),
         redact,
         clock: options.clock ?? (() => new Date()),
         log,

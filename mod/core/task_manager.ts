@@ -9,6 +9,7 @@ import {
   HttpError,
   isLive,
   Journal,
+  modelKeyProblem,
   newTaskId,
   publicTask,
   readTask,
@@ -87,8 +88,24 @@ export class TaskManager {
       tools: spec.tools,
       budget_cents: spec.budgetCents,
     });
+    const noKey = worker.kind === "loop" ? modelKeyProblem(this.deps) : null;
+    if (noKey !== null) return await this.#failAtOnce(record, noKey);
     await this.#open(record);
     return this.#live.get(id)?.handle.record ?? record;
+  }
+
+  /** Ends a task that cannot start (a loop with no model key): failed, with the reason. */
+  async #failAtOnce(record: TaskRecord, reason: string): Promise<TaskRecord> {
+    const ended: TaskRecord = {
+      ...record,
+      state: "failed",
+      ended: this.deps.clock().toISOString(),
+      endReason: reason,
+    };
+    await writeTask(this.deps.home, ended);
+    await this.deps.audit.append({ type: "task_ended", task: record.id, state: "failed", reason });
+    this.deps.log(`gurt: task ${record.id} failed at once: ${reason}`);
+    return ended;
   }
 
   /** Reopens every task that was live when the core last stopped, and restarts its worker. */
@@ -163,6 +180,7 @@ export class TaskManager {
       if (live.child !== null) await stopWorker(live.child.pid, STOP_GRACE_MS);
       await live.server.shutdown().catch(() => {});
       await live.writes;
+      live.handle.ended.resolve(); // followers of its journal stop waiting
     }
     this.#live.clear();
   }
@@ -216,6 +234,7 @@ export class TaskManager {
     await this.deps.audit.append({ type: "task_ended", task: id, state, reason }).catch((error) =>
       this.deps.log(`gurt: the end of task ${id} could not be audited: ${error.message}`)
     );
+    live.handle.ended.resolve();
     if (live.user !== null) await removeTaskUser(live.user.name);
   }
 

@@ -30,10 +30,14 @@ export async function spawnWorker(
   let program: string;
   let args: string[];
   if (task.worker.kind === "none") return null;
+  const env = workerEnv(task, places.socket, places.dir);
   if (task.worker.kind === "test") {
     ({ program, args } = gurtInvocation(["test-worker", "--script", task.worker.script]));
+  } else if (task.worker.kind === "loop") {
+    ({ program, args } = gurtInvocation(["loop"]));
   } else {
     [program, ...args] = task.worker.command;
+    env.BOX_MCP_CONFIG = await writeMcpConfig(task, places);
   }
   const log = await Deno.open(`${places.dir}/worker.log`, {
     append: true,
@@ -43,7 +47,7 @@ export async function spawnWorker(
   try {
     const child = new Deno.Command(program, {
       args,
-      env: workerEnv(task, places.socket, places.dir),
+      env,
       clearEnv: true,
       cwd: `${places.dir}/home`,
       stdin: "null",
@@ -58,6 +62,24 @@ export async function spawnWorker(
     log.close();
     throw error;
   }
+}
+
+/**
+ * Offers a command worker the box's MCP server (`gurt mcp` on its socket), in the shape MCP clients
+ * read (`{mcpServers: {box: {command, args, env}}}`), at tasks/<id>/home/mcp.json.
+ */
+async function writeMcpConfig(
+  task: TaskRecord,
+  places: { socket: string; dir: string; user: TaskUser | null },
+): Promise<string> {
+  const { program, args } = gurtInvocation(["mcp"]);
+  const path = `${places.dir}/home/mcp.json`;
+  const server = { command: program, args, env: { BOX_SOCKET: places.socket, BOX_TASK: task.id } };
+  await Deno.writeTextFile(path, JSON.stringify({ mcpServers: { box: server } }, null, 2) + "\n", {
+    mode: 0o644,
+  });
+  if (places.user !== null) await Deno.chown(path, places.user.uid, places.user.gid);
+  return path;
 }
 
 async function copy(stream: ReadableStream<Uint8Array>, file: Deno.FsFile): Promise<void> {

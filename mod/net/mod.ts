@@ -1,2 +1,9 @@
 /** Networking helpers shared by roles. */
-export { type JsonAnswer, requestJson, requestRaw, SocketUnreachableError } from "./unix_http.ts";
+export {
+  type JsonAnswer,
+  requestJson,
+  requestRaw,
+  requestStream,
+  SocketUnreachableError,
+} from "./unix_http.ts";
+export { sseData } from "./sse.ts";

@@ -43,102 +43,27 @@ export async function requestJson(
   return { status: answer.status, body };
 }
 
-/** One raw exchange: the status, the headers (lowercase names) and the body's bytes. */
+/** One raw exchange, read whole: the status, the headers (lowercase names) and the body's bytes. */
 export async function requestRaw(
   socket: string,
   request: { method: string; path: string; body?: string | Uint8Array; signal?: AbortSignal },
 ): Promise<{ status: number; headers: Map<string, string>; body: Uint8Array }> {
-  request.signal?.throwIfAborted();
-  let conn: Deno.UnixConn;
+  const body = typeof request.body === "string"
+    ? new TextEncoder().encode(request.body)
+    : request.body;
+  const response = await exchange(socket, { ...request, body });
   try {
-    conn = await Deno.connect({ transport: "unix", path: socket });
-  } catch (error) {
-    throw new SocketUnreachableError(socket, error);
-  }
-  const onAbort = () => conn.close();
-  request.signal?.addEventListener("abort", onAbort, { once: true });
-  try {
-    const body = typeof request.body === "string"
-      ? new TextEncoder().encode(request.body)
-      : request.body;
-    const head = [
-      `${request.method} ${request.path} HTTP/1.1`,
-      "host: gurt",
-      "connection: close",
-      ...(body === undefined
-        ? []
-        : ["content-type: application/json", `content-length: ${body.length}`]),
-      "",
-      "",
-    ].join("\r\n");
-    await writeAll(conn, concat([new TextEncoder().encode(head), body ?? new Uint8Array()]));
-    return parseResponse(await readAll(conn), socket);
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    return { status: response.status, headers: new Map(response.headers), body: bytes };
   } catch (error) {
     if (request.signal?.aborted) throw request.signal.reason;
-    if (error instanceof SocketUnreachableError) throw error;
     throw new SocketUnreachableError(socket, error);
-  } finally {
-    request.signal?.removeEventListener("abort", onAbort);
-    try {
-      conn.close();
-    } catch {
-      // already closed
-    }
   }
 }
 
 async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
   let written = 0;
   while (written < bytes.length) written += await conn.write(bytes.subarray(written));
-}
-
-async function readAll(conn: Deno.Conn): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  const buffer = new Uint8Array(64 * 1024);
-  while (true) {
-    const n = await conn.read(buffer);
-    if (n === null) break;
-    chunks.push(buffer.slice(0, n));
-  }
-  return concat(chunks);
-}
-
-function parseResponse(
-  bytes: Uint8Array,
-  socket: string,
-): { status: number; headers: Map<string, string>; body: Uint8Array } {
-  const end = indexOf(bytes, [13, 10, 13, 10]);
-  if (end === -1) throw new SocketUnreachableError(socket, "the answer ended before its headers");
-  const lines = new TextDecoder().decode(bytes.subarray(0, end)).split("\r\n");
-  const status = /^HTTP\/1\.[01] (\d{3})/.exec(lines[0]);
-  if (!status) throw new SocketUnreachableError(socket, "the answer is not HTTP/1.1");
-  const headers = new Map<string, string>();
-  for (const line of lines.slice(1)) {
-    const colon = line.indexOf(":");
-    if (colon > 0) {
-      headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
-    }
-  }
-  let body = bytes.subarray(end + 4);
-  if (headers.get("transfer-encoding")?.toLowerCase() === "chunked") body = unchunk(body, socket);
-  const length = headers.get("content-length");
-  if (length !== undefined) body = body.subarray(0, Number(length));
-  return { status: Number(status[1]), headers, body };
-}
-
-function unchunk(bytes: Uint8Array, socket: string): Uint8Array {
-  const parts: Uint8Array[] = [];
-  let at = 0;
-  while (at < bytes.length) {
-    const lineEnd = indexOf(bytes, [13, 10], at);
-    if (lineEnd === -1) break;
-    const size = parseInt(new TextDecoder().decode(bytes.subarray(at, lineEnd)), 16);
-    if (Number.isNaN(size)) throw new SocketUnreachableError(socket, "a chunk size is not hex");
-    if (size === 0) break;
-    parts.push(bytes.subarray(lineEnd + 2, lineEnd + 2 + size));
-    at = lineEnd + 2 + size + 2;
-  }
-  return concat(parts);
 }
 
 function indexOf(bytes: Uint8Array, pattern: number[], from = 0): number {
@@ -157,4 +82,165 @@ function concat(parts: Uint8Array[]): Uint8Array {
     offset += part.length;
   }
   return out;
+}
+
+/**
+ * One exchange whose answer is read as it arrives: a Response whose body streams from the socket
+ * (chunked or not). Cancelling the body, or aborting the signal, closes the connection.
+ */
+export function requestStream(
+  socket: string,
+  request: { method: string; path: string; body?: unknown; signal?: AbortSignal },
+): Promise<Response> {
+  const body = request.body === undefined
+    ? undefined
+    : new TextEncoder().encode(JSON.stringify(request.body));
+  return exchange(socket, { ...request, body });
+}
+
+/** Sends the request and answers as soon as the head has arrived; the body streams. */
+async function exchange(
+  socket: string,
+  request: { method: string; path: string; body?: Uint8Array; signal?: AbortSignal },
+): Promise<Response> {
+  request.signal?.throwIfAborted();
+  let conn: Deno.UnixConn;
+  try {
+    conn = await Deno.connect({ transport: "unix", path: socket });
+  } catch (error) {
+    throw new SocketUnreachableError(socket, error);
+  }
+  const close = () => {
+    try {
+      conn.close();
+    } catch {
+      // already closed
+    }
+  };
+  request.signal?.addEventListener("abort", close, { once: true });
+  const reader = new ByteReader(conn);
+  let status: number;
+  let headers: Map<string, string>;
+  try {
+    await writeAll(conn, requestBytes(request.method, request.path, request.body));
+    const head = await reader.readUntil(HEAD_END);
+    if (head === null) throw new Error("the answer ended before its headers");
+    ({ status, headers } = parseHead(head));
+  } catch (error) {
+    close();
+    if (request.signal?.aborted) throw request.signal.reason;
+    throw new SocketUnreachableError(socket, error);
+  }
+  const chunked = headers.get("transfer-encoding")?.toLowerCase() === "chunked";
+  const length = headers.get("content-length");
+  let left = length === undefined ? Infinity : Number(length);
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = chunked ? await reader.nextChunk() : await reader.upTo(left);
+        if (next === null) {
+          close();
+          controller.close();
+          return;
+        }
+        if (!chunked) left -= next.length;
+        controller.enqueue(next);
+      } catch (error) {
+        close();
+        controller.error(error);
+      }
+    },
+    cancel: close,
+  });
+  const nullBody = status === 204 || status === 304;
+  if (nullBody) close();
+  return new Response(nullBody ? null : stream, { status, headers: [...headers] });
+}
+
+const HEAD_END = [13, 10, 13, 10];
+
+function requestBytes(method: string, path: string, body: Uint8Array | undefined): Uint8Array {
+  const head = [
+    `${method} ${path} HTTP/1.1`,
+    "host: gurt",
+    "connection: close",
+    ...(body === undefined
+      ? []
+      : ["content-type: application/json", `content-length: ${body.length}`]),
+    "",
+    "",
+  ].join("\r\n");
+  return concat([new TextEncoder().encode(head), body ?? new Uint8Array()]);
+}
+
+function parseHead(head: Uint8Array): { status: number; headers: Map<string, string> } {
+  const lines = new TextDecoder().decode(head).split("\r\n");
+  const status = /^HTTP\/1\.[01] (\d{3})/.exec(lines[0]);
+  if (!status) throw new Error("the answer is not HTTP/1.1");
+  const headers = new Map<string, string>();
+  for (const line of lines.slice(1)) {
+    const colon = line.indexOf(":");
+    if (colon > 0) {
+      headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
+    }
+  }
+  return { status: Number(status[1]), headers };
+}
+
+/** Reads a connection incrementally: up to a pattern, a chunk of a chunked body, or some bytes. */
+class ByteReader {
+  #pending: Uint8Array = new Uint8Array();
+  #ended = false;
+  readonly #buffer = new Uint8Array(64 * 1024);
+
+  constructor(readonly conn: Deno.Conn) {}
+
+  /** The bytes before `pattern` (which is consumed), or null if the stream ended first. */
+  async readUntil(pattern: number[]): Promise<Uint8Array | null> {
+    while (true) {
+      const at = indexOf(this.#pending, pattern);
+      if (at !== -1) {
+        const before = this.#pending.slice(0, at);
+        this.#pending = this.#pending.slice(at + pattern.length);
+        return before;
+      }
+      if (!(await this.#fill())) return null;
+    }
+  }
+
+  /** The next chunk's data of a chunked body, or null after the last chunk. */
+  async nextChunk(): Promise<Uint8Array | null> {
+    const line = await this.readUntil([13, 10]);
+    if (line === null) return null;
+    const size = parseInt(new TextDecoder().decode(line).split(";")[0], 16);
+    if (Number.isNaN(size)) throw new Error("a chunk size is not hex");
+    if (size === 0) return null;
+    while (this.#pending.length < size + 2) {
+      if (!(await this.#fill())) throw new Error("the answer ended inside a chunk");
+    }
+    const data = this.#pending.slice(0, size);
+    this.#pending = this.#pending.slice(size + 2);
+    return data;
+  }
+
+  /** Up to `limit` bytes that have arrived (waiting for some), or null at the end. */
+  async upTo(limit: number): Promise<Uint8Array | null> {
+    if (limit <= 0) return null;
+    if (this.#pending.length === 0 && !(await this.#fill())) return null;
+    const take = Math.min(limit, this.#pending.length);
+    const data = this.#pending.slice(0, take);
+    this.#pending = this.#pending.slice(take);
+    return data;
+  }
+
+  async #fill(): Promise<boolean> {
+    if (this.#ended) return false;
+    const n = await this.conn.read(this.#buffer);
+    if (n === null) {
+      this.#ended = true;
+      return false;
+    }
+    this.#pending = concat([this.#pending, this.#buffer.slice(0, n)]);
+    return true;
+  }
 }

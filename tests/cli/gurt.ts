@@ -9,6 +9,19 @@ export interface GurtRun {
 
 const main = new URL("../../main.ts", import.meta.url).pathname;
 
+/** Deno's arguments that run `gurt ARGS` from main.ts, as a test starts it. */
+export function gurtArgs(args: string[]): string[] {
+  return [
+    "run",
+    "--quiet",
+    "--unstable-worker-options",
+    "--unstable-no-legacy-abort",
+    "--allow-all",
+    main,
+    ...args,
+  ];
+}
+
 /** The command that runs `gurt ARGS` (for a test that starts a long-running `gurt serve`). */
 export function gurtCommand(
   args: string[],
@@ -16,15 +29,7 @@ export function gurtCommand(
     {},
 ): Deno.Command {
   return new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      "--unstable-worker-options",
-      "--unstable-no-legacy-abort",
-      "--allow-all",
-      main,
-      ...args,
-    ],
+    args: gurtArgs(args),
     env: { NO_COLOR: "1", ...options.env },
     stdin: options.stdin ?? "null",
     stdout: options.stdout ?? "piped",

@@ -1,0 +1,100 @@
+/**
+ * The model relay's cost (issue 10): model requests per second from a worker through its task
+ * socket's `POST /model` (the core adds the key, relays to the service, reads the usage and charges
+ * it), streamed and whole. The baseline is the same request sent straight to the same scripted
+ * service over HTTP, measured in the same run: what any relay adds to.
+ *
+ * The relay syncs an audit cost record and a journal cost line for every answer, and the scripted
+ * service answers in well under a millisecond, so the ratio is small by construction. The target
+ * is about what a user feels: a real model answer takes 0.5 to 30 s, and a relay at 0.05 of this
+ * baseline adds under 20 ms to each, about 1% or less of a turn.
+ */
+import { loadConfig } from "../mod/config/mod.ts";
+import { Core } from "../mod/core/core.ts";
+import { requestJson, requestStream } from "../mod/net/mod.ts";
+import { adminSocketPath } from "../mod/cli/permissions.ts";
+import { exampleApp, ToolRegistry } from "../mod/tools/mod.ts";
+import { startFakeModel } from "../tests/loop/fake_model.ts";
+import { type BenchRow, printTable } from "./table.ts";
+
+const REPLY = { text: "A short answer of a few words, streamed in pieces." };
+
+/** Runs `op` for about `ms` milliseconds after a warm-up, and returns operations per second. */
+async function rate(op: () => Promise<unknown>, ms = 1500): Promise<number> {
+  const warm = performance.now() + 200;
+  while (performance.now() < warm) await op();
+  let count = 0;
+  const start = performance.now();
+  let now = start;
+  while (now - start < ms) {
+    for (let i = 0; i < 5; i++) await op();
+    count += 5;
+    now = performance.now();
+  }
+  return count / ((now - start) / 1000);
+}
+
+const model = startFakeModel(Array.from({ length: 1_000_000 }, () => REPLY));
+const home = await Deno.makeTempDir({ prefix: "gurt-agent-bench-" });
+await Deno.writeTextFile(
+  `${home}/gurt.toml`,
+  `[models]\nkind = "anthropic"\nbase_url = "${model.url}"\n[broker]\nmax_task_bytes = 2000000000\n`,
+);
+const config = loadConfig({ home, env: { BOX_VAULT: `${home}/vault.env` }, root: false });
+const core = await Core.start(config, {
+  log: () => {},
+  registry: new ToolRegistry(exampleApp),
+  asRoot: false,
+  vault: {
+    value: (name) => (name === "ANTHROPIC_API_KEY" ? "sk-bench" : undefined),
+    names: () => [],
+  },
+});
+try {
+  const started = await requestJson(adminSocketPath(home), {
+    method: "POST",
+    path: "/tasks",
+    body: { worker: { kind: "none" }, tools: ["example.echo"] },
+  });
+  const id = (started.body as { task: { id: string } }).task.id;
+  const socket = `${home}/tasks/${id}/broker.sock`;
+  const body = (stream: boolean) => ({
+    max_tokens: 100,
+    stream,
+    messages: [{ role: "user", content: "hello" }],
+  });
+  const relayed = (stream: boolean) => async () => {
+    const response = await requestStream(socket, {
+      method: "POST",
+      path: "/model",
+      body: body(stream),
+    });
+    await response.arrayBuffer();
+  };
+  const direct = (stream: boolean) => async () => {
+    const response = await fetch(`${model.url}/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": "sk-bench" },
+      body: JSON.stringify({ ...body(stream), model: "claude-sonnet-5-5" }),
+    });
+    await response.arrayBuffer();
+  };
+  const rows: BenchRow[] = [];
+  for (const stream of [true, false]) {
+    const baseline = await rate(direct(stream));
+    const value = await rate(relayed(stream));
+    rows.push({
+      what: `model requests through POST /model (${stream ? "streamed" : "whole"})`,
+      unit: "req/s",
+      value,
+      baselineWhat: "the same request straight to the service",
+      baseline,
+      target: ">= 0.05",
+    });
+  }
+  printTable(rows);
+} finally {
+  await core.close();
+  await model.close();
+  await Deno.remove(home, { recursive: true });
+}

@@ -1,0 +1,153 @@
+/**
+ * The model relay on the task socket: `GET /model` tells the worker which model and wire format to
+ * speak, `POST /model` carries one model request. The core adds the key from the vault, sends the
+ * request only to the configured service, passes the answer (streamed or not) back, and records
+ * the tokens it used, priced as /usage prices them. The key never reaches the worker.
+ */
+import type { Hono } from "hono";
+import type { BrokerDeps } from "./deps.ts";
+import { readBodyBytes } from "./http_body.ts";
+import { HttpError } from "./http_error.ts";
+import { priceUsage, type TokenCounts } from "./pricing.ts";
+import type { TaskHandle } from "./task_handle.ts";
+import { usageOfAnswer, usageOfStream } from "./model_usage.ts";
+
+/** Seed 003's message for a box with no model key, with where to look. */
+export function noModelKeyMessage(keyName: string): string {
+  return `No model key yet. Add an Anthropic or Factory API key in Settings, Accounts & Keys, then start the task again. gurt reads the vault key ${keyName}, named by gurt.toml [models] key; see runbook.md#model-key-missing`;
+}
+
+/** The model a task's loop uses: the task's own, else the configuration's default. */
+export function taskModel(deps: BrokerDeps, task: TaskHandle): string {
+  const worker = task.record.worker;
+  return worker.kind === "loop" && worker.model !== null ? worker.model : deps.config.models.model;
+}
+
+/** Why a model request cannot be sent now (no key in the vault), or null when it can. */
+export function modelKeyProblem(deps: BrokerDeps): string | null {
+  const name = deps.config.models.key;
+  if (name === "") return null;
+  return deps.vault.value(name) === undefined ? noModelKeyMessage(name) : null;
+}
+
+/** Adds GET /model and POST /model to a task's app. */
+export function addModelRoutes(
+  app: Hono,
+  deps: BrokerDeps,
+  options: {
+    task: TaskHandle;
+    charge: (cents: number, model: string) => Promise<void>;
+  },
+): void {
+  const { task } = options;
+  app.get("/model", (c) =>
+    c.json({
+      kind: deps.config.models.kind,
+      model: taskModel(deps, task),
+      maxTokens: deps.config.models.max_tokens,
+      maxTurns: deps.config.models.max_turns,
+    }));
+
+  app.post("/model", async (c) => {
+    // Not counted toward the task's 20 MB: a model request is relayed, not kept in the log.
+    const bytes = await readBodyBytes(c.req.raw, deps.config.broker.max_task_bytes);
+    const request = parseModelRequest(bytes, deps.config.models.kind);
+    const problem = modelKeyProblem(deps);
+    if (problem !== null) throw new HttpError(503, problem, "no_model_key");
+    const model = taskModel(deps, task);
+    const { kind, base_url: base, key } = deps.config.models;
+    const body: Record<string, unknown> = { ...request, model };
+    if (kind === "openai" && body.stream === true) {
+      body.stream_options = { include_usage: true };
+    }
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    const value = key === "" ? undefined : deps.vault.value(key);
+    if (kind === "anthropic") {
+      headers["anthropic-version"] = "2023-06-01";
+      if (value !== undefined) headers["x-api-key"] = value;
+    } else if (value !== undefined) {
+      headers.authorization = `Bearer ${value}`;
+    }
+    const url = `${base.replace(/\/$/, "")}${
+      kind === "anthropic" ? "/v1/messages" : "/v1/chat/completions"
+    }`;
+    let upstream: Response;
+    try {
+      upstream = await fetch(url, {
+        method: "POST",
+        headers,
+        body: JSON.stringify(body),
+        signal: c.req.raw.signal,
+      });
+    } catch (error) {
+      deps.log(`gurt: the model service at ${url} cannot be reached: ${describe(error)}`);
+      throw new HttpError(502, `the model service at ${base} cannot be reached`);
+    }
+    const record = (tokens: TokenCounts | null) => {
+      if (tokens === null) return Promise.resolve();
+      const cents = priceUsage(model, tokens) ?? 0;
+      return options.charge(cents, model).catch((error) =>
+        deps.log(`gurt: the model usage of task ${task.id} could not be recorded: ${error}`)
+      );
+    };
+    const type = upstream.headers.get("content-type") ?? "application/json";
+    if (!upstream.ok || !type.includes("text/event-stream") || upstream.body === null) {
+      const text = deps.redact(await upstream.text());
+      if (upstream.ok) await record(usageOfAnswer(kind, text));
+      return new Response(text, { status: upstream.status, headers: { "content-type": type } });
+    }
+    const [relayed, read] = upstream.body.tee();
+    usageOfStream(kind, read).then(
+      record,
+      (error) =>
+        deps.log(`gurt: the model answer of task ${task.id} was cut off: ${describe(error)}`),
+    );
+    return new Response(relayed, { status: 200, headers: { "content-type": type } });
+  });
+}
+
+/**
+ * Reads the worker's model request. The service must not fetch anything for the task (seed 003):
+ * no MCP servers, and only the task's own function tools.
+ */
+function parseModelRequest(
+  bytes: Uint8Array,
+  kind: "anthropic" | "openai",
+): Record<string, unknown> {
+  let request: unknown;
+  try {
+    request = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    throw new HttpError(400, "the model request is not JSON");
+  }
+  if (typeof request !== "object" || request === null || Array.isArray(request)) {
+    throw new HttpError(400, "the model request must be a JSON object");
+  }
+  const fields = request as Record<string, unknown>;
+  if (!Array.isArray(fields.messages)) {
+    throw new HttpError(400, "the model request must have a messages array");
+  }
+  if ("mcp_servers" in fields) {
+    throw new HttpError(403, "a model request may not name MCP servers for the service to reach");
+  }
+  const tools = fields.tools ?? [];
+  if (!Array.isArray(tools)) throw new HttpError(400, "tools must be an array");
+  for (const tool of tools as Record<string, unknown>[]) {
+    const own = kind === "anthropic"
+      ? tool.type === undefined || tool.type === "custom"
+      : tool.type === "function";
+    if (!own) {
+      throw new HttpError(
+        403,
+        `the model request offers the tool type ${
+          JSON.stringify(tool.type)
+        }, which the service would run outside the box; only the task's own tools may be offered`,
+      );
+    }
+  }
+  return fields;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

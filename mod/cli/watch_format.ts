@@ -1,0 +1,76 @@
+/**
+ * How `gurt task watch` prints a task's journal as it grows (seed 002 §9, bxctl chat): model text
+ * escaped with newline and tab passing, arguments escaped whole, a denial as
+ * `[denied <name>: <reason>]` with the runbook pointer of the box's own failures.
+ */
+import type { JournalLine } from "../broker/mod.ts";
+import { escapeArguments, escapeModelText } from "./escape.ts";
+
+/** The runbook pointer printed under a denial that describes the box, not the call. */
+const POINTERS: Record<string, string> = {
+  grants_invalid: "see runbook.md#grants-invalid",
+  audit_unavailable: "see runbook.md#audit-unavailable",
+  state_unreadable: "see runbook.md#broker-state-damaged",
+};
+
+/** The most characters of a tool result shown in the watch. */
+const SHOWN = 300;
+
+type Fields = Record<string, unknown>;
+
+/** The text printed for one journal line, or null for a line the watch does not print. */
+export function watchLine(line: JournalLine): string | null {
+  switch (line.type) {
+    case "step":
+      return stepText(line.text, line.data);
+    case "tool.call":
+      return null;
+    case "tool.result": {
+      const shown = escapeArguments(JSON.stringify(line.answer));
+      const cut = shown.length > SHOWN ? `${shown.slice(0, SHOWN)}…` : shown;
+      return `[result ${escapeArguments(line.tool)}: ${cut}]`;
+    }
+    case "ask":
+      return `[question ${line.approval}: ${escapeModelText(line.question)}]`;
+    case "ask.answer":
+      return `[answer: ${line.approved ? "yes" : "no"}]`;
+    case "cost":
+      return `[cost ${line.cents}¢ ${escapeArguments(line.what)}]`;
+    case "event":
+      return eventText(line.event, line.detail as Fields | null);
+  }
+}
+
+function stepText(text: string, data: unknown): string | null {
+  const loop = (data as { loop?: { messages?: Fields[] } } | null)?.loop;
+  if (loop === undefined) return text === "" ? null : `[step] ${escapeModelText(text)}`;
+  const out: string[] = [];
+  if (text !== "") out.push(escapeModelText(text));
+  for (const message of loop.messages ?? []) {
+    if (message.role !== "assistant") continue;
+    for (const call of (message.calls ?? []) as Fields[]) {
+      out.push(
+        `→ ${escapeModelText(String(call.name))} ${escapeArguments(JSON.stringify(call.input))}`,
+      );
+    }
+  }
+  return out.length === 0 ? null : out.join("\n");
+}
+
+function eventText(event: string, detail: Fields | null): string | null {
+  if (event === "tool_denied" && detail !== null) {
+    const reason = String(detail.reason);
+    const line = `[denied ${escapeArguments(String(detail.name))}: ${escapeArguments(reason)}]`;
+    return Object.hasOwn(POINTERS, reason) ? `${line}\n${POINTERS[reason]}` : line;
+  }
+  if (event === "approval_pending") return null; // the block comes from the core, not the event
+  return `[${escapeArguments(event)}]`;
+}
+
+/** The approval id an `approval_pending` or `ask` line names, or null for any other line. */
+export function pendingId(line: JournalLine): number | null {
+  if (line.type === "ask") return Number.isSafeInteger(line.approval) ? line.approval : null;
+  if (line.type !== "event" || line.event !== "approval_pending") return null;
+  const approval = (line.detail as Fields | null)?.approval;
+  return typeof approval === "number" && Number.isSafeInteger(approval) ? approval : null;
+}

@@ -1,0 +1,86 @@
+/**
+ * The CLI role's side of `gurt task watch ID` (seed 002 §9, bxctl chat): follows the task's
+ * journal over the admin socket and prints it. On `approval_pending` it fetches the pending entry
+ * from the core (never from the event), prints the block of `gurt approvals`, and asks
+ * `type 41 to approve, anything else refuses`; only exactly the id approves. `--say` shows and
+ * does not ask; `--json` prints the journal's lines as JSON and contacts nothing else.
+ */
+import type { JournalLine, PendingApproval } from "../broker/mod.ts";
+import { admin, errorOf } from "./admin_client.ts";
+import { answerText, approvalBlock } from "./approvals_format.ts";
+import { escapeArguments } from "./escape.ts";
+import { LineReader } from "./line_reader.ts";
+import { pendingId, watchLine } from "./watch_format.ts";
+
+/** What the owner asked. */
+export interface WatchArgs {
+  socket: string;
+  id: string;
+  mode: "ask" | "say" | "json";
+}
+
+const POLL_WAIT_MS = 25_000;
+const RESET = "\x1b[0m";
+
+/** Follows the task until it ends; exit status 0 when it ended done. */
+export default async function main(args: WatchArgs): Promise<number> {
+  const stdin = new LineReader(Deno.stdin);
+  let after = 0;
+  for (;;) {
+    const path = `/tasks/${
+      encodeURIComponent(args.id)
+    }/journal?after=${after}&wait=${POLL_WAIT_MS}`;
+    const answer = await admin(args.socket, { method: "GET", path });
+    if (answer.status !== 200) {
+      console.error(`gurt task watch: ${errorOf(answer.body)}`);
+      return 1;
+    }
+    const page = answer.body as {
+      lines: JournalLine[];
+      next: number;
+      state: string;
+      ended: boolean;
+    };
+    for (const line of page.lines) {
+      if (args.mode === "json") {
+        console.log(escapeArguments(JSON.stringify(line)));
+        continue;
+      }
+      const text = watchLine(line);
+      if (text !== null) console.log(text);
+      const approval = pendingId(line);
+      if (approval !== null) await onPending(args, approval, stdin);
+    }
+    after = page.next;
+    if (page.ended) {
+      if (args.mode !== "json") console.log(`task ${args.id} ended: ${page.state}`);
+      return page.state === "done" ? 0 : 1;
+    }
+  }
+}
+
+async function onPending(args: WatchArgs, id: number, stdin: LineReader): Promise<void> {
+  const list = await admin(args.socket, { method: "GET", path: "/approvals" });
+  const items = (list.body.items ?? []) as PendingApproval[];
+  const item = items.find((entry) => entry.approval === id);
+  await Deno.stdout.write(new TextEncoder().encode(RESET));
+  if (item === undefined) {
+    console.log(`approval ${id} is no longer pending`);
+    return;
+  }
+  console.log(approvalBlock(item, new Date()));
+  if (args.mode === "say") return;
+  await Deno.stderr.write(
+    new TextEncoder().encode(`type ${id} to approve, anything else refuses\n`),
+  );
+  const typed = await stdin.readLine();
+  if (typed === null) console.log(`end of input: refusing ${id}`);
+  const action = typed === String(id) ? "approve" : "refuse";
+  const body = action === "refuse" ? { reason: "refused at gurt task watch" } : undefined;
+  const answer = await admin(args.socket, {
+    method: "POST",
+    path: `/approvals/${id}/${action}`,
+    body,
+  });
+  console.log(answerText(id, action, answer).text);
+}
