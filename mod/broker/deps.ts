@@ -57,6 +57,8 @@ export interface BrokerDeps {
   clock(): Date;
   /** Says once per distinct set of problems that the grant files are invalid. */
   grantsReporter: GrantsInvalidReporter;
+  /** Aborted when the core closes: work that waits on the outside world stops waiting. */
+  shutdown: AbortSignal;
   /** The core's own output (stderr). */
   log(line: string): void;
   /** Called when a task's pending approvals change, so its state can be running or waiting. */

@@ -77,7 +77,8 @@ export function addModelRoutes(
         method: "POST",
         headers,
         body: JSON.stringify(body),
-        signal: c.req.raw.signal,
+        // The requester going away, or the core closing, ends the upstream request.
+        signal: AbortSignal.any([c.req.raw.signal, deps.shutdown]),
       });
     } catch (error) {
       deps.log(`gurt: the model service at ${url} cannot be reached: ${describe(error)}`);
@@ -96,8 +97,8 @@ export function addModelRoutes(
       if (upstream.ok) await record(usageOfAnswer(kind, text));
       return new Response(text, { status: upstream.status, headers: { "content-type": type } });
     }
-    const [relayed, read] = upstream.body.tee();
-    usageOfStream(kind, read).then(
+    const { relayed, copy } = relayWithCopy(upstream.body);
+    usageOfStream(kind, copy).then(
       record,
       (error) =>
         deps.log(`gurt: the model answer of task ${task.id} was cut off: ${describe(error)}`),
@@ -150,4 +151,46 @@ function parseModelRequest(
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Passes a body through while a copy of it is read for usage. Unlike tee(), cancelling the relayed
+ * stream (the worker went away) cancels the source too and ends the copy: a tee waits for both
+ * branches, so a held upstream would keep the request, and the core's shutdown, waiting for ever.
+ */
+function relayWithCopy(
+  source: ReadableStream<Uint8Array>,
+): { relayed: ReadableStream<Uint8Array>; copy: ReadableStream<Uint8Array> } {
+  const reader = source.getReader();
+  let copyController!: ReadableStreamDefaultController<Uint8Array>;
+  const copy = new ReadableStream<Uint8Array>({ start: (c) => (copyController = c) });
+  const endCopy = () => {
+    try {
+      copyController.close();
+    } catch {
+      // already closed
+    }
+  };
+  const relayed = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { value, done } = await reader.read();
+        if (done) {
+          endCopy();
+          controller.close();
+          return;
+        }
+        copyController.enqueue(value);
+        controller.enqueue(value);
+      } catch (error) {
+        copyController.error(error);
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      endCopy();
+      return reader.cancel(reason);
+    },
+  });
+  return { relayed, copy };
 }

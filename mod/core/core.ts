@@ -50,6 +50,7 @@ export class Core {
     readonly writer: AuditWriter,
     readonly notices: string[],
     readonly vault: Vault,
+    private readonly closing: AbortController,
   ) {}
 
   /**
@@ -74,6 +75,7 @@ export class Core {
       const approvals = new ApprovalTable<ApprovalContext, Verdict>();
       // The task manager needs the deps, and the deps tell it of pending changes: a late binding.
       const late: { tasks?: TaskManager } = {};
+      const closing = new AbortController();
       const deps: BrokerDeps = {
         home: config.home,
         config,
@@ -87,6 +89,7 @@ export class Core {
         clock: options.clock ?? (() => new Date()),
         log,
         grantsReporter: new GrantsInvalidReporter(),
+        shutdown: closing.signal,
         pendingChanged: (task) => late.tasks?.pendingChanged(task),
       };
       const tasks = new TaskManager(deps, { asRoot: options.asRoot ?? Deno.uid() === 0 });
@@ -94,7 +97,7 @@ export class Core {
       const socket = adminSocketPath(config.home);
       const app = adminRoutes(deps, tasks, socket, vault);
       const admin = await serveSocket(socket, (request) => app.fetch(request));
-      const core = new Core(deps, tasks, admin, writer, notices, vault);
+      const core = new Core(deps, tasks, admin, writer, notices, vault, closing);
       const restored = await tasks.restore();
       if (restored.length > 0) notices.push(`gurt: reopened tasks ${restored.join(", ")}`);
       core.#startExpiry(Math.min(1000, Math.max(10, Math.floor(config.approvals.ttl_ms / 4))));
@@ -117,6 +120,7 @@ export class Core {
   /** Stops answering: closes the sockets, stops the workers, releases the audit lock. */
   async close(): Promise<void> {
     clearInterval(this.#expiry);
+    this.closing.abort(new Error("gurt serve is closing"));
     withdrawAll(this.deps);
     await this.tasks.close();
     await this.admin.shutdown();
