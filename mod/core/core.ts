@@ -14,7 +14,7 @@ import {
   withdrawAll,
 } from "../broker/mod.ts";
 import { GrantsInvalidReporter } from "../policy/mod.ts";
-import { RefusingRuntime, type Runtime } from "../runtime/mod.ts";
+import { type Runtime, type RuntimeOptions, SandboxRuntime } from "../runtime/mod.ts";
 import { standardRegistry, type ToolRegistry } from "../tools/mod.ts";
 import { adminRoutes } from "./admin_routes.ts";
 import { ensureHomeLayout, serveSocket } from "./home_layout.ts";
@@ -26,6 +26,8 @@ export interface CoreOptions {
   log?: (line: string) => void;
   clock?: () => Date;
   runtime?: Runtime;
+  /** For the sandbox runtime started when `runtime` is not given (tests give the fetcher a CA). */
+  runtimeOptions?: RuntimeOptions;
   registry?: ToolRegistry;
   asRoot?: boolean;
   /** Opens the audit writer; tests pass one that fails on demand. */
@@ -55,6 +57,15 @@ export class Core {
       ((home: string, acceptBreak: boolean) => AuditWriter.open(home, { acceptBreak }));
     const { writer, notices } = await open(config.home, options.acceptBreak ?? false);
     try {
+      let runtime = options.runtime;
+      if (runtime === undefined) {
+        const started = await SandboxRuntime.start(config.runtime, {
+          log,
+          ...options.runtimeOptions,
+        });
+        runtime = started.runtime;
+        notices.push(...started.notices);
+      }
       const approvals = new ApprovalTable<ApprovalContext, Verdict>();
       // The task manager needs the deps, and the deps tell it of pending changes: a late binding.
       const late: { tasks?: TaskManager } = {};
@@ -64,7 +75,7 @@ export class Core {
         audit: writer,
         registry: options.registry ?? standardRegistry(),
         approvals,
-        runtime: options.runtime ?? new RefusingRuntime(),
+        runtime,
         readSecret: (_app, _declared, name) => {
           throw new Error(`the vault key ${name} cannot be read: this box has no vault yet`);
         },

@@ -1,0 +1,184 @@
+/**
+ * The runtime of the built-in tools: read_file, write_file and shell in a bubblewrap sandbox that
+ * mounts exactly the spec's paths, http_fetch in the core through the HttpFetcher. A command that
+ * exits non-zero is a result with its output and exit status; every failure of the runtime itself
+ * is one of the fixed sentences of RUN_ERRORS, never text a tool printed or read.
+ */
+import type { Config } from "../config/mod.ts";
+import { type FetcherOptions, HttpFetcher } from "./http_fetch.ts";
+import { PidsCgroups } from "./process_cap.ts";
+import {
+  RefusingRuntime,
+  RunError,
+  type RunOutput,
+  type RunSpec,
+  type Runtime,
+} from "./run_spec.ts";
+import { bwrapArgs, sandboxArgs, type SystemLayout } from "./sandbox_args.ts";
+import { runSandbox, type SandboxEnd } from "./sandbox_process.ts";
+import { probeSystemLayout } from "./system_layout.ts";
+
+/** gurt.toml's [runtime] table. */
+export type RuntimeSettings = Config["runtime"];
+
+/** The fixed sentences of the sandbox's failures. */
+export const RUN_ERRORS = {
+  timedOut: "the tool ran longer than its time limit and was stopped; see runbook.md#runtime-limit",
+  sandboxFailed: "the sandbox could not start; see runbook.md#runtime-unavailable",
+  readFailed:
+    "the file could not be read: it does not exist inside the granted path or is not a readable file",
+  writeFailed:
+    "the file could not be written: its directory does not exist inside the granted path, or it is not writable",
+} as const;
+
+/** How the runtime is started; tests give the fetcher a CA, a resolver and a port. */
+export interface RuntimeOptions {
+  /** The bubblewrap program; `bwrap` on the PATH by default. */
+  bwrap?: string;
+  fetcher?: FetcherOptions;
+  /** Where the runtime says what went wrong inside (bubblewrap's own complaints). */
+  log?: (line: string) => void;
+}
+
+/** Runs built-in tools in bubblewrap, and http_fetch in the core. */
+export class SandboxRuntime implements Runtime {
+  private constructor(
+    readonly settings: RuntimeSettings,
+    readonly layout: SystemLayout,
+    readonly cgroups: PidsCgroups | null,
+    readonly fetcher: HttpFetcher,
+    readonly bwrap: string,
+    readonly log: (line: string) => void,
+  ) {}
+
+  /** Starts the runtime if a trivial sandbox runs; otherwise the refusing runtime and why. */
+  static async start(
+    settings: RuntimeSettings,
+    options: RuntimeOptions = {},
+  ): Promise<{ runtime: Runtime; notices: string[] }> {
+    const log = options.log ?? ((line: string) => console.error(line));
+    const bwrap = options.bwrap ?? "bwrap";
+    const layout = await probeSystemLayout();
+    const cgroups = await PidsCgroups.open();
+    const fetcher = new HttpFetcher({
+      timeoutMs: settings.fetch_timeout_ms,
+      maxBytes: settings.max_fetch_bytes,
+      maxRedirects: settings.max_redirects,
+      allowPrivateHosts: settings.allow_private_hosts,
+    }, options.fetcher);
+    const runtime = new SandboxRuntime(settings, layout, cgroups, fetcher, bwrap, log);
+    const problem = await runtime.#check();
+    if (problem !== null) {
+      return {
+        runtime: new RefusingRuntime(),
+        notices: [
+          `gurt: built-in tools are refused: a trivial bubblewrap sandbox did not run (${problem}); see runbook.md#runtime-unavailable`,
+        ],
+      };
+    }
+    const notices = cgroups === null
+      ? [
+        "gurt: this box has no writable pids cgroup hierarchy (/sys/fs/cgroup/pids), so the runtime's max_processes is not enforced; see runbook.md#runtime-limit",
+      ]
+      : [];
+    return { runtime, notices };
+  }
+
+  /** Runs one built-in call. */
+  async run(spec: RunSpec): Promise<RunOutput> {
+    const args = spec.args;
+    if (args.kind === "http_fetch") return await this.fetcher.fetch(args.url, spec.egress ?? []);
+    const end = await this.#sandbox(bwrapArgs(spec, this.#argOptions()), {
+      stdin: args.kind === "write_file" ? args.content : null,
+    });
+    if (end.kind === "timed_out") throw new RunError(RUN_ERRORS.timedOut);
+    const output = new TextDecoder().decode(end.output);
+    switch (args.kind) {
+      case "read_file":
+        if (end.status !== 0) throw new RunError(RUN_ERRORS.readFailed);
+        return { content: output, truncated: end.truncated };
+      case "write_file":
+        if (end.status !== 0) throw new RunError(RUN_ERRORS.writeFailed);
+        return {
+          content: `wrote ${new TextEncoder().encode(args.content).length} bytes to ${args.path}`,
+          truncated: false,
+        };
+      default: {
+        const cut = end.truncated
+          ? `\n[output cut at ${this.settings.max_output_bytes} bytes; the command was stopped]`
+          : "";
+        return {
+          content: `${output}${cut}\n[exit status ${end.status}]`,
+          truncated: end.truncated,
+        };
+      }
+    }
+  }
+
+  /** Runs a sandbox; throws the fixed sentence if bubblewrap or the wrapper failed. */
+  async #sandbox(args: string[], options: { stdin: string | null }): Promise<SandboxEnd> {
+    const group = this.cgroups === null
+      ? null
+      : await this.cgroups.create(this.settings.max_processes).catch(() => null);
+    if (this.cgroups !== null && group === null) throw new RunError(RUN_ERRORS.sandboxFailed);
+    const end = await runSandbox(args, {
+      bwrap: this.bwrap,
+      stdin: options.stdin,
+      group,
+      limits: {
+        timeoutMs: this.settings.timeout_ms,
+        memoryBytes: this.settings.memory_bytes,
+        maxOutputBytes: this.settings.max_output_bytes,
+      },
+    }).catch((error) => {
+      this.log(`gurt: the sandbox could not be started: ${describe(error)}`);
+      throw new RunError(RUN_ERRORS.sandboxFailed);
+    });
+    if (
+      end.kind === "exited" &&
+      (end.stderr.startsWith("bwrap:") || end.stderr.startsWith("gurt-sandbox:"))
+    ) {
+      this.log(`gurt: the sandbox could not start: ${end.stderr.trim()}`);
+      throw new RunError(RUN_ERRORS.sandboxFailed);
+    }
+    return end;
+  }
+
+  /** The start check: `/bin/true` in a sandbox with no mounts exits 0. Null when it did. */
+  async #check(): Promise<string | null> {
+    const args = sandboxArgs(
+      [],
+      { argv: ["/bin/true"], cwd: "/tmp", stdin: null },
+      this.#argOptions(),
+    );
+    try {
+      const group = this.cgroups === null
+        ? null
+        : await this.cgroups.create(this.settings.max_processes);
+      const end = await runSandbox(args, {
+        bwrap: this.bwrap,
+        stdin: null,
+        group,
+        limits: {
+          timeoutMs: Math.max(this.settings.timeout_ms, 5000),
+          memoryBytes: this.settings.memory_bytes,
+          maxOutputBytes: 4096,
+        },
+      });
+      if (end.kind === "timed_out") return "it did not finish within its time limit";
+      if (end.status === 0) return null;
+      const said = end.stderr.trim().split("\n")[0] ?? "";
+      return `it exited with status ${end.status}${said === "" ? "" : `: ${said}`}`;
+    } catch (error) {
+      return describe(error);
+    }
+  }
+
+  #argOptions(): { layout: SystemLayout; tmpBytes: number } {
+    return { layout: this.layout, tmpBytes: this.settings.memory_bytes };
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
