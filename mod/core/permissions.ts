@@ -6,13 +6,13 @@
 import type { Config } from "../config/mod.ts";
 import type { RolePermissions } from "../roles/mod.ts";
 import { codeDir } from "../roles/mod.ts";
-import { PIDS_CGROUP_ROOT, SYSTEM_PATHS } from "../runtime/mod.ts";
+import { SYSTEM_PATHS } from "../runtime/mod.ts";
 
 /** The permissions of `gurt serve`. */
 export function corePermissions(config: Config): RolePermissions {
   const vaultDir = config.vault.slice(0, config.vault.lastIndexOf("/")) || "/";
   return {
-    // The runtime looks at the system paths it mounts into the sandbox, and makes pids cgroups.
+    // The runtime looks at the system paths it mounts into the sandbox.
     read: [
       codeDir(),
       config.home,
@@ -21,10 +21,9 @@ export function corePermissions(config: Config): RolePermissions {
       "/etc/group",
       "/proc",
       ...SYSTEM_PATHS,
-      PIDS_CGROUP_ROOT,
     ],
     // The vault is rewritten as vault.env.tmp and renamed, so its directory is writable.
-    write: [config.home, vaultDir, PIDS_CGROUP_ROOT],
+    write: [config.home, vaultDir],
     net: true,
     env: true,
     run: true,

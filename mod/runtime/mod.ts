@@ -6,7 +6,7 @@ export {
   type FetchSettings,
   HttpFetcher,
 } from "./http_fetch.ts";
-export { CallGroup, PIDS_CGROUP_ROOT, PidsCgroups } from "./process_cap.ts";
+export { type CgroupPlan, cgroupPlan, PIDS_CGROUP_ROOT, SWEEP_AFTER_MS } from "./process_cap.ts";
 export {
   type Mount,
   RefusingRuntime,

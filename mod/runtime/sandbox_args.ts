@@ -47,8 +47,9 @@ export function sandboxCommand(spec: RunSpec): SandboxCommand {
       };
     case "shell":
       // The command's stderr joins its stdout inside, so bubblewrap's own stderr stays its own.
+      // The redirection is its own first line: it runs before the command is even parsed.
       return {
-        argv: ["/bin/sh", "-c", 'exec 2>&1; exec /bin/sh -c "$1"', "gurt-shell", args.command],
+        argv: ["/bin/sh", "-c", `exec 2>&1\n${args.command}`],
         cwd: args.cwd ?? "/tmp",
         stdin: null,
       };

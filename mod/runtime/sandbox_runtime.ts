@@ -6,7 +6,7 @@
  */
 import type { Config } from "../config/mod.ts";
 import { type FetcherOptions, HttpFetcher } from "./http_fetch.ts";
-import { PidsCgroups } from "./process_cap.ts";
+import { cgroupPlan, PIDS_CGROUP_ROOT } from "./process_cap.ts";
 import {
   RefusingRuntime,
   RunError,
@@ -36,6 +36,8 @@ export interface RuntimeOptions {
   /** The bubblewrap program; `bwrap` on the PATH by default. */
   bwrap?: string;
   fetcher?: FetcherOptions;
+  /** The pids cgroup root; null for none (no process cap). Tests point it elsewhere. */
+  cgroupRoot?: string | null;
   /** Where the runtime says what went wrong inside (bubblewrap's own complaints). */
   log?: (line: string) => void;
 }
@@ -45,13 +47,17 @@ export class SandboxRuntime implements Runtime {
   private constructor(
     readonly settings: RuntimeSettings,
     readonly layout: SystemLayout,
-    readonly cgroups: PidsCgroups | null,
+    /** The pids cgroup root, or null where the box has none the core may use. */
+    readonly cgroupRoot: string | null,
     readonly fetcher: HttpFetcher,
     readonly bwrap: string,
     readonly log: (line: string) => void,
   ) {}
 
-  /** Starts the runtime if a trivial sandbox runs; otherwise the refusing runtime and why. */
+  /**
+   * Starts the runtime if a trivial sandbox runs, with a pids cgroup per call where that works
+   * too; otherwise the refusing runtime. The notices say what is refused or not enforced, and why.
+   */
   static async start(
     settings: RuntimeSettings,
     options: RuntimeOptions = {},
@@ -59,15 +65,19 @@ export class SandboxRuntime implements Runtime {
     const log = options.log ?? ((line: string) => console.error(line));
     const bwrap = options.bwrap ?? "bwrap";
     const layout = await probeSystemLayout();
-    const cgroups = await PidsCgroups.open();
     const fetcher = new HttpFetcher({
       timeoutMs: settings.fetch_timeout_ms,
       maxBytes: settings.max_fetch_bytes,
       maxRedirects: settings.max_redirects,
       allowPrivateHosts: settings.allow_private_hosts,
     }, options.fetcher);
-    const runtime = new SandboxRuntime(settings, layout, cgroups, fetcher, bwrap, log);
-    const problem = await runtime.#check();
+    const root = options.cgroupRoot === undefined ? PIDS_CGROUP_ROOT : options.cgroupRoot;
+    if (root !== null) {
+      const capped = new SandboxRuntime(settings, layout, root, fetcher, bwrap, log);
+      if (await capped.#check() === null) return { runtime: capped, notices: [] };
+    }
+    const uncapped = new SandboxRuntime(settings, layout, null, fetcher, bwrap, log);
+    const problem = await uncapped.#check();
     if (problem !== null) {
       return {
         runtime: new RefusingRuntime(),
@@ -76,12 +86,17 @@ export class SandboxRuntime implements Runtime {
         ],
       };
     }
-    const notices = cgroups === null
-      ? [
-        "gurt: this box has no writable pids cgroup hierarchy (/sys/fs/cgroup/pids), so the runtime's max_processes is not enforced; see runbook.md#runtime-limit",
-      ]
-      : [];
-    return { runtime, notices };
+    return {
+      runtime: uncapped,
+      notices: [
+        `gurt: this box has no pids cgroup the core can use (${PIDS_CGROUP_ROOT}), so the runtime's max_processes is not enforced; see runbook.md#runtime-limit`,
+      ],
+    };
+  }
+
+  /** Whether each call gets its own pids cgroup (max_processes holds). */
+  get capsProcesses(): boolean {
+    return this.cgroupRoot !== null;
   }
 
   /** Runs one built-in call. */
@@ -116,32 +131,38 @@ export class SandboxRuntime implements Runtime {
   }
 
   /** Runs a sandbox; throws the fixed sentence if bubblewrap or the wrapper failed. */
-  async #sandbox(args: string[], options: { stdin: string | null }): Promise<SandboxEnd> {
-    const group = this.cgroups === null
-      ? null
-      : await this.cgroups.create(this.settings.max_processes).catch(() => null);
-    if (this.cgroups !== null && group === null) throw new RunError(RUN_ERRORS.sandboxFailed);
-    const end = await runSandbox(args, {
-      bwrap: this.bwrap,
-      stdin: options.stdin,
-      group,
-      limits: {
-        timeoutMs: this.settings.timeout_ms,
-        memoryBytes: this.settings.memory_bytes,
-        maxOutputBytes: this.settings.max_output_bytes,
-      },
-    }).catch((error) => {
+  async #sandbox(
+    args: string[],
+    options: { stdin: string | null; timeoutMs?: number },
+  ): Promise<SandboxEnd> {
+    const end = await this.#spawn(args, options).catch((error) => {
       this.log(`gurt: the sandbox could not be started: ${describe(error)}`);
       throw new RunError(RUN_ERRORS.sandboxFailed);
     });
-    if (
-      end.kind === "exited" &&
-      (end.stderr.startsWith("bwrap:") || end.stderr.startsWith("gurt-sandbox:"))
-    ) {
-      this.log(`gurt: the sandbox could not start: ${end.stderr.trim()}`);
+    const problem = sandboxProblem(end);
+    if (problem !== null) {
+      this.log(`gurt: the sandbox could not start: ${problem}`);
       throw new RunError(RUN_ERRORS.sandboxFailed);
     }
     return end;
+  }
+
+  #spawn(
+    args: string[],
+    options: { stdin: string | null; timeoutMs?: number },
+  ): Promise<SandboxEnd> {
+    return runSandbox(args, {
+      bwrap: this.bwrap,
+      stdin: options.stdin,
+      cgroup: this.cgroupRoot === null
+        ? null
+        : cgroupPlan(this.settings.max_processes, { now: Date.now(), root: this.cgroupRoot }),
+      limits: {
+        timeoutMs: options.timeoutMs ?? this.settings.timeout_ms,
+        memoryBytes: this.settings.memory_bytes,
+        maxOutputBytes: this.settings.max_output_bytes,
+      },
+    });
   }
 
   /** The start check: `/bin/true` in a sandbox with no mounts exits 0. Null when it did. */
@@ -152,22 +173,13 @@ export class SandboxRuntime implements Runtime {
       this.#argOptions(),
     );
     try {
-      const group = this.cgroups === null
-        ? null
-        : await this.cgroups.create(this.settings.max_processes);
-      const end = await runSandbox(args, {
-        bwrap: this.bwrap,
+      const end = await this.#spawn(args, {
         stdin: null,
-        group,
-        limits: {
-          timeoutMs: Math.max(this.settings.timeout_ms, 5000),
-          memoryBytes: this.settings.memory_bytes,
-          maxOutputBytes: 4096,
-        },
+        timeoutMs: Math.max(this.settings.timeout_ms, 5000),
       });
       if (end.kind === "timed_out") return "it did not finish within its time limit";
       if (end.status === 0) return null;
-      const said = end.stderr.trim().split("\n")[0] ?? "";
+      const said = sandboxProblem(end) ?? "";
       return `it exited with status ${end.status}${said === "" ? "" : `: ${said}`}`;
     } catch (error) {
       return describe(error);
@@ -177,6 +189,13 @@ export class SandboxRuntime implements Runtime {
   #argOptions(): { layout: SystemLayout; tmpBytes: number } {
     return { layout: this.layout, tmpBytes: this.settings.memory_bytes };
   }
+}
+
+/** bubblewrap's or the wrapper's own complaint, if the run ended with one; else null. */
+function sandboxProblem(end: SandboxEnd): string | null {
+  if (end.kind !== "exited") return null;
+  const first = end.stderr.trim().split("\n")[0] ?? "";
+  return first.startsWith("bwrap:") || first.startsWith("gurt-sandbox:") ? first : null;
 }
 
 function describe(error: unknown): string {

@@ -1,6 +1,12 @@
 /** Golden bubblewrap argument lists per RunSpec (seed 002 §7, §13): the mounts are exactly §7's. */
 import { assertEquals, assertThrows } from "../assert.ts";
-import { bwrapArgs, type SystemLayout, wrappedArgv } from "../../mod/runtime/mod.ts";
+import {
+  bwrapArgs,
+  cgroupPlan,
+  SWEEP_AFTER_MS,
+  type SystemLayout,
+  wrappedArgv,
+} from "../../mod/runtime/mod.ts";
 import { specFor } from "./helpers.ts";
 
 /** A Debian 12 layout: merged /usr, and the few files of /etc a program needs. */
@@ -120,9 +126,7 @@ Deno.test("shell mounts every path of the grant writable and starts in cwd", () 
     "--",
     "/bin/sh",
     "-c",
-    'exec 2>&1; exec /bin/sh -c "$1"',
-    "gurt-shell",
-    "ls",
+    "exec 2>&1\nls",
   ]);
 });
 
@@ -137,9 +141,7 @@ Deno.test("shell under a grant with no paths mounts nothing and starts in the pr
     "--",
     "/bin/sh",
     "-c",
-    'exec 2>&1; exec /bin/sh -c "$1"',
-    "gurt-shell",
-    "true",
+    "exec 2>&1\ntrue",
   ]);
 });
 
@@ -152,21 +154,32 @@ Deno.test("http_fetch has egress and no mounts, and never becomes a sandbox comm
   assertThrows(() => bwrapArgs(spec, OPTIONS), Error, "does not run in the sandbox");
 });
 
-Deno.test("the wrapper joins the call's pids cgroup and sets the memory limit before bubblewrap", () => {
-  assertEquals(
-    wrappedArgv(["--unshare-net", "--", "/bin/true"], {
-      bwrap: "bwrap",
-      procsFile: "/sys/fs/cgroup/pids/gurt/x/cgroup.procs",
-      memoryBytes: 64 * 1024 * 1024,
-    }).slice(3),
-    [
-      "gurt-sandbox",
-      "/sys/fs/cgroup/pids/gurt/x/cgroup.procs",
-      "65536",
-      "bwrap",
-      "--unshare-net",
-      "--",
-      "/bin/true",
-    ],
-  );
+Deno.test("the wrapper makes and joins the call's pids cgroup and sets the memory limit before bubblewrap", () => {
+  const plan = cgroupPlan(16, { now: 1_800_000_000_000, root: "/sys/fs/cgroup/pids/gurt" });
+  assertEquals(plan.sweepBefore, 1_800_000_000_000 - SWEEP_AFTER_MS);
+  assertEquals(plan.name.startsWith("1800000000000-"), true);
+  const argv = wrappedArgv(["--unshare-net", "--", "/bin/true"], {
+    bwrap: "bwrap",
+    cgroup: plan,
+    memoryBytes: 64 * 1024 * 1024,
+  });
+  assertEquals(argv.slice(0, 2), ["/bin/sh", "-c"]);
+  assertEquals(argv.slice(3), [
+    "gurt-sandbox",
+    "/sys/fs/cgroup/pids/gurt",
+    plan.name,
+    "16",
+    String(1_800_000_000_000 - SWEEP_AFTER_MS),
+    "65536",
+    "bwrap",
+    "--unshare-net",
+    "--",
+    "/bin/true",
+  ]);
+  const none = wrappedArgv(["--", "/bin/true"], {
+    bwrap: "bwrap",
+    cgroup: null,
+    memoryBytes: 1024,
+  });
+  assertEquals(none.slice(3), ["gurt-sandbox", "", "", "0", "0", "1", "bwrap", "--", "/bin/true"]);
 });

@@ -4,17 +4,21 @@
  */
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
 import {
-  PidsCgroups,
   RUN_ERRORS,
   RunError,
-  type Runtime,
   type RuntimeSettings,
   SandboxRuntime,
 } from "../../mod/runtime/mod.ts";
 import { settings, specFor } from "./helpers.ts";
 
-async function runtimeWith(extra: Partial<RuntimeSettings> = {}): Promise<Runtime> {
-  const started = await SandboxRuntime.start(settings(extra), { log: () => {} });
+async function runtimeWith(
+  extra: Partial<RuntimeSettings> = {},
+  cgroupRoot?: string,
+): Promise<SandboxRuntime> {
+  const started = await SandboxRuntime.start(settings(extra), {
+    log: () => {},
+    ...(cgroupRoot === undefined ? {} : { cgroupRoot }),
+  });
   assert(started.runtime instanceof SandboxRuntime, `no sandbox: ${started.notices.join(" ")}`);
   return started.runtime;
 }
@@ -195,20 +199,45 @@ Deno.test("the memory limit holds: an allocation past it fails, one under it suc
   assert(!big.content.endsWith("[exit status 0]"), big.content);
 });
 
-const cgroups = await PidsCgroups.open();
+const capped = (await runtimeWith()).capsProcesses;
 
 Deno.test({
   name: "the process limit holds: forks past max_processes fail inside the sandbox",
-  ignore: cgroups === null,
+  ignore: !capped,
   fn: async () => {
     const spawn = "i=0; while [ $i -lt 30 ]; do sleep 5 & i=$((i+1)); echo spawned $i; done";
     const spawned = (content: string) =>
       Math.max(0, ...[...content.matchAll(/spawned (\d+)/g)].map((m) => Number(m[1])));
-    const capped = await (await runtimeWith({ max_processes: 8 })).run(shell(spawn));
-    assertStringIncludes(capped.content, "Cannot fork");
-    assert(spawned(capped.content) < 8, capped.content);
+    const few = await (await runtimeWith({ max_processes: 8 })).run(shell(spawn));
+    assertStringIncludes(few.content, "Cannot fork");
+    assert(spawned(few.content) < 8, few.content);
     const roomy = await (await runtimeWith({ max_processes: 64 })).run(shell(spawn));
     assertEquals(spawned(roomy.content), 30, roomy.content);
+  },
+});
+
+Deno.test({
+  name: "each call gets its own pids cgroup, and a later call sweeps old empty ones",
+  ignore: !capped,
+  fn: async () => {
+    const root = `/sys/fs/cgroup/pids/gurt-test-${crypto.randomUUID()}`;
+    try {
+      const runtime = await runtimeWith({}, root);
+      const stale = `${root}/${Date.now() - 60_000}-stale`;
+      await Deno.mkdir(stale);
+      const ran = await runtime.run(shell("cat /proc/self/cgroup | grep pids"));
+      const names = [...Deno.readDirSync(root)].filter((e) => e.isDirectory).map((e) => e.name);
+      assert(!names.includes(stale.slice(root.length + 1)), names.join(" "));
+      const mine = names.find((name) => ran.content.includes(name));
+      assert(mine !== undefined, `${ran.content} not in ${names.join(" ")}`);
+      assertEquals(await Deno.readTextFile(`${root}/${mine}/pids.max`), "64\n");
+      assertEquals(await Deno.readTextFile(`${root}/${mine}/cgroup.procs`), "");
+    } finally {
+      for (const entry of Deno.readDirSync(root)) {
+        if (entry.isDirectory) await Deno.remove(`${root}/${entry.name}`);
+      }
+      await Deno.remove(root);
+    }
   },
 });
 
