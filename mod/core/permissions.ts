@@ -27,7 +27,8 @@ export function corePermissions(config: Config): RolePermissions {
     net: true,
     env: true,
     run: true,
-    sys: ["uid", "gid", "hostname", "osRelease", "systemMemoryInfo"],
+    // "ca": node:https reads the system's CA store for http_fetch.
+    sys: ["uid", "gid", "hostname", "osRelease", "systemMemoryInfo", "ca"],
     ffi: false,
     import: false,
   };
