@@ -57,6 +57,17 @@ export class HttpFetcher {
 
   /** Fetches `url`, following redirects only to hosts that match `hosts`. */
   async fetch(url: string, hosts: readonly string[]): Promise<RunOutput> {
+    try {
+      return await this.#fetch(url, hosts);
+    } catch (error) {
+      // Whatever else went wrong, the model gets a sentence of gurt's, never a library's message
+      // (which can quote what the server sent, such as a certificate's names).
+      if (error instanceof RunError) throw error;
+      throw new RunError(FETCH_ERRORS.unreachable);
+    }
+  }
+
+  async #fetch(url: string, hosts: readonly string[]): Promise<RunOutput> {
     const deadline = AbortSignal.timeout(this.#settings.timeoutMs);
     let current = url;
     for (let hop = 0; hop <= this.#settings.maxRedirects; hop++) {

@@ -99,8 +99,18 @@ export class SandboxRuntime implements Runtime {
     return this.cgroupRoot !== null;
   }
 
-  /** Runs one built-in call. */
+  /** Runs one built-in call; every failure is one of RUN_ERRORS or FETCH_ERRORS. */
   async run(spec: RunSpec): Promise<RunOutput> {
+    try {
+      return await this.#run(spec);
+    } catch (error) {
+      if (error instanceof RunError) throw error;
+      this.log(`gurt: the runtime failed: ${describe(error)}`);
+      throw new RunError(RUN_ERRORS.sandboxFailed);
+    }
+  }
+
+  async #run(spec: RunSpec): Promise<RunOutput> {
     const args = spec.args;
     if (args.kind === "http_fetch") return await this.fetcher.fetch(args.url, spec.egress ?? []);
     const end = await this.#sandbox(bwrapArgs(spec, this.#argOptions()), {

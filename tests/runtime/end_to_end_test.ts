@@ -5,6 +5,7 @@
  */
 import { assertEquals, assertStringIncludes } from "../assert.ts";
 import { denialText } from "../../mod/policy/mod.ts";
+import { RUNTIME_UNAVAILABLE } from "../../mod/runtime/mod.ts";
 import { startBox } from "../core/harness.ts";
 import { grantToml } from "../policy/helpers.ts";
 import { startTlsServer } from "./tls_fixture.ts";
@@ -49,6 +50,29 @@ Deno.test("a secret read raises the taint, and a later http_fetch under a privat
   } finally {
     await box.close();
     await server.close();
+    await Deno.remove(files, { recursive: true });
+  }
+});
+
+Deno.test("a core whose bubblewrap does not run says so at start and answers built-in calls with the runbook pointer", async () => {
+  const files = await Deno.makeTempDir({ prefix: "gurt-e2e-files-" });
+  await Deno.writeTextFile(`${files}/a.txt`, "text");
+  const box = await startBox({
+    grants: { "files-read": grantToml({ tool: "read_file", paths: [files] }) },
+    core: { runtimeOptions: { bwrap: "/nonexistent/bwrap" } },
+  });
+  try {
+    assertStringIncludes(box.core.notices.join("\n"), "see runbook.md#runtime-unavailable");
+    const task = await box.startTask({ tools: ["read_file"] });
+    const read = await task.call("read_file", { path: `${files}/a.txt` }, "read-1");
+    assertEquals(read, { ok: false, error: RUNTIME_UNAVAILABLE });
+    const results = (await box.records()).filter((r) => r.event.type === "result");
+    assertEquals(results.map((r) => [r.event.status, r.event.taint_after]), [[
+      "failed",
+      "private",
+    ]]);
+  } finally {
+    await box.close();
     await Deno.remove(files, { recursive: true });
   }
 });
