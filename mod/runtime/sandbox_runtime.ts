@@ -120,7 +120,8 @@ export class SandboxRuntime implements Runtime {
     const output = new TextDecoder().decode(end.output);
     switch (args.kind) {
       case "read_file":
-        if (end.status !== 0) throw new RunError(RUN_ERRORS.readFailed);
+        // A file past the output cap was cut, and cat killed for it: a result, marked truncated.
+        if (end.status !== 0 && !end.truncated) throw new RunError(RUN_ERRORS.readFailed);
         return { content: output, truncated: end.truncated };
       case "write_file":
         if (end.status !== 0) throw new RunError(RUN_ERRORS.writeFailed);

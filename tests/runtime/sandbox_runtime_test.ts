@@ -50,7 +50,7 @@ const shell = (command: string, extra: { paths?: string[]; cwd?: string } = {}) 
     { command, ...(extra.cwd ? { cwd: extra.cwd } : {}) },
   );
 
-Deno.test("read_file returns the file under its grant, and a missing file is a fixed sentence", async () => {
+Deno.test("read_file returns the file under its grant, cut at the output cap, and a missing file is a fixed sentence", async () => {
   const runtime = await runtimeWith();
   await withDir(async (dir) => {
     await Deno.writeTextFile(`${dir}/a.md`, "notes\n");
@@ -58,6 +58,11 @@ Deno.test("read_file returns the file under its grant, and a missing file is a f
       specFor({ tool: "read_file", paths: [dir] }, "read_file", { path: `${dir}/a.md` }),
     );
     assertEquals(read, { content: "notes\n", truncated: false });
+    await Deno.writeTextFile(`${dir}/big.log`, "z".repeat(300_000));
+    const big = await (await runtimeWith({ max_output_bytes: 1000 })).run(
+      specFor({ tool: "read_file", paths: [dir] }, "read_file", { path: `${dir}/big.log` }),
+    );
+    assertEquals(big, { content: "z".repeat(1000), truncated: true });
     const missing = runtime.run(
       specFor({ tool: "read_file", paths: [dir] }, "read_file", { path: `${dir}/none.md` }),
     );
