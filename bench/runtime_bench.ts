@@ -4,7 +4,8 @@
  * bare `bwrap … /bin/true` with the same namespaces and mounts, spawned directly, in the same run.
  * Target: the whole path costs at most 2 times the bare sandbox. A third row shows the runtime
  * alone (the same call's RunSpec through SandboxRuntime.run, no socket, no audit), to tell the
- * sandbox's own overhead (wrapper, limits, pids cgroup) from the core's.
+ * sandbox's own overhead (wrapper, limits, pids cgroup) from the core's; a fourth, the runtime
+ * without its pids cgroup, to show what the process cap costs.
  */
 import { adminSocketPath } from "../mod/cli/permissions.ts";
 import { loadConfig } from "../mod/config/mod.ts";
@@ -91,21 +92,29 @@ try {
   };
   const alone: Runtime = (await SandboxRuntime.start(config.runtime)).runtime;
   if (!(alone instanceof SandboxRuntime)) throw new Error("bubblewrap does not work here");
+  const uncapped: Runtime = (await SandboxRuntime.start(config.runtime, { cgroupRoot: null }))
+    .runtime;
   const spec = shellTrueSpec();
   const runAlone = async () => {
     await alone.run(spec);
   };
+  const runUncapped = async () => {
+    await uncapped.run(spec);
+  };
   await timeEach(WARMUP, (i) => call(100_000 + i));
   await timeEach(WARMUP, runAlone);
+  await timeEach(WARMUP, runUncapped);
   await timeEach(WARMUP, bwrapTrue);
   // Interleaved one by one, so both sides see the same load on the machine.
   const path: number[] = [];
   const baseline: number[] = [];
   const runtimeOnly: number[] = [];
+  const noCgroup: number[] = [];
   for (let i = 0; i < RUNS; i++) {
     path.push(...await timeEach(1, () => call(i)));
     baseline.push(...await timeEach(1, bwrapTrue));
     runtimeOnly.push(...await timeEach(1, runAlone));
+    noCgroup.push(...await timeEach(1, runUncapped));
   }
   printTable([
     {
@@ -120,6 +129,14 @@ try {
       what: "shell `true` through SandboxRuntime.run alone (p50)",
       unit: "ms",
       value: p50(runtimeOnly),
+      baselineWhat: "bare bwrap … /bin/true (p50)",
+      baseline: p50(baseline),
+      target: "<= 1.5",
+    },
+    {
+      what: "the same, without the per-call pids cgroup (p50)",
+      unit: "ms",
+      value: p50(noCgroup),
       baselineWhat: "bare bwrap … /bin/true (p50)",
       baseline: p50(baseline),
       target: "<= 1.5",

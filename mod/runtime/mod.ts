@@ -6,7 +6,7 @@ export {
   type FetchSettings,
   HttpFetcher,
 } from "./http_fetch.ts";
-export { type CgroupPlan, cgroupPlan, PIDS_CGROUP_ROOT, SWEEP_AFTER_MS } from "./process_cap.ts";
+export { type CgroupPlan, cgroupPlan, CgroupSlots, PIDS_CGROUP_ROOT } from "./process_cap.ts";
 export {
   type Mount,
   RefusingRuntime,

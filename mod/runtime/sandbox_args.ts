@@ -75,6 +75,10 @@ export function sandboxArgs(
   const args = [
     "--unshare-user",
     "--unshare-pid",
+    // The command is the namespace's pid 1, a child bubblewrap waits for. Without it, bubblewrap's
+    // own pid 1 outlives bubblewrap for a moment and is left a zombie for the box's init to reap,
+    // still counted in the call's pids cgroup.
+    "--as-pid-1",
     "--unshare-ipc",
     "--unshare-uts",
     "--unshare-net",

@@ -1,6 +1,6 @@
 /**
- * Runs one bubblewrap sandbox under the call's limits: a small sh wrapper makes and joins the call's
- * pids cgroup (sweeping old empty ones) and sets the address-space limit, then becomes bubblewrap,
+ * Runs one bubblewrap sandbox under the call's limits: a small sh wrapper makes (once) and joins the
+ * call's pids cgroup and sets the address-space limit, then becomes bubblewrap,
  * so no process of the call ever runs outside them. The sandbox is killed at the time limit or once
  * the output passes its cap; its pid namespace takes every process of the call with it.
  */
@@ -27,24 +27,17 @@ export type SandboxEnd =
   | { kind: "timed_out" };
 
 /**
- * $1 the cgroup root ("" for none), $2 the group's name, $3 its pids.max, $4 the sweep cutoff,
- * $5 the address-space limit in KiB; then bubblewrap and its arguments. Failures print
- * `gurt-sandbox:` on stderr and exit 125.
+ * $1 the cgroup root ("" for none), $2 the group's name, $3 its pids.max, $4 the address-space
+ * limit in KiB; then bubblewrap and its arguments. Failures print `gurt-sandbox:` on stderr and
+ * exit 125.
  */
-const WRAPPER = `root=$1 name=$2 max=$3 cutoff=$4 kib=$5
-shift 5
+const WRAPPER = `root=$1 name=$2 max=$3 kib=$4
+shift 4
 if [ -n "$root" ]; then
-  old=
-  for d in "$root"/*; do
-    [ -d "$d" ] || continue
-    t=\${d##*/}
-    t=\${t%%-*}
-    [ "$t" -lt "$cutoff" ] 2>/dev/null && old="$old $d"
-  done
-  [ -n "$old" ] && rmdir $old 2>/dev/null
-  mkdir -p "$root/$name" && echo "$max" > "$root/$name/pids.max" &&
-    echo $$ > "$root/$name/cgroup.procs" ||
-    { echo "gurt-sandbox: cannot join a pids cgroup under $root" >&2; exit 125; }
+  group="$root/$name"
+  { [ -d "$group" ] || mkdir -p "$group"; } && echo "$max" > "$group/pids.max" &&
+    echo $$ > "$group/cgroup.procs" ||
+    { echo "gurt-sandbox: cannot join the pids cgroup $group" >&2; exit 125; }
 fi
 ulimit -c 0 && ulimit -v "$kib" ||
   { echo "gurt-sandbox: cannot set the memory limit" >&2; exit 125; }
@@ -66,7 +59,6 @@ export function wrappedArgv(
     cgroup?.root ?? "",
     cgroup?.name ?? "",
     String(cgroup?.maxProcesses ?? 0),
-    String(cgroup?.sweepBefore ?? 0),
     String(Math.floor(options.memoryBytes / 1024)),
     options.bwrap,
     ...bwrapArgs,

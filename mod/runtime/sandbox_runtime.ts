@@ -6,7 +6,7 @@
  */
 import type { Config } from "../config/mod.ts";
 import { type FetcherOptions, HttpFetcher } from "./http_fetch.ts";
-import { cgroupPlan, PIDS_CGROUP_ROOT } from "./process_cap.ts";
+import { cgroupPlan, CgroupSlots, PIDS_CGROUP_ROOT } from "./process_cap.ts";
 import {
   RefusingRuntime,
   RunError,
@@ -44,6 +44,8 @@ export interface RuntimeOptions {
 
 /** Runs built-in tools in bubblewrap, and http_fetch in the core. */
 export class SandboxRuntime implements Runtime {
+  readonly #slots = new CgroupSlots();
+
   private constructor(
     readonly settings: RuntimeSettings,
     readonly layout: SystemLayout,
@@ -72,9 +74,12 @@ export class SandboxRuntime implements Runtime {
       allowPrivateHosts: settings.allow_private_hosts,
     }, options.fetcher);
     const root = options.cgroupRoot === undefined ? PIDS_CGROUP_ROOT : options.cgroupRoot;
+    let capProblem = "no cgroup root is configured";
     if (root !== null) {
       const capped = new SandboxRuntime(settings, layout, root, fetcher, bwrap, log);
-      if (await capped.#check() === null) return { runtime: capped, notices: [] };
+      const problem = await capped.#check();
+      if (problem === null) return { runtime: capped, notices: [] };
+      capProblem = problem;
     }
     const uncapped = new SandboxRuntime(settings, layout, null, fetcher, bwrap, log);
     const problem = await uncapped.#check();
@@ -89,7 +94,7 @@ export class SandboxRuntime implements Runtime {
     return {
       runtime: uncapped,
       notices: [
-        `gurt: this box has no pids cgroup the core can use (${PIDS_CGROUP_ROOT}), so the runtime's max_processes is not enforced; see runbook.md#runtime-limit`,
+        `gurt: this box has no pids cgroup the core can use (${capProblem}), so the runtime's max_processes is not enforced; see runbook.md#runtime-limit`,
       ],
     };
   }
@@ -158,22 +163,28 @@ export class SandboxRuntime implements Runtime {
     return end;
   }
 
-  #spawn(
+  async #spawn(
     args: string[],
     options: { stdin: string | null; timeoutMs?: number },
   ): Promise<SandboxEnd> {
-    return runSandbox(args, {
-      bwrap: this.bwrap,
-      stdin: options.stdin,
-      cgroup: this.cgroupRoot === null
-        ? null
-        : cgroupPlan(this.settings.max_processes, { now: Date.now(), root: this.cgroupRoot }),
-      limits: {
-        timeoutMs: options.timeoutMs ?? this.settings.timeout_ms,
-        memoryBytes: this.settings.memory_bytes,
-        maxOutputBytes: this.settings.max_output_bytes,
-      },
-    });
+    const root = this.cgroupRoot;
+    const slot = root === null ? null : this.#slots.take();
+    try {
+      return await runSandbox(args, {
+        bwrap: this.bwrap,
+        stdin: options.stdin,
+        cgroup: root === null || slot === null
+          ? null
+          : cgroupPlan(this.settings.max_processes, { slot, root }),
+        limits: {
+          timeoutMs: options.timeoutMs ?? this.settings.timeout_ms,
+          memoryBytes: this.settings.memory_bytes,
+          maxOutputBytes: this.settings.max_output_bytes,
+        },
+      });
+    } finally {
+      if (slot !== null) this.#slots.give(slot);
+    }
   }
 
   /** The start check: `/bin/true` in a sandbox with no mounts exits 0. Null when it did. */

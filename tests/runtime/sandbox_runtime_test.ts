@@ -222,21 +222,24 @@ Deno.test({
 });
 
 Deno.test({
-  name: "each call gets its own pids cgroup, and a later call sweeps old empty ones",
+  name: "calls running together get separate pids cgroups, each empty once its call returns",
   ignore: !capped,
   fn: async () => {
     const root = `/sys/fs/cgroup/pids/gurt-test-${crypto.randomUUID()}`;
     try {
-      const runtime = await runtimeWith({}, root);
-      const stale = `${root}/${Date.now() - 60_000}-stale`;
-      await Deno.mkdir(stale);
-      const ran = await runtime.run(shell("cat /proc/self/cgroup | grep pids"));
-      const names = [...Deno.readDirSync(root)].filter((e) => e.isDirectory).map((e) => e.name);
-      assert(!names.includes(stale.slice(root.length + 1)), names.join(" "));
-      const mine = names.find((name) => ran.content.includes(name));
-      assert(mine !== undefined, `${ran.content} not in ${names.join(" ")}`);
-      assertEquals(await Deno.readTextFile(`${root}/${mine}/pids.max`), "64\n");
-      assertEquals(await Deno.readTextFile(`${root}/${mine}/cgroup.procs`), "");
+      const runtime = await runtimeWith({ max_processes: 16 }, root);
+      const which = shell("sleep 0.2; grep pids /proc/self/cgroup");
+      const [a, b] = await Promise.all([runtime.run(which), runtime.run(which)]);
+      const groups = [a, b].map((ran) => /pids:(\S+)/.exec(ran.content)?.[1]);
+      assertEquals(new Set(groups).size, 2, `${a.content} ${b.content}`);
+      for (const group of groups) {
+        const dir = `/sys/fs/cgroup/pids${group}`;
+        assert(dir.startsWith(`${root}/call-`), dir);
+        assertEquals(await Deno.readTextFile(`${dir}/pids.max`), "16\n");
+        assertEquals(await Deno.readTextFile(`${dir}/cgroup.procs`), "");
+      }
+      const again = await runtime.run(which);
+      assertStringIncludes(again.content, groups[0]!);
     } finally {
       for (const entry of Deno.readDirSync(root)) {
         if (entry.isDirectory) await Deno.remove(`${root}/${entry.name}`);
