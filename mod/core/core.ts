@@ -117,6 +117,7 @@ export class Core {
     withdrawAll(this.deps);
     await this.tasks.close();
     await this.admin.shutdown();
+    await this.deps.runtime.close?.();
     await Deno.remove(adminSocketPath(this.deps.home)).catch(() => {});
     this.writer.close();
   }

@@ -6,7 +6,14 @@ export {
   type FetchSettings,
   HttpFetcher,
 } from "./http_fetch.ts";
-export { type CgroupPlan, cgroupPlan, CgroupSlots, PIDS_CGROUP_ROOT } from "./process_cap.ts";
+export {
+  type CgroupPlan,
+  cgroupPlan,
+  CgroupSlots,
+  PIDS_CGROUP_ROOT,
+  runtimeCgroupRoot,
+  sweepCgroups,
+} from "./process_cap.ts";
 export {
   type Mount,
   RefusingRuntime,

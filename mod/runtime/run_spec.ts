@@ -69,6 +69,8 @@ export class RunError extends Error {
 /** Runs built-in tools. */
 export interface Runtime {
   run(spec: RunSpec): Promise<RunOutput>;
+  /** Releases what the runtime holds, once no call runs any more (the core's close). */
+  close?(): Promise<void>;
 }
 
 /** The refusal of a box whose sandbox did not work at start. */

@@ -6,7 +6,13 @@
  */
 import type { Config } from "../config/mod.ts";
 import { type FetcherOptions, HttpFetcher } from "./http_fetch.ts";
-import { cgroupPlan, CgroupSlots, PIDS_CGROUP_ROOT } from "./process_cap.ts";
+import {
+  cgroupPlan,
+  CgroupSlots,
+  PIDS_CGROUP_ROOT,
+  runtimeCgroupRoot,
+  sweepCgroups,
+} from "./process_cap.ts";
 import {
   RefusingRuntime,
   RunError,
@@ -36,7 +42,10 @@ export interface RuntimeOptions {
   /** The bubblewrap program; `bwrap` on the PATH by default. */
   bwrap?: string;
   fetcher?: FetcherOptions;
-  /** The pids cgroup root; null for none (no process cap). Tests point it elsewhere. */
+  /**
+   * The folder of this runtime's pids cgroups; null for none (no process cap). By default a new
+   * folder under PIDS_CGROUP_ROOT for each runtime.
+   */
   cgroupRoot?: string | null;
   /** Where the runtime says what went wrong inside (bubblewrap's own complaints). */
   log?: (line: string) => void;
@@ -73,7 +82,11 @@ export class SandboxRuntime implements Runtime {
       maxRedirects: settings.max_redirects,
       allowPrivateHosts: settings.allow_private_hosts,
     }, options.fetcher);
-    const root = options.cgroupRoot === undefined ? PIDS_CGROUP_ROOT : options.cgroupRoot;
+    let root = options.cgroupRoot === undefined ? null : options.cgroupRoot;
+    if (options.cgroupRoot === undefined) {
+      await sweepCgroups(PIDS_CGROUP_ROOT);
+      root = runtimeCgroupRoot();
+    }
     let capProblem = "no cgroup root is configured";
     if (root !== null) {
       const capped = new SandboxRuntime(settings, layout, root, fetcher, bwrap, log);
@@ -97,6 +110,12 @@ export class SandboxRuntime implements Runtime {
         `gurt: this box has no pids cgroup the core can use (${capProblem}), so the runtime's max_processes is not enforced; see runbook.md#runtime-limit`,
       ],
     };
+  }
+
+  /** Removes this runtime's folder of pids cgroups (its calls have ended). */
+  async close(): Promise<void> {
+    if (this.cgroupRoot === null) return;
+    await sweepCgroups(this.cgroupRoot.slice(0, this.cgroupRoot.lastIndexOf("/")), this.cgroupRoot);
   }
 
   /** Whether each call gets its own pids cgroup (max_processes holds). */

@@ -8,6 +8,7 @@ import {
   RunError,
   type RuntimeSettings,
   SandboxRuntime,
+  sweepCgroups,
 } from "../../mod/runtime/mod.ts";
 import { settings, specFor } from "./helpers.ts";
 
@@ -245,6 +246,31 @@ Deno.test({
         if (entry.isDirectory) await Deno.remove(`${root}/${entry.name}`);
       }
       await Deno.remove(root);
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "a start sweeps the cgroup folders of runtimes whose process has gone, and close removes its own",
+  ignore: !capped,
+  fn: async () => {
+    const root = `/sys/fs/cgroup/pids/gurt-test-${crypto.randomUUID()}`;
+    const gone = `${root}/999999999-1`;
+    const alive = `${root}/${Deno.pid}-77`;
+    try {
+      for (const dir of [gone, alive]) await Deno.mkdir(`${dir}/call-0`, { recursive: true });
+      await sweepCgroups(root);
+      await assertRejects(() => Deno.stat(gone), Deno.errors.NotFound);
+      assert((await Deno.stat(`${alive}/call-0`)).isDirectory);
+      const runtime = await runtimeWith({}, alive);
+      await runtime.run(shell("true"));
+      await runtime.close();
+      await assertRejects(() => Deno.stat(alive), Deno.errors.NotFound);
+    } finally {
+      await new Deno.Command("/bin/sh", {
+        args: ["-c", 'rmdir "$1"/*/* "$1"/* "$1" 2>/dev/null; exit 0', "x", root],
+      }).output();
     }
   },
 });
