@@ -1,5 +1,5 @@
 /** Test helpers: RunSpecs built the only way there is (a real decision), and a runtime on them. */
-import { configSchema } from "../../mod/config/schema.ts";
+import { parseConfig } from "../../mod/config/mod.ts";
 import { decide } from "../../mod/policy/mod.ts";
 import { type RunSpec, runSpecFor, type RuntimeSettings } from "../../mod/runtime/mod.ts";
 import { at, grantSet, type GrantSpec } from "../policy/helpers.ts";
@@ -15,5 +15,5 @@ export function specFor(grant: GrantSpec, tool: string, input: unknown): RunSpec
 
 /** The [runtime] settings: the defaults, with some replaced. */
 export function settings(extra: Partial<RuntimeSettings> = {}): RuntimeSettings {
-  return { ...configSchema.parse({}).runtime, ...extra };
+  return { ...parseConfig("gurt.toml", "").runtime, ...extra };
 }

@@ -1,6 +1,6 @@
 /** gurt.toml's [runtime] table: sane defaults, strict keys, and values checked. */
 import { assertEquals, assertThrows } from "../assert.ts";
-import { parseConfig } from "../../mod/config/load.ts";
+import { parseConfig } from "../../mod/config/mod.ts";
 
 Deno.test("[runtime] defaults: 30 s, 512 MiB, 64 processes, 1 MiB of output, no private hosts", () => {
   assertEquals(parseConfig("gurt.toml", "").runtime, {
