@@ -61,6 +61,7 @@ export class Core {
       if (runtime === undefined) {
         const started = await SandboxRuntime.start(config.runtime, {
           log,
+          protectedPaths: [config.home, config.vault],
           ...options.runtimeOptions,
         });
         runtime = started.runtime;

@@ -5,6 +5,7 @@
  * is one of the fixed sentences of RUN_ERRORS, never text a tool printed or read.
  */
 import type { Config } from "../config/mod.ts";
+import { pathInside } from "../policy/mod.ts";
 import { type FetcherOptions, HttpFetcher } from "./http_fetch.ts";
 import {
   cgroupPlan,
@@ -31,6 +32,8 @@ export type RuntimeSettings = Config["runtime"];
 export const RUN_ERRORS = {
   timedOut: "the tool ran longer than its time limit and was stopped; see runbook.md#runtime-limit",
   sandboxFailed: "the sandbox could not start; see runbook.md#runtime-unavailable",
+  protectedPath:
+    "the grant's path holds or lies inside gurt's own files (the box home or the vault), which the sandbox never mounts; see runbook.md#runtime-protected-path",
   readFailed:
     "the file could not be read: it does not exist inside the granted path or is not a readable file",
   writeFailed:
@@ -47,6 +50,11 @@ export interface RuntimeOptions {
    * folder under PIDS_CGROUP_ROOT for each runtime.
    */
   cgroupRoot?: string | null;
+  /**
+   * Paths the sandbox never mounts, nor anything that holds them: the box home and the vault. A
+   * grant over one of them would let a tool rewrite the grants or read every secret.
+   */
+  protectedPaths?: readonly string[];
   /** Where the runtime says what went wrong inside (bubblewrap's own complaints). */
   log?: (line: string) => void;
 }
@@ -63,6 +71,8 @@ export class SandboxRuntime implements Runtime {
     readonly fetcher: HttpFetcher,
     readonly bwrap: string,
     readonly log: (line: string) => void,
+    /** The protected paths, as given and as resolved (symlinks followed). */
+    readonly protectedPaths: readonly string[] = [],
   ) {}
 
   /**
@@ -76,6 +86,10 @@ export class SandboxRuntime implements Runtime {
     const log = options.log ?? ((line: string) => console.error(line));
     const bwrap = options.bwrap ?? "bwrap";
     const layout = await probeSystemLayout();
+    const protectedPaths: string[] = [];
+    for (const path of options.protectedPaths ?? []) {
+      protectedPaths.push(path, await Deno.realPath(path).catch(() => path));
+    }
     const fetcher = new HttpFetcher({
       timeoutMs: settings.fetch_timeout_ms,
       maxBytes: settings.max_fetch_bytes,
@@ -89,12 +103,28 @@ export class SandboxRuntime implements Runtime {
     }
     let capProblem = "no cgroup root is configured";
     if (root !== null) {
-      const capped = new SandboxRuntime(settings, layout, root, fetcher, bwrap, log);
+      const capped = new SandboxRuntime(
+        settings,
+        layout,
+        root,
+        fetcher,
+        bwrap,
+        log,
+        protectedPaths,
+      );
       const problem = await capped.#check();
       if (problem === null) return { runtime: capped, notices: [] };
       capProblem = problem;
     }
-    const uncapped = new SandboxRuntime(settings, layout, null, fetcher, bwrap, log);
+    const uncapped = new SandboxRuntime(
+      settings,
+      layout,
+      null,
+      fetcher,
+      bwrap,
+      log,
+      protectedPaths,
+    );
     const problem = await uncapped.#check();
     if (problem !== null) {
       return {
@@ -137,6 +167,9 @@ export class SandboxRuntime implements Runtime {
   async #run(spec: RunSpec): Promise<RunOutput> {
     const args = spec.args;
     if (args.kind === "http_fetch") return await this.fetcher.fetch(args.url, spec.egress ?? []);
+    if (await this.#touchesProtected(spec.mounts.map((mount) => mount.path))) {
+      throw new RunError(RUN_ERRORS.protectedPath);
+    }
     const end = await this.#sandbox(bwrapArgs(spec, this.#argOptions()), {
       stdin: args.kind === "write_file" ? args.content : null,
     });
@@ -163,6 +196,27 @@ export class SandboxRuntime implements Runtime {
         };
       }
     }
+  }
+
+  /**
+   * Whether a mount, as written or with its symlinks followed (bubblewrap follows them), holds or
+   * lies inside a protected path. `realpath` runs as a program: the core may not read grant paths.
+   */
+  async #touchesProtected(paths: readonly string[]): Promise<boolean> {
+    if (paths.length === 0 || this.protectedPaths.length === 0) return false;
+    const out = await new Deno.Command("realpath", {
+      args: ["-m", "--", ...paths],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+      clearEnv: true,
+      env: { PATH: "/usr/local/bin:/usr/bin:/bin" },
+    }).output();
+    if (!out.success) return true;
+    const resolved = new TextDecoder().decode(out.stdout).split("\n").filter((line) => line !== "");
+    return [...paths, ...resolved].some((path) =>
+      this.protectedPaths.some((kept) => pathInside(path, kept) || pathInside(kept, path))
+    );
   }
 
   /** Runs a sandbox; throws the fixed sentence if bubblewrap or the wrapper failed. */

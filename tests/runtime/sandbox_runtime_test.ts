@@ -123,6 +123,37 @@ Deno.test("write_file writes inside its mount and cannot write outside it", asyn
   });
 });
 
+Deno.test("a grant over the box home, a folder holding it, or a symlink to it is never mounted", async () => {
+  await withDir(async (outer) => {
+    const home = `${outer}/box/home`;
+    await Deno.mkdir(`${home}/grants`, { recursive: true });
+    await Deno.writeTextFile(`${home}/grants/g.toml`, "secret grant");
+    await Deno.mkdir(`${outer}/work`);
+    await Deno.writeTextFile(`${outer}/work/a.txt`, "work");
+    await Deno.symlink(`${outer}/box`, `${outer}/alias`);
+    const started = await SandboxRuntime.start(settings(), {
+      log: () => {},
+      protectedPaths: [home, `${outer}/vault/vault.env`],
+    });
+    const runtime = started.runtime;
+    const read = (grant: string, path: string) =>
+      runtime.run(specFor({ tool: "read_file", paths: [grant] }, "read_file", { path }));
+    for (
+      const [grant, path] of [
+        [home, `${home}/grants/g.toml`],
+        [`${outer}/box`, `${home}/grants/g.toml`],
+        [`${outer}/alias`, `${outer}/alias/home/grants/g.toml`],
+        [`${outer}/vault`, `${outer}/vault/vault.env`],
+      ]
+    ) {
+      await assertRejects(() => read(grant, path), RunError, RUN_ERRORS.protectedPath);
+    }
+    const shellOver = runtime.run(shell("ls", { paths: [outer], cwd: outer }));
+    await assertRejects(() => shellOver, RunError, RUN_ERRORS.protectedPath);
+    assertEquals((await read(`${outer}/work`, `${outer}/work/a.txt`)).content, "work");
+  });
+});
+
 Deno.test("a shell that exits non-zero is a result with its output and status, stderr included", async () => {
   const runtime = await runtimeWith();
   const ran = await runtime.run(shell("echo out; echo err >&2; exit 3"));
