@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up gurt on a Debian 12 machine that has Node.js and npm: Deno 2.9.6 from the npm registry,
-# the locked dependencies, and `gurt` on the PATH. With --test, also the Debian packages the tests
-# need. Safe to run again: it changes only what is missing.
+# the locked dependencies, bubblewrap (the sandbox of the built-in tools), and `gurt` on the PATH.
+# With --test, also the Debian packages the tests need. Safe to run again: it changes only what is missing.
 set -euo pipefail
 
 DENO_VERSION=2.9.6
@@ -51,22 +51,26 @@ deno install --frozen >/dev/null 2>&1 || {
 }
 say "dependencies installed from deno.lock"
 
-# Debian packages the tests need: the sandbox, the desktop, the browser.
+# Debian packages: the sandbox of the built-in tools (bubblewrap) always; with --test, also what
+# the tests need: the desktop, the browser, curl.
+packages=(bubblewrap)
 if [ "$with_test" = 1 ]; then
-  packages=(bubblewrap xvfb openbox xdotool wmctrl x11-utils x11-apps x11-xkb-utils imagemagick
+  packages+=(xvfb openbox xdotool wmctrl x11-utils x11-apps x11-xkb-utils imagemagick
     ffmpeg x11vnc novnc websockify chromium fonts-dejavu-core curl procps)
-  missing=()
-  for p in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-  done
-  if [ ${#missing[@]} -gt 0 ]; then
-    say "installing Debian packages: ${missing[*]}"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >/dev/null
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-  else
-    say "Debian packages for the tests are already installed"
-  fi
+fi
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  say "Debian packages already installed: ${packages[*]}"
+elif [ "$(id -u)" != 0 ]; then
+  say "missing Debian packages: ${missing[*]}; install them as root (apt-get install ${missing[*]}), or built-in tools are refused (see runbook.md#runtime-unavailable)" >&2
+else
+  say "installing Debian packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 # gurt itself: a compiled binary where Deno's runtime image can be had, else a launcher.

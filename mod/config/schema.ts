@@ -49,6 +49,28 @@ export const configSchema = z.strictObject({
     /** The most model requests one task's loop makes before it stops. */
     max_turns: z.number().int().positive().default(50),
   }).prefault({}),
+  runtime: z.strictObject({
+    /** How long one built-in call may run before its whole sandbox is killed. */
+    timeout_ms: positiveMs.default(30_000),
+    /** Each sandboxed process's address space, and the size of the sandbox's private /tmp. */
+    memory_bytes: z.number().int().min(16 * 1024 * 1024).default(512 * 1024 * 1024),
+    /** How many processes one call may have at once (where the box can enforce it). */
+    max_processes: z.number().int().min(2).default(64),
+    /** The output a call may return; more is cut and the result says truncated. */
+    max_output_bytes: z.number().int().positive().default(1024 * 1024),
+    /** How long one http_fetch may take, redirects included. */
+    fetch_timeout_ms: positiveMs.default(30_000),
+    /** The response body http_fetch returns at most; more is cut and marked truncated. */
+    max_fetch_bytes: z.number().int().positive().default(5 * 1024 * 1024),
+    /** Redirects http_fetch follows, each checked against the grant's hosts first. */
+    max_redirects: z.number().int().min(0).max(20).default(5),
+    /** Hosts http_fetch may reach at loopback, private, link-local or unique-local addresses. */
+    allow_private_hosts: z.array(
+      z.string().regex(/^[a-z0-9.-]{1,253}$/, {
+        message: "must be a lowercase host name such as printer.lan",
+      }),
+    ).default([]),
+  }).prefault({}),
 });
 
 /** gurt.toml after defaults. */

@@ -15,7 +15,7 @@ import {
   withdrawAll,
 } from "../broker/mod.ts";
 import { GrantsInvalidReporter } from "../policy/mod.ts";
-import { RefusingRuntime, type Runtime } from "../runtime/mod.ts";
+import { type Runtime, type RuntimeOptions, SandboxRuntime } from "../runtime/mod.ts";
 import { standardRegistry, type ToolRegistry } from "../tools/mod.ts";
 import { redactingAppender, Vault } from "../vault/mod.ts";
 import { adminRoutes } from "./admin_routes.ts";
@@ -28,6 +28,8 @@ export interface CoreOptions {
   log?: (line: string) => void;
   clock?: () => Date;
   runtime?: Runtime;
+  /** For the sandbox runtime started when `runtime` is not given (tests give the fetcher a CA). */
+  runtimeOptions?: RuntimeOptions;
   registry?: ToolRegistry;
   asRoot?: boolean;
   /** The vault view the core's own paths read (the model relay's key); tests pass one. */
@@ -72,6 +74,16 @@ export class Core {
       ((home: string, acceptBreak: boolean) => AuditWriter.open(home, { acceptBreak }));
     const { writer, notices } = await open(config.home, options.acceptBreak ?? false);
     try {
+      let runtime = options.runtime;
+      if (runtime === undefined) {
+        const started = await SandboxRuntime.start(config.runtime, {
+          log,
+          protectedPaths: [config.home, config.vault],
+          ...options.runtimeOptions,
+        });
+        runtime = started.runtime;
+        notices.push(...started.notices);
+      }
       const approvals = new ApprovalTable<ApprovalContext, Verdict>();
       // The task manager needs the deps, and the deps tell it of pending changes: a late binding.
       const late: { tasks?: TaskManager } = {};
@@ -82,7 +94,7 @@ export class Core {
         audit: redactingAppender(writer, redact),
         registry: options.registry ?? standardRegistry(),
         approvals,
-        runtime: options.runtime ?? new RefusingRuntime(),
+        runtime,
         readSecret: vault.readSecret,
         vault: options.vault ?? vault.view(),
         redact,
@@ -124,6 +136,7 @@ export class Core {
     withdrawAll(this.deps);
     await this.tasks.close();
     await this.admin.shutdown();
+    await this.deps.runtime.close?.();
     await Deno.remove(adminSocketPath(this.deps.home)).catch(() => {});
     this.writer.close();
   }

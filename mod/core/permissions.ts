@@ -6,18 +6,29 @@
 import type { Config } from "../config/mod.ts";
 import type { RolePermissions } from "../roles/mod.ts";
 import { codeDir } from "../roles/mod.ts";
+import { SYSTEM_PATHS } from "../runtime/mod.ts";
 
 /** The permissions of `gurt serve`. */
 export function corePermissions(config: Config): RolePermissions {
   const vaultDir = config.vault.slice(0, config.vault.lastIndexOf("/")) || "/";
   return {
-    read: [codeDir(), config.home, vaultDir, "/etc/passwd", "/etc/group", "/proc"],
+    // The runtime looks at the system paths it mounts into the sandbox.
+    read: [
+      codeDir(),
+      config.home,
+      vaultDir,
+      "/etc/passwd",
+      "/etc/group",
+      "/proc",
+      ...SYSTEM_PATHS,
+    ],
     // The vault is rewritten as vault.env.tmp and renamed, so its directory is writable.
     write: [config.home, vaultDir],
     net: true,
     env: true,
     run: true,
-    sys: ["uid", "gid", "hostname", "osRelease", "systemMemoryInfo"],
+    // "ca": node:https reads the system's CA store for http_fetch.
+    sys: ["uid", "gid", "hostname", "osRelease", "systemMemoryInfo", "ca"],
     ffi: false,
     import: false,
   };

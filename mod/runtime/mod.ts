@@ -1,4 +1,19 @@
-/** The runtime seam: RunSpec, Runtime, and the runtimes. */
+/** The runtime seam (RunSpec, Runtime) and the runtimes: the refusing one and the sandbox. */
+export { isRestrictedAddress } from "./address_ranges.ts";
+export {
+  FETCH_ERRORS,
+  type FetcherOptions,
+  type FetchSettings,
+  HttpFetcher,
+} from "./http_fetch.ts";
+export {
+  type CgroupPlan,
+  cgroupPlan,
+  CgroupSlots,
+  PIDS_CGROUP_ROOT,
+  runtimeCgroupRoot,
+  sweepCgroups,
+} from "./process_cap.ts";
 export {
   type Mount,
   RefusingRuntime,
@@ -7,4 +22,22 @@ export {
   RunSpec,
   runSpecFor,
   type Runtime,
+  RUNTIME_UNAVAILABLE,
 } from "./run_spec.ts";
+export {
+  bwrapArgs,
+  SANDBOX_ENV,
+  sandboxArgs,
+  type SandboxCommand,
+  sandboxCommand,
+  type SystemEntry,
+  type SystemLayout,
+} from "./sandbox_args.ts";
+export { runSandbox, type SandboxEnd, type SandboxLimits, wrappedArgv } from "./sandbox_process.ts";
+export {
+  RUN_ERRORS,
+  type RuntimeOptions,
+  type RuntimeSettings,
+  SandboxRuntime,
+} from "./sandbox_runtime.ts";
+export { probeSystemLayout, SYSTEM_PATHS } from "./system_layout.ts";

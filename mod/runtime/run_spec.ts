@@ -3,7 +3,7 @@
  * tool, its typed arguments, exactly the mounts and egress the decision's grant gives. It can be
  * built only here, from a Decision, which only mod/policy can build.
  */
-import type { Decision } from "../policy/mod.ts";
+import type { Decision, ToolArgs } from "../policy/mod.ts";
 
 /** A path mounted into the sandbox at the same path. */
 export interface Mount {
@@ -19,7 +19,7 @@ export class RunSpec {
 
   private constructor(
     readonly tool: string,
-    readonly args: unknown,
+    readonly args: ToolArgs,
     readonly mounts: readonly Mount[],
     readonly egress: readonly string[] | null,
   ) {}
@@ -69,15 +69,17 @@ export class RunError extends Error {
 /** Runs built-in tools. */
 export interface Runtime {
   run(spec: RunSpec): Promise<RunOutput>;
+  /** Releases what the runtime holds, once no call runs any more (the core's close). */
+  close?(): Promise<void>;
 }
 
-/** The runtime until the sandbox lands: every built-in call fails with one fixed sentence. */
+/** The refusal of a box whose sandbox did not work at start. */
+export const RUNTIME_UNAVAILABLE =
+  "built-in tools cannot run: the sandbox (bubblewrap) did not work when gurt serve started; see runbook.md#runtime-unavailable";
+
+/** The runtime of a box without a working sandbox: every built-in call fails with one sentence. */
 export class RefusingRuntime implements Runtime {
   run(_spec: RunSpec): Promise<RunOutput> {
-    return Promise.reject(
-      new RunError(
-        "built-in tools cannot run: this box has no sandbox runtime yet; see runbook.md#runtime-unavailable",
-      ),
-    );
+    return Promise.reject(new RunError(RUNTIME_UNAVAILABLE));
   }
 }

@@ -1,0 +1,114 @@
+/**
+ * The bubblewrap argument list for one RunSpec (seed 002 §7), as pure data: new user, pid, ipc, uts
+ * and network namespaces; the system directories read-only; a private /tmp and /dev; exactly the
+ * spec's mounts at the same paths; no environment but a fixed one; dies with the core. The golden
+ * tests in tests/runtime/sandbox_args_test.ts pin every list.
+ */
+import type { Mount, RunSpec } from "./run_spec.ts";
+
+/** One top-level system path of the host: a directory or file mounted read-only, or a symlink copied. */
+export type SystemEntry =
+  | { path: string; kind: "bind" }
+  | { path: string; kind: "symlink"; target: string };
+
+/** What the host's system directories look like, probed once at start (system_layout.ts). */
+export interface SystemLayout {
+  readonly entries: readonly SystemEntry[];
+}
+
+/** The sandbox's fixed environment: nothing of the core's (no vault value can leak through it). */
+export const SANDBOX_ENV: Readonly<Record<string, string>> = {
+  PATH: "/usr/local/bin:/usr/bin:/bin",
+  HOME: "/tmp",
+  LANG: "C.UTF-8",
+};
+
+/** The program and arguments a built-in tool runs inside the sandbox. */
+export interface SandboxCommand {
+  /** The argv after bubblewrap's own options. */
+  argv: string[];
+  /** The working directory inside the sandbox. */
+  cwd: string;
+  /** What goes to the command's stdin (write_file's content), or null for nothing. */
+  stdin: string | null;
+}
+
+/** The command for a built-in tool run in the sandbox; throws for http_fetch and app tools. */
+export function sandboxCommand(spec: RunSpec): SandboxCommand {
+  const args = spec.args;
+  switch (args.kind) {
+    case "read_file":
+      return { argv: ["/bin/cat", "--", args.path], cwd: "/tmp", stdin: null };
+    case "write_file":
+      return {
+        argv: ["/bin/sh", "-c", 'exec /bin/cat > "$1"', "gurt-write", args.path],
+        cwd: "/tmp",
+        stdin: args.content,
+      };
+    case "shell":
+      // The command's stderr joins its stdout inside, so bubblewrap's own stderr stays its own.
+      // The redirection is its own first line: it runs before the command is even parsed.
+      return {
+        argv: ["/bin/sh", "-c", `exec 2>&1\n${args.command}`],
+        cwd: args.cwd ?? "/tmp",
+        stdin: null,
+      };
+    default:
+      throw new Error(`the tool ${spec.tool} does not run in the sandbox`);
+  }
+}
+
+/** bubblewrap's arguments for a spec: the namespaces, the system, the mounts, then the command. */
+export function bwrapArgs(
+  spec: RunSpec,
+  options: { layout: SystemLayout; tmpBytes: number },
+): string[] {
+  return sandboxArgs(spec.mounts, sandboxCommand(spec), options);
+}
+
+/** bubblewrap's arguments for mounts and a command (the start check runs `/bin/true` this way). */
+export function sandboxArgs(
+  mounts: readonly Mount[],
+  command: SandboxCommand,
+  options: { layout: SystemLayout; tmpBytes: number },
+): string[] {
+  const args = [
+    "--unshare-user",
+    "--unshare-pid",
+    // The command is the namespace's pid 1, a child bubblewrap waits for. Without it, bubblewrap's
+    // own pid 1 outlives bubblewrap for a moment and is left a zombie for the box's init to reap,
+    // still counted in the call's pids cgroup.
+    "--as-pid-1",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-net",
+    "--disable-userns",
+    "--die-with-parent",
+    "--new-session",
+    "--cap-drop",
+    "ALL",
+    "--hostname",
+    "gurt-sandbox",
+    "--clearenv",
+  ];
+  for (const [name, value] of Object.entries(SANDBOX_ENV)) args.push("--setenv", name, value);
+  for (const entry of options.layout.entries) {
+    if (entry.kind === "bind") args.push("--ro-bind", entry.path, entry.path);
+    else args.push("--symlink", entry.target, entry.path);
+  }
+  args.push(
+    "--proc",
+    "/proc",
+    "--dev",
+    "/dev",
+    "--size",
+    String(options.tmpBytes),
+    "--tmpfs",
+    "/tmp",
+  );
+  for (const mount of mounts) {
+    args.push(mount.writable ? "--bind" : "--ro-bind", mount.path, mount.path);
+  }
+  args.push("--chdir", command.cwd, "--", ...command.argv);
+  return args;
+}

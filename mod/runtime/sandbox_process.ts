@@ -1,0 +1,204 @@
+/**
+ * Runs one bubblewrap sandbox under the call's limits: a small sh wrapper makes (once) and joins the
+ * call's pids cgroup and sets the address-space limit, then becomes bubblewrap,
+ * so no process of the call ever runs outside them. The sandbox is killed at the time limit or once
+ * the output passes its cap; its pid namespace takes every process of the call with it.
+ */
+import type { CgroupPlan } from "./process_cap.ts";
+
+/** The limits of one sandboxed run. */
+export interface SandboxLimits {
+  timeoutMs: number;
+  memoryBytes: number;
+  maxOutputBytes: number;
+}
+
+/** How a sandboxed run ended. */
+export type SandboxEnd =
+  | {
+    kind: "exited";
+    /** The exit status, or 128 + the signal number for a command killed by a signal. */
+    status: number;
+    output: Uint8Array;
+    truncated: boolean;
+    /** bubblewrap's and the wrapper's own complaints, never shown to the model. */
+    stderr: string;
+  }
+  | { kind: "timed_out" };
+
+/**
+ * $1 the cgroup root ("" for none), $2 the group's name, $3 its pids.max, $4 the address-space
+ * limit in KiB; then bubblewrap and its arguments. Failures print `gurt-sandbox:` on stderr and
+ * exit 125.
+ */
+const WRAPPER = `root=$1 name=$2 max=$3 kib=$4
+shift 4
+if [ -n "$root" ]; then
+  group="$root/$name"
+  { [ -d "$group" ] || mkdir -p "$group"; } && echo "$max" > "$group/pids.max" &&
+    echo $$ > "$group/cgroup.procs" ||
+    { echo "gurt-sandbox: cannot join the pids cgroup $group" >&2; exit 125; }
+fi
+ulimit -c 0 && ulimit -v "$kib" ||
+  { echo "gurt-sandbox: cannot set the memory limit" >&2; exit 125; }
+exec "$@"`;
+
+const MAX_STDERR = 4096;
+
+/** The argv that runs bubblewrap inside the wrapper, with a cgroup plan or none. */
+export function wrappedArgv(
+  bwrapArgs: readonly string[],
+  options: { bwrap: string; cgroup: CgroupPlan | null; memoryBytes: number },
+): string[] {
+  const cgroup = options.cgroup;
+  return [
+    "/bin/sh",
+    "-c",
+    WRAPPER,
+    "gurt-sandbox",
+    cgroup?.root ?? "",
+    cgroup?.name ?? "",
+    String(cgroup?.maxProcesses ?? 0),
+    String(Math.floor(options.memoryBytes / 1024)),
+    options.bwrap,
+    ...bwrapArgs,
+  ];
+}
+
+/** Runs bubblewrap with `bwrapArgs` under the limits and returns how it ended. */
+export async function runSandbox(
+  bwrapArgs: readonly string[],
+  options: {
+    bwrap: string;
+    stdin: string | null;
+    limits: SandboxLimits;
+    cgroup: CgroupPlan | null;
+  },
+): Promise<SandboxEnd> {
+  const argv = wrappedArgv(bwrapArgs, {
+    bwrap: options.bwrap,
+    cgroup: options.cgroup,
+    memoryBytes: options.limits.memoryBytes,
+  });
+  const child = new Deno.Command(argv[0], {
+    args: argv.slice(1),
+    stdin: options.stdin === null ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+    // Not detached: a detached spawn costs ~25 ms more here, and bubblewrap's pid namespace with
+    // --die-with-parent already reaches every process of the call.
+    clearEnv: true,
+    env: { PATH: "/usr/local/bin:/usr/bin:/bin" },
+  }).spawn();
+  let killed = false;
+  let exited = false;
+  const status = child.status.then((value) => {
+    exited = true;
+    return value;
+  });
+  const kill = (): void => {
+    // Never after the exit: the pid may already belong to another process.
+    if (killed || exited) return;
+    killed = true;
+    try {
+      // bubblewrap's own process: its death takes the sandbox's pid 1, and with it the namespace.
+      Deno.kill(child.pid, "SIGKILL");
+    } catch {
+      // It has already gone.
+    }
+  };
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    kill();
+  }, options.limits.timeoutMs);
+  try {
+    const writing = options.stdin === null ? Promise.resolve() : writeAll(child, options.stdin);
+    const [output, stderr, ended] = await Promise.all([
+      readCapped(child.stdout, options.limits.maxOutputBytes, kill),
+      readCapped(child.stderr, MAX_STDERR, () => {}),
+      status,
+      writing,
+    ]);
+    if (timedOut) return { kind: "timed_out" };
+    const code = ended.signal === null ? ended.code : 128 + signalNumber(ended.signal);
+    return {
+      kind: "exited",
+      status: code,
+      output: output.bytes,
+      truncated: output.truncated,
+      stderr: new TextDecoder().decode(stderr.bytes),
+    };
+  } finally {
+    clearTimeout(timer);
+    if (!exited) {
+      kill();
+      await status;
+    }
+  }
+}
+
+async function writeAll(child: Deno.ChildProcess, text: string): Promise<void> {
+  const writer = child.stdin.getWriter();
+  try {
+    await writer.write(new TextEncoder().encode(text));
+    await writer.close();
+  } catch {
+    // The sandbox stopped reading (it failed or was killed); its exit says what happened.
+  }
+}
+
+/** Reads a stream to its end, keeping at most `max` bytes; calls `over` once when it passes it. */
+async function readCapped(
+  stream: ReadableStream<Uint8Array>,
+  max: number,
+  over: () => void,
+): Promise<{ bytes: Uint8Array; truncated: boolean }> {
+  const chunks: Uint8Array[] = [];
+  let kept = 0;
+  let truncated = false;
+  for await (const chunk of stream) {
+    const room = max - kept;
+    if (chunk.length <= room) {
+      chunks.push(chunk);
+      kept += chunk.length;
+      continue;
+    }
+    if (room > 0) {
+      chunks.push(chunk.subarray(0, room));
+      kept += room;
+    }
+    if (!truncated) {
+      truncated = true;
+      over();
+    }
+  }
+  const bytes = new Uint8Array(kept);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return { bytes, truncated };
+}
+
+function signalNumber(signal: Deno.Signal): number {
+  const numbers: Partial<Record<Deno.Signal, number>> = {
+    SIGHUP: 1,
+    SIGINT: 2,
+    SIGQUIT: 3,
+    SIGILL: 4,
+    SIGTRAP: 5,
+    SIGABRT: 6,
+    SIGBUS: 7,
+    SIGFPE: 8,
+    SIGKILL: 9,
+    SIGUSR1: 10,
+    SIGSEGV: 11,
+    SIGUSR2: 12,
+    SIGPIPE: 13,
+    SIGALRM: 14,
+    SIGTERM: 15,
+  };
+  return numbers[signal] ?? 0;
+}

@@ -1,0 +1,191 @@
+/** Golden bubblewrap argument lists per RunSpec (seed 002 §7, §13): the mounts are exactly §7's. */
+import { assertEquals, assertThrows } from "../assert.ts";
+import {
+  bwrapArgs,
+  cgroupPlan,
+  CgroupSlots,
+  type SystemLayout,
+  wrappedArgv,
+} from "../../mod/runtime/mod.ts";
+import { specFor } from "./helpers.ts";
+
+/** A Debian 12 layout: merged /usr, and the few files of /etc a program needs. */
+const LAYOUT: SystemLayout = {
+  entries: [
+    { path: "/usr", kind: "bind" },
+    { path: "/bin", kind: "symlink", target: "usr/bin" },
+    { path: "/lib", kind: "symlink", target: "usr/lib" },
+    { path: "/etc/passwd", kind: "bind" },
+  ],
+};
+
+const OPTIONS = { layout: LAYOUT, tmpBytes: 1048576 };
+
+/** Everything before the mounts: the same for every tool. */
+const PREFIX = [
+  "--unshare-user",
+  "--unshare-pid",
+  "--as-pid-1",
+  "--unshare-ipc",
+  "--unshare-uts",
+  "--unshare-net",
+  "--disable-userns",
+  "--die-with-parent",
+  "--new-session",
+  "--cap-drop",
+  "ALL",
+  "--hostname",
+  "gurt-sandbox",
+  "--clearenv",
+  "--setenv",
+  "PATH",
+  "/usr/local/bin:/usr/bin:/bin",
+  "--setenv",
+  "HOME",
+  "/tmp",
+  "--setenv",
+  "LANG",
+  "C.UTF-8",
+  "--ro-bind",
+  "/usr",
+  "/usr",
+  "--symlink",
+  "usr/bin",
+  "/bin",
+  "--symlink",
+  "usr/lib",
+  "/lib",
+  "--ro-bind",
+  "/etc/passwd",
+  "/etc/passwd",
+  "--proc",
+  "/proc",
+  "--dev",
+  "/dev",
+  "--size",
+  "1048576",
+  "--tmpfs",
+  "/tmp",
+];
+
+Deno.test("read_file mounts the matched grant path read-only, at the same path, and runs cat", () => {
+  const spec = specFor(
+    { tool: "read_file", paths: ["/home/kyle", "/home/kyle/notes"] },
+    "read_file",
+    { path: "/home/kyle/notes/a.md" },
+  );
+  assertEquals(bwrapArgs(spec, OPTIONS), [
+    ...PREFIX,
+    "--ro-bind",
+    "/home/kyle/notes",
+    "/home/kyle/notes",
+    "--chdir",
+    "/tmp",
+    "--",
+    "/bin/cat",
+    "--",
+    "/home/kyle/notes/a.md",
+  ]);
+});
+
+Deno.test("write_file mounts the matched grant path writable and passes the path as an argument, never as shell text", () => {
+  const spec = specFor({ tool: "write_file", paths: ["/srv/out"] }, "write_file", {
+    path: "/srv/out/$(reboot).txt",
+    content: "x",
+  });
+  assertEquals(bwrapArgs(spec, OPTIONS), [
+    ...PREFIX,
+    "--bind",
+    "/srv/out",
+    "/srv/out",
+    "--chdir",
+    "/tmp",
+    "--",
+    "/bin/sh",
+    "-c",
+    'exec /bin/cat > "$1"',
+    "gurt-write",
+    "/srv/out/$(reboot).txt",
+  ]);
+});
+
+Deno.test("shell mounts every path of the grant writable and starts in cwd", () => {
+  const spec = specFor({ tool: "shell", paths: ["/srv/a", "/srv/b"] }, "shell", {
+    command: "ls",
+    cwd: "/srv/b/sub",
+  });
+  assertEquals(bwrapArgs(spec, OPTIONS), [
+    ...PREFIX,
+    "--bind",
+    "/srv/a",
+    "/srv/a",
+    "--bind",
+    "/srv/b",
+    "/srv/b",
+    "--chdir",
+    "/srv/b/sub",
+    "--",
+    "/bin/sh",
+    "-c",
+    "exec 2>&1\nls",
+  ]);
+});
+
+Deno.test("shell under a grant with no paths mounts nothing and starts in the private /tmp", () => {
+  const spec = specFor({ tool: "shell" }, "shell", { command: "true" });
+  assertEquals(spec.mounts, []);
+  assertEquals(spec.egress, null);
+  assertEquals(bwrapArgs(spec, OPTIONS), [
+    ...PREFIX,
+    "--chdir",
+    "/tmp",
+    "--",
+    "/bin/sh",
+    "-c",
+    "exec 2>&1\ntrue",
+  ]);
+});
+
+Deno.test("http_fetch has egress and no mounts, and never becomes a sandbox command", () => {
+  const spec = specFor({ tool: "http_fetch", hosts: ["*.example.com"] }, "http_fetch", {
+    url: "https://www.example.com/",
+  });
+  assertEquals(spec.mounts, []);
+  assertEquals(spec.egress, ["*.example.com"]);
+  assertThrows(() => bwrapArgs(spec, OPTIONS), Error, "does not run in the sandbox");
+});
+
+Deno.test("the wrapper joins the call's pids cgroup slot and sets the memory limit before bubblewrap", () => {
+  const plan = cgroupPlan(16, { slot: 3, root: "/sys/fs/cgroup/pids/gurt" });
+  const argv = wrappedArgv(["--unshare-net", "--", "/bin/true"], {
+    bwrap: "bwrap",
+    cgroup: plan,
+    memoryBytes: 64 * 1024 * 1024,
+  });
+  assertEquals(argv.slice(0, 2), ["/bin/sh", "-c"]);
+  assertEquals(argv.slice(3), [
+    "gurt-sandbox",
+    "/sys/fs/cgroup/pids/gurt",
+    "call-3",
+    "16",
+    "65536",
+    "bwrap",
+    "--unshare-net",
+    "--",
+    "/bin/true",
+  ]);
+  const none = wrappedArgv(["--", "/bin/true"], {
+    bwrap: "bwrap",
+    cgroup: null,
+    memoryBytes: 1024,
+  });
+  assertEquals(none.slice(3), ["gurt-sandbox", "", "", "0", "1", "bwrap", "--", "/bin/true"]);
+});
+
+Deno.test("cgroup slots: a call takes the lowest free slot, and a slot given back is taken again", () => {
+  const slots = new CgroupSlots();
+  assertEquals([slots.take(), slots.take(), slots.take()], [0, 1, 2]);
+  slots.give(1);
+  assertEquals(slots.take(), 1);
+  assertEquals(slots.take(), 3);
+});
