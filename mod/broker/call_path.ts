@@ -318,6 +318,7 @@ async function run(
         await app.run({
           task: task.id,
           key: `${task.id}.${body.key}`,
+          home: deps.home,
           secret: (name) => deps.readSecret(appName, app.secrets, name),
         }, call.input),
         deps.redact,
