@@ -3,8 +3,8 @@
  * it says its admin socket is ready, stopped with SIGTERM or killed with SIGKILL.
  */
 import { adminSocketPath } from "../../mod/cli/permissions.ts";
-import { forgetSocket, requestJson } from "../../mod/net/mod.ts";
 import type { Json } from "./harness.ts";
+import { rawJson } from "./raw_http.ts";
 
 const main = new URL("../../main.ts", import.meta.url).pathname;
 
@@ -25,6 +25,8 @@ export function gurtArgs(args: string[]): string[] {
 export interface ServeProcess {
   child: Deno.ChildProcess;
   home: string;
+  /** Its exit status if it exited before it was ready; null once ready. */
+  exited: Deno.CommandStatus | null;
   /** Everything it printed on stderr so far. */
   stderr(): string;
   admin(method: "GET" | "POST", path: string, body?: unknown): Promise<{
@@ -55,7 +57,7 @@ export interface ServeOptions {
 export async function startServe(
   home: string,
   options: ServeOptions = {},
-): Promise<ServeProcess & { exited: Deno.CommandStatus | null }> {
+): Promise<ServeProcess> {
   const args = options.passHome === false ? ["serve"] : ["--home", home, "serve"];
   const child = new Deno.Command(Deno.execPath(), {
     args: gurtArgs(args),
@@ -83,14 +85,13 @@ export async function startServe(
   const status = child.status;
   const isReady = await Promise.race([ready.promise, status.then(() => false)]);
   const admin = adminSocketPath(home);
-  forgetSocket(admin);
   const served = {
     child,
     home,
     exited: isReady ? null : await status,
     stderr: () => text,
     admin: (method: "GET" | "POST", path: string, body?: unknown) =>
-      requestJson(admin, { method, path, body }) as Promise<{ status: number; body: Json }>,
+      rawJson(admin, { method, path, body }),
     async kill9() {
       try {
         child.kill("SIGKILL");
@@ -98,7 +99,6 @@ export async function startServe(
         // already gone
       }
       await status;
-      forgetSocket(admin);
     },
     async stop() {
       try {
@@ -106,9 +106,7 @@ export async function startServe(
       } catch {
         // already gone
       }
-      const done = await status;
-      forgetSocket(admin);
-      return done;
+      return await status;
     },
   };
   return served;
@@ -139,12 +137,7 @@ export function taskRequest(
   task: string,
   request: { method: "GET" | "POST"; path: string; body?: unknown },
 ): Promise<{ status: number; body: Json }> {
-  return requestJson(taskSocket(home, task), request) as Promise<{ status: number; body: Json }>;
-}
-
-/** Forgets the kept clients of the tasks' sockets, after the core that served them died. */
-export function forgetTasks(home: string, tasks: string[]): void {
-  for (const task of tasks) forgetSocket(taskSocket(home, task));
+  return rawJson(taskSocket(home, task), request);
 }
 
 /** A grant file that allows `tool` at once. */

@@ -7,7 +7,6 @@ import { verifyHome } from "../../mod/audit/mod.ts";
 import {
   auditRecords,
   autoGrant,
-  forgetTasks,
   noteKeys,
   startServe,
   startTask,
@@ -42,7 +41,6 @@ Deno.test("a call answered before kill -9 returns the logged result after the re
     const before = await taskRequest(home, task, { method: "POST", path: "/call", body: call });
     assertEquals(before.body, { ok: true, output: { line: 1, text: "buy milk" } });
     await first.kill9();
-    forgetTasks(home, [task]);
 
     const second = await startServe(home);
     try {
