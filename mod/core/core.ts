@@ -50,7 +50,8 @@ export class Core {
   /** Starts a core on `config.home`. Throws, having changed nothing, if the log or home is unusable. */
   static async start(config: Config, options: CoreOptions = {}): Promise<Core> {
     const log = options.log ?? ((line: string) => console.error(line));
-    await ensureHomeLayout(config.home);
+    const asRoot = options.asRoot ?? Deno.uid() === 0;
+    await ensureHomeLayout(config.home, { taskUsers: asRoot });
     const open = options.openAudit ??
       ((home: string, acceptBreak: boolean) => AuditWriter.open(home, { acceptBreak }));
     const { writer, notices } = await open(config.home, options.acceptBreak ?? false);
@@ -75,7 +76,7 @@ export class Core {
         grantsReporter: new GrantsInvalidReporter(),
         pendingChanged: (task) => late.tasks?.pendingChanged(task),
       };
-      const tasks = new TaskManager(deps, { asRoot: options.asRoot ?? Deno.uid() === 0 });
+      const tasks = new TaskManager(deps, { asRoot });
       late.tasks = tasks;
       const socket = adminSocketPath(config.home);
       const app = adminRoutes(deps, tasks, socket);

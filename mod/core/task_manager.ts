@@ -37,6 +37,7 @@ const STOP_GRACE_MS = 2000;
 /** Owns the live tasks of one core. */
 export class TaskManager {
   readonly #live = new Map<string, Live>();
+  readonly #ending = new Set<Promise<void>>();
   #closing = false;
 
   constructor(readonly deps: BrokerDeps, readonly options: { asRoot: boolean }) {}
@@ -164,6 +165,7 @@ export class TaskManager {
       await live.writes;
     }
     this.#live.clear();
+    await Promise.allSettled([...this.#ending]);
   }
 
   async #open(record: TaskRecord): Promise<void> {
@@ -201,6 +203,18 @@ export class TaskManager {
     const id = live.handle.id;
     if (this.#live.get(id) !== live) return;
     this.#live.delete(id);
+    // close() waits for endings under way, so the record, the audit line and the user are done.
+    const ending = this.#finishEnd(live, state, reason);
+    this.#ending.add(ending);
+    try {
+      await ending;
+    } finally {
+      this.#ending.delete(ending);
+    }
+  }
+
+  async #finishEnd(live: Live, state: TaskState, reason: string | null): Promise<void> {
+    const id = live.handle.id;
     if (live.child !== null) await stopWorker(live.child.pid, STOP_GRACE_MS);
     await closeTaskApprovals(this.deps, id);
     await live.server.shutdown().catch(() => {});

@@ -4,7 +4,14 @@
  */
 import { assert, assertEquals } from "../assert.ts";
 import { verifyHome } from "../../mod/audit/mod.ts";
-import { auditRecords, autoGrant, startServe, startTask, taskSocket } from "./serve_process.ts";
+import {
+  auditRecords,
+  autoGrant,
+  startServe,
+  startTask,
+  stopAllTasks,
+  taskSocket,
+} from "./serve_process.ts";
 
 const CALLER = new URL("./caller_process.ts", import.meta.url).pathname;
 const RANK: Record<string, number> = { public: 0, private: 1, secret: 2 };
@@ -58,6 +65,7 @@ Deno.test("8 caller processes on two tasks, 50 calls each: the log verifies, no 
       assertEquals(taints.at(-1), RANK.secret);
     }
   } finally {
+    await stopAllTasks(serve);
     assertEquals((await serve.stop()).code, 0);
     await Deno.remove(home, { recursive: true });
   }

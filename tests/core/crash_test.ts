@@ -13,6 +13,7 @@ import {
   type ServeProcess,
   startServe,
   startTask,
+  stopAllTasks,
   taskRequest,
 } from "./serve_process.ts";
 import type { Json } from "./harness.ts";
@@ -158,7 +159,10 @@ Deno.test("kill -9 of gurt serve under load, 20 rounds: the log verifies, no ste
     console.error(`kill delays (ms) per round: ${delays.join(", ")}`);
     throw error;
   } finally {
-    if (serve !== null) await serve.stop();
+    if (serve !== null && serve.exited === null) {
+      await stopAllTasks(serve);
+      await serve.stop();
+    }
     await Deno.remove(home, { recursive: true });
   }
 });

@@ -165,3 +165,13 @@ export async function noteKeys(home: string, task: string): Promise<string[]> {
   const text = await Deno.readTextFile(`${home}/tasks/${task}/notes.txt`).catch(() => "");
   return text.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line).key);
 }
+
+/** Stops every live task, so that no task user (`box-<id>`, as root) outlives the test. */
+export async function stopAllTasks(serve: ServeProcess): Promise<void> {
+  const listed = await serve.admin("GET", "/tasks");
+  for (const task of listed.body.tasks as { id: string; state: string }[]) {
+    if (task.state === "running" || task.state === "waiting") {
+      await serve.admin("POST", `/tasks/${task.id}/stop`);
+    }
+  }
+}

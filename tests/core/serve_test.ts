@@ -10,6 +10,7 @@ import {
   noteKeys,
   startServe,
   startTask,
+  stopAllTasks,
   taskRequest,
 } from "./serve_process.ts";
 
@@ -60,6 +61,7 @@ Deno.test("a call answered before kill -9 returns the logged result after the re
       assertEquals(other.body.output, { line: 2, text: "buy milk" });
       assertEquals(await noteKeys(home, task), [`${task}.k1`, `${task}.k2`]);
     } finally {
+      await stopAllTasks(second);
       assertEquals((await second.stop()).code, 0);
     }
     assertEquals((await verifyHome(home)).failure, null);
@@ -119,6 +121,7 @@ Deno.test("a damaged audit log stops gurt serve with exit 1 and audit-chain-brok
         .body.ok,
       true,
     );
+    await stopAllTasks(first);
     assertEquals((await first.stop()).code, 0);
     const file = [...Deno.readDirSync(`${home}/audit`)].map((e) => e.name)
       .find((n) => n.endsWith(".jsonl"))!;
