@@ -13,6 +13,7 @@ import {
   type DenyReason,
   loadGrants,
   type Outcome,
+  raisedState,
   raiseSessionState,
   readSessionState,
   type SessionState,
@@ -365,9 +366,19 @@ async function recordResult(
 ): Promise<boolean> {
   try {
     await task.ledger.exclusive(async () => {
-      const after = outcome.status === "result"
-        ? await raiseSessionState(deps.home, task.id, decision.label)
-        : await readSessionState(deps.home, task.id);
+      const current = await readSessionState(deps.home, task.id);
+      let after = current;
+      if (outcome.status === "result") {
+        const raised = raisedState(current, decision.label);
+        // A state this core already wrote and synced, that the result does not raise, is on disk
+        // as it should be: writing it again would cost two syncs and change nothing.
+        const unchanged = task.stateWritten && raised.taint === current.taint &&
+          raised.untrusted === current.untrusted;
+        if (!unchanged) {
+          after = await raiseSessionState(deps.home, task.id, decision.label);
+          task.stateWritten = true;
+        }
+      }
       const ids = { task: task.id, key: body.key, tool: body.tool, decision: seq };
       await deps.audit.append(resultEvent(ids, outcome, decision.label, after.taint));
     });
