@@ -163,7 +163,7 @@ async function decisionStep(
   });
   const report = deps.grantsReporter.next(grants);
   if (report !== null) deps.log(report);
-  return await task.ledger.exclusive(async () => {
+  const decided = await task.ledger.exclusive(async () => {
     let outcome: Outcome;
     let state: SessionState = UNKNOWN_STATE;
     if (!grants.ok) {
@@ -212,18 +212,25 @@ async function decisionStep(
         state,
       },
     );
-    let seq: number;
-    try {
-      seq = (await deps.audit.append(event)).seq;
-    } catch (error) {
-      deps.log(auditFailure(error));
-      return { kind: "denied", reason: "audit_unavailable" };
-    }
-    if (outcome.kind === "denied") return { kind: "denied", reason: outcome.denial.reason };
-    if (outcome.kind === "ask") return { kind: "ask", ask: outcome.ask, seq, state };
-    task.reservedCents += call.cost;
-    return { kind: "allowed", decision: outcome.decision, seq };
+    // The record takes its place in the log now, in the ledger's order; its sync is awaited
+    // outside the ledger, so the task's other calls decide while this one's record is synced.
+    const written = deps.audit.append(event);
+    written.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
+    if (outcome.kind === "allowed") task.reservedCents += call.cost;
+    return { outcome, state, written };
   });
+  const { outcome, state } = decided;
+  let seq: number;
+  try {
+    seq = (await decided.written).seq;
+  } catch (error) {
+    if (outcome.kind === "allowed") task.reservedCents -= call.cost;
+    deps.log(auditFailure(error));
+    return { kind: "denied", reason: "audit_unavailable" };
+  }
+  if (outcome.kind === "denied") return { kind: "denied", reason: outcome.denial.reason };
+  if (outcome.kind === "ask") return { kind: "ask", ask: outcome.ask, seq, state };
+  return { kind: "allowed", decision: outcome.decision, seq };
 }
 
 /** Adds the pending approval and waits for whoever answers it. */
@@ -365,7 +372,7 @@ async function recordResult(
   outcome: { status: "result" | "failed"; content: string; truncated: boolean },
 ): Promise<boolean> {
   try {
-    await task.ledger.exclusive(async () => {
+    const written = await task.ledger.exclusive(async () => {
       const current = await readSessionState(deps.home, task.id);
       let after = current;
       if (outcome.status === "result") {
@@ -380,8 +387,13 @@ async function recordResult(
         }
       }
       const ids = { task: task.id, key: body.key, tool: body.tool, decision: seq };
-      await deps.audit.append(resultEvent(ids, outcome, decision.label, after.taint));
+      // Placed in the log under the ledger (taint_after never goes down in log order), synced
+      // outside it.
+      const appended = deps.audit.append(resultEvent(ids, outcome, decision.label, after.taint));
+      appended.catch(() => {}); // awaited below
+      return { appended }; // in an object: an async callback returning the promise would await it
     });
+    await written.appended;
     return true;
   } catch (error) {
     deps.log(

@@ -78,10 +78,22 @@ export interface JournalState {
   skipped: number;
 }
 
-/** One task's journal. Appends are serialised, so lines never interleave. */
+/** A line waiting for the next write of the journal. */
+interface Queued {
+  entry: JournalLine;
+  text: string;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * One task's journal. Appends never interleave: lines that arrive while a write and its sync are
+ * under way go out together in the next one (group commit), each in the order it was appended.
+ */
 export class Journal {
   readonly state: JournalState;
-  #tail: Promise<void> = Promise.resolve();
+  #queue: Queued[] = [];
+  #flushing = false;
 
   private constructor(readonly path: string, state: JournalState) {
     this.state = state;
@@ -118,12 +130,34 @@ export class Journal {
 
   /** Appends a line and syncs it; the state reflects it once the promise resolves. */
   append(entry: JournalLine): Promise<void> {
-    const next = this.#tail.then(async () => {
-      await appendLineSynced(this.path, JSON.stringify(line.parse(entry)));
-      apply(this.state, entry);
-    });
-    this.#tail = next.catch(() => {});
-    return next;
+    let text: string;
+    try {
+      text = JSON.stringify(line.parse(entry));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const { promise, resolve, reject } = Promise.withResolvers<void>();
+    this.#queue.push({ entry, text, resolve, reject });
+    if (!this.#flushing) this.#flush();
+    return promise;
+  }
+
+  async #flush(): Promise<void> {
+    this.#flushing = true;
+    while (this.#queue.length > 0) {
+      const batch = this.#queue.splice(0);
+      try {
+        await appendLineSynced(this.path, batch.map((queued) => queued.text).join("\n"));
+      } catch (error) {
+        for (const queued of batch) queued.reject(error);
+        continue;
+      }
+      for (const queued of batch) {
+        apply(this.state, queued.entry);
+        queued.resolve();
+      }
+    }
+    this.#flushing = false;
   }
 
   /** Every line, for `gurt task show`. */
