@@ -308,7 +308,10 @@ async function run(
     decision: Decision;
   },
 ): Promise<Ended> {
-  await task.journal.append({
+  // The tool.call line is what the task asked; nothing waits on it being on disk (the Decision
+  // record is), so the tool runs while it is written. It is synced at the latest with the
+  // tool.result line, which follows it in the same file, and awaited before that line.
+  const callLine = task.journal.append({
     type: "tool.call",
     time: deps.clock().toISOString(),
     key: body.key,
@@ -316,6 +319,7 @@ async function run(
     input: redactValue(body.input, deps.redact),
     decision: call.seq,
   });
+  callLine.catch(() => {}); // awaited below
   let outcome: { status: "result" | "failed"; content: string; truncated: boolean };
   let output: unknown = null;
   try {
@@ -351,6 +355,7 @@ async function run(
   const answer: CallAnswer = outcome.status === "result"
     ? { ok: true, output }
     : { ok: false, error: outcome.content };
+  await callLine;
   await task.journal.append({
     type: "tool.result",
     time: deps.clock().toISOString(),
