@@ -22,7 +22,7 @@ import {
 import type { StartTask } from "./admin_schemas.ts";
 import { serveSocket } from "./home_layout.ts";
 import { ensureTaskUser, removeTaskUser, type TaskUser } from "./task_users.ts";
-import { alive, spawnWorker, stopWorker } from "./worker_process.ts";
+import { alive, isWorkerOf, spawnWorker, stopWorker } from "./worker_process.ts";
 
 interface Live {
   handle: TaskHandle;
@@ -104,7 +104,9 @@ export class TaskManager {
         continue;
       }
       if (!isLive(record.state)) continue;
-      if (record.pid !== null && alive(record.pid)) await stopWorker(record.pid, STOP_GRACE_MS);
+      if (record.pid !== null && alive(record.pid) && isWorkerOf(record.pid, record.id)) {
+        await stopWorker(record.pid, STOP_GRACE_MS);
+      }
       await this.#open({ ...record, state: "running" });
       restored.push(record.id);
     }
