@@ -37,7 +37,10 @@ Deno.test("gurt approvals prints the two-line block with control, invisible and 
       "\u202e\u200b\u2066" + String.raw`gpj.exe"},"key":"k1"}`;
     const slash = String
       .raw`{"tool":"example.spend","input":{"cents":4,"payee":"\u002fetc"},"key":"k2"}`;
-    const answers = [rawCall(task.socket, tricky), rawCall(task.socket, slash)];
+    // One after the other, so the first has the lower approval id.
+    const answers = [rawCall(task.socket, tricky)];
+    await until(async () => (await pendingCount(box)) === 1);
+    answers.push(rawCall(task.socket, slash));
     await until(async () => (await pendingCount(box)) === 2);
 
     const shown = await run(box, ["approvals"]);
