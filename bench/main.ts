@@ -14,7 +14,8 @@ for (const file of files) {
   const status = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",
-      "--unstable-worker-options --unstable-no-legacy-abort",
+      "--unstable-worker-options",
+      "--unstable-no-legacy-abort",
       "--allow-all",
       `${dir}${file}`,
     ],
