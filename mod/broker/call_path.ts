@@ -13,6 +13,7 @@ import {
   type DenyReason,
   loadGrants,
   type Outcome,
+  raisedState,
   raiseSessionState,
   readSessionState,
   type SessionState,
@@ -162,7 +163,7 @@ async function decisionStep(
   });
   const report = deps.grantsReporter.next(grants);
   if (report !== null) deps.log(report);
-  return await task.ledger.exclusive(async () => {
+  const decided = await task.ledger.exclusive(async () => {
     let outcome: Outcome;
     let state: SessionState = UNKNOWN_STATE;
     if (!grants.ok) {
@@ -211,18 +212,25 @@ async function decisionStep(
         state,
       },
     );
-    let seq: number;
-    try {
-      seq = (await deps.audit.append(event)).seq;
-    } catch (error) {
-      deps.log(auditFailure(error));
-      return { kind: "denied", reason: "audit_unavailable" };
-    }
-    if (outcome.kind === "denied") return { kind: "denied", reason: outcome.denial.reason };
-    if (outcome.kind === "ask") return { kind: "ask", ask: outcome.ask, seq, state };
-    task.reservedCents += call.cost;
-    return { kind: "allowed", decision: outcome.decision, seq };
+    // The record takes its place in the log now, in the ledger's order; its sync is awaited
+    // outside the ledger, so the task's other calls decide while this one's record is synced.
+    const written = deps.audit.append(event);
+    written.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
+    if (outcome.kind === "allowed") task.reservedCents += call.cost;
+    return { outcome, state, written };
   });
+  const { outcome, state } = decided;
+  let seq: number;
+  try {
+    seq = (await decided.written).seq;
+  } catch (error) {
+    if (outcome.kind === "allowed") task.reservedCents -= call.cost;
+    deps.log(auditFailure(error));
+    return { kind: "denied", reason: "audit_unavailable" };
+  }
+  if (outcome.kind === "denied") return { kind: "denied", reason: outcome.denial.reason };
+  if (outcome.kind === "ask") return { kind: "ask", ask: outcome.ask, seq, state };
+  return { kind: "allowed", decision: outcome.decision, seq };
 }
 
 /** Adds the pending approval and waits for whoever answers it. */
@@ -313,7 +321,10 @@ async function run(
     decision: Decision;
   },
 ): Promise<Ended> {
-  await task.journal.append({
+  // The tool.call line is what the task asked; nothing waits on it being on disk (the Decision
+  // record is), so the tool runs while it is written. It is synced at the latest with the
+  // tool.result line, which follows it in the same file, and awaited before that line.
+  const callLine = task.journal.append({
     type: "tool.call",
     time: deps.clock().toISOString(),
     key: body.key,
@@ -321,6 +332,7 @@ async function run(
     input: redactValue(body.input, deps.redact),
     decision: call.seq,
   });
+  callLine.catch(() => {}); // awaited below
   let outcome: { status: "result" | "failed"; content: string; truncated: boolean };
   let output: unknown = null;
   try {
@@ -331,6 +343,7 @@ async function run(
         await app.run({
           task: task.id,
           key: `${task.id}.${body.key}`,
+          home: deps.home,
           secret: (name) => deps.readSecret(appName, app.secrets, name),
         }, call.input),
         deps.redact,
@@ -355,6 +368,7 @@ async function run(
   const answer: CallAnswer = outcome.status === "result"
     ? { ok: true, output }
     : { ok: false, error: outcome.content };
+  await callLine;
   await task.journal.append({
     type: "tool.result",
     time: deps.clock().toISOString(),
@@ -376,13 +390,28 @@ async function recordResult(
   outcome: { status: "result" | "failed"; content: string; truncated: boolean },
 ): Promise<boolean> {
   try {
-    await task.ledger.exclusive(async () => {
-      const after = outcome.status === "result"
-        ? await raiseSessionState(deps.home, task.id, decision.label)
-        : await readSessionState(deps.home, task.id);
+    const written = await task.ledger.exclusive(async () => {
+      const current = await readSessionState(deps.home, task.id);
+      let after = current;
+      if (outcome.status === "result") {
+        const raised = raisedState(current, decision.label);
+        // A state this core already wrote and synced, that the result does not raise, is on disk
+        // as it should be: writing it again would cost two syncs and change nothing.
+        const unchanged = task.stateWritten && raised.taint === current.taint &&
+          raised.untrusted === current.untrusted;
+        if (!unchanged) {
+          after = await raiseSessionState(deps.home, task.id, decision.label);
+          task.stateWritten = true;
+        }
+      }
       const ids = { task: task.id, key: body.key, tool: body.tool, decision: seq };
-      await deps.audit.append(resultEvent(ids, outcome, decision.label, after.taint));
+      // Placed in the log under the ledger (taint_after never goes down in log order), synced
+      // outside it.
+      const appended = deps.audit.append(resultEvent(ids, outcome, decision.label, after.taint));
+      appended.catch(() => {}); // awaited below
+      return { appended }; // in an object: an async callback returning the promise would await it
     });
+    await written.appended;
     return true;
   } catch (error) {
     deps.log(

@@ -9,6 +9,10 @@ import type { InFlight, TaskHandle } from "./task_handle.ts";
 
 /** The one writer of the audit log, as the broker sees it. */
 export interface AuditAppender {
+  /**
+   * Places the record in the log's order at the call (synchronously), and resolves once it is
+   * written and synced. The broker relies on the order being the order of the calls.
+   */
   append(event: AuditEvent): Promise<AuditRecord>;
 }
 

@@ -9,10 +9,15 @@ export async function readBodyBytes(request: Request, limit: number): Promise<Ui
   if (request.body === null) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of request.body) {
-    size += chunk.length;
-    if (size > limit) throw tooLarge(limit);
-    chunks.push(chunk);
+  try {
+    for await (const chunk of request.body) {
+      size += chunk.length;
+      if (size > limit) throw tooLarge(limit);
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    if (error instanceof HttpError) throw error;
+    throw new HttpError(400, `the body could not be read to its end: ${(error as Error).message}`);
   }
   const bytes = new Uint8Array(size);
   let offset = 0;
@@ -31,6 +36,13 @@ export function parseJsonBody<T>(bytes: Uint8Array, schema: z.ZodType<T>): T {
   } catch {
     throw new HttpError(400, "the body is not valid UTF-8");
   }
+  const depth = nestingDepth(text);
+  if (depth > MAX_DEPTH) {
+    throw new HttpError(
+      400,
+      `the body is nested ${depth} levels deep; gurt takes at most ${MAX_DEPTH} levels of arrays and objects`,
+    );
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -45,6 +57,34 @@ export function parseJsonBody<T>(bytes: Uint8Array, schema: z.ZodType<T>): T {
     ? `unknown field ${JSON.stringify(issue.keys[0])}`
     : issue.message;
   throw new HttpError(400, `${where}: ${what}`);
+}
+
+/**
+ * The deepest nesting of arrays and objects a body may have. Deeper values would overflow the
+ * stack of the recursive steps that follow (canonical JSON, redaction, the journal's stringify).
+ */
+export const MAX_DEPTH = 128;
+
+/** How deeply brackets nest in JSON text, counting only those outside strings. */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x5b || c === 0x7b) {
+      depth++;
+      if (depth > deepest) deepest = depth;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return deepest;
 }
 
 function tooLarge(limit: number): HttpError {

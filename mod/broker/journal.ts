@@ -79,12 +79,24 @@ export interface JournalState {
   skipped: number;
 }
 
-/** One task's journal. Appends are serialised, so lines never interleave. */
+/** A line waiting for the next write of the journal. */
+interface Queued {
+  entry: JournalLine;
+  text: string;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * One task's journal. Appends never interleave: lines that arrive while a write and its sync are
+ * under way go out together in the next one (group commit), each in the order it was appended.
+ */
 export class Journal {
   readonly state: JournalState;
-  #tail: Promise<void> = Promise.resolve();
   readonly #redact: ((text: string) => string) | undefined;
   #appended = Promise.withResolvers<void>();
+  #queue: Queued[] = [];
+  #flushing = false;
 
   private constructor(
     readonly path: string,
@@ -134,14 +146,36 @@ export class Journal {
   append(entry: JournalLine): Promise<void> {
     const redact = this.#redact;
     const shown = redact === undefined ? entry : redactValue(entry, redact) as JournalLine;
-    const next = this.#tail.then(async () => {
-      await appendLineSynced(this.path, JSON.stringify(line.parse(shown)));
-      apply(this.state, shown);
+    let text: string;
+    try {
+      text = JSON.stringify(line.parse(shown));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const { promise, resolve, reject } = Promise.withResolvers<void>();
+    this.#queue.push({ entry: shown, text, resolve, reject });
+    if (!this.#flushing) this.#flush();
+    return promise;
+  }
+
+  async #flush(): Promise<void> {
+    this.#flushing = true;
+    while (this.#queue.length > 0) {
+      const batch = this.#queue.splice(0);
+      try {
+        await appendLineSynced(this.path, batch.map((queued) => queued.text).join("\n"));
+      } catch (error) {
+        for (const queued of batch) queued.reject(error);
+        continue;
+      }
+      for (const queued of batch) {
+        apply(this.state, queued.entry);
+        queued.resolve();
+      }
       this.#appended.resolve();
       this.#appended = Promise.withResolvers<void>();
-    });
-    this.#tail = next.catch(() => {});
-    return next;
+    }
+    this.#flushing = false;
   }
 
   /** Resolves when the next line has been appended (for followers of the journal). */

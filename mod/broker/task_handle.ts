@@ -51,6 +51,8 @@ export class TaskHandle {
   readonly ledger = new Mutex();
   /** Bytes of steps, questions, costs and call inputs written since the core started. */
   bytesWritten = 0;
+  /** True once this core has written and synced the task's session state file. */
+  stateWritten = false;
   /** Cents reserved by calls that are running or approved but not yet recorded. */
   reservedCents = 0;
   readonly callsByKey = new Map<string, InFlight<unknown>>();

@@ -13,6 +13,10 @@ export function registerServeCommand(program: Command): void {
     .action((options: { acceptBreak?: boolean }, command: Command) =>
       exitWith(() => {
         const config = configFor(command);
+        // The core's Worker listens for SIGTERM and SIGINT and stops cleanly. A listener here too
+        // keeps Deno from ending the whole process on the signal before the Worker's has run.
+        const keep = () => {};
+        for (const signal of ["SIGTERM", "SIGINT"] as const) Deno.addSignalListener(signal, keep);
         return runRole({
           role: "core",
           permissions: corePermissions(config),

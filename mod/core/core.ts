@@ -60,7 +60,8 @@ export class Core {
    * and before anything starts if the vault is unsafe (see runbook.md#vault-permissions).
    */
   static async start(config: Config, options: CoreOptions = {}): Promise<Core> {
-    await ensureHomeLayout(config.home);
+    const asRoot = options.asRoot ?? Deno.uid() === 0;
+    await ensureHomeLayout(config.home, { taskUsers: asRoot });
     const vault = await Vault.open({
       path: config.vault,
       home: config.home,
@@ -104,7 +105,7 @@ export class Core {
         shutdown: closing.signal,
         pendingChanged: (task) => late.tasks?.pendingChanged(task),
       };
-      const tasks = new TaskManager(deps, { asRoot: options.asRoot ?? Deno.uid() === 0 });
+      const tasks = new TaskManager(deps, { asRoot });
       late.tasks = tasks;
       const socket = adminSocketPath(config.home);
       const app = adminRoutes(deps, tasks, socket, vault);

@@ -1,8 +1,17 @@
 /** The box home's folders, created with their modes on first start (design.md, "The box home"). */
 
 /** Creates every folder the core needs; the owner's socket folder is 0700 whether made or found. */
-export async function ensureHomeLayout(home: string): Promise<void> {
+export async function ensureHomeLayout(
+  home: string,
+  options: { taskUsers?: boolean } = {},
+): Promise<void> {
   await Deno.mkdir(home, { recursive: true, mode: 0o711 });
+  if (options.taskUsers === true) {
+    // Each task's user must pass through the home to its own socket and folder; a home found at
+    // 0700 would keep every worker from starting (its working folder is under tasks/<id>/).
+    const found = (await Deno.stat(home)).mode! & 0o777;
+    if ((found & 0o001) === 0) await Deno.chmod(home, found | 0o001);
+  }
   for (const dir of ["grants", "audit", "broker/sessions", "tasks"]) {
     await Deno.mkdir(`${home}/${dir}`, { recursive: true, mode: 0o700 });
   }

@@ -13,6 +13,11 @@ export interface ServeArgs {
 
 /** Runs the core until SIGTERM or SIGINT, then shuts down cleanly. */
 export default async function main(args: ServeArgs): Promise<number> {
+  // Listen before anything else, so a SIGTERM any time after this point is a clean stop.
+  const stop = Promise.withResolvers<void>();
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    Deno.addSignalListener(signal, () => stop.resolve());
+  }
   let core: Core;
   try {
     core = await Core.start(args.config, { acceptBreak: args.acceptBreak });
@@ -23,10 +28,6 @@ export default async function main(args: ServeArgs): Promise<number> {
   for (const notice of core.notices) console.error(notice);
   console.error(`gurt serve: box home ${args.config.home}; admin socket ready`);
   const portal = await openPortal(core, args.config.portal.listen);
-  const stop = Promise.withResolvers<void>();
-  for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    Deno.addSignalListener(signal, () => stop.resolve());
-  }
   await stop.promise;
   await portal?.close();
   await core.close();

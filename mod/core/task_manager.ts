@@ -23,7 +23,7 @@ import {
 import type { StartTask } from "./admin_schemas.ts";
 import { serveSocket } from "./home_layout.ts";
 import { ensureTaskUser, removeTaskUser, type TaskUser } from "./task_users.ts";
-import { alive, spawnWorker, stopWorker } from "./worker_process.ts";
+import { alive, isWorkerOf, spawnWorker, stopWorker } from "./worker_process.ts";
 
 interface Live {
   handle: TaskHandle;
@@ -38,6 +38,7 @@ const STOP_GRACE_MS = 2000;
 /** Owns the live tasks of one core. */
 export class TaskManager {
   readonly #live = new Map<string, Live>();
+  readonly #ending = new Set<Promise<void>>();
   #closing = false;
 
   constructor(readonly deps: BrokerDeps, readonly options: { asRoot: boolean }) {}
@@ -121,7 +122,9 @@ export class TaskManager {
         continue;
       }
       if (!isLive(record.state)) continue;
-      if (record.pid !== null && alive(record.pid)) await stopWorker(record.pid, STOP_GRACE_MS);
+      if (record.pid !== null && alive(record.pid) && isWorkerOf(record.pid, record.id)) {
+        await stopWorker(record.pid, STOP_GRACE_MS);
+      }
       await this.#open({ ...record, state: "running" });
       restored.push(record.id);
     }
@@ -183,6 +186,7 @@ export class TaskManager {
       live.handle.ended.resolve(); // followers of its journal stop waiting
     }
     this.#live.clear();
+    await Promise.allSettled([...this.#ending]);
   }
 
   async #open(record: TaskRecord): Promise<void> {
@@ -220,6 +224,18 @@ export class TaskManager {
     const id = live.handle.id;
     if (this.#live.get(id) !== live) return;
     this.#live.delete(id);
+    // close() waits for endings under way, so the record, the audit line and the user are done.
+    const ending = this.#finishEnd(live, state, reason);
+    this.#ending.add(ending);
+    try {
+      await ending;
+    } finally {
+      this.#ending.delete(ending);
+    }
+  }
+
+  async #finishEnd(live: Live, state: TaskState, reason: string | null): Promise<void> {
+    const id = live.handle.id;
     if (live.child !== null) await stopWorker(live.child.pid, STOP_GRACE_MS);
     await closeTaskApprovals(this.deps, id);
     await live.server.shutdown().catch(() => {});

@@ -118,3 +118,17 @@ export function alive(pid: number): boolean {
     return false;
   }
 }
+
+/**
+ * Whether `pid` is still the worker of task `id`: its environment holds the BOX_TASK the core gave
+ * it. A pid from task.json may since have been reused by another process, which must not be
+ * stopped; an environment that cannot be read counts as not the worker.
+ */
+export function isWorkerOf(pid: number, id: string): boolean {
+  try {
+    const environ = Deno.readTextFileSync(`/proc/${pid}/environ`);
+    return environ.split("\0").includes(`BOX_TASK=${id}`);
+  } catch {
+    return false;
+  }
+}

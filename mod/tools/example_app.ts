@@ -1,5 +1,6 @@
 /** The app `example`: the tools the tests and the demo use. */
 import { z } from "zod";
+import { appendNote } from "./notes.ts";
 import { type AppTool, defineTool } from "./tool.ts";
 
 const echo = defineTool({
@@ -23,5 +24,14 @@ const spend = defineTool({
     Promise.resolve({ paid: input.cents, payee: input.payee ?? null, idempotency_key: ctx.key }),
 });
 
+const note = defineTool({
+  name: "example.note",
+  description:
+    "Appends a line to the task's notes (tasks/<task>/notes.txt). Free. Idempotent on the call's key.",
+  input: z.strictObject({ text: z.string().max(10_000) }),
+  secrets: [],
+  run: (ctx, input) => appendNote(ctx.home, ctx.task, { key: ctx.key, text: input.text }),
+});
+
 /** Every tool of the example app. */
-export const exampleApp: readonly AppTool<never>[] = [echo, spend] as AppTool<never>[];
+export const exampleApp: readonly AppTool<never>[] = [echo, spend, note] as AppTool<never>[];

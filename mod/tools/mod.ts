@@ -3,3 +3,4 @@ export { type AppTool, defineTool, type ToolContext } from "./tool.ts";
 export { BUILTIN_TOOLS, builtinTools } from "./builtin.ts";
 export { exampleApp } from "./example_app.ts";
 export { isBuiltin, standardRegistry, type ToolListing, ToolRegistry } from "./registry.ts";
+export { appendNote, type NoteAnswer, notesPath } from "./notes.ts";

@@ -7,6 +7,8 @@ export interface ToolContext {
   readonly task: string;
   /** `<task id>.<key>`: pass it on as an idempotency key (Stripe and most payment APIs take one). */
   readonly key: string;
+  /** The box home: a tool may keep its own files under `tasks/<task>/`. */
+  readonly home: string;
   /** The value of a declared vault key; throws for any key the tool did not declare. */
   secret(name: string): string;
 }

@@ -1,0 +1,258 @@
+/**
+ * The core's figures (issue 5), against baselines measured in this run, on a real `gurt serve`:
+ * POST /call of example.echo over a task socket, p50 and calls/s one at a time, against the fsync
+ * floor times the syncs the path needs plus one; calls/s with 32 concurrent callers against the
+ * one-at-a-time figure; and the resident memory of `gurt serve` with 100 open tasks (worker
+ * `none`), against the same process with none and against the 150 MB target.
+ */
+import { adminSocketPath } from "../mod/cli/permissions.ts";
+import { requestJson } from "../mod/net/mod.ts";
+import { printTable } from "./table.ts";
+
+const SEQUENTIAL_CALLS = 1000;
+const CONCURRENT_CALLERS = 32;
+const CALLS_PER_CALLER = 60;
+const CONCURRENT_TASKS = 8;
+const OPEN_TASKS = 100;
+const FSYNC_ROUNDS = 1000;
+/**
+ * The durable writes of an allowed call whose result does not raise the taint: the Decision
+ * record, the journal's tool.call line, the Result record and the journal's tool.result line. A
+ * call that raises the taint also rewrites the session state (two more: its file and its folder).
+ */
+const PATH_SYNCS = 4;
+
+const main = new URL("../main.ts", import.meta.url).pathname;
+
+interface Serve {
+  child: Deno.ChildProcess;
+  home: string;
+}
+
+async function startServe(home: string): Promise<Serve> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      "--unstable-worker-options",
+      "--unstable-no-legacy-abort",
+      "--allow-all",
+      main,
+      "--home",
+      home,
+      "serve",
+    ],
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  let text = "";
+  const decoder = new TextDecoder();
+  const reader = child.stderr.getReader();
+  while (!text.includes("admin socket ready")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`gurt serve did not start: ${text}`);
+    text += decoder.decode(value, { stream: true });
+  }
+  // Keep draining stderr so the core never blocks on a full pipe.
+  (async () => {
+    while (!(await reader.read()).done) { /* drained */ }
+  })();
+  return { child, home };
+}
+
+async function stopServe(serve: Serve): Promise<void> {
+  serve.child.kill("SIGTERM");
+  await serve.child.status;
+}
+
+async function startTask(home: string): Promise<string> {
+  const answer = await requestJson(adminSocketPath(home), {
+    method: "POST",
+    path: "/tasks",
+    body: { worker: { kind: "none" }, tools: ["example.echo"], budgetCents: null },
+  });
+  if (answer.status !== 200) throw new Error(`task start: ${JSON.stringify(answer.body)}`);
+  return (answer.body as { task: { id: string } }).task.id;
+}
+
+async function call(home: string, task: string, key: string): Promise<number> {
+  const started = performance.now();
+  const answer = await requestJson(`${home}/tasks/${task}/broker.sock`, {
+    method: "POST",
+    path: "/call",
+    body: { tool: "example.echo", input: { text: "hello" }, key },
+  });
+  if ((answer.body as { ok?: boolean }).ok !== true) {
+    throw new Error(`call failed: ${JSON.stringify(answer.body)}`);
+  }
+  return performance.now() - started;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/** p50 of appending a short line and fdatasync, in the same file system as the home. */
+async function fsyncFloor(dir: string): Promise<number> {
+  const file = await Deno.open(`${dir}/floor.jsonl`, { append: true, create: true });
+  const line = new TextEncoder().encode(`${JSON.stringify({ seq: 1, hash: "0".repeat(64) })}\n`);
+  const times: number[] = [];
+  for (let i = 0; i < FSYNC_ROUNDS; i++) {
+    const started = performance.now();
+    await file.write(line);
+    await file.syncData();
+    times.push(performance.now() - started);
+  }
+  file.close();
+  return median(times);
+}
+
+function rssMb(pid: number): number {
+  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+  const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]);
+  return kb / 1024;
+}
+
+async function newHome(): Promise<string> {
+  const home = await Deno.makeTempDir({ prefix: "gurt-bench-core-" });
+  await Deno.mkdir(`${home}/grants`);
+  await Deno.writeTextFile(
+    `${home}/grants/echo.toml`,
+    'tool = "example.echo"\nmode = "auto"\nmax_taint = "secret"\nresult_class = "private"\n',
+  );
+  return home;
+}
+
+const home = await newHome();
+const floor = await fsyncFloor(home);
+const serve = await startServe(home);
+let rows;
+try {
+  const task = await startTask(home);
+  for (let i = 0; i < 50; i++) await call(home, task, `warm-${i}`);
+
+  const latencies: number[] = [];
+  const sequentialStart = performance.now();
+  for (let i = 0; i < SEQUENTIAL_CALLS; i++) latencies.push(await call(home, task, `s-${i}`));
+  const sequentialRate = SEQUENTIAL_CALLS / ((performance.now() - sequentialStart) / 1000);
+  const p50 = median(latencies);
+
+  const tasks = [task];
+  while (tasks.length < CONCURRENT_TASKS) tasks.push(await startTask(home));
+  const concurrentStart = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENT_CALLERS }, async (_, c) => {
+      const mine = tasks[c % tasks.length];
+      for (let i = 0; i < CALLS_PER_CALLER; i++) await call(home, mine, `c${c}-${i}`);
+    }),
+  );
+  const concurrentRate = (CONCURRENT_CALLERS * CALLS_PER_CALLER) /
+    ((performance.now() - concurrentStart) / 1000);
+
+  // One task, the same 32 callers: the per-task ledger serialises the decisions.
+  const oneTaskStart = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENT_CALLERS }, async (_, c) => {
+      for (let i = 0; i < CALLS_PER_CALLER; i++) await call(home, task, `o${c}-${i}`);
+    }),
+  );
+  const oneTaskRate = (CONCURRENT_CALLERS * CALLS_PER_CALLER) /
+    ((performance.now() - oneTaskStart) / 1000);
+
+  // Stop the tasks so no task user (as root) outlives the benchmark.
+  for (const id of tasks) {
+    await requestJson(adminSocketPath(home), { method: "POST", path: `/tasks/${id}/stop` });
+  }
+  rows = {
+    p50,
+    sequentialRate,
+    concurrentRate,
+    oneTaskRate,
+  };
+} finally {
+  await stopServe(serve);
+  await Deno.remove(home, { recursive: true });
+}
+
+// Memory: a fresh core, idle, then with 100 open tasks.
+const memoryHome = await newHome();
+const idle = await startServe(memoryHome);
+let idleRss: number;
+let busyRss: number;
+try {
+  await requestJson(adminSocketPath(memoryHome), { method: "GET", path: "/approvals" });
+  idleRss = rssMb(idle.child.pid);
+  for (let i = 0; i < OPEN_TASKS; i++) await startTask(memoryHome);
+  const listed = await requestJson(adminSocketPath(memoryHome), { method: "GET", path: "/tasks" });
+  const open = (listed.body as { tasks: unknown[] }).tasks.length;
+  if (open !== OPEN_TASKS) throw new Error(`expected ${OPEN_TASKS} open tasks, found ${open}`);
+  busyRss = rssMb(idle.child.pid);
+  // Stop the tasks so no task user (as root) outlives the benchmark.
+  for (const task of (listed.body as { tasks: { id: string }[] }).tasks) {
+    await requestJson(adminSocketPath(memoryHome), {
+      method: "POST",
+      path: `/tasks/${task.id}/stop`,
+    });
+  }
+} finally {
+  await stopServe(idle);
+  await Deno.remove(memoryHome, { recursive: true });
+}
+
+console.log(
+  `fsync floor p50 ${floor.toFixed(3)} ms; the path needs ${PATH_SYNCS} syncs, so one call's ` +
+    `bound is ${((PATH_SYNCS + 1) * floor).toFixed(3)} ms`,
+);
+printTable([
+  {
+    what: "POST /call example.echo, one at a time, p50",
+    unit: "ms",
+    value: rows.p50,
+    baselineWhat: `(${PATH_SYNCS} path syncs + 1) x fsync floor p50`,
+    baseline: (PATH_SYNCS + 1) * floor,
+    target: "<= 1",
+  },
+  {
+    what: "POST /call example.echo, one at a time",
+    unit: "calls/s",
+    value: rows.sequentialRate,
+    baselineWhat: `1 / ((${PATH_SYNCS} + 1) x fsync floor)`,
+    baseline: 1000 / ((PATH_SYNCS + 1) * floor),
+    target: ">= 1",
+  },
+  {
+    what: `POST /call, ${CONCURRENT_CALLERS} concurrent callers on ${CONCURRENT_TASKS} tasks`,
+    unit: "calls/s",
+    value: rows.concurrentRate,
+    baselineWhat: "one at a time",
+    baseline: rows.sequentialRate,
+    target: ">= 4",
+  },
+  {
+    what: `POST /call, ${CONCURRENT_CALLERS} concurrent callers on 1 task`,
+    unit: "calls/s",
+    value: rows.oneTaskRate,
+    baselineWhat: "one at a time",
+    baseline: rows.sequentialRate,
+    target: ">= 4",
+  },
+  {
+    what: `RSS of gurt serve, ${OPEN_TASKS} open tasks`,
+    unit: "MB",
+    value: busyRss,
+    baselineWhat: "the 150 MB target",
+    baseline: 150,
+    target: "<= 1",
+  },
+  {
+    what: `RSS of gurt serve, ${OPEN_TASKS} open tasks`,
+    unit: "MB",
+    value: busyRss,
+    baselineWhat: "the same core with no task",
+    baseline: idleRss,
+    target: "<= 3",
+  },
+]);

@@ -1,0 +1,44 @@
+/** The task journal: appends that arrive together are written together, in order, and synced. */
+import { assertEquals, assertRejects } from "../assert.ts";
+import { Journal } from "../../mod/broker/mod.ts";
+
+Deno.test("200 concurrent appends land once each, in the order they were made, and a reopen reads them all", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gurt-journal-" });
+  try {
+    const path = `${dir}/journal.jsonl`;
+    const journal = await Journal.open(path);
+    const time = new Date(0).toISOString();
+    await Promise.all(
+      Array.from(
+        { length: 200 },
+        (_, i) => journal.append({ type: "step", time, text: `step ${i}`, data: { i } }),
+      ),
+    );
+    const expected = Array.from({ length: 200 }, (_, i) => `step ${i}`);
+    assertEquals(journal.state.steps.map((s) => s.text), expected);
+    const lines = (await Deno.readTextFile(path)).split("\n").filter((l) => l !== "");
+    assertEquals(lines.map((l) => JSON.parse(l).text), expected);
+    const reopened = await Journal.open(path);
+    assertEquals(reopened.state.steps.map((s) => s.text), expected);
+    assertEquals(reopened.state.skipped, 0);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("an append that is not a journal line is refused and writes nothing; the next append still lands", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gurt-journal-" });
+  try {
+    const path = `${dir}/journal.jsonl`;
+    const journal = await Journal.open(path);
+    await assertRejects(
+      () => journal.append({ type: "cost", time: "t", cents: -1, what: "x" } as never),
+      Error,
+    );
+    await journal.append({ type: "cost", time: "t", cents: 3, what: "x" });
+    assertEquals(journal.state.spentCents, 3);
+    assertEquals((await Deno.readTextFile(path)).split("\n").filter((l) => l !== "").length, 1);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
