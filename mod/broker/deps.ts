@@ -58,6 +58,8 @@ export interface BrokerDeps {
   vault: VaultView;
   /** Replaces every vault value in text that leaves the core. */
   redact(text: string): string;
+  /** A fresh stream that redacts as redact() does, catching a value split across two chunks. */
+  redactStream(): TransformStream<Uint8Array, Uint8Array>;
   clock(): Date;
   /** Says once per distinct set of problems that the grant files are invalid. */
   grantsReporter: GrantsInvalidReporter;

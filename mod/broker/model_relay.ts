@@ -103,7 +103,11 @@ export function addModelRoutes(
       (error) =>
         deps.log(`gurt: the model answer of task ${task.id} was cut off: ${describe(error)}`),
     );
-    return new Response(relayed, { status: 200, headers: { "content-type": type } });
+    // What reaches the worker is redacted like every other result, chunk boundaries included.
+    return new Response(relayed.pipeThrough(deps.redactStream()), {
+      status: 200,
+      headers: { "content-type": type },
+    });
   });
 }
 

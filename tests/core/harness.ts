@@ -21,7 +21,7 @@ export interface TestBox {
   /** Every line the core printed. */
   logs: string[];
   admin(
-    method: "GET" | "POST",
+    method: "GET" | "POST" | "PUT" | "DELETE",
     path: string,
     body?: unknown,
   ): Promise<{ status: number; body: Json }>;
