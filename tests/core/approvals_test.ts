@@ -1,25 +1,8 @@
 /** Seed 002 §12 "Approvals", through the real admin and task sockets of a real core. */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { defineTool } from "../../mod/tools/mod.ts";
-import { z } from "zod";
-import { grant, pendingApproval, startBox, until } from "./harness.ts";
+import { counter, grant, pendingApproval, startBox, until } from "./harness.ts";
 
 const ASK_SPEND = { spend: grant({ tool: "example.spend", mode: "ask" }) };
-
-function counter() {
-  const runs: unknown[] = [];
-  const tool = defineTool({
-    name: "test.count",
-    description: "Counts its runs.",
-    input: z.strictObject({ n: z.number() }),
-    secrets: [],
-    run: (_ctx, input) => {
-      runs.push(input);
-      return Promise.resolve({ runs: runs.length });
-    },
-  });
-  return { runs, tool };
-}
 
 Deno.test("approve: the waiting call runs once and the Approval record precedes its Result", async () => {
   const box = await startBox({ grants: ASK_SPEND });

@@ -8,7 +8,8 @@ import { loadConfig } from "../../mod/config/mod.ts";
 import { Core, type CoreOptions } from "../../mod/core/core.ts";
 import { requestJson } from "../../mod/net/mod.ts";
 import type { AppTool } from "../../mod/tools/mod.ts";
-import { exampleApp, ToolRegistry } from "../../mod/tools/mod.ts";
+import { defineTool, exampleApp, ToolRegistry } from "../../mod/tools/mod.ts";
+import { z } from "zod";
 
 /** A parsed JSON answer, read by assertions field by field. */
 // deno-lint-ignore no-explicit-any
@@ -110,17 +111,7 @@ export async function startBox(options: BoxOptions = {}): Promise<TestBox> {
     },
     writeGrant: (id, toml) => Deno.writeTextFile(`${home}/grants/${id}.toml`, toml),
     removeGrant: (id) => Deno.remove(`${home}/grants/${id}.toml`),
-    async records() {
-      const out: Json[] = [];
-      const files = [...Deno.readDirSync(`${home}/audit`)].map((e) => e.name)
-        .filter((n) => n.endsWith(".jsonl")).sort();
-      for (const file of files) {
-        for (const line of (await Deno.readTextFile(`${home}/audit/${file}`)).split("\n")) {
-          if (line !== "") out.push(JSON.parse(line));
-        }
-      }
-      return out;
-    },
+    records: () => auditRecords(home),
     async close() {
       await core.close();
       await Deno.remove(home, { recursive: true });
@@ -173,4 +164,33 @@ export async function pendingApproval(box: TestBox, task: TestTask): Promise<num
     return mine !== undefined;
   });
   return id;
+}
+
+/** Every audit record under `home`, parsed, in order. */
+export async function auditRecords(home: string): Promise<Json[]> {
+  const out: Json[] = [];
+  const files = [...Deno.readDirSync(`${home}/audit`)].map((e) => e.name)
+    .filter((n) => n.endsWith(".jsonl")).sort();
+  for (const file of files) {
+    for (const line of (await Deno.readTextFile(`${home}/audit/${file}`)).split("\n")) {
+      if (line !== "") out.push(JSON.parse(line));
+    }
+  }
+  return out;
+}
+
+/** A test app tool, `test.count`, that counts its runs: the runs it saw and the tool. */
+export function counter(): { runs: unknown[]; tool: AppTool<never> } {
+  const runs: unknown[] = [];
+  const tool = defineTool({
+    name: "test.count",
+    description: "Counts its runs.",
+    input: z.strictObject({ n: z.number() }),
+    secrets: [],
+    run: (_ctx, input) => {
+      runs.push(input);
+      return Promise.resolve({ runs: runs.length });
+    },
+  });
+  return { runs, tool: tool as AppTool<never> };
 }

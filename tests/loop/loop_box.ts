@@ -8,7 +8,7 @@ import { loadConfig } from "../../mod/config/mod.ts";
 import { Core } from "../../mod/core/core.ts";
 import { requestJson } from "../../mod/net/mod.ts";
 import { type AppTool, exampleApp, ToolRegistry } from "../../mod/tools/mod.ts";
-import type { Json } from "../core/harness.ts";
+import { auditRecords, type Json } from "../core/harness.ts";
 
 /** A box whose tasks run `gurt loop`. */
 export interface LoopBox {
@@ -100,17 +100,7 @@ export async function startLoopBox(options: {
       await core.close();
       core = await start();
     },
-    async records() {
-      const out: Json[] = [];
-      const files = [...Deno.readDirSync(`${home}/audit`)].map((e) => e.name)
-        .filter((n) => n.endsWith(".jsonl")).sort();
-      for (const file of files) {
-        for (const line of (await Deno.readTextFile(`${home}/audit/${file}`)).split("\n")) {
-          if (line !== "") out.push(JSON.parse(line));
-        }
-      }
-      return out;
-    },
+    records: () => auditRecords(home),
     async close() {
       await core.close();
       await Deno.remove(home, { recursive: true });

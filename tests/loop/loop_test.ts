@@ -1,27 +1,10 @@
 /** `gurt loop` as a task's worker, against scripted model services over real HTTP. */
-import { z } from "zod";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { defineTool } from "../../mod/tools/mod.ts";
-import { grant } from "../core/harness.ts";
+import { counter, grant } from "../core/harness.ts";
 import { startFakeModel } from "./fake_model.ts";
 import { startLoopBox } from "./loop_box.ts";
 
 const KEY = "sk-ant-test-0123456789abcdef";
-
-function counter() {
-  const runs: unknown[] = [];
-  const tool = defineTool({
-    name: "test.count",
-    description: "Counts its runs.",
-    input: z.strictObject({ n: z.number() }),
-    secrets: [],
-    run: (_ctx, input) => {
-      runs.push(input);
-      return Promise.resolve({ runs: runs.length });
-    },
-  });
-  return { runs, tool };
-}
 
 Deno.test("anthropic, streamed: the tool result reaches the next request and the usage is charged", async () => {
   const model = startFakeModel([
