@@ -1,0 +1,271 @@
+/**
+ * The verifier's hand-written record check agrees with the zod schema: it accepts a value exactly
+ * when the schema accepts it and returns the same value (every key in schema order), over valid
+ * records of every event type and their mutations: unknown fields, wrong types, missing fields,
+ * edge values and keys out of order.
+ */
+import fc from "fast-check";
+import { auditRecord, isCanonicalRecord, recordLine, ZERO_HASH } from "../../mod/audit/mod.ts";
+import { assert, assertEquals } from "../assert.ts";
+import { sampleEvent } from "./helpers.ts";
+
+type Json = Record<string, unknown>;
+
+const hex = fc.string({
+  unit: fc.constantFrom(..."0123456789abcdef"),
+  minLength: 64,
+  maxLength: 64,
+});
+/** Values near every bound of the schema, of every JSON type. */
+const EDGES: unknown[] = [
+  0,
+  -0,
+  -1,
+  1,
+  1.5,
+  Number.MAX_SAFE_INTEGER,
+  Number.MAX_SAFE_INTEGER + 1,
+  1e300,
+  "",
+  "x",
+  "Abc",
+  "a_b",
+  "a-b",
+  null,
+  true,
+  false,
+  [],
+  ["x"],
+  [""],
+  {},
+  ZERO_HASH,
+  ZERO_HASH.toUpperCase(),
+  ZERO_HASH.slice(1),
+  "2026-11-29T18:00:00.000Z",
+  "2026-13-29T18:00:00.000Z",
+  "2026-11-29T18:00:00Z",
+  "public",
+  "secret",
+  "approved",
+  "failed",
+  "allowed",
+  "ask",
+  "denied",
+  "decision",
+  "accepted_break",
+];
+const edge = fc.constantFrom(...EDGES);
+const anyValue = fc.oneof(edge, fc.jsonValue({ maxDepth: 2 }));
+const text = fc.oneof(fc.constantFrom("a", "task-1", "KEY_1"), fc.string({ minLength: 1 }));
+const taint = fc.constantFrom("public", "private", "secret");
+const count = fc.oneof(fc.nat(), fc.constant(Number.MAX_SAFE_INTEGER));
+const outcome = fc.oneof(
+  fc.constant({ outcome: "allowed" }),
+  fc.constant({ outcome: "ask" }),
+  fc.record({ outcome: fc.constant("denied"), reason: fc.stringMatching(/^[a-z][a-z_]*$/) }),
+);
+const time = fc.date({
+  min: new Date("0000-01-01T00:00:00.000Z"),
+  max: new Date("9999-12-31T23:59:59.999Z"),
+  noInvalidDate: true,
+}).map((date) => date.toISOString());
+
+/** Valid events of every type, their keys in schema order. */
+const event = fc.oneof(
+  fc.record({
+    type: fc.constant("decision"),
+    session: text,
+    call: text,
+    tool: text,
+    arguments: fc.string(),
+    outcome,
+    grant: fc.option(text),
+    grant_sha256: fc.option(hex),
+    taint,
+    untrusted: fc.boolean(),
+  }),
+  fc.record({
+    type: fc.constant("approval"),
+    session: text,
+    call: text,
+    decision: count,
+    answer: fc.constantFrom("approved", "refused", "expired"),
+    by: fc.option(text),
+    reason: fc.option(fc.string()),
+    outcome,
+    grant: fc.option(text),
+    grant_sha256: fc.option(hex),
+    taint,
+    untrusted: fc.boolean(),
+  }),
+  fc.record({
+    type: fc.constant("result"),
+    session: text,
+    call: text,
+    decision: count,
+    status: fc.constantFrom("result", "failed"),
+    class: taint,
+    untrusted: fc.boolean(),
+    truncated: fc.boolean(),
+    bytes: count,
+    sha256: hex,
+    taint_after: taint,
+  }),
+  fc.record({ type: fc.constant("recovery"), torn_bytes: count, torn_sha256: hex }),
+  fc.record({
+    type: fc.constant("accepted_break"),
+    file: text,
+    line: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+    last_good: hex,
+  }),
+  fc.record({
+    type: fc.constant("task_started"),
+    task: text,
+    worker: text,
+    tools: fc.array(text, { maxLength: 3 }),
+    budget_cents: fc.option(count),
+  }),
+  fc.record({
+    type: fc.constant("task_ended"),
+    task: text,
+    state: text,
+    reason: fc.option(fc.string()),
+  }),
+  fc.record({ type: fc.constantFrom("vault_set", "vault_removed"), name: text }),
+  fc.record({ type: fc.constantFrom("vault_denied", "vault_allowed"), app: text, name: text }),
+  fc.record({ type: fc.constant("cost"), task: text, cents: count, what: text }),
+);
+const record = fc.record({ seq: count, time, prev: hex, event });
+
+/** The objects of a record a mutation may change: the record, its event, the event's outcome. */
+function objectsOf(value: Json): Json[] {
+  const event = value.event as Json;
+  const objects = [value, event];
+  if (typeof event.outcome === "object" && event.outcome !== null) {
+    objects.push(event.outcome as Json);
+  }
+  if (Array.isArray(event.tools)) objects.push(event.tools as unknown as Json);
+  return objects;
+}
+
+type Mutation =
+  | { kind: "none" }
+  | { kind: "add"; where: number; key: string; value: unknown }
+  | { kind: "remove"; where: number; pick: number }
+  | { kind: "replace"; where: number; pick: number; value: unknown }
+  | { kind: "reorder"; where: number; pick: number };
+
+const mutation: fc.Arbitrary<Mutation> = fc.oneof(
+  fc.constant({ kind: "none" as const }),
+  fc.record({
+    kind: fc.constant("add" as const),
+    where: fc.nat(3),
+    key: fc.oneof(fc.constantFrom("extra", "seq", "type", "__proto__", "0"), fc.string()),
+    value: anyValue,
+  }),
+  fc.record({ kind: fc.constant("remove" as const), where: fc.nat(3), pick: fc.nat(20) }),
+  fc.record({
+    kind: fc.constant("replace" as const),
+    where: fc.nat(3),
+    pick: fc.nat(20),
+    value: anyValue,
+  }),
+  fc.record({ kind: fc.constant("reorder" as const), where: fc.nat(3), pick: fc.nat(20) }),
+);
+
+/** The record as JSON text with one mutation, then parsed back as the verifier parses a line. */
+function mutated(value: Json, change: Mutation): unknown {
+  const copy = JSON.parse(JSON.stringify(value)) as Json;
+  if (change.kind === "none") return copy;
+  const objects = objectsOf(copy);
+  const target = objects[change.where % objects.length];
+  const keys = Object.keys(target);
+  if (change.kind === "add") {
+    Object.defineProperty(target, change.key, {
+      value: change.value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  } else if (keys.length > 0) {
+    const key = keys[change.pick % keys.length];
+    if (change.kind === "remove") delete target[key];
+    if (change.kind === "replace") target[key] = change.value;
+    if (change.kind === "reorder") {
+      const moved = target[key];
+      delete target[key];
+      target[key] = moved;
+    }
+  }
+  // Through JSON text, as a line is: undefined values drop out, -0 and "__proto__" stay as JSON
+  // would give them.
+  return JSON.parse(JSON.stringify(copy));
+}
+
+/** What the schema says: accepted with these exact bytes when written out again, or refused. */
+function schemaAccepts(value: unknown): boolean {
+  const parsed = auditRecord.safeParse(value);
+  return parsed.success && JSON.stringify(parsed.data) === JSON.stringify(value);
+}
+
+Deno.test("the hand-written record check accepts every valid record in schema order", () => {
+  fc.assert(
+    fc.property(record, (value) => {
+      const line = JSON.parse(JSON.stringify(value));
+      assert(auditRecord.safeParse(line).success, "the generator made an invalid record");
+      assert(isCanonicalRecord(line), `refused: ${JSON.stringify(line)}`);
+    }),
+    { numRuns: 2000 },
+  );
+});
+
+Deno.test("the hand-written record check agrees with the zod schema on mutated records", () => {
+  fc.assert(
+    fc.property(record, mutation, (value, change) => {
+      const line = mutated(value as Json, change);
+      assertEquals(isCanonicalRecord(line), schemaAccepts(line), JSON.stringify(line));
+    }),
+    { numRuns: 20000 },
+  );
+});
+
+Deno.test("the hand-written record check accepts the writer's own lines", () => {
+  for (let i = 0; i < 8; i++) {
+    const line = recordLine({
+      seq: i,
+      time: "2026-11-29T18:00:00.000Z",
+      prev: ZERO_HASH,
+      event: sampleEvent(i),
+    });
+    assert(isCanonicalRecord(JSON.parse(line)), line);
+  }
+});
+
+Deno.test("the hand-written record check refuses keys out of schema order, which zod accepts", () => {
+  const value = {
+    time: "2026-11-29T18:00:00.000Z",
+    seq: 0,
+    prev: ZERO_HASH,
+    event: sampleEvent(2),
+  };
+  assert(auditRecord.safeParse(value).success);
+  assert(!isCanonicalRecord(value));
+});
+
+Deno.test("the hand-written record check agrees with the zod schema on every edge value of every field", () => {
+  const samples = fc.sample(record, { numRuns: 150, seed: 3 }) as Json[];
+  let checked = 0;
+  for (const value of samples) {
+    const objects = objectsOf(value).length;
+    for (let where = 0; where < objects; where++) {
+      for (let pick = 0; pick < 12; pick++) {
+        for (const edgeValue of EDGES) {
+          const line = mutated(value, { kind: "replace", where, pick, value: edgeValue });
+          assertEquals(isCanonicalRecord(line), schemaAccepts(line), JSON.stringify(line));
+          checked++;
+        }
+      }
+    }
+  }
+  assert(checked > 10000);
+});
