@@ -137,10 +137,14 @@ function isObject(value: unknown): value is Fields {
 /** An object whose own keys are exactly these, in this order. */
 function hasKeys(value: unknown, keys: string[]): value is Fields {
   if (!isObject(value)) return false;
-  const own = Object.keys(value);
-  if (own.length !== keys.length) return false;
-  for (let i = 0; i < keys.length; i++) if (own[i] !== keys[i]) return false;
-  return true;
+  // for-in allocates no array, as Object.keys does; it also lists enumerable inherited keys, which
+  // a parsed JSON object has none of, and which only make this check refuse.
+  let i = 0;
+  for (const key in value) {
+    if (i >= keys.length || key !== keys[i]) return false;
+    i++;
+  }
+  return i === keys.length;
 }
 
 /** A whole number from 0 that JavaScript holds exactly (a seq, a count of bytes or cents). */
