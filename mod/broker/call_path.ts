@@ -117,14 +117,16 @@ async function decideAndRun(
   const app = deps.registry.app(body.tool);
   let input = body.input;
   let cost = 0;
+  let valid = true;
   if (app !== undefined) {
     const parsed = app.input.safeParse(body.input);
+    valid = parsed.success;
     if (parsed.success) {
       input = parsed.data;
       cost = app.cost?.(input) ?? 0;
     }
   }
-  const step = await decisionStep(deps, task, body, { app, input, cost });
+  const step = await decisionStep(deps, task, body, { app, input, cost, valid });
   if (step.kind === "denied") return await deny(deps, task, body, step.reason, null);
   let decision: Decision;
   if (step.kind === "ask") {
@@ -156,7 +158,7 @@ async function decisionStep(
   deps: BrokerDeps,
   task: TaskHandle,
   body: CallBody,
-  call: { app: AppTool<unknown> | undefined; input: unknown; cost: number },
+  call: { app: AppTool<unknown> | undefined; input: unknown; cost: number; valid: boolean },
 ): Promise<Step> {
   const grants = await loadGrants(`${deps.home}/grants`, {
     appTools: deps.registry.appToolNames(),
@@ -176,8 +178,8 @@ async function decisionStep(
         state = await readSessionState(deps.home, task.id);
         const budget = task.record.budgetCents;
         const overBudget = budget !== null && task.committedCents() + call.cost > budget;
-        const invalid = call.app !== undefined && !call.app.input.safeParse(body.input).success;
-        outcome = invalid
+        // The input was parsed against the tool's schema once, above; the parse is pure.
+        outcome = !call.valid
           ? {
             kind: "denied",
             denial: { reason: "invalid_arguments", grant: null, grant_sha256: null },
@@ -369,6 +371,12 @@ async function run(
     ? { ok: true, output }
     : { ok: false, error: outcome.content };
   await callLine;
+  // Not started before the Result record is synced, though the two syncs could overlap: the
+  // tool.result line is what answers this key after a restart. Were it on disk and the Result
+  // record not (a crash between the two syncs, or a failed audit write), the content would be
+  // answered again after the restart with no Result record for it, and a failed Result write would
+  // no longer be "the result could not be recorded" for this key. In this order, a crash between
+  // the two leaves the key unanswered and the call is decided afresh.
   await task.journal.append({
     type: "tool.result",
     time: deps.clock().toISOString(),
