@@ -16,23 +16,9 @@ import { adminSocketPath } from "../mod/cli/permissions.ts";
 import { exampleApp, ToolRegistry } from "../mod/tools/mod.ts";
 import { startFakeModel } from "../tests/loop/fake_model.ts";
 import { type BenchRow, printTable } from "./table.ts";
+import { rate } from "./measure.ts";
 
 const REPLY = { text: "A short answer of a few words, streamed in pieces." };
-
-/** Runs `op` for about `ms` milliseconds after a warm-up, and returns operations per second. */
-async function rate(op: () => Promise<unknown>, ms = 1500): Promise<number> {
-  const warm = performance.now() + 200;
-  while (performance.now() < warm) await op();
-  let count = 0;
-  const start = performance.now();
-  let now = start;
-  while (now - start < ms) {
-    for (let i = 0; i < 5; i++) await op();
-    count += 5;
-    now = performance.now();
-  }
-  return count / ((now - start) / 1000);
-}
 
 const model = startFakeModel(Array.from({ length: 1_000_000 }, () => REPLY));
 const home = await Deno.makeTempDir({ prefix: "gurt-agent-bench-" });

@@ -8,6 +8,7 @@
 import { adminSocketPath } from "../mod/cli/permissions.ts";
 import { requestJson } from "../mod/net/mod.ts";
 import { printTable } from "./table.ts";
+import { p50 as median } from "./measure.ts";
 
 const SEQUENTIAL_CALLS = 1000;
 const CONCURRENT_CALLERS = 32;
@@ -88,11 +89,6 @@ async function call(home: string, task: string, key: string): Promise<number> {
     throw new Error(`call failed: ${JSON.stringify(answer.body)}`);
   }
   return performance.now() - started;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 /** p50 of appending a short line and fdatasync, in the same file system as the home. */

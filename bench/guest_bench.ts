@@ -4,6 +4,7 @@
  * Target: the HTTP path costs at most 1.3 times the bare spawn.
  */
 import { printTable } from "./table.ts";
+import { p50 } from "./measure.ts";
 
 const RUNS = 400;
 const WARMUP = 40;
@@ -17,11 +18,6 @@ async function timeEach(runs: number, work: () => Promise<void>): Promise<number
     times.push(performance.now() - start);
   }
   return times;
-}
-
-function p50(times: number[]): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 function perSecond(times: number[]): number {

@@ -7,6 +7,7 @@
 import { decide, type GrantSet, loadGrants, type ToolRequest } from "../mod/policy/mod.ts";
 import { type BenchRow, printTable } from "./table.ts";
 import { standardRegistry } from "../mod/tools/mod.ts";
+import { rate as rateOf } from "./measure.ts";
 
 /** The app tools of a standard box, as the core passes them. */
 const APP_TOOLS = standardRegistry().appToolNames();
@@ -43,21 +44,6 @@ async function makeHome(count: number): Promise<string> {
     await Deno.writeTextFile(`${dir}/grants/g-${String(i).padStart(3, "0")}.toml`, grantText(i));
   }
   return dir;
-}
-
-/** Runs `op` for about `ms` milliseconds after a warm-up, and returns operations per second. */
-async function rate(op: () => Promise<unknown> | unknown, ms = 1500): Promise<number> {
-  const warm = performance.now() + 200;
-  while (performance.now() < warm) await op();
-  let count = 0;
-  const start = performance.now();
-  let now = start;
-  while (now - start < ms) {
-    for (let i = 0; i < 10; i++) await op();
-    count += 10;
-    now = performance.now();
-  }
-  return count / ((now - start) / 1000);
 }
 
 async function bareRead(dir: string): Promise<number> {
@@ -121,4 +107,9 @@ try {
   printTable(rows);
 } finally {
   for (const home of homes) await Deno.remove(home, { recursive: true });
+}
+
+/** Operations per second of `op`, checked every ten operations. */
+function rate(op: () => Promise<unknown> | unknown, ms = 1500): Promise<number> {
+  return rateOf(op, { ms, batch: 10 });
 }

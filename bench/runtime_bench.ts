@@ -20,14 +20,10 @@ import {
   SandboxRuntime,
 } from "../mod/runtime/mod.ts";
 import { printTable } from "./table.ts";
+import { p50 } from "./measure.ts";
 
 const RUNS = 200;
 const WARMUP = 15;
-
-function p50(times: number[]): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
 
 async function timeEach(runs: number, work: (i: number) => Promise<void>): Promise<number[]> {
   const times: number[] = [];

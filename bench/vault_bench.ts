@@ -12,26 +12,12 @@ import { adminSocketPath } from "../mod/cli/permissions.ts";
 import { requestJson } from "../mod/net/mod.ts";
 import { Redactor, StreamRedactor, writeVaultFile } from "../mod/vault/mod.ts";
 import { type BenchRow, printTable } from "./table.ts";
+import { rate as rateOf } from "./measure.ts";
 
 const KEYS: [string, string][] = Array.from({ length: 10 }, (_, i) => [
   `SERVICE_${i}_API_KEY`,
   `sk-live-${i}-${crypto.randomUUID()}`,
 ]);
-
-/** Runs `op` for about `ms` milliseconds after a warm-up and returns operations per second. */
-async function rate(op: () => Promise<unknown> | unknown, ms = 1000): Promise<number> {
-  const warm = performance.now() + 150;
-  while (performance.now() < warm) await op();
-  let count = 0;
-  const start = performance.now();
-  let now = start;
-  while (now - start < ms) {
-    for (let i = 0; i < 5; i++) await op();
-    count += 5;
-    now = performance.now();
-  }
-  return count / ((now - start) / 1000);
-}
 
 function resultText(): string {
   const words = ["ok", "status", "amount", "currency", "customer", "id", "created", "{", "}", ":"];
@@ -184,3 +170,8 @@ const rows: BenchRow[] = [
   },
 ];
 printTable(rows);
+
+/** Operations per second of `op` over about `ms` after a short warm-up. */
+function rate(op: () => Promise<unknown> | unknown, ms = 1000): Promise<number> {
+  return rateOf(op, { ms, warmMs: 150 });
+}
