@@ -5,24 +5,15 @@ import {
   auditFile,
   DAY1,
   DAY2,
-  makeHome,
   readLines,
   sampleEvent,
   settableClock,
   standardLog,
   steppingClock,
   tearingOps,
+  withHome,
   writeEvents,
 } from "./helpers.ts";
-
-async function withHome(work: (home: string) => Promise<void>): Promise<void> {
-  const home = await makeHome();
-  try {
-    await work(home);
-  } finally {
-    await Deno.remove(home, { recursive: true });
-  }
-}
 
 /** Opens a writer, returns its notices and closes it. */
 async function start(home: string, clock?: () => Date): Promise<string[]> {

@@ -136,3 +136,13 @@ export function tearingOps(keep: (bytes: Uint8Array) => number): AuditFileOps {
     syncData: realFileOps.syncData,
   };
 }
+
+/** Runs `work` on a fresh home, removed afterwards whatever happens. */
+export async function withHome(work: (home: string) => Promise<void>): Promise<void> {
+  const home = await makeHome();
+  try {
+    await work(home);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+}

@@ -12,22 +12,13 @@ import {
   DAY1,
   DAY2,
   lineHash,
-  makeHome,
   readLines,
   sampleEvent,
   standardLog,
   steppingClock,
   tearingOps,
+  withHome,
 } from "./helpers.ts";
-
-async function withHome(work: (home: string) => Promise<void>): Promise<void> {
-  const home = await makeHome();
-  try {
-    await work(home);
-  } finally {
-    await Deno.remove(home, { recursive: true });
-  }
-}
 
 Deno.test("records chain across a day boundary: the new file's line 1 chains from the old file's last line", () =>
   withHome(async (home) => {
