@@ -8,6 +8,8 @@
  * Dropping the connection (an aborted request) is how the server learns its requester went away.
  */
 
+import { Buffer } from "node:buffer";
+
 /** A JSON answer: the status and the parsed body (the text, where it is not JSON). */
 export interface JsonAnswer {
   status: number;
@@ -72,16 +74,6 @@ function indexOf(bytes: Uint8Array, pattern: number[], from = 0): number {
     return i;
   }
   return -1;
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
 
 /**
@@ -170,7 +162,7 @@ function requestBytes(method: string, path: string, body: Uint8Array | undefined
     "",
     "",
   ].join("\r\n");
-  return concat([new TextEncoder().encode(head), body ?? new Uint8Array()]);
+  return Buffer.concat([new TextEncoder().encode(head), body ?? new Uint8Array()]);
 }
 
 function parseHead(head: Uint8Array): { status: number; headers: Map<string, string> } {
@@ -240,7 +232,7 @@ class ByteReader {
       this.#ended = true;
       return false;
     }
-    this.#pending = concat([this.#pending, this.#buffer.slice(0, n)]);
+    this.#pending = Buffer.concat([this.#pending, this.#buffer.slice(0, n)]);
     return true;
   }
 }
