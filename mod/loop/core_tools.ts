@@ -3,7 +3,7 @@
  * authority and needs no broker; find_tool searches the task's tools from GET /tools; call_tool
  * sends POST /call with a stable key. A denial is a result with its text, so the turn goes on.
  */
-import { requestJson } from "../net/mod.ts";
+import { postCall, requestJson } from "../net/mod.ts";
 import type { OfferedTool } from "./conversation.ts";
 
 /** The most characters of one tool result given to the model. */
@@ -92,17 +92,8 @@ async function callTool(
 ): Promise<string> {
   for (;;) {
     const sent = Date.now();
-    const answer = await requestJson(socket, {
-      method: "POST",
-      path: "/call",
-      body: { tool, input, key },
-    });
-    const body = answer.body as {
-      ok?: boolean;
-      pending?: boolean;
-      output?: unknown;
-      error?: string;
-    };
+    const answer = await postCall(socket, { tool, input, key });
+    const body = answer.body;
     if (body.pending === true) {
       // Still waiting on the owner: ask again with the same key. A pending answer that came back
       // at once (the core is closing) is not asked again at once.

@@ -12,7 +12,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import process from "node:process";
 import denoJson from "../../deno.json" with { type: "json" };
-import { requestJson } from "../net/mod.ts";
+import { postCall, requestJson } from "../net/mod.ts";
 import { askKey, CallKeys, mcpName, toolName } from "./keys.ts";
 
 /** What the relay role is given. */
@@ -56,17 +56,8 @@ export default async function main(args: RelayArgs): Promise<number> {
     if (request.params.name === ASK_TOOL) return await ask(args.socket, input.question);
     const tool = toolName(request.params.name);
     const key = keys.key(tool, input);
-    const answer = await requestJson(args.socket, {
-      method: "POST",
-      path: "/call",
-      body: { tool, input, key },
-    });
-    const body = answer.body as {
-      ok?: boolean;
-      pending?: boolean;
-      output?: unknown;
-      error?: string;
-    };
+    const answer = await postCall(args.socket, { tool, input, key });
+    const body = answer.body;
     if (body.pending === true) return text(body.error ?? "Waiting for the box owner.");
     keys.answered(key);
     if (body.ok === true) return text(JSON.stringify(body.output ?? null));

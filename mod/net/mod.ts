@@ -7,3 +7,4 @@ export {
   SocketUnreachableError,
 } from "./unix_http.ts";
 export { sseData } from "./sse.ts";
+export { type CallReply, postCall } from "./task_call.ts";
