@@ -2,7 +2,13 @@
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
 import { desktopOptionsFromEnv, desktopPermissionNeeds } from "../cua/mod.ts";
-import { GUEST_DEFAULTS, guestEntry, guestPermissions, tokenFilesIn } from "../exec-guest/mod.ts";
+import {
+  GUEST_DEFAULTS,
+  guestEntry,
+  guestPermissions,
+  installSessionHelper,
+  tokenFilesIn,
+} from "../exec-guest/mod.ts";
 import { runRole } from "../roles/mod.ts";
 import type { RolePermissions } from "../roles/mod.ts";
 import { exitWith } from "./run.ts";
@@ -37,12 +43,15 @@ export function registerGuestCommand(program: Command): void {
         const desktop = options.desktop === true
           ? desktopOptionsFromEnv(env, { workspace, home: env.HOME ?? workspace })
           : null;
+        // Written here, where writing outside the workspace is allowed; the role only runs it.
+        const helper = await installSessionHelper();
         const args = {
           workspace,
           bind: options.bind,
           execPort: options.execPort,
           hostPort: options.hostPort,
           desktop,
+          sessionHelper: helper?.path ?? null,
         };
         let permissions = guestPermissions({
           workspace,
@@ -58,7 +67,11 @@ export function registerGuestCommand(program: Command): void {
         // the Worker's listener has run, which it sometimes does under load.
         const keep = () => {};
         for (const signal of ["SIGTERM", "SIGINT"] as const) Deno.addSignalListener(signal, keep);
-        return await runRole({ role: "guest", permissions, entry: guestEntry, args });
+        try {
+          return await runRole({ role: "guest", permissions, entry: guestEntry, args });
+        } finally {
+          await helper?.remove();
+        }
       })
     );
 }

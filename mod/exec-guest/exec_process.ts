@@ -4,7 +4,7 @@
  * seed's rule for a backgrounded process that keeps the pipes open.
  */
 import { OutputBuffer } from "./output_buffer.ts";
-import { launchFailure, spawnInGroup } from "./process_group.ts";
+import { type Launcher, launchFailure, spawnInGroup } from "./process_group.ts";
 
 /** What to run, fully resolved: argv, a jail-checked cwd, the child's whole environment. */
 export interface ExecSpec {
@@ -15,6 +15,8 @@ export interface ExecSpec {
   timeoutMs: number;
   killGraceMs: number;
   maxOutputBytes: number;
+  /** The session helper to start it with (process_group.ts), or null for util-linux setsid. */
+  sessionHelper: string | null;
 }
 
 /** How a command ended, in the terms of seed 004. */
@@ -54,6 +56,7 @@ export class RunningProcess {
 
   private constructor(
     private readonly child: Deno.ChildProcess,
+    private readonly launcher: Launcher,
     private readonly spec: ExecSpec,
     listener: ChunkListener | undefined,
   ) {
@@ -65,13 +68,14 @@ export class RunningProcess {
 
   /** Starts the command; a program that cannot be started is 400 exec_failed. */
   static start(spec: ExecSpec, listener?: ChunkListener): RunningProcess {
-    const child = spawnInGroup({
+    const { child, launcher } = spawnInGroup({
       argv: spec.argv,
       cwd: spec.cwd,
       env: spec.env,
       stdin: spec.stdin === null ? "null" : "piped",
+      helper: spec.sessionHelper,
     });
-    return new RunningProcess(child, spec, listener);
+    return new RunningProcess(child, launcher, spec, listener);
   }
 
   /** If the program could not be started at all (no such file, not executable): why. */
@@ -79,7 +83,7 @@ export class RunningProcess {
     if (outcome.exit_code === null || this.stdout.length !== 0 || this.stderr.length > 4096) {
       return undefined;
     }
-    return launchFailure(this.spec.argv[0], {
+    return launchFailure({ launcher: this.launcher, argv0: this.spec.argv[0] }, {
       code: outcome.exit_code,
       stdout: this.stdout.length,
       stderr: this.stderr.text(),

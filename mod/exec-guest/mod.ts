@@ -14,6 +14,7 @@ export { type CapabilityState } from "./host_routes.ts";
 export { type GuestEnv, newRouter } from "./middleware.ts";
 export { guestOpenApiYaml, publishedOpenApiYaml } from "./openapi.ts";
 export { guestPermissions, type GuestPlaces } from "./permissions.ts";
+export { type InstalledHelper, installSessionHelper } from "./session_helper.ts";
 export {
   GUEST_DEFAULTS,
   type GuestFlags,

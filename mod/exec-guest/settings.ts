@@ -12,6 +12,8 @@ export interface GuestFlags {
   hostPort: number;
   /** `--desktop`: the X desktop and computer use to run beside the host service, or null. */
   desktop?: DesktopOptions | null;
+  /** The session helper `gurt guest` wrote (session_helper.ts), or null to use util-linux setsid. */
+  sessionHelper?: string | null;
 }
 
 /** Everything the guest daemon runs with. */

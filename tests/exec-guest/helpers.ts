@@ -5,6 +5,7 @@ import {
   GUEST_DEFAULTS,
   type GuestSettings,
   type HostExtras,
+  installSessionHelper,
 } from "../../mod/exec-guest/mod.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
@@ -125,8 +126,11 @@ export async function startInProcess(
   options: { extras?: HostExtras; baseEnv?: Record<string, string> } = {},
 ): Promise<GuestUnderTest> {
   const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "gurt-guest-ws-" }));
+  // As `gurt guest` does; `sessionHelper: null` in the overrides tests util-linux setsid instead.
+  const helper = overrides.sessionHelper === undefined ? await installSessionHelper() : null;
   const settings: GuestSettings = {
     ...GUEST_DEFAULTS,
+    sessionHelper: helper?.path ?? null,
     execPort: 0,
     hostPort: 0,
     workspace,
@@ -156,6 +160,7 @@ export async function startInProcess(
       await exec.close();
       await Promise.all([execServer.shutdown(), hostServer.shutdown()]);
       await Deno.remove(workspace, { recursive: true });
+      await helper?.remove();
     },
   };
 }

@@ -1,0 +1,80 @@
+/**
+ * The session helper (session_helper.c, built by tools/build_session_helper.sh): a 1.3 KB static
+ * x86-64 Linux program that makes itself the leader of a new session, so of a new process group,
+ * and then runs a command as execvp would: `helper program arg…`, the environment unchanged. It
+ * is how the guest starts an exec in its own process group at the price of a bare spawn: Deno's
+ * `detached: true` forks the whole daemon (1–3 ms, growing with its memory), and util-linux
+ * `setsid` costs a dynamically linked exec (≈ 0.65 ms).
+ *
+ * If it cannot start the program it writes `gurt-setsid: errno NNN` to stderr and exits 127, so
+ * the daemon can tell a program that could not start from one that ran ({@link helperFailure}).
+ */
+import { SESSION_HELPER_ELF_BASE64 } from "./session_helper_elf.ts";
+
+/** The helper's bytes. */
+export function sessionHelperElf(): Uint8Array {
+  return Uint8Array.from(atob(SESSION_HELPER_ELF_BASE64), (char) => char.charCodeAt(0));
+}
+
+/** Where the helper was written, and how to remove it. */
+export interface InstalledHelper {
+  path: string;
+  remove(): Promise<void>;
+}
+
+/**
+ * Writes the helper into a new private directory (0700, the file 0500) and checks that it runs
+ * there and starts a new session. Returns null where it cannot serve: not x86-64 Linux, or a
+ * temporary directory mounted noexec; the guest then uses util-linux setsid.
+ */
+export async function installSessionHelper(): Promise<InstalledHelper | null> {
+  if (Deno.build.os !== "linux" || Deno.build.arch !== "x86_64") return null;
+  const dir = await Deno.makeTempDir({ prefix: "gurt-guest-" });
+  const remove = () => Deno.remove(dir, { recursive: true }).catch(() => {});
+  try {
+    await Deno.chmod(dir, 0o700);
+    const path = `${dir}/setsid`;
+    await Deno.writeFile(path, sessionHelperElf(), { mode: 0o500 });
+    await Deno.chmod(path, 0o500);
+    // sh prints its own /proc stat line: "pid (sh) state ppid pgrp session …".
+    const probe = await new Deno.Command(path, {
+      args: ["/bin/sh", "-c", 'read -r line < /proc/self/stat; echo "$line"'],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+    }).output().catch(() => null);
+    const fields = probe === null ? [] : new TextDecoder().decode(probe.stdout).split(" ");
+    if (probe?.code !== 0 || fields.length < 6 || fields[0] !== fields[5]) {
+      await remove();
+      return null;
+    }
+    return { path, remove };
+  } catch {
+    await remove();
+    return null;
+  }
+}
+
+const ERRNO_TEXT: Record<number, string> = {
+  1: "could not start a new session",
+  2: "no such program",
+  7: "argument list too long",
+  8: "not an executable (exec format error)",
+  13: "permission denied",
+  20: "a part of its path is not a directory",
+  21: "is a directory",
+  26: "text file busy",
+  36: "file name too long",
+  40: "too many levels of symbolic links",
+};
+
+/**
+ * If stderr is exactly the helper's failure line (and the status its 127), the reason the
+ * program did not start; otherwise undefined: the program itself ran.
+ */
+export function helperFailure(code: number, stderr: string): string | undefined {
+  const match = /^gurt-setsid: errno ([0-9]{3})\n$/.exec(stderr);
+  if (code !== 127 || match === null) return undefined;
+  const errno = Number(match[1]);
+  return ERRNO_TEXT[errno] ?? `error ${errno} from execve`;
+}
