@@ -40,6 +40,8 @@ export interface RegistryLimits {
 /** Tracks running and recently finished execs. */
 export class ExecRegistry {
   private readonly records = new Map<string, ExecRecord>();
+  /** The finished execs still kept, oldest finish first (a Map keeps insertion order). */
+  private readonly finished = new Map<string, ExecRecord>();
   private active = 0;
   readonly counters: ExecCounters = {
     started: 0,
@@ -92,6 +94,7 @@ export class ExecRegistry {
     process.done.then((outcome) => {
       record.outcome = outcome;
       record.finishedAt = Date.now();
+      this.finished.set(record.id, record);
       this.active--;
       this.counters.finished++;
       if (outcome.timed_out) this.counters.timed_out++;
@@ -125,23 +128,14 @@ export class ExecRegistry {
     for (const record of this.records.values()) record.process.killLeftovers();
   }
 
+  /** Forgets finished execs past the retention time, and the oldest past MAX_RETAINED. */
   private sweep(): void {
     const now = Date.now();
-    let finished = 0;
-    for (const record of this.records.values()) {
-      if (record.finishedAt === undefined) continue;
-      finished++;
-      if (now - record.finishedAt >= this.limits.execRetentionMs) {
-        this.records.delete(record.id);
-        finished--;
-      }
-    }
-    for (const record of this.records.values()) {
-      if (finished <= MAX_RETAINED) break;
-      if (record.finishedAt !== undefined) {
-        this.records.delete(record.id);
-        finished--;
-      }
+    for (const record of this.finished.values()) {
+      const expired = now - (record.finishedAt as number) >= this.limits.execRetentionMs;
+      if (!expired && this.finished.size <= MAX_RETAINED) break;
+      this.finished.delete(record.id);
+      this.records.delete(record.id);
     }
   }
 }
