@@ -38,7 +38,9 @@ export type ChunkListener = (stream: "stdout" | "stderr", bytes: Uint8Array) => 
 /** How long, after the direct child exits, the guest keeps reading what is already buffered. */
 export const DRAIN_MS = 100;
 
-/** The size of each read from a child's pipe. */
+/** The size of the first read from a child's pipe (most commands print little)… */
+const FIRST_READ = 4 * 1024;
+/** …and of each later read once a read has filled the buffer. */
 const READ_CHUNK = 64 * 1024;
 
 /** A command running in its own process group. */
@@ -173,14 +175,18 @@ async function pump(
   // A BYOB reader reuses one buffer, so output past the cap (1 GB of `yes`) allocates nothing.
   const reader = stream.getReader({ mode: "byob" });
   readers.push(reader);
-  let scratch = new ArrayBuffer(READ_CHUNK);
+  let scratch = new ArrayBuffer(FIRST_READ);
   try {
     for (;;) {
+      const size = scratch.byteLength; // the read detaches scratch
       const { done, value } = await reader.read(new Uint8Array(scratch));
       if (done || value === undefined) return;
       const kept = buffer.push(value);
       if (kept.byteLength > 0 && listener !== undefined) listener(name, kept);
-      scratch = value.buffer as ArrayBuffer;
+      // A full small buffer means more is coming: read in large pieces from then on.
+      scratch = value.byteLength === size && size < READ_CHUNK
+        ? new ArrayBuffer(READ_CHUNK)
+        : value.buffer as ArrayBuffer;
     }
   } catch {
     // Cancelled after the direct child exited; what was read is kept.
