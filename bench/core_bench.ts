@@ -6,7 +6,7 @@
  * `none`), against the same process with none and against the 150 MB target.
  */
 import { adminSocketPath } from "../mod/cli/permissions.ts";
-import { requestJson } from "../mod/net/mod.ts";
+import { postCall, requestJson } from "../mod/net/mod.ts";
 import { printTable } from "./table.ts";
 import { p50 as median } from "./measure.ts";
 
@@ -78,14 +78,15 @@ async function startTask(home: string): Promise<string> {
   return (answer.body as { task: { id: string } }).task.id;
 }
 
+/** One /call as a worker sends it (postCall: a kept connection where one is free). */
 async function call(home: string, task: string, key: string): Promise<number> {
   const started = performance.now();
-  const answer = await requestJson(`${home}/tasks/${task}/broker.sock`, {
-    method: "POST",
-    path: "/call",
-    body: { tool: "example.echo", input: { text: "hello" }, key },
+  const answer = await postCall(`${home}/tasks/${task}/broker.sock`, {
+    tool: "example.echo",
+    input: { text: "hello" },
+    key,
   });
-  if ((answer.body as { ok?: boolean }).ok !== true) {
+  if (answer.body.ok !== true) {
     throw new Error(`call failed: ${JSON.stringify(answer.body)}`);
   }
   return performance.now() - started;
