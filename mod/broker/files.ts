@@ -7,13 +7,18 @@ export async function appendLineSynced(path: string, line: string): Promise<void
   // waits for the disk, stays async (as in the audit writer).
   const file = Deno.openSync(path, { append: true, create: true, mode: 0o600 });
   try {
-    const bytes = new TextEncoder().encode(`${line}\n`);
-    let written = 0;
-    while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
-    await file.syncData();
+    await writeLineSynced(file, line);
   } finally {
     file.close();
   }
+}
+
+/** Writes `line` and a newline to a file opened for appending and syncs it before returning. */
+export async function writeLineSynced(file: Deno.FsFile, line: string): Promise<void> {
+  const bytes = new TextEncoder().encode(`${line}\n`);
+  let written = 0;
+  while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
+  await file.syncData();
 }
 
 /** Replaces `path` with `text`: a temporary file, synced, renamed over it, the folder synced. */

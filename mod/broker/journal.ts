@@ -4,7 +4,7 @@
  * journal is also what makes a key's answer the same after a restart.
  */
 import { z } from "zod";
-import { appendLineSynced } from "./files.ts";
+import { appendLineSynced, writeLineSynced } from "./files.ts";
 import { redactValue } from "./redact_value.ts";
 
 /** What a /call answered: `{ok, output}` or `{ok: false, error}`. */
@@ -90,6 +90,8 @@ interface Queued {
 /**
  * One task's journal. Appends never interleave: lines that arrive while a write and its sync are
  * under way go out together in the next one (group commit), each in the order it was appended.
+ * The file is opened at the first append and kept open until `close` (an open costs as much as the
+ * write it precedes); after `close`, each append opens and closes it.
  */
 export class Journal {
   readonly state: JournalState;
@@ -97,6 +99,8 @@ export class Journal {
   #appended = Promise.withResolvers<void>();
   #queue: Queued[] = [];
   #flushing = false;
+  #file: Deno.FsFile | null = null;
+  #closed = false;
 
   private constructor(
     readonly path: string,
@@ -163,7 +167,7 @@ export class Journal {
     while (this.#queue.length > 0) {
       const batch = this.#queue.splice(0);
       try {
-        await appendLineSynced(this.path, batch.map((queued) => queued.text).join("\n"));
+        await this.#write(batch.map((queued) => queued.text).join("\n"));
       } catch (error) {
         for (const queued of batch) queued.reject(error);
         continue;
@@ -176,6 +180,30 @@ export class Journal {
       this.#appended = Promise.withResolvers<void>();
     }
     this.#flushing = false;
+    if (this.#closed) this.#release();
+  }
+
+  /** Appends the lines and a newline to the file and syncs them. */
+  async #write(lines: string): Promise<void> {
+    if (this.#closed) return await appendLineSynced(this.path, lines);
+    this.#file ??= Deno.openSync(this.path, { append: true, create: true, mode: 0o600 });
+    try {
+      await writeLineSynced(this.#file, lines);
+    } catch (error) {
+      this.#release(); // the next append opens the file afresh, as it would after a close
+      throw error;
+    }
+  }
+
+  /** Closes the kept file once no write is under way; later appends open it for each write. */
+  close(): void {
+    this.#closed = true;
+    if (!this.#flushing) this.#release();
+  }
+
+  #release(): void {
+    this.#file?.close();
+    this.#file = null;
   }
 
   /** Resolves when the next line has been appended (for followers of the journal). */

@@ -21,6 +21,7 @@ Deno.test("200 concurrent appends land once each, in the order they were made, a
     const reopened = await Journal.open(path);
     assertEquals(reopened.state.steps.map((s) => s.text), expected);
     assertEquals(reopened.state.skipped, 0);
+    journal.close();
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -38,6 +39,27 @@ Deno.test("an append that is not a journal line is refused and writes nothing; t
     await journal.append({ type: "cost", time: "t", cents: 3, what: "x" });
     assertEquals(journal.state.spentCents, 3);
     assertEquals((await Deno.readTextFile(path)).split("\n").filter((l) => l !== "").length, 1);
+    journal.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("appends made after close still land in order, each opening the file, and close leaves nothing open", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gurt-journal-" });
+  try {
+    const path = `${dir}/journal.jsonl`;
+    const journal = await Journal.open(path);
+    const time = new Date(0).toISOString();
+    const first = journal.append({ type: "step", time, text: "before", data: null });
+    journal.close(); // while the first write is under way: the file is closed after it
+    await first;
+    await journal.append({ type: "step", time, text: "after", data: null });
+    await journal.append({ type: "cost", time, cents: 2, what: "x" });
+    const lines = (await Deno.readTextFile(path)).split("\n").filter((l) => l !== "");
+    assertEquals(lines.map((l) => JSON.parse(l).type), ["step", "step", "cost"]);
+    assertEquals(journal.state.steps.map((s) => s.text), ["before", "after"]);
+    assertEquals(journal.state.spentCents, 2);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
