@@ -23,7 +23,7 @@ import { RunError, runSpecFor } from "../runtime/mod.ts";
 import type { AppTool } from "../tools/mod.ts";
 import { canonicalJson } from "./canonical_json.ts";
 import type { BrokerDeps } from "./deps.ts";
-import type { CallAnswer } from "./journal.ts";
+import type { CallAnswer, JournalLine, PreparedLine } from "./journal.ts";
 import { decisionEvent, type RecordedOutcome, resultEvent } from "./records.ts";
 import { redactValue } from "./redact_value.ts";
 import { InFlight, type TaskHandle } from "./task_handle.ts";
@@ -362,22 +362,10 @@ async function run(
       : `the tool failed: ${deps.redact(describe(error))}`;
     outcome = { status: "failed", content: message, truncated: false };
   }
-  const recorded = await recordResult(deps, task, body, call.seq, call.decision, outcome);
-  task.reservedCents -= call.cost;
-  if (!recorded) {
-    return { kind: "answer", answer: { ok: false, error: "the result could not be recorded" } };
-  }
   const answer: CallAnswer = outcome.status === "result"
     ? { ok: true, output }
     : { ok: false, error: outcome.content };
-  await callLine;
-  // Not started before the Result record is synced, though the two syncs could overlap: the
-  // tool.result line is what answers this key after a restart. Were it on disk and the Result
-  // record not (a crash between the two syncs, or a failed audit write), the content would be
-  // answered again after the restart with no Result record for it, and a failed Result write would
-  // no longer be "the result could not be recorded" for this key. In this order, a crash between
-  // the two leaves the key unanswered and the call is decided afresh.
-  await task.journal.append({
+  const resultEntry = (): JournalLine => ({
     type: "tool.result",
     time: deps.clock().toISOString(),
     key: body.key,
@@ -385,10 +373,38 @@ async function run(
     answer,
     cost: outcome.status === "result" ? call.cost : 0,
   });
+  // The tool.result line is checked, redacted and serialised while the Result record is synced;
+  // where that fails, it is made again below, and its error thrown there as an append's would be.
+  let resultLine: () => JournalLine | PreparedLine = resultEntry;
+  const recorded = await recordResult(deps, task, body, call.seq, call.decision, outcome, {
+    started: () => {
+      try {
+        const prepared = task.journal.prepare(resultEntry());
+        resultLine = () => prepared;
+      } catch {
+        // made again below
+      }
+    },
+  });
+  task.reservedCents -= call.cost;
+  if (!recorded) {
+    return { kind: "answer", answer: { ok: false, error: "the result could not be recorded" } };
+  }
+  await callLine;
+  // Not started before the Result record is synced, though the two syncs could overlap: the
+  // tool.result line is what answers this key after a restart. Were it on disk and the Result
+  // record not (a crash between the two syncs, or a failed audit write), the content would be
+  // answered again after the restart with no Result record for it, and a failed Result write would
+  // no longer be "the result could not be recorded" for this key. In this order, a crash between
+  // the two leaves the key unanswered and the call is decided afresh.
+  await task.journal.append(resultLine());
   return { kind: "answer", answer };
 }
 
-/** Raises the taint (for a result) and writes the Result record; false if either failed. */
+/**
+ * Raises the taint (for a result) and writes the Result record; false if either failed. `started`
+ * is called once the Result record has its place in the log and its sync is under way.
+ */
 async function recordResult(
   deps: BrokerDeps,
   task: TaskHandle,
@@ -396,6 +412,7 @@ async function recordResult(
   seq: number,
   decision: Decision,
   outcome: { status: "result" | "failed"; content: string; truncated: boolean },
+  hooks: { started?: () => void } = {},
 ): Promise<boolean> {
   try {
     const written = await task.ledger.exclusive(async () => {
@@ -419,6 +436,7 @@ async function recordResult(
       appended.catch(() => {}); // awaited below
       return { appended }; // in an object: an async callback returning the promise would await it
     });
+    hooks.started?.();
     await written.appended;
     return true;
   } catch (error) {

@@ -79,6 +79,23 @@ export interface JournalState {
   skipped: number;
 }
 
+/**
+ * A line checked, redacted and serialised by `Journal.prepare`, for that journal to append later:
+ * the work of an append that needs no file, done while something else is waited for.
+ */
+export class PreparedLine {
+  private constructor(
+    readonly journal: Journal,
+    readonly entry: JournalLine,
+    readonly text: string,
+  ) {}
+
+  /** Used by Journal.prepare only. */
+  static make(journal: Journal, entry: JournalLine, text: string): PreparedLine {
+    return new PreparedLine(journal, entry, text);
+  }
+}
+
 /** A line waiting for the next write of the journal. */
 interface Queued {
   entry: JournalLine;
@@ -146,16 +163,28 @@ export class Journal {
     return new Journal(path, state, options.redact);
   }
 
-  /** Appends a line and syncs it; the state reflects it once the promise resolves. */
-  append(entry: JournalLine): Promise<void> {
+  /** Checks, redacts and serialises a line for a later append; throws if it is not a line. */
+  prepare(entry: JournalLine): PreparedLine {
     const redact = this.#redact;
     const shown = redact === undefined ? entry : redactValue(entry, redact) as JournalLine;
-    let text: string;
+    return PreparedLine.make(this, shown, JSON.stringify(line.parse(shown)));
+  }
+
+  /**
+   * Appends a line (or one this journal prepared) and syncs it; the state reflects it once the
+   * promise resolves.
+   */
+  append(entry: JournalLine | PreparedLine): Promise<void> {
+    let prepared: PreparedLine;
     try {
-      text = JSON.stringify(line.parse(shown));
+      prepared = entry instanceof PreparedLine ? entry : this.prepare(entry);
+      if (prepared.journal !== this) {
+        throw new TypeError("a line prepared by another journal cannot be appended to this one");
+      }
     } catch (error) {
       return Promise.reject(error);
     }
+    const { entry: shown, text } = prepared;
     const { promise, resolve, reject } = Promise.withResolvers<void>();
     this.#queue.push({ entry: shown, text, resolve, reject });
     if (!this.#flushing) this.#flush();

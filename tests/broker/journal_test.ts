@@ -1,5 +1,5 @@
 /** The task journal: appends that arrive together are written together, in order, and synced. */
-import { assertEquals, assertRejects } from "../assert.ts";
+import { assertEquals, assertRejects, assertThrows } from "../assert.ts";
 import { Journal } from "../../mod/broker/mod.ts";
 
 Deno.test("200 concurrent appends land once each, in the order they were made, and a reopen reads them all", async () => {
@@ -60,6 +60,27 @@ Deno.test("appends made after close still land in order, each opening the file, 
     assertEquals(lines.map((l) => JSON.parse(l).type), ["step", "step", "cost"]);
     assertEquals(journal.state.steps.map((s) => s.text), ["before", "after"]);
     assertEquals(journal.state.spentCents, 2);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a prepared line is checked when prepared, lands when appended, and only in the journal that prepared it", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gurt-journal-" });
+  try {
+    const path = `${dir}/journal.jsonl`;
+    const redact = (text: string) => text.replaceAll("hunter22", "[a vault key]");
+    const journal = await Journal.open(path, { redact });
+    const other = await Journal.open(`${dir}/other.jsonl`);
+    const time = new Date(0).toISOString();
+    assertThrows(() => journal.prepare({ type: "cost", time, cents: -1, what: "x" }), Error);
+    const prepared = journal.prepare({ type: "step", time, text: "pw hunter22", data: null });
+    await assertRejects(() => other.append(prepared), TypeError);
+    await journal.append(prepared);
+    assertEquals(journal.state.steps, [{ text: "pw [a vault key]", data: null }]);
+    assertEquals(JSON.parse(await Deno.readTextFile(path)).text, "pw [a vault key]");
+    journal.close();
+    other.close();
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
