@@ -7,18 +7,18 @@ export async function appendLineSynced(path: string, line: string): Promise<void
   // waits for the disk, stays async (as in the audit writer).
   const file = Deno.openSync(path, { append: true, create: true, mode: 0o600 });
   try {
-    await writeLineSynced(file, line);
+    writeLine(file, line);
+    await file.syncData();
   } finally {
     file.close();
   }
 }
 
-/** Writes `line` and a newline to a file opened for appending and syncs it before returning. */
-export async function writeLineSynced(file: Deno.FsFile, line: string): Promise<void> {
+/** Writes `line` and a newline to a file opened for appending (into the page cache, unsynced). */
+export function writeLine(file: Deno.FsFile, line: string): void {
   const bytes = new TextEncoder().encode(`${line}\n`);
   let written = 0;
   while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
-  await file.syncData();
 }
 
 /** Replaces `path` with `text`: a temporary file, synced, renamed over it, the folder synced. */

@@ -4,7 +4,7 @@
  * journal is also what makes a key's answer the same after a restart.
  */
 import { z } from "zod";
-import { appendLineSynced, writeLineSynced } from "./files.ts";
+import { appendLineSynced, writeLine } from "./files.ts";
 import { redactValue } from "./redact_value.ts";
 
 /** What a /call answered: `{ok, output}` or `{ok: false, error}`. */
@@ -96,6 +96,12 @@ export class PreparedLine {
   }
 }
 
+/** A line appendUnsynced wrote: `waiting` while no sync that covers it has started. */
+export interface UnsyncedLine {
+  synced: Promise<void>;
+  waiting(): boolean;
+}
+
 /** A line waiting for the next write of the journal. */
 interface Queued {
   entry: JournalLine;
@@ -118,6 +124,8 @@ export class Journal {
   #flushing = false;
   #file: Deno.FsFile | null = null;
   #closed = false;
+  /** Lines appendUnsynced wrote that no sync has covered yet, in file order. */
+  #unsynced: Queued[] = [];
 
   private constructor(
     readonly path: string,
@@ -191,12 +199,50 @@ export class Journal {
     return promise;
   }
 
+  /**
+   * Writes a line to the file at once (readers of the file see it), to be synced by the next
+   * append's sync or the one `syncUnsynced` starts; `synced` resolves then, and rejects at once if
+   * the line cannot be written. While earlier lines wait for their write, the line is appended as
+   * `append` does (so the order of lines is the order of the calls), and `waiting` is false.
+   */
+  appendUnsynced(entry: JournalLine): UnsyncedLine {
+    let prepared: PreparedLine;
+    try {
+      prepared = this.prepare(entry);
+    } catch (error) {
+      return { synced: Promise.reject(error), waiting: () => false };
+    }
+    if (this.#flushing || this.#queue.length > 0 || this.#closed) {
+      return { synced: this.append(prepared), waiting: () => false };
+    }
+    try {
+      this.#file ??= Deno.openSync(this.path, { append: true, create: true, mode: 0o600 });
+      writeLine(this.#file, prepared.text);
+    } catch (error) {
+      this.#release(); // the next append opens the file afresh
+      return { synced: Promise.reject(error), waiting: () => false };
+    }
+    const { promise, resolve, reject } = Promise.withResolvers<void>();
+    const queued = { entry: prepared.entry, text: prepared.text, resolve, reject };
+    this.#unsynced.push(queued);
+    return { synced: promise, waiting: () => this.#unsynced.includes(queued) };
+  }
+
+  /** Starts a sync of the lines appendUnsynced wrote, unless one is already under way. */
+  syncUnsynced(): void {
+    if (this.#unsynced.length > 0 && !this.#flushing) this.#flush();
+  }
+
   async #flush(): Promise<void> {
     this.#flushing = true;
-    while (this.#queue.length > 0) {
-      const batch = this.#queue.splice(0);
+    while (this.#queue.length > 0 || this.#unsynced.length > 0) {
+      // Lines already in the file come before those written now; one sync covers them all.
+      const fresh = this.#queue.splice(0);
+      const batch = [...this.#unsynced.splice(0), ...fresh];
       try {
-        await this.#write(batch.map((queued) => queued.text).join("\n"));
+        await this.#write(
+          fresh.length === 0 ? null : fresh.map((queued) => queued.text).join("\n"),
+        );
       } catch (error) {
         for (const queued of batch) queued.reject(error);
         continue;
@@ -212,22 +258,31 @@ export class Journal {
     if (this.#closed) this.#release();
   }
 
-  /** Appends the lines and a newline to the file and syncs them. */
-  async #write(lines: string): Promise<void> {
-    if (this.#closed) return await appendLineSynced(this.path, lines);
+  /** Appends the lines (if any) and a newline to the file, and syncs it. */
+  async #write(lines: string | null): Promise<void> {
+    if (this.#closed && this.#file === null) {
+      if (lines !== null) await appendLineSynced(this.path, lines);
+      return;
+    }
     this.#file ??= Deno.openSync(this.path, { append: true, create: true, mode: 0o600 });
     try {
-      await writeLineSynced(this.#file, lines);
+      if (lines !== null) writeLine(this.#file, lines);
+      await this.#file.syncData();
     } catch (error) {
       this.#release(); // the next append opens the file afresh, as it would after a close
       throw error;
     }
   }
 
-  /** Closes the kept file once no write is under way; later appends open it for each write. */
+  /**
+   * Closes the kept file once no write is under way and the lines not yet synced are; later appends
+   * open it for each write.
+   */
   close(): void {
     this.#closed = true;
-    if (!this.#flushing) this.#release();
+    if (this.#flushing) return;
+    if (this.#unsynced.length > 0) this.#flush();
+    else this.#release();
   }
 
   #release(): void {

@@ -1,5 +1,5 @@
 /** The task journal: appends that arrive together are written together, in order, and synced. */
-import { assertEquals, assertRejects, assertThrows } from "../assert.ts";
+import { assert, assertEquals, assertRejects, assertThrows } from "../assert.ts";
 import { Journal } from "../../mod/broker/mod.ts";
 
 Deno.test("200 concurrent appends land once each, in the order they were made, and a reopen reads them all", async () => {
@@ -81,6 +81,53 @@ Deno.test("a prepared line is checked when prepared, lands when appended, and on
     assertEquals(JSON.parse(await Deno.readTextFile(path)).text, "pw [a vault key]");
     journal.close();
     other.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a line appended unsynced is in the file at once, and synced by the next append's sync or by syncUnsynced", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gurt-journal-" });
+  try {
+    const path = `${dir}/journal.jsonl`;
+    const journal = await Journal.open(path);
+    const time = new Date(0).toISOString();
+    const lines = async () =>
+      (await Deno.readTextFile(path)).split("\n").filter((l) => l !== "").map((l) =>
+        JSON.parse(l).text
+      );
+    const first = journal.appendUnsynced({ type: "step", time, text: "a", data: null });
+    assertEquals(await lines(), ["a"]);
+    assert(first.waiting());
+    const second = journal.append({ type: "step", time, text: "b", data: null });
+    assert(!first.waiting(), "the append's sync covers it");
+    await Promise.all([first.synced, second]);
+    assertEquals(journal.state.steps.map((s) => s.text), ["a", "b"]);
+
+    const third = journal.appendUnsynced({ type: "step", time, text: "c", data: null });
+    assert(third.waiting());
+    journal.syncUnsynced();
+    assert(!third.waiting());
+    await third.synced;
+    assertEquals(journal.state.steps.map((s) => s.text), ["a", "b", "c"]);
+
+    // While a sync is under way, an unsynced line waits its turn like an append: order is kept.
+    const fourth = journal.append({ type: "step", time, text: "d", data: null });
+    const fifth = journal.appendUnsynced({ type: "step", time, text: "e", data: null });
+    assert(!fifth.waiting());
+    const sixth = journal.append({ type: "step", time, text: "f", data: null });
+    await Promise.all([fourth, fifth.synced, sixth]);
+    assertEquals(await lines(), ["a", "b", "c", "d", "e", "f"]);
+
+    // Close syncs a line still waiting, then lets the file go.
+    const last = journal.appendUnsynced({ type: "step", time, text: "g", data: null });
+    journal.close();
+    await last.synced;
+    assertEquals(journal.state.steps.length, 7);
+    await assertRejects(
+      () => journal.appendUnsynced({ type: "cost", time, cents: -1, what: "x" }).synced,
+      Error,
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
