@@ -43,11 +43,14 @@ export async function readBodyBytes(request: Request, limit: number): Promise<Ui
   return bytes;
 }
 
+/** A strict UTF-8 decoder; it keeps no state between whole (not streamed) decodes. */
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
 /** Decodes, parses and validates a JSON body; every failure is a 400 that says what was wrong. */
 export function parseJsonBody<T>(bytes: Uint8Array, schema: z.ZodType<T>): T {
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    text = utf8.decode(bytes);
   } catch {
     throw new HttpError(400, "the body is not valid UTF-8");
   }

@@ -13,6 +13,9 @@
 
 import { Buffer } from "node:buffer";
 
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
 /** A JSON answer: the status and the parsed body (the text, where it is not JSON). */
 export interface JsonAnswer {
   status: number;
@@ -56,7 +59,7 @@ export async function requestJson(
     ...request,
     body: request.body === undefined ? undefined : JSON.stringify(request.body),
   });
-  const text = new TextDecoder().decode(answer.body);
+  const text = decoder.decode(answer.body);
   let body: unknown = text;
   try {
     body = JSON.parse(text);
@@ -72,9 +75,7 @@ export async function requestRaw(
   request: WholeRequest,
 ): Promise<{ status: number; headers: Map<string, string>; body: Uint8Array }> {
   request.signal?.throwIfAborted();
-  const body = typeof request.body === "string"
-    ? new TextEncoder().encode(request.body)
-    : request.body;
+  const body = typeof request.body === "string" ? encoder.encode(request.body) : request.body;
   const repeatable = request.repeatable === true;
   const bytes = requestBytes(request.method, request.path, body, repeatable);
   const kept = repeatable ? idle.get(socket)?.pop() : undefined;
@@ -213,7 +214,7 @@ export function requestStream(
 ): Promise<Response> {
   const body = request.body === undefined
     ? undefined
-    : new TextEncoder().encode(JSON.stringify(request.body));
+    : encoder.encode(JSON.stringify(request.body));
   return exchange(socket, { ...request, body });
 }
 
@@ -294,11 +295,11 @@ function requestBytes(
     "",
     "",
   ].join("\r\n");
-  return Buffer.concat([new TextEncoder().encode(head), body ?? new Uint8Array()]);
+  return Buffer.concat([encoder.encode(head), body ?? new Uint8Array()]);
 }
 
 function parseHead(head: Uint8Array): { status: number; headers: Map<string, string> } {
-  const lines = new TextDecoder().decode(head).split("\r\n");
+  const lines = decoder.decode(head).split("\r\n");
   const status = /^HTTP\/1\.[01] (\d{3})/.exec(lines[0]);
   if (!status) throw new Error("the answer is not HTTP/1.1");
   const headers = new Map<string, string>();
@@ -347,7 +348,7 @@ class ByteReader {
   async nextChunk(): Promise<Uint8Array | null> {
     const line = await this.readUntil([13, 10]);
     if (line === null) return null;
-    const size = parseInt(new TextDecoder().decode(line).split(";")[0], 16);
+    const size = parseInt(decoder.decode(line).split(";")[0], 16);
     if (Number.isNaN(size)) throw new Error("a chunk size is not hex");
     if (size === 0) return null;
     while (this.#pending.length < size + 2) {
