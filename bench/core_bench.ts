@@ -20,6 +20,8 @@ const FSYNC_ROUNDS = 1000;
  * The durable writes of an allowed call whose result does not raise the taint: the Decision
  * record, the journal's tool.call line, the Result record and the journal's tool.result line. A
  * call that raises the taint also rewrites the session state (two more: its file and its folder).
+ * For a tool whose run ends at once (example.echo), the two journal lines share one fdatasync, so
+ * the path makes three, one after another.
  */
 const PATH_SYNCS = 4;
 
