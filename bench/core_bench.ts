@@ -6,7 +6,7 @@
  * `none`), against the same process with none and against the 150 MB target.
  */
 import { adminSocketPath } from "../mod/cli/permissions.ts";
-import { requestJson } from "../mod/net/mod.ts";
+import { postCall, requestJson } from "../mod/net/mod.ts";
 import { printTable } from "./table.ts";
 import { p50 as median } from "./measure.ts";
 
@@ -20,6 +20,8 @@ const FSYNC_ROUNDS = 1000;
  * The durable writes of an allowed call whose result does not raise the taint: the Decision
  * record, the journal's tool.call line, the Result record and the journal's tool.result line. A
  * call that raises the taint also rewrites the session state (two more: its file and its folder).
+ * For a tool whose run ends at once (example.echo), the two journal lines share one fdatasync, so
+ * the path makes three, one after another.
  */
 const PATH_SYNCS = 4;
 
@@ -78,14 +80,15 @@ async function startTask(home: string): Promise<string> {
   return (answer.body as { task: { id: string } }).task.id;
 }
 
+/** One /call as a worker sends it (postCall: a kept connection where one is free). */
 async function call(home: string, task: string, key: string): Promise<number> {
   const started = performance.now();
-  const answer = await requestJson(`${home}/tasks/${task}/broker.sock`, {
-    method: "POST",
-    path: "/call",
-    body: { tool: "example.echo", input: { text: "hello" }, key },
+  const answer = await postCall(`${home}/tasks/${task}/broker.sock`, {
+    tool: "example.echo",
+    input: { text: "hello" },
+    key,
   });
-  if ((answer.body as { ok?: boolean }).ok !== true) {
+  if (answer.body.ok !== true) {
     throw new Error(`call failed: ${JSON.stringify(answer.body)}`);
   }
   return performance.now() - started;

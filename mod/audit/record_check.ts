@@ -76,6 +76,31 @@ const EVENT_KEYS: Record<string, string[]> = {
   cost: ["type", "task", "cents", "what"],
 };
 
+/**
+ * For the writer's hot path: a copy of an event the schema accepts whose keys are in schema order,
+ * which is what the schema would return for it; null for anything else (the writer gives that to
+ * the schema, which accepts it or says what is wrong). Only plain objects and arrays are copied:
+ * another prototype could hold keys or a toJSON the schema's plain copy would not.
+ */
+export function canonicalEventCopy(value: unknown): Fields | null {
+  if (!isPlainObject(value) || !isEvent(value)) return null;
+  const out: Fields = {};
+  for (const key of EVENT_KEYS[value.type as string]) out[key] = value[key];
+  if (out.outcome !== undefined) {
+    if (!isPlainObject(out.outcome)) return null;
+    out.outcome = { ...out.outcome };
+  }
+  if (out.tools !== undefined) {
+    if (Object.getPrototypeOf(out.tools) !== Array.prototype) return null;
+    out.tools = [...(out.tools as string[])];
+  }
+  return out;
+}
+
+function isPlainObject(value: unknown): value is Fields {
+  return isObject(value) && Object.getPrototypeOf(value) === Object.prototype;
+}
+
 function isEvent(value: unknown): boolean {
   if (
     !isObject(value) || typeof value.type !== "string" || !Object.hasOwn(EVENT_KEYS, value.type)

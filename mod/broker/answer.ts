@@ -11,7 +11,7 @@ import {
   type SessionState,
   StateUnreadableError,
 } from "../policy/mod.ts";
-import { auditFailure } from "./call_path.ts";
+import { auditFailure } from "./result_record.ts";
 import type { BrokerDeps, Verdict } from "./deps.ts";
 import { approvalEvent, type RecordedOutcome } from "./records.ts";
 

@@ -3,7 +3,7 @@
  * is its Decision record's seq. The same key returns the same answer, even after a restart.
  */
 import { readSessionState, type SessionState, StateUnreadableError } from "../policy/mod.ts";
-import { auditFailure } from "./call_path.ts";
+import { auditFailure } from "./result_record.ts";
 import { canonicalJson } from "./canonical_json.ts";
 import type { BrokerDeps } from "./deps.ts";
 import { decisionEvent } from "./records.ts";

@@ -3,7 +3,6 @@
  * Decision record, wait on an approval where asked, run, raise the taint, write the Result record,
  * write the journal line, and only then answer (seed 002 §5, write order).
  */
-import { AuditUnavailableError } from "../audit/mod.ts";
 import {
   type Ask,
   canonicalArguments,
@@ -13,8 +12,6 @@ import {
   type DenyReason,
   loadGrants,
   type Outcome,
-  raisedState,
-  raiseSessionState,
   readSessionState,
   type SessionState,
   StateUnreadableError,
@@ -23,9 +20,10 @@ import { RunError, runSpecFor } from "../runtime/mod.ts";
 import type { AppTool } from "../tools/mod.ts";
 import { canonicalJson } from "./canonical_json.ts";
 import type { BrokerDeps } from "./deps.ts";
-import type { CallAnswer } from "./journal.ts";
-import { decisionEvent, type RecordedOutcome, resultEvent } from "./records.ts";
+import type { CallAnswer, JournalLine, PreparedLine } from "./journal.ts";
+import { decisionEvent, type RecordedOutcome } from "./records.ts";
 import { redactValue } from "./redact_value.ts";
+import { auditFailure, recordFailure, recordResult, type RunOutcome } from "./result_record.ts";
 import { InFlight, type TaskHandle } from "./task_handle.ts";
 import { waitOn } from "./waiting.ts";
 
@@ -138,7 +136,8 @@ async function decideAndRun(
     decision = verdict.decision;
     task.reservedCents += cost;
     if (flight.requesterGone) {
-      await recordFailure(deps, task, body, step.seq, decision, "the requester went away");
+      const ids = { task, key: body.key, tool: body.tool, seq: step.seq, decision };
+      await recordFailure(deps, ids, { message: "the requester went away" });
       task.reservedCents -= cost;
       return { kind: "answer", answer: { ok: false, error: "the requester went away" } };
     }
@@ -323,10 +322,31 @@ async function run(
     decision: Decision;
   },
 ): Promise<Ended> {
+  try {
+    return await runAndRecord(deps, task, body, call);
+  } finally {
+    task.journal.syncUnsynced(); // the tool.call line, where no tool.result line followed it
+  }
+}
+
+async function runAndRecord(
+  deps: BrokerDeps,
+  task: TaskHandle,
+  body: CallBody,
+  call: {
+    app: AppTool<unknown> | undefined;
+    input: unknown;
+    cost: number;
+    seq: number;
+    decision: Decision;
+  },
+): Promise<Ended> {
   // The tool.call line is what the task asked; nothing waits on it being on disk (the Decision
-  // record is), so the tool runs while it is written. It is synced at the latest with the
-  // tool.result line, which follows it in the same file, and awaited before that line.
-  const callLine = task.journal.append({
+  // record, synced before the run, holds the same). It is in the file before the tool runs. A
+  // tool that waits on anything (every built-in tool, most app tools) runs while the line is
+  // synced; for one whose run has ended at once, the line is synced with the tool.result line that
+  // follows it in the same file (one sync instead of a second one beside the Result record's).
+  const callLine = task.journal.appendUnsynced({
     type: "tool.call",
     time: deps.clock().toISOString(),
     key: body.key,
@@ -334,24 +354,24 @@ async function run(
     input: redactValue(body.input, deps.redact),
     decision: call.seq,
   });
-  callLine.catch(() => {}); // awaited below
-  let outcome: { status: "result" | "failed"; content: string; truncated: boolean };
+  callLine.synced.catch(() => {}); // awaited below
+  let outcome: RunOutcome;
   let output: unknown = null;
   try {
     if (call.app !== undefined) {
       const app = call.app;
       const appName = app.name.slice(0, app.name.indexOf("."));
-      output = redactValue(
-        await app.run({
-          task: task.id,
-          key: `${task.id}.${body.key}`,
-          home: deps.home,
-          secret: (name) => deps.readSecret(appName, app.secrets, name),
-        }, call.input),
-        deps.redact,
-      );
+      const running = app.run({
+        task: task.id,
+        key: `${task.id}.${body.key}`,
+        home: deps.home,
+        secret: (name) => deps.readSecret(appName, app.secrets, name),
+      }, call.input);
+      if (!(await settledAtOnce(running))) task.journal.syncUnsynced();
+      output = redactValue(await running, deps.redact);
       outcome = { status: "result", content: JSON.stringify(output ?? null), truncated: false };
     } else {
+      task.journal.syncUnsynced();
       const ran = await deps.runtime.run(runSpecFor(call.decision));
       output = { content: deps.redact(ran.content), truncated: ran.truncated };
       outcome = { status: "result", content: deps.redact(ran.content), truncated: ran.truncated };
@@ -362,22 +382,10 @@ async function run(
       : `the tool failed: ${deps.redact(describe(error))}`;
     outcome = { status: "failed", content: message, truncated: false };
   }
-  const recorded = await recordResult(deps, task, body, call.seq, call.decision, outcome);
-  task.reservedCents -= call.cost;
-  if (!recorded) {
-    return { kind: "answer", answer: { ok: false, error: "the result could not be recorded" } };
-  }
   const answer: CallAnswer = outcome.status === "result"
     ? { ok: true, output }
     : { ok: false, error: outcome.content };
-  await callLine;
-  // Not started before the Result record is synced, though the two syncs could overlap: the
-  // tool.result line is what answers this key after a restart. Were it on disk and the Result
-  // record not (a crash between the two syncs, or a failed audit write), the content would be
-  // answered again after the restart with no Result record for it, and a failed Result write would
-  // no longer be "the result could not be recorded" for this key. In this order, a crash between
-  // the two leaves the key unanswered and the call is decided afresh.
-  await task.journal.append({
+  const resultEntry = (): JournalLine => ({
     type: "tool.result",
     time: deps.clock().toISOString(),
     key: body.key,
@@ -385,68 +393,54 @@ async function run(
     answer,
     cost: outcome.status === "result" ? call.cost : 0,
   });
+  // The tool.result line is checked, redacted and serialised while the Result record is synced;
+  // where that fails, it is made again below, and its error thrown there as an append's would be.
+  let resultLine: () => JournalLine | PreparedLine = resultEntry;
+  const ids = { task, key: body.key, tool: body.tool, seq: call.seq, decision: call.decision };
+  const recorded = await recordResult(deps, ids, {
+    outcome,
+    started: () => {
+      try {
+        const prepared = task.journal.prepare(resultEntry());
+        resultLine = () => prepared;
+      } catch {
+        // made again below
+      }
+    },
+  });
+  task.reservedCents -= call.cost;
+  if (!recorded) {
+    return { kind: "answer", answer: { ok: false, error: "the result could not be recorded" } };
+  }
+  // Not started before the Result record is synced, though the two syncs could overlap: the
+  // tool.result line is what answers this key after a restart. Were it on disk and the Result
+  // record not (a crash between the two syncs, or a failed audit write), the content would be
+  // answered again after the restart with no Result record for it, and a failed Result write would
+  // no longer be "the result could not be recorded" for this key. In this order, a crash between
+  // the two leaves the key unanswered and the call is decided afresh. Its sync covers the tool.call
+  // line where that one's has not been started; otherwise that one is awaited first, as always.
+  if (callLine.waiting()) {
+    const resultAppended = task.journal.append(resultLine());
+    await Promise.all([callLine.synced, resultAppended]);
+  } else {
+    await callLine.synced;
+    await task.journal.append(resultLine());
+  }
   return { kind: "answer", answer };
 }
 
-/** Raises the taint (for a result) and writes the Result record; false if either failed. */
-async function recordResult(
-  deps: BrokerDeps,
-  task: TaskHandle,
-  body: CallBody,
-  seq: number,
-  decision: Decision,
-  outcome: { status: "result" | "failed"; content: string; truncated: boolean },
-): Promise<boolean> {
-  try {
-    const written = await task.ledger.exclusive(async () => {
-      const current = await readSessionState(deps.home, task.id);
-      let after = current;
-      if (outcome.status === "result") {
-        const raised = raisedState(current, decision.label);
-        // A state this core already wrote and synced, that the result does not raise, is on disk
-        // as it should be: writing it again would cost two syncs and change nothing.
-        const unchanged = task.stateWritten && raised.taint === current.taint &&
-          raised.untrusted === current.untrusted;
-        if (!unchanged) {
-          after = await raiseSessionState(deps.home, task.id, decision.label);
-          task.stateWritten = true;
-        }
-      }
-      const ids = { task: task.id, key: body.key, tool: body.tool, decision: seq };
-      // Placed in the log under the ledger (taint_after never goes down in log order), synced
-      // outside it.
-      const appended = deps.audit.append(resultEvent(ids, outcome, decision.label, after.taint));
-      appended.catch(() => {}); // awaited below
-      return { appended }; // in an object: an async callback returning the promise would await it
-    });
-    await written.appended;
-    return true;
-  } catch (error) {
-    deps.log(
-      error instanceof AuditUnavailableError
-        ? auditFailure(error)
-        : `gurt: the result of call ${body.key} of task ${task.id} could not be recorded: ${
-          describe(error)
-        }`,
-    );
-    return false;
-  }
-}
+const NOT_YET = Symbol("not yet");
 
-/** Closes an approved call that will not run with a failed Result record. */
-async function recordFailure(
-  deps: BrokerDeps,
-  task: TaskHandle,
-  body: CallBody,
-  seq: number,
-  decision: Decision,
-  message: string,
-): Promise<void> {
-  await recordResult(deps, task, body, seq, decision, {
-    status: "failed",
-    content: message,
-    truncated: false,
-  });
+/**
+ * Whether `promise` had already settled when it was handed over (an async function that never
+ * waited): racing it against a resolved promise, its own reaction runs first only then.
+ */
+async function settledAtOnce(promise: Promise<unknown>): Promise<boolean> {
+  try {
+    return (await Promise.race([promise, Promise.resolve(NOT_YET)])) !== NOT_YET;
+  } catch {
+    return true; // rejected already
+  }
 }
 
 /** The Decision record's view of an outcome. */
@@ -454,14 +448,6 @@ export function recordedOutcome(outcome: Outcome): RecordedOutcome {
   if (outcome.kind === "allowed") return { outcome: "allowed" };
   if (outcome.kind === "ask") return { outcome: "ask" };
   return { outcome: "denied", reason: outcome.denial.reason };
-}
-
-/** The core's line for a failed audit write. */
-export function auditFailure(error: unknown): string {
-  if (error instanceof AuditUnavailableError) return error.message;
-  return `gurt: the audit log could not be written (${
-    describe(error)
-  }); every call is denied until gurt serve restarts; see runbook.md#audit-unavailable`;
 }
 
 function describe(error: unknown): string {

@@ -1,5 +1,7 @@
 /** Durable file writes: an appended line that is on disk, and a file replaced atomically. */
 
+const encoder = new TextEncoder();
+
 /** Appends `line` and a newline to `path` (mode 0600 if created) and syncs it before returning. */
 export async function appendLineSynced(path: string, line: string): Promise<void> {
   // The open and the write are synchronous: they copy a line into the page cache in microseconds,
@@ -7,13 +9,18 @@ export async function appendLineSynced(path: string, line: string): Promise<void
   // waits for the disk, stays async (as in the audit writer).
   const file = Deno.openSync(path, { append: true, create: true, mode: 0o600 });
   try {
-    const bytes = new TextEncoder().encode(`${line}\n`);
-    let written = 0;
-    while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
+    writeLine(file, line);
     await file.syncData();
   } finally {
     file.close();
   }
+}
+
+/** Writes `line` and a newline to a file opened for appending (into the page cache, unsynced). */
+export function writeLine(file: Deno.FsFile, line: string): void {
+  const bytes = encoder.encode(`${line}\n`);
+  let written = 0;
+  while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
 }
 
 /** Replaces `path` with `text`: a temporary file, synced, renamed over it, the folder synced. */
@@ -21,7 +28,7 @@ export async function writeFileAtomic(path: string, text: string, mode = 0o600):
   const temporary = `${path}.tmp`;
   const file = await Deno.open(temporary, { write: true, create: true, truncate: true, mode });
   try {
-    await file.write(new TextEncoder().encode(text));
+    await file.write(encoder.encode(text));
     await file.sync();
   } finally {
     file.close();

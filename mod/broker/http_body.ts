@@ -7,6 +7,21 @@ export async function readBodyBytes(request: Request, limit: number): Promise<Ui
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (declared > limit) throw tooLarge(limit);
   if (request.body === null) return new Uint8Array(0);
+  if (Number.isSafeInteger(declared) && declared >= 0) {
+    // A declared length within the limit: the server reads exactly that many bytes, and reading
+    // them whole skips a stream reader and a promise per chunk (tens of microseconds per request).
+    let bytes: Uint8Array;
+    try {
+      bytes = new Uint8Array(await request.arrayBuffer());
+    } catch (error) {
+      throw new HttpError(
+        400,
+        `the body could not be read to its end: ${(error as Error).message}`,
+      );
+    }
+    if (bytes.length > limit) throw tooLarge(limit);
+    return bytes;
+  }
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
@@ -28,11 +43,14 @@ export async function readBodyBytes(request: Request, limit: number): Promise<Ui
   return bytes;
 }
 
+/** A strict UTF-8 decoder; it keeps no state between whole (not streamed) decodes. */
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
 /** Decodes, parses and validates a JSON body; every failure is a 400 that says what was wrong. */
 export function parseJsonBody<T>(bytes: Uint8Array, schema: z.ZodType<T>): T {
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    text = utf8.decode(bytes);
   } catch {
     throw new HttpError(400, "the body is not valid UTF-8");
   }

@@ -4,7 +4,7 @@
  * journal is also what makes a key's answer the same after a restart.
  */
 import { z } from "zod";
-import { appendLineSynced } from "./files.ts";
+import { appendLineSynced, writeLine } from "./files.ts";
 import { redactValue } from "./redact_value.ts";
 
 /** What a /call answered: `{ok, output}` or `{ok: false, error}`. */
@@ -79,6 +79,29 @@ export interface JournalState {
   skipped: number;
 }
 
+/**
+ * A line checked, redacted and serialised by `Journal.prepare`, for that journal to append later:
+ * the work of an append that needs no file, done while something else is waited for.
+ */
+export class PreparedLine {
+  private constructor(
+    readonly journal: Journal,
+    readonly entry: JournalLine,
+    readonly text: string,
+  ) {}
+
+  /** Used by Journal.prepare only. */
+  static make(journal: Journal, entry: JournalLine, text: string): PreparedLine {
+    return new PreparedLine(journal, entry, text);
+  }
+}
+
+/** A line appendUnsynced wrote: `waiting` while no sync that covers it has started. */
+export interface UnsyncedLine {
+  synced: Promise<void>;
+  waiting(): boolean;
+}
+
 /** A line waiting for the next write of the journal. */
 interface Queued {
   entry: JournalLine;
@@ -90,6 +113,8 @@ interface Queued {
 /**
  * One task's journal. Appends never interleave: lines that arrive while a write and its sync are
  * under way go out together in the next one (group commit), each in the order it was appended.
+ * The file is opened at the first append and kept open until `close` (an open costs as much as the
+ * write it precedes); after `close`, each append opens and closes it.
  */
 export class Journal {
   readonly state: JournalState;
@@ -97,6 +122,10 @@ export class Journal {
   #appended = Promise.withResolvers<void>();
   #queue: Queued[] = [];
   #flushing = false;
+  #file: Deno.FsFile | null = null;
+  #closed = false;
+  /** Lines appendUnsynced wrote that no sync has covered yet, in file order. */
+  #unsynced: Queued[] = [];
 
   private constructor(
     readonly path: string,
@@ -142,28 +171,78 @@ export class Journal {
     return new Journal(path, state, options.redact);
   }
 
-  /** Appends a line and syncs it; the state reflects it once the promise resolves. */
-  append(entry: JournalLine): Promise<void> {
+  /** Checks, redacts and serialises a line for a later append; throws if it is not a line. */
+  prepare(entry: JournalLine): PreparedLine {
     const redact = this.#redact;
     const shown = redact === undefined ? entry : redactValue(entry, redact) as JournalLine;
-    let text: string;
+    return PreparedLine.make(this, shown, JSON.stringify(line.parse(shown)));
+  }
+
+  /**
+   * Appends a line (or one this journal prepared) and syncs it; the state reflects it once the
+   * promise resolves.
+   */
+  append(entry: JournalLine | PreparedLine): Promise<void> {
+    let prepared: PreparedLine;
     try {
-      text = JSON.stringify(line.parse(shown));
+      prepared = entry instanceof PreparedLine ? entry : this.prepare(entry);
+      if (prepared.journal !== this) {
+        throw new TypeError("a line prepared by another journal cannot be appended to this one");
+      }
     } catch (error) {
       return Promise.reject(error);
     }
+    const { entry: shown, text } = prepared;
     const { promise, resolve, reject } = Promise.withResolvers<void>();
     this.#queue.push({ entry: shown, text, resolve, reject });
     if (!this.#flushing) this.#flush();
     return promise;
   }
 
+  /**
+   * Writes a line to the file at once (readers of the file see it), to be synced by the next
+   * append's sync or the one `syncUnsynced` starts; `synced` resolves then, and rejects at once if
+   * the line cannot be written. While earlier lines wait for their write, the line is appended as
+   * `append` does (so the order of lines is the order of the calls), and `waiting` is false.
+   */
+  appendUnsynced(entry: JournalLine): UnsyncedLine {
+    let prepared: PreparedLine;
+    try {
+      prepared = this.prepare(entry);
+    } catch (error) {
+      return { synced: Promise.reject(error), waiting: () => false };
+    }
+    if (this.#flushing || this.#queue.length > 0 || this.#closed) {
+      return { synced: this.append(prepared), waiting: () => false };
+    }
+    try {
+      this.#file ??= Deno.openSync(this.path, { append: true, create: true, mode: 0o600 });
+      writeLine(this.#file, prepared.text);
+    } catch (error) {
+      this.#release(); // the next append opens the file afresh
+      return { synced: Promise.reject(error), waiting: () => false };
+    }
+    const { promise, resolve, reject } = Promise.withResolvers<void>();
+    const queued = { entry: prepared.entry, text: prepared.text, resolve, reject };
+    this.#unsynced.push(queued);
+    return { synced: promise, waiting: () => this.#unsynced.includes(queued) };
+  }
+
+  /** Starts a sync of the lines appendUnsynced wrote, unless one is already under way. */
+  syncUnsynced(): void {
+    if (this.#unsynced.length > 0 && !this.#flushing) this.#flush();
+  }
+
   async #flush(): Promise<void> {
     this.#flushing = true;
-    while (this.#queue.length > 0) {
-      const batch = this.#queue.splice(0);
+    while (this.#queue.length > 0 || this.#unsynced.length > 0) {
+      // Lines already in the file come before those written now; one sync covers them all.
+      const fresh = this.#queue.splice(0);
+      const batch = [...this.#unsynced.splice(0), ...fresh];
       try {
-        await appendLineSynced(this.path, batch.map((queued) => queued.text).join("\n"));
+        await this.#write(
+          fresh.length === 0 ? null : fresh.map((queued) => queued.text).join("\n"),
+        );
       } catch (error) {
         for (const queued of batch) queued.reject(error);
         continue;
@@ -176,6 +255,39 @@ export class Journal {
       this.#appended = Promise.withResolvers<void>();
     }
     this.#flushing = false;
+    if (this.#closed) this.#release();
+  }
+
+  /** Appends the lines (if any) and a newline to the file, and syncs it. */
+  async #write(lines: string | null): Promise<void> {
+    if (this.#closed && this.#file === null) {
+      if (lines !== null) await appendLineSynced(this.path, lines);
+      return;
+    }
+    this.#file ??= Deno.openSync(this.path, { append: true, create: true, mode: 0o600 });
+    try {
+      if (lines !== null) writeLine(this.#file, lines);
+      await this.#file.syncData();
+    } catch (error) {
+      this.#release(); // the next append opens the file afresh, as it would after a close
+      throw error;
+    }
+  }
+
+  /**
+   * Closes the kept file once no write is under way and the lines not yet synced are; later appends
+   * open it for each write.
+   */
+  close(): void {
+    this.#closed = true;
+    if (this.#flushing) return;
+    if (this.#unsynced.length > 0) this.#flush();
+    else this.#release();
+  }
+
+  #release(): void {
+    this.#file?.close();
+    this.#file = null;
   }
 
   /** Resolves when the next line has been appended (for followers of the journal). */

@@ -9,7 +9,8 @@ export {
 } from "./answer.ts";
 export { ApprovalTable, type PendingApproval } from "./approvals.ts";
 export { ASK_TOOL } from "./ask_path.ts";
-export { auditFailure, CALL_PENDING, type CallResponse } from "./call_path.ts";
+export { CALL_PENDING, type CallResponse } from "./call_path.ts";
+export { auditFailure } from "./result_record.ts";
 export type {
   ApprovalContext,
   Approvals,

@@ -3,6 +3,8 @@ import { createHash } from "node:crypto";
 import type { AuditEvent } from "../audit/mod.ts";
 import type { DataClass, DenyReason, Label, SessionState } from "../policy/mod.ts";
 
+const encoder = new TextEncoder();
+
 /** What a Decision or Approval record says of the outcome. */
 export type RecordedOutcome =
   | { outcome: "allowed" }
@@ -70,7 +72,7 @@ export function resultEvent(
   label: Label,
   taintAfter: DataClass,
 ): AuditEvent {
-  const bytes = new TextEncoder().encode(outcome.content);
+  const bytes = encoder.encode(outcome.content);
   return {
     type: "result",
     session: call.task,

@@ -183,6 +183,7 @@ export class TaskManager {
       if (live.child !== null) await stopWorker(live.child.pid, STOP_GRACE_MS);
       await live.server.shutdown().catch(() => {});
       await live.writes;
+      live.handle.journal.close();
       live.handle.ended.resolve(); // followers of its journal stop waiting
     }
     this.#live.clear();
@@ -247,6 +248,7 @@ export class TaskManager {
       pid: null,
     });
     await live.writes;
+    live.handle.journal.close();
     await this.deps.audit.append({ type: "task_ended", task: id, state, reason }).catch((error) =>
       this.deps.log(`gurt: the end of task ${id} could not be audited: ${error.message}`)
     );

@@ -1,5 +1,6 @@
 /** Networking helpers shared by roles. */
 export {
+  closeKeptConnections,
   type JsonAnswer,
   requestJson,
   requestRaw,

@@ -9,11 +9,19 @@ export interface CallReply {
   error?: string;
 }
 
-/** Sends one tool call with its key over the task socket: the HTTP status and the answer. */
+/**
+ * Sends one tool call with its key over the task socket: the HTTP status and the answer. The same
+ * key gets the same result, so the call may go on a kept connection and be sent again.
+ */
 export async function postCall(
   socket: string,
   call: { tool: string; input: unknown; key: string },
 ): Promise<{ status: number; body: CallReply }> {
-  const answer = await requestJson(socket, { method: "POST", path: "/call", body: call });
+  const answer = await requestJson(socket, {
+    method: "POST",
+    path: "/call",
+    body: call,
+    repeatable: true,
+  });
   return { status: answer.status, body: answer.body as CallReply };
 }

@@ -1,7 +1,10 @@
 /**
  * HTTP + JSON over a Unix socket: how owner commands, workers and tests reach gurt's sockets.
  *
- * A plain HTTP/1.1 exchange on `Deno.connect({transport: "unix"})`, one connection per request.
+ * A plain HTTP/1.1 exchange on `Deno.connect({transport: "unix"})`, one connection per request,
+ * except for a request the caller marks as safe to send twice (a /call with its key): that one may
+ * go on a connection kept from an earlier answer, and is sent again on a new connection if the
+ * server had closed the kept one before answering.
  * Deno's fetch with a Unix-socket client needs net permission for the URL's host and looks that
  * host up in DNS first, which on a box without a resolver stalls a request for five seconds now and
  * then; a role that may open only its socket should need nothing else, and be slowed by nothing.
@@ -9,6 +12,9 @@
  */
 
 import { Buffer } from "node:buffer";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /** A JSON answer: the status and the parsed body (the text, where it is not JSON). */
 export interface JsonAnswer {
@@ -24,18 +30,36 @@ export class SocketUnreachableError extends Error {
   }
 }
 
-/** Sends one request with an optional JSON body over the socket and parses the JSON answer. */
+/** A request read whole; `repeatable` marks one that is safe to send twice (see the top). */
+interface WholeRequest {
+  method: string;
+  path: string;
+  body?: string | Uint8Array;
+  signal?: AbortSignal;
+  repeatable?: boolean;
+}
+
+/**
+ * Sends one request with an optional JSON body over the socket and parses the JSON answer. With
+ * `repeatable`, the request may go on a kept connection and be sent a second time (on a new one)
+ * if the server closed that connection before answering: only for a request whose second copy
+ * changes nothing, such as a /call with its key (same key, same result).
+ */
 export async function requestJson(
   socket: string,
-  request: { method: string; path: string; body?: unknown; signal?: AbortSignal },
+  request: {
+    method: string;
+    path: string;
+    body?: unknown;
+    signal?: AbortSignal;
+    repeatable?: boolean;
+  },
 ): Promise<JsonAnswer> {
   const answer = await requestRaw(socket, {
-    method: request.method,
-    path: request.path,
+    ...request,
     body: request.body === undefined ? undefined : JSON.stringify(request.body),
-    signal: request.signal,
   });
-  const text = new TextDecoder().decode(answer.body);
+  const text = decoder.decode(answer.body);
   let body: unknown = text;
   try {
     body = JSON.parse(text);
@@ -48,19 +72,123 @@ export async function requestJson(
 /** One raw exchange, read whole: the status, the headers (lowercase names) and the body's bytes. */
 export async function requestRaw(
   socket: string,
-  request: { method: string; path: string; body?: string | Uint8Array; signal?: AbortSignal },
+  request: WholeRequest,
 ): Promise<{ status: number; headers: Map<string, string>; body: Uint8Array }> {
-  const body = typeof request.body === "string"
-    ? new TextEncoder().encode(request.body)
-    : request.body;
-  const response = await exchange(socket, { ...request, body });
+  request.signal?.throwIfAborted();
+  const body = typeof request.body === "string" ? encoder.encode(request.body) : request.body;
+  const repeatable = request.repeatable === true;
+  const bytes = requestBytes(request.method, request.path, body, repeatable);
+  const kept = repeatable ? idle.get(socket)?.pop() : undefined;
+  if (kept !== undefined) {
+    const answer = await exchangeWhole(socket, kept, { bytes, signal: request.signal, kept: true });
+    if (answer !== null) return answer;
+    // The server closed the kept connection before it answered: send the request on a new one.
+  }
+  let conn: Deno.UnixConn;
   try {
-    const bytes = new Uint8Array(await response.arrayBuffer());
-    return { status: response.status, headers: new Map(response.headers), body: bytes };
+    conn = await Deno.connect({ transport: "unix", path: socket });
   } catch (error) {
-    if (request.signal?.aborted) throw request.signal.reason;
     throw new SocketUnreachableError(socket, error);
   }
+  const fresh = await exchangeWhole(socket, new ByteReader(conn), {
+    bytes,
+    signal: request.signal,
+    kept: false,
+    keep: repeatable,
+  });
+  if (fresh === null) {
+    throw new SocketUnreachableError(socket, "the answer ended before its headers");
+  }
+  return fresh;
+}
+
+/** Connections kept after a whole answer to a repeatable request, by socket: at most a few each. */
+const idle = new Map<string, ByteReader[]>();
+const MAX_IDLE = 4;
+
+/** Closes the connections kept for repeatable requests: to `socket`, or to every socket. */
+export function closeKeptConnections(socket?: string): void {
+  for (const [path, readers] of idle) {
+    if (socket !== undefined && path !== socket) continue;
+    for (const reader of readers) {
+      try {
+        reader.conn.close();
+      } catch {
+        // already closed
+      }
+    }
+    idle.delete(path);
+  }
+}
+
+/**
+ * Writes the request and reads the whole answer on `reader`'s connection. Null only when the
+ * connection was a kept one and it ended before a byte of the answer arrived.
+ */
+async function exchangeWhole(
+  socket: string,
+  reader: ByteReader,
+  request: { bytes: Uint8Array; signal?: AbortSignal; kept: boolean; keep?: boolean },
+): Promise<{ status: number; headers: Map<string, string>; body: Uint8Array } | null> {
+  const conn = reader.conn;
+  const close = () => {
+    try {
+      conn.close();
+    } catch {
+      // already closed
+    }
+  };
+  request.signal?.addEventListener("abort", close, { once: true });
+  const receivedBefore = reader.received;
+  try {
+    await writeAll(conn, request.bytes);
+    const head = await reader.readUntil(HEAD_END);
+    if (head === null) throw new Error("the answer ended before its headers");
+    const { status, headers } = parseHead(head);
+    const chunks: Uint8Array[] = [];
+    const chunked = headers.get("transfer-encoding")?.toLowerCase() === "chunked";
+    const length = headers.get("content-length");
+    let left = length === undefined ? Infinity : Number(length);
+    const framed = chunked || length !== undefined;
+    if (status !== 204 && status !== 304) {
+      while (true) {
+        const next = chunked ? await reader.nextChunk() : await reader.upTo(left);
+        if (next === null) break;
+        if (!chunked) left -= next.length;
+        chunks.push(next);
+      }
+    }
+    request.signal?.removeEventListener("abort", close);
+    const reusable = (request.kept || request.keep === true) && framed &&
+      headers.get("connection")?.toLowerCase() !== "close" && reader.drained;
+    const list = idle.get(socket) ?? [];
+    if (reusable && list.length < MAX_IDLE) {
+      list.push(reader);
+      idle.set(socket, list);
+    } else {
+      close();
+    }
+    return { status, headers, body: joined(chunks) };
+  } catch (error) {
+    request.signal?.removeEventListener("abort", close);
+    close();
+    if (request.signal?.aborted) throw request.signal.reason;
+    if (request.kept && reader.received === receivedBefore) return null;
+    throw new SocketUnreachableError(socket, error);
+  }
+}
+
+/** The chunks in one plain Uint8Array. */
+function joined(chunks: Uint8Array[]): Uint8Array {
+  let length = 0;
+  for (const chunk of chunks) length += chunk.length;
+  const bytes = new Uint8Array(length);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return bytes;
 }
 
 async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
@@ -86,7 +214,7 @@ export function requestStream(
 ): Promise<Response> {
   const body = request.body === undefined
     ? undefined
-    : new TextEncoder().encode(JSON.stringify(request.body));
+    : encoder.encode(JSON.stringify(request.body));
   return exchange(socket, { ...request, body });
 }
 
@@ -151,22 +279,27 @@ async function exchange(
 
 const HEAD_END = [13, 10, 13, 10];
 
-function requestBytes(method: string, path: string, body: Uint8Array | undefined): Uint8Array {
+function requestBytes(
+  method: string,
+  path: string,
+  body: Uint8Array | undefined,
+  keepAlive = false,
+): Uint8Array {
   const head = [
     `${method} ${path} HTTP/1.1`,
     "host: gurt",
-    "connection: close",
+    keepAlive ? "connection: keep-alive" : "connection: close",
     ...(body === undefined
       ? []
       : ["content-type: application/json", `content-length: ${body.length}`]),
     "",
     "",
   ].join("\r\n");
-  return Buffer.concat([new TextEncoder().encode(head), body ?? new Uint8Array()]);
+  return Buffer.concat([encoder.encode(head), body ?? new Uint8Array()]);
 }
 
 function parseHead(head: Uint8Array): { status: number; headers: Map<string, string> } {
-  const lines = new TextDecoder().decode(head).split("\r\n");
+  const lines = decoder.decode(head).split("\r\n");
   const status = /^HTTP\/1\.[01] (\d{3})/.exec(lines[0]);
   if (!status) throw new Error("the answer is not HTTP/1.1");
   const headers = new Map<string, string>();
@@ -183,9 +316,20 @@ function parseHead(head: Uint8Array): { status: number; headers: Map<string, str
 class ByteReader {
   #pending: Uint8Array = new Uint8Array();
   #ended = false;
+  #received = 0;
   readonly #buffer = new Uint8Array(64 * 1024);
 
-  constructor(readonly conn: Deno.Conn) {}
+  constructor(readonly conn: Deno.UnixConn) {}
+
+  /** How many bytes have arrived on the connection. */
+  get received(): number {
+    return this.#received;
+  }
+
+  /** Whether every byte that arrived has been taken, and the stream has not ended. */
+  get drained(): boolean {
+    return this.#pending.length === 0 && !this.#ended;
+  }
 
   /** The bytes before `pattern` (which is consumed), or null if the stream ended first. */
   async readUntil(pattern: number[]): Promise<Uint8Array | null> {
@@ -204,7 +348,7 @@ class ByteReader {
   async nextChunk(): Promise<Uint8Array | null> {
     const line = await this.readUntil([13, 10]);
     if (line === null) return null;
-    const size = parseInt(new TextDecoder().decode(line).split(";")[0], 16);
+    const size = parseInt(decoder.decode(line).split(";")[0], 16);
     if (Number.isNaN(size)) throw new Error("a chunk size is not hex");
     if (size === 0) return null;
     while (this.#pending.length < size + 2) {
@@ -232,6 +376,7 @@ class ByteReader {
       this.#ended = true;
       return false;
     }
+    this.#received += n;
     this.#pending = Buffer.concat([this.#pending, this.#buffer.slice(0, n)]);
     return true;
   }

@@ -2,7 +2,13 @@
  * A set of grants (seed 002 §3, "Loading"): built from every file of the grants directory, and
  * invalid as a whole if any one file is, so that a mistyped deny grant can never be skipped.
  */
-import { type Grant, type GrantOptions, type GrantProblem, parseGrant } from "./grant_file.ts";
+import {
+  type Grant,
+  type GrantOptions,
+  type GrantParse,
+  type GrantProblem,
+  parseGrant,
+} from "./grant_file.ts";
 
 /** The owner's grants, valid as a whole, sorted by id and grouped by tool. */
 export type GrantSet = {
@@ -16,12 +22,21 @@ export type GrantLoad = { ok: true; grants: GrantSet } | { ok: false; problems: 
 /** One file of the grants directory: its path (as problems should name it) and its bytes. */
 export type GrantFile = { file: string; bytes: Uint8Array };
 
-/** Builds the set from the `.toml` files of a grants directory; any problem invalidates it. */
-export function buildGrantSet(files: readonly GrantFile[], options: GrantOptions): GrantLoad {
+/**
+ * Builds the set from the `.toml` files of a grants directory; any problem invalidates it. `parse`
+ * parses one file (parseGrant with `options` by default; a loader may remember earlier parses).
+ */
+export function buildGrantSet(
+  files: readonly GrantFile[],
+  options: GrantOptions,
+  how: { parse?: (file: string, bytes: Uint8Array) => GrantParse } = {},
+): GrantLoad {
+  const parse = how.parse ??
+    ((file: string, bytes: Uint8Array) => parseGrant(file, bytes, options));
   const grants: Grant[] = [];
   const problems: GrantProblem[] = [];
   for (const { file, bytes } of files) {
-    const parsed = parseGrant(file, bytes, options);
+    const parsed = parse(file, bytes);
     if (parsed.ok) grants.push(parsed.grant);
     else problems.push(...parsed.problems);
   }

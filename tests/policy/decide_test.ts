@@ -9,6 +9,7 @@ import {
   type Outcome,
   type ToolRequest,
 } from "../../mod/policy/mod.ts";
+import fc from "fast-check";
 import { assert, assertEquals } from "../assert.ts";
 import { at, grantSet, grantToml, NOW } from "./helpers.ts";
 
@@ -321,3 +322,58 @@ async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
+
+/** The input an allowed app-tool call was decided with. */
+function decidedInput(input: unknown): unknown {
+  const grants = grantSet({ echo: { tool: "example.echo" } });
+  const outcome = decide({ tool: "example.echo", arguments: input }, grants, at());
+  assert(outcome.kind === "allowed", summary(outcome));
+  assert(outcome.decision.args.kind === "app");
+  return outcome.decision.args.input;
+}
+
+function assertDeepFrozen(value: unknown): void {
+  if (typeof value !== "object" || value === null) return;
+  assert(Object.isFrozen(value), `not frozen: ${JSON.stringify(value)}`);
+  for (const inner of Object.values(value)) assertDeepFrozen(inner);
+}
+
+Deno.test("an app tool's input is decided as a deep-frozen copy equal to its structuredClone, for any JSON value (fast-check prints the seed on failure)", () => {
+  fc.assert(
+    fc.property(fc.jsonValue(), (input) => {
+      const decided = decidedInput(input);
+      assertEquals(decided, structuredClone(input));
+      assertDeepFrozen(decided);
+      if (typeof input === "object" && input !== null) assert(decided !== input, "a copy");
+    }),
+    { verbose: true },
+  );
+});
+
+Deno.test("an input with values JSON has not (a Date, a Map, a hole, a shared object, a null prototype) is copied as structuredClone copies it", () => {
+  const shared = { a: 1 };
+  const holey: unknown[] = [1];
+  holey[2] = 3;
+  const bare = Object.assign(Object.create(null), { x: [1, 2] });
+  const proto = JSON.parse('{"__proto__": {"polluted": true}, "y": 1}');
+  const withExtra = Object.assign([1, 2], { extra: true });
+  for (
+    const input of [
+      { when: new Date(0) },
+      { map: new Map([["k", 1]]) },
+      holey,
+      { first: shared, second: shared },
+      bare,
+      proto,
+      withExtra,
+    ]
+  ) {
+    const decided = decidedInput(input);
+    assertEquals(decided, structuredClone(input));
+    assertDeepFrozen(decided);
+  }
+  const decided = decidedInput({ first: shared, second: shared }) as Record<string, unknown>;
+  assert(decided.first === decided.second, "the sharing is kept, as structuredClone keeps it");
+  assertEquals(Object.getPrototypeOf(decidedInput(bare)), Object.prototype);
+  assertEquals(({} as Record<string, unknown>).polluted, undefined);
+});

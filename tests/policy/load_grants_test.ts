@@ -154,3 +154,54 @@ Deno.test("the core's reporter prints each set of problems once, and again after
     );
   });
 });
+
+Deno.test("an edit within the same second at the same size, in place, applies to the next load, as do an added and a removed file", async () => {
+  await withGrantsDir(async (dir) => {
+    const file = `${dir}/notes-read.toml`;
+    await Deno.writeTextFile(file, NOTES_READ);
+    assertEquals(await outcomeOf(dir), "allowed");
+    const before = await Deno.stat(file);
+    // "auto" and "deny" are the same length: the file keeps its size and its inode.
+    const denying = NOTES_READ.replace('mode = "auto"', 'mode = "deny"');
+    const handle = await Deno.open(file, { write: true });
+    await handle.write(new TextEncoder().encode(denying));
+    handle.close();
+    const after = await Deno.stat(file);
+    assertEquals(after.size, before.size);
+    assertEquals(after.ino, before.ino);
+    assert(
+      Math.floor(after.mtime!.getTime() / 1000) - Math.floor(before.mtime!.getTime() / 1000) <= 1,
+      "the edit is within a second of the first write",
+    );
+    assertEquals(await outcomeOf(dir), "denied denied_by_grant");
+    await Deno.writeTextFile(file, NOTES_READ);
+    assertEquals(await outcomeOf(dir), "allowed");
+    await Deno.writeTextFile(`${dir}/notes-deny.toml`, denying);
+    assertEquals(await outcomeOf(dir), "denied denied_by_grant");
+    await Deno.remove(`${dir}/notes-deny.toml`);
+    assertEquals(await outcomeOf(dir), "allowed");
+    await Deno.writeTextFile(file, NOTES_READ.replace('mode = "auto"', 'mode = "oops"'));
+    assertEquals(await outcomeOf(dir), "denied grants_invalid");
+  });
+});
+
+Deno.test("a grant loaded twice from the same bytes is the same grant, and its hash is of the bytes read", async () => {
+  await withGrantsDir(async (dir) => {
+    await Deno.writeTextFile(`${dir}/notes-read.toml`, NOTES_READ);
+    const first = await loadGrants(dir, options);
+    const second = await loadGrants(dir, options);
+    assert(first.ok && second.ok);
+    assertEquals(second.grants.grants, first.grants.grants);
+    assert(Object.isFrozen(second.grants.grants[0]), "a remembered grant cannot be changed");
+    const other = NOTES_READ.replace("/home/kyle/notes", "/home/kyle/notez");
+    await Deno.writeTextFile(`${dir}/notes-read.toml`, other);
+    const third = await loadGrants(dir, options);
+    assert(third.ok);
+    const digest = new Uint8Array(
+      await crypto.subtle.digest("SHA-256", new TextEncoder().encode(other)),
+    );
+    const hex = [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
+    assertEquals(third.grants.grants[0].sha256, hex);
+    assertEquals(third.grants.grants[0].paths, ["/home/kyle/notez"]);
+  });
+});
