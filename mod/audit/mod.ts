@@ -25,6 +25,9 @@ export type {
   TornTail,
 } from "./chain_report.ts";
 export { ChainVerifier, type VerifierOptions } from "./chain_verifier.ts";
+export { ChainMachine, type LineInput } from "./chain_machine.ts";
+export { type AuditFile, feedFile, type HashedFile, hashFile } from "./file_feed.ts";
+export { type LineHasher, localHasher, portHasher, startHasher } from "./line_hasher.ts";
 export {
   AuditChainBrokenError,
   AuditError,

@@ -7,6 +7,9 @@
  * is wrong. tests/audit/record_check_test.ts proves the agreement with fast-check.
  */
 
+/** The prev of the first record ever written (here, so that the verifier's machine needs no zod). */
+export const ZERO_HASH = "0".repeat(64);
+
 /** The data classes of records.ts's TAINTS (this file imports nothing, so records.ts can use it). */
 const TAINTS = ["public", "private", "secret"];
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
