@@ -7,6 +7,7 @@
 import type { ChainReport } from "./chain_report.ts";
 import { ChainMachine, type VerifierOptions } from "./chain_machine.ts";
 import { sha256Hex } from "./hash.ts";
+import { asciiText } from "./record_check.ts";
 import { parseRecordLine, parseRecordText } from "./records.ts";
 
 export type { VerifierOptions } from "./chain_machine.ts";
@@ -69,27 +70,4 @@ export class ChainVerifier {
   finish(): ChainReport {
     return this.#machine.finish();
   }
-}
-
-const utf8 = new TextDecoder("utf-8");
-
-/** The content as text if it is all ASCII, else null. */
-function asciiText(content: Uint8Array): string | null {
-  // ASCII is valid UTF-8 that decodes to one character a byte, so a decoder that is not fatal
-  // replaces nothing here; checking 4 bytes at a time and decoding is 5 times a fatal decode.
-  return isAscii(content) ? utf8.decode(content) : null;
-}
-
-/** Whether every byte is below 128. */
-function isAscii(content: Uint8Array): boolean {
-  let i = 0;
-  // Up to the first 4-byte boundary of the buffer, then whole words, then the bytes left.
-  while (i < content.length && (content.byteOffset + i) % 4 !== 0) {
-    if (content[i] > 127) return false;
-    i++;
-  }
-  const words = new Uint32Array(content.buffer, content.byteOffset + i, (content.length - i) >> 2);
-  for (let w = 0; w < words.length; w++) if ((words[w] & 0x80808080) !== 0) return false;
-  for (i += words.length * 4; i < content.length; i++) if (content[i] > 127) return false;
-  return true;
 }

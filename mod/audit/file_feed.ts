@@ -6,7 +6,7 @@
  */
 import type { ChainMachine, LineInput } from "./chain_machine.ts";
 import type { LineHasher } from "./line_hasher.ts";
-import { isCanonicalRecord } from "./record_check.ts";
+import { asciiText, isCanonicalRecord, LineScanner } from "./record_check.ts";
 import type { AuditRecord } from "./records.ts";
 
 /** About how many bytes the hasher is sent at a time; a chunk always ends at a line's end. */
@@ -76,44 +76,55 @@ const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** The chunk's lines, parsed, without their hashes yet. */
 async function parseChunk(bytes: Uint8Array): Promise<LineInput[]> {
-  let text: string;
-  try {
-    text = strictUtf8.decode(bytes);
-  } catch {
-    // Not UTF-8 somewhere: each line is decoded and parsed alone, exactly as ChainVerifier does.
-    return await parseEachLine(bytes);
+  let text = asciiText(bytes);
+  const ascii = text !== null;
+  if (text === null) {
+    try {
+      text = strictUtf8.decode(bytes);
+    } catch {
+      // Not UTF-8 somewhere: each line is decoded and parsed alone, exactly as ChainVerifier does.
+      return await parseEachLine(bytes);
+    }
   }
-  // A line break is never inside a UTF-8 character, so the text's lines are the bytes' lines; and
-  // the text has as many units as there are bytes only when every byte is ASCII.
-  const ascii = text.length === bytes.length;
-  const parts = text.split("\n");
-  // As in ChainVerifier.feed, a newline that ends the content starts no line.
-  const count = parts[parts.length - 1] === "" ? parts.length - 1 : parts.length;
-  const lines: LineInput[] = new Array(count);
-  const refused: number[] = [];
-  let byteStart = 0;
-  for (let i = 0; i < count; i++) {
-    let lineText = parts[i];
-    let length = lineText.length;
-    if (!ascii) {
-      const found = bytes.indexOf(10, byteStart);
+  const lines: LineInput[] = [];
+  const refused: { line: LineInput; text: string }[] = [];
+  const add = (length: number, hasNewline: boolean, record: AuditRecord | null, text: string) => {
+    const line: LineInput = { bytes: length, hasNewline, hash: "", record, error: null };
+    lines.push(line);
+    if (record === null) refused.push({ line, text });
+  };
+  // In ASCII a byte's offset is its character's, and the scanner reads the lines' bytes.
+  if (ascii) {
+    const scanner = new LineScanner(bytes, text);
+    let start = 0;
+    while (start < bytes.length) {
+      const found = bytes.indexOf(10, start);
       const end = found === -1 ? bytes.length : found;
-      length = end - byteStart;
-      byteStart = end + 1;
+      const record = scanner.record(start, end);
+      const lineText = record === null ? text.slice(start, end) : "";
+      add(end - start, found !== -1, record ?? canonicalRecord(lineText), lineText);
+      start = end + 1;
+    }
+  } else {
+    // A line break is never inside a UTF-8 character, so the text's lines are the bytes' lines.
+    const parts = text.split("\n");
+    let start = 0;
+    while (start < bytes.length) {
+      const found = bytes.indexOf(10, start);
+      const end = found === -1 ? bytes.length : found;
+      let lineText = parts[lines.length];
       // A strict decoder drops one byte order mark at the start of what it decodes.
       if (lineText.charCodeAt(0) === 0xfeff) lineText = lineText.slice(1);
+      add(end - start, found !== -1, canonicalRecord(lineText), lineText);
+      start = end + 1;
     }
-    const record = canonicalRecord(lineText);
-    if (record === null) refused.push(i);
-    lines[i] = { bytes: length, hasNewline: i < parts.length - 1, hash: "", record, error: null };
-    if (record === null) parts[i] = lineText;
   }
   if (refused.length > 0) {
     const { parseRecordText } = await recordsModule();
-    for (const i of refused) {
-      const parsed = parseRecordText(parts[i]);
-      lines[i].record = parsed.record;
-      lines[i].error = parsed.error;
+    for (const { line, text } of refused) {
+      const parsed = parseRecordText(text);
+      line.record = parsed.record;
+      line.error = parsed.error;
     }
   }
   return lines;
