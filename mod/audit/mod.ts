@@ -14,7 +14,7 @@ export {
   TAINTS,
   ZERO_HASH,
 } from "./records.ts";
-export { isCanonicalRecord, LineScanner, scanRecordLine } from "./record_check.ts";
+export { isCanonicalRecord, isIsoTime, LineScanner, scanRecordLine } from "./record_check.ts";
 export type {
   AcceptedBreakAt,
   ChainFailure,

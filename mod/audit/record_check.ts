@@ -182,6 +182,38 @@ function isTime(value: unknown): boolean {
   return typeof value === "string" && ISO_TIME.test(value) && !Number.isNaN(Date.parse(value));
 }
 
+/**
+ * What isTime says of a string, without the regex or Date.parse, which are a third of the line
+ * scanner's time: 24 characters as Date.prototype.toISOString writes them, that V8's Date.parse
+ * takes for a real time. Its ES5 date-time parser takes any year 0000-9999, a month 01-12 and a
+ * day 01-31 (February 31 is March 3, not an error), an hour 00-23 with minutes and seconds 00-59,
+ * and 24:00:00.000. tests/audit/record_check_test.ts compares the two on every month and day and
+ * every hour, minute and second.
+ */
+export function isIsoTime(text: string): boolean {
+  if (text.length !== 24) return false;
+  for (let i = 0; i < 24; i++) {
+    const code = text.charCodeAt(i);
+    const expected = ISO_SHAPE.charCodeAt(i);
+    if (expected === 100 ? code < 48 || code > 57 : code !== expected) return false;
+  }
+  const month = twoDigits(text, 5);
+  const day = twoDigits(text, 8);
+  if (month < 1 || month > 12 || day < 1 || day > 31) return false;
+  const hour = twoDigits(text, 11);
+  const minute = twoDigits(text, 14);
+  const second = twoDigits(text, 17);
+  if (hour <= 23) return minute <= 59 && second <= 59;
+  return hour === 24 && minute === 0 && second === 0 && text.startsWith("000", 20);
+}
+
+/** The shape of an ISO time: `d` a digit, any other character itself. */
+const ISO_SHAPE = "dddd-dd-ddTdd:dd:dd.dddZ";
+
+function twoDigits(text: string, at: number): number {
+  return (text.charCodeAt(at) - 48) * 10 + text.charCodeAt(at + 1) - 48;
+}
+
 function isTaint(value: unknown): boolean {
   return isOneOf(value, TAINTS);
 }
@@ -220,7 +252,7 @@ export class LineScanner {
     const seq = this.#seq(end);
     if (seq < 0 || !this.#literal(TIME_KEY)) return null;
     const time = this.#string(end);
-    if (time === null || !isTime(time) || !this.#literal(PREV_KEY)) return null;
+    if (time === null || !isIsoTime(time) || !this.#literal(PREV_KEY)) return null;
     const prev = this.#hash(end);
     if (prev === null || !this.#literal(EVENT_START)) return null;
     const type = this.#string(end);

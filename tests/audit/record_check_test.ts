@@ -8,6 +8,7 @@ import fc from "fast-check";
 import {
   auditRecord,
   isCanonicalRecord,
+  isIsoTime,
   recordLine,
   scanRecordLine,
   ZERO_HASH,
@@ -370,4 +371,62 @@ Deno.test("the line scanner agrees with JSON.parse and the check on every edge v
       }
     }
   }
+});
+
+/** records.ts's isoTime, as the schema and isCanonicalRecord judge a time. */
+function schemaTime(text: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(text) &&
+    !Number.isNaN(Date.parse(text));
+}
+
+function two(n: number): string {
+  return String(n).padStart(2, "0");
+}
+
+Deno.test("the scanner's time check agrees with the regex and Date.parse on every month and day", () => {
+  for (const year of ["0000", "1970", "2024", "2026", "9999"]) {
+    for (let month = 0; month < 100; month++) {
+      for (let day = 0; day < 100; day++) {
+        for (const time of ["00:00:00.000", "23:59:59.999", "24:00:00.000"]) {
+          const text = `${year}-${two(month)}-${two(day)}T${time}Z`;
+          assertEquals(isIsoTime(text), schemaTime(text), text);
+        }
+      }
+    }
+  }
+});
+
+Deno.test("the scanner's time check agrees with the regex and Date.parse on every hour, minute and second", () => {
+  for (let hour = 0; hour < 100; hour++) {
+    const milliseconds = hour >= 23 && hour <= 25 ? ["000", "001", "999"] : ["000"];
+    for (let minute = 0; minute < 100; minute++) {
+      for (let second = 0; second < 100; second++) {
+        for (const ms of milliseconds) {
+          const text = `2026-12-31T${two(hour)}:${two(minute)}:${two(second)}.${ms}Z`;
+          assertEquals(isIsoTime(text), schemaTime(text), text);
+        }
+      }
+    }
+  }
+});
+
+Deno.test("the scanner's time check agrees with the regex and Date.parse on changed times", () => {
+  const time = fc.date({
+    min: new Date("0000-01-01T00:00:00.000Z"),
+    max: new Date("9999-12-31T23:59:59.999Z"),
+    noInvalidDate: true,
+  }).map((date) => date.toISOString());
+  fc.assert(
+    fc.property(
+      time,
+      fc.nat(25),
+      fc.oneof(fc.constantFrom(..."0123456789-:.TZ +x\u0660"), fc.string({ maxLength: 2 })),
+      (text, at, put) => {
+        const changed = text.slice(0, at) + put + text.slice(at + 1);
+        assertEquals(isIsoTime(changed), schemaTime(changed), changed);
+        assertEquals(isIsoTime(text), true, text);
+      },
+    ),
+    { numRuns: 20000 },
+  );
 });
