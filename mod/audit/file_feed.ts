@@ -6,7 +6,8 @@
  */
 import type { ChainMachine, LineInput } from "./chain_machine.ts";
 import type { LineHasher } from "./line_hasher.ts";
-import { asciiText, isCanonicalRecord, LineScanner } from "./record_check.ts";
+import { asciiText, LineScanner } from "./line_scanner.ts";
+import { isCanonicalRecord } from "./record_check.ts";
 import type { AuditRecord } from "./records.ts";
 
 /** About how many bytes the hasher is sent at a time; a chunk always ends at a line's end. */

@@ -14,7 +14,8 @@ export {
   TAINTS,
   ZERO_HASH,
 } from "./records.ts";
-export { isCanonicalRecord, isIsoTime, LineScanner, scanRecordLine } from "./record_check.ts";
+export { isCanonicalRecord } from "./record_check.ts";
+export { asciiText, isIsoTime, LineScanner, scanRecordLine } from "./line_scanner.ts";
 export type {
   AcceptedBreakAt,
   ChainFailure,
