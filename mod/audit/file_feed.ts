@@ -1,8 +1,10 @@
 /**
  * Feeds whole audit files to a ChainMachine, as ChainVerifier.feed does, with the same lines and
  * the same report, at less cost a line: each chunk of whole lines is decoded once, the hashes come
- * from a LineHasher (a second thread, for `gurt audit verify`), and zod (records.ts) is loaded only
- * when a line is not a record the hand-written check accepts, to say what is wrong with it.
+ * from a LineHasher (a second thread, for `gurt audit verify`), an ASCII line written as the writer
+ * writes it is read by the LineScanner, another by JSON.parse and the hand-written check, and zod
+ * (records.ts) is loaded only when a line is not a record the check accepts, to say what is wrong
+ * with it.
  */
 import type { ChainMachine, LineInput } from "./chain_machine.ts";
 import type { LineHasher } from "./line_hasher.ts";

@@ -26,7 +26,7 @@ export interface VerifyHomeOptions {
 
 /**
  * Reads every audit file of the home in name order and verifies the whole chain. The report is the
- * one a ChainVerifier fed every file gives (tests/audit/verify_home_test.ts).
+ * one a ChainVerifier fed every file gives (tests/audit/file_feed_test.ts).
  */
 export async function verifyHome(
   home: string,
