@@ -6,7 +6,7 @@
  * (records.ts) is loaded only when a line is not a record the check accepts, to say what is wrong
  * with it.
  */
-import type { ChainMachine, LineInput } from "./chain_machine.ts";
+import type { ChainMachine } from "./chain_machine.ts";
 import type { LineHasher } from "./line_hasher.ts";
 import { asciiText, LineScanner } from "./line_scanner.ts";
 import { isCanonicalRecord } from "./record_check.ts";
@@ -60,77 +60,63 @@ export function hashFile(
 export async function feedFile(machine: ChainMachine, file: HashedFile): Promise<void> {
   machine.file(file.name);
   for (const chunk of file.chunks) {
-    const bytes = file.content.subarray(chunk.start, chunk.end);
-    const lines = await parseChunk(bytes);
+    // The hasher is ahead of this thread after the first chunk, so this seldom waits.
     const hex = await chunk.hex;
-    if (hex.length !== lines.length * 64) {
-      throw new Error(`the audit hasher gave ${hex.length / 64} hashes for ${lines.length} lines`);
-    }
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i];
-      line.hash = hex.slice(i * 64, i * 64 + 64);
-      machine.line(line);
-    }
+    await feedChunk(machine, file.content.subarray(chunk.start, chunk.end), hex);
   }
 }
 
 /** Keeps every byte order mark: each line's own is dropped below, as decoding it alone would. */
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-/** The chunk's lines, parsed, without their hashes yet. */
-async function parseChunk(bytes: Uint8Array): Promise<LineInput[]> {
+/** Feeds the machine each line of a chunk, parsed, with its hash from the hasher's answer. */
+async function feedChunk(machine: ChainMachine, bytes: Uint8Array, hex: string): Promise<void> {
   let text = asciiText(bytes);
-  const ascii = text !== null;
+  // In ASCII a byte's offset is its character's, and the scanner reads the lines' bytes.
+  const scanner = text === null ? null : new LineScanner(bytes, text);
   if (text === null) {
     try {
       text = strictUtf8.decode(bytes);
     } catch {
       // Not UTF-8 somewhere: each line is decoded and parsed alone, exactly as ChainVerifier does.
-      return await parseEachLine(bytes);
+      return await feedEachLine(machine, bytes, hex);
     }
   }
-  const lines: LineInput[] = [];
-  const refused: { line: LineInput; text: string }[] = [];
-  const add = (length: number, hasNewline: boolean, record: AuditRecord | null, text: string) => {
-    const line: LineInput = { bytes: length, hasNewline, hash: "", record, error: null };
-    lines.push(line);
-    if (record === null) refused.push({ line, text });
-  };
-  // In ASCII a byte's offset is its character's, and the scanner reads the lines' bytes.
-  if (ascii) {
-    const scanner = new LineScanner(bytes, text);
-    let start = 0;
-    while (start < bytes.length) {
-      const found = bytes.indexOf(10, start);
-      const end = found === -1 ? bytes.length : found;
-      const record = scanner.record(start, end);
-      const lineText = record === null ? text.slice(start, end) : "";
-      add(end - start, found !== -1, record ?? canonicalRecord(lineText), lineText);
-      start = end + 1;
-    }
-  } else {
-    // A line break is never inside a UTF-8 character, so the text's lines are the bytes' lines.
-    const parts = text.split("\n");
-    let start = 0;
-    while (start < bytes.length) {
-      const found = bytes.indexOf(10, start);
-      const end = found === -1 ? bytes.length : found;
-      let lineText = parts[lines.length];
+  // A line break is never inside a UTF-8 character, so the text's lines are the bytes' lines.
+  const parts = scanner === null ? text.split("\n") : null;
+  let start = 0;
+  let index = 0;
+  while (start < bytes.length) {
+    const found = bytes.indexOf(10, start);
+    const end = found === -1 ? bytes.length : found;
+    let record = scanner === null ? null : scanner.record(start, end);
+    let error: string | null = null;
+    if (record === null) {
+      let lineText = parts === null ? text.slice(start, end) : parts[index];
       // A strict decoder drops one byte order mark at the start of what it decodes.
-      if (lineText.charCodeAt(0) === 0xfeff) lineText = lineText.slice(1);
-      add(end - start, found !== -1, canonicalRecord(lineText), lineText);
-      start = end + 1;
+      if (parts !== null && lineText.charCodeAt(0) === 0xfeff) lineText = lineText.slice(1);
+      record = canonicalRecord(lineText);
+      if (record === null) {
+        const parsed = (await recordsModule()).parseRecordText(lineText);
+        record = parsed.record;
+        error = parsed.error;
+      }
     }
+    const hash = hashAt(hex, index);
+    machine.line({ bytes: end - start, hasNewline: found !== -1, hash, record, error });
+    index++;
+    start = end + 1;
   }
-  if (refused.length > 0) {
-    const { parseRecordText } = await recordsModule();
-    for (const { line, text } of refused) {
-      const parsed = parseRecordText(text);
-      line.record = parsed.record;
-      line.error = parsed.error;
-    }
-  }
-  return lines;
+  if (hex.length !== index * 64) throw hashCountError(hex, index);
+}
+
+/** The hash of the chunk's line `index` in the hasher's answer. */
+function hashAt(hex: string, index: number): string {
+  return hex.slice(index * 64, index * 64 + 64);
+}
+
+function hashCountError(hex: string, lines: number): Error {
+  return new Error(`the audit hasher gave ${hex.length / 64} hashes for ${lines} lines`);
 }
 
 /** The record, if the text is JSON that the hand-written check accepts; else null. */
@@ -144,24 +130,20 @@ function canonicalRecord(text: string): AuditRecord | null {
   return isCanonicalRecord(value) ? value as AuditRecord : null;
 }
 
-async function parseEachLine(bytes: Uint8Array): Promise<LineInput[]> {
+async function feedEachLine(machine: ChainMachine, bytes: Uint8Array, hex: string): Promise<void> {
   const { parseRecordLine } = await recordsModule();
-  const lines: LineInput[] = [];
   let start = 0;
+  let index = 0;
   while (start < bytes.length) {
     const found = bytes.indexOf(10, start);
     const end = found === -1 ? bytes.length : found;
-    const parsed = parseRecordLine(bytes.subarray(start, end));
-    lines.push({
-      bytes: end - start,
-      hasNewline: found !== -1,
-      hash: "",
-      record: parsed.record,
-      error: parsed.error,
-    });
+    const { record, error } = parseRecordLine(bytes.subarray(start, end));
+    const hash = hashAt(hex, index);
+    machine.line({ bytes: end - start, hasNewline: found !== -1, hash, record, error });
+    index++;
     start = end + 1;
   }
-  return lines;
+  if (hex.length !== index * 64) throw hashCountError(hex, index);
 }
 
 let records: Promise<typeof import("./records.ts")> | null = null;
