@@ -64,7 +64,9 @@ export interface VerifierOptions {
 export class ChainMachine {
   #head: string;
   #headKnown: boolean;
-  #headAt: HeadRecord | null = null;
+  /** The head record's line and seq; its HeadRecord is made at finish, not at every record. */
+  #headLine: Line | null = null;
+  #headSeq = 0;
   #nextSeq: number;
   #resumed: boolean;
   #records = 0;
@@ -172,7 +174,7 @@ export class ChainMachine {
     return {
       records: this.#records,
       head: this.#headKnown ? this.#head : null,
-      head_at: this.#headAt,
+      head_at: this.#headAtRecord(),
       next_seq: this.#nextSeq,
       failure,
       recoveries: this.#recoveries,
@@ -215,6 +217,11 @@ export class ChainMachine {
     this.#accept(line);
   }
 
+  #headAtRecord(): HeadRecord | null {
+    const line = this.#headLine;
+    return line === null ? null : { file: line.at.file, line: line.at.line, seq: this.#headSeq };
+  }
+
   /** Whether `next` is a Recovery record that describes exactly `line`. */
   #recovers(next: Line, line: Line): boolean {
     const record = next.record;
@@ -235,7 +242,8 @@ export class ChainMachine {
     const record = line.record as AuditRecord;
     this.#head = line.hash;
     this.#headKnown = true;
-    this.#headAt = { ...line.at, seq: record.seq };
+    this.#headLine = line;
+    this.#headSeq = record.seq;
     this.#nextSeq = record.seq + 1;
     this.#records++;
     if (this.#lastTime !== null && record.time < this.#lastTime) {
