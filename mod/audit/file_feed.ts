@@ -7,62 +7,22 @@
  * with it.
  */
 import type { ChainMachine } from "./chain_machine.ts";
-import type { LineHasher } from "./line_hasher.ts";
+import type { ChunkStream, HashedChunk } from "./line_hasher.ts";
 import { asciiText, LineScanner } from "./line_scanner.ts";
 import { isCanonicalRecord } from "./record_check.ts";
 import type { AuditRecord } from "./records.ts";
 
-/** About how many bytes the hasher is sent at a time; a chunk always ends at a line's end. */
-const CHUNK_BYTES = 1 << 20;
-
-/** An audit file's name and content. */
-export interface AuditFile {
+/** A file to feed: its name, and its chunks as the hasher hashes them. */
+export interface FileChunks {
   name: string;
-  content: Uint8Array;
-}
-
-/** Options of hashFile. */
-export interface HashFileOptions {
-  /** About how many bytes a chunk holds (the tests make it small); 1 MiB by default. */
-  chunkBytes?: number;
-}
-
-/** A file whose chunks are being hashed: the promise of each chunk's hashes, in order. */
-export interface HashedFile {
-  name: string;
-  content: Uint8Array;
-  chunks: { start: number; end: number; hex: Promise<string> }[];
-}
-
-/** Splits the file into chunks of whole lines and hands every chunk to the hasher at once. */
-export function hashFile(
-  file: AuditFile,
-  hasher: LineHasher,
-  options: HashFileOptions = {},
-): HashedFile {
-  const { name, content } = file;
-  const chunkBytes = Math.max(1, options.chunkBytes ?? CHUNK_BYTES);
-  const chunks: HashedFile["chunks"] = [];
-  let start = 0;
-  while (start < content.length) {
-    const newline = content.indexOf(10, Math.min(start + chunkBytes, content.length) - 1);
-    const end = newline === -1 ? content.length : newline + 1;
-    const hex = hasher.hashLines(content.subarray(start, end));
-    // Awaited in order later; until then a failure must not count as an unhandled rejection.
-    hex.catch(() => {});
-    chunks.push({ start, end, hex });
-    start = end;
-  }
-  return { name, content, chunks };
+  chunks: ChunkStream;
 }
 
 /** Starts the file in the machine and feeds it each line, with its hash, in order. */
-export async function feedFile(machine: ChainMachine, file: HashedFile): Promise<void> {
+export async function feedFile(machine: ChainMachine, file: FileChunks): Promise<void> {
   machine.file(file.name);
-  for (const chunk of file.chunks) {
-    // The hasher is ahead of this thread after the first chunk, so this seldom waits.
-    const hex = await chunk.hex;
-    await feedChunk(machine, file.content.subarray(chunk.start, chunk.end), hex);
+  for (let chunk = await file.chunks.next(); chunk !== null; chunk = await file.chunks.next()) {
+    await feedChunk(machine, chunk);
   }
 }
 
@@ -70,7 +30,11 @@ export async function feedFile(machine: ChainMachine, file: HashedFile): Promise
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** Feeds the machine each line of a chunk, parsed, with its hash from the hasher's answer. */
-async function feedChunk(machine: ChainMachine, bytes: Uint8Array, hex: string): Promise<void> {
+async function feedChunk(machine: ChainMachine, chunk: HashedChunk): Promise<void> {
+  const { bytes, hex, ends } = chunk;
+  if (hex.length !== ends.length * 64) {
+    throw new Error(`the audit hasher gave ${hex.length / 64} hashes for ${ends.length} lines`);
+  }
   let text = asciiText(bytes);
   // In ASCII a byte's offset is its character's, and the scanner reads the lines' bytes.
   const scanner = text === null ? null : new LineScanner(bytes, text);
@@ -79,20 +43,18 @@ async function feedChunk(machine: ChainMachine, bytes: Uint8Array, hex: string):
       text = strictUtf8.decode(bytes);
     } catch {
       // Not UTF-8 somewhere: each line is decoded and parsed alone, exactly as ChainVerifier does.
-      return await feedEachLine(machine, bytes, hex);
+      return await feedEachLine(machine, chunk);
     }
   }
   // A line break is never inside a UTF-8 character, so the text's lines are the bytes' lines.
   const parts = scanner === null ? text.split("\n") : null;
   let start = 0;
-  let index = 0;
-  while (start < bytes.length) {
-    const found = bytes.indexOf(10, start);
-    const end = found === -1 ? bytes.length : found;
+  for (let i = 0; i < ends.length; i++) {
+    const end = ends[i];
     let record = scanner === null ? null : scanner.record(start, end);
     let error: string | null = null;
     if (record === null) {
-      let lineText = parts === null ? text.slice(start, end) : parts[index];
+      let lineText = parts === null ? text.slice(start, end) : parts[i];
       // A strict decoder drops one byte order mark at the start of what it decodes.
       if (parts !== null && lineText.charCodeAt(0) === 0xfeff) lineText = lineText.slice(1);
       record = canonicalRecord(lineText);
@@ -102,21 +64,11 @@ async function feedChunk(machine: ChainMachine, bytes: Uint8Array, hex: string):
         error = parsed.error;
       }
     }
-    const hash = hashAt(hex, index);
-    machine.line({ bytes: end - start, hasNewline: found !== -1, hash, record, error });
-    index++;
+    const hash = hex.slice(i * 64, i * 64 + 64);
+    // A line ends at its newline, or at the end of a last line that has none.
+    machine.line({ bytes: end - start, hasNewline: end < bytes.length, hash, record, error });
     start = end + 1;
   }
-  if (hex.length !== index * 64) throw hashCountError(hex, index);
-}
-
-/** The hash of the chunk's line `index` in the hasher's answer. */
-function hashAt(hex: string, index: number): string {
-  return hex.slice(index * 64, index * 64 + 64);
-}
-
-function hashCountError(hex: string, lines: number): Error {
-  return new Error(`the audit hasher gave ${hex.length / 64} hashes for ${lines} lines`);
 }
 
 /** The record, if the text is JSON that the hand-written check accepts; else null. */
@@ -130,20 +82,17 @@ function canonicalRecord(text: string): AuditRecord | null {
   return isCanonicalRecord(value) ? value as AuditRecord : null;
 }
 
-async function feedEachLine(machine: ChainMachine, bytes: Uint8Array, hex: string): Promise<void> {
+async function feedEachLine(machine: ChainMachine, chunk: HashedChunk): Promise<void> {
   const { parseRecordLine } = await recordsModule();
+  const { bytes, hex, ends } = chunk;
   let start = 0;
-  let index = 0;
-  while (start < bytes.length) {
-    const found = bytes.indexOf(10, start);
-    const end = found === -1 ? bytes.length : found;
+  for (let i = 0; i < ends.length; i++) {
+    const end = ends[i];
     const { record, error } = parseRecordLine(bytes.subarray(start, end));
-    const hash = hashAt(hex, index);
-    machine.line({ bytes: end - start, hasNewline: found !== -1, hash, record, error });
-    index++;
+    const hash = hex.slice(i * 64, i * 64 + 64);
+    machine.line({ bytes: end - start, hasNewline: end < bytes.length, hash, record, error });
     start = end + 1;
   }
-  if (hex.length !== index * 64) throw hashCountError(hex, index);
 }
 
 let records: Promise<typeof import("./records.ts")> | null = null;

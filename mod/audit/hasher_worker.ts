@@ -1,20 +1,27 @@
 /// <reference lib="deno.worker" />
 /**
  * The audit hasher (line_hasher.ts's startHasher): a Worker with no permission that answers each
- * chunk sent on the port it is given with the hashes of the chunk's lines, in order.
+ * file sent on the port it is given with its chunks, in order, each a copy moved back with the
+ * hashes of its lines and where they end; then the end of the file, or an error.
  */
 import { sha256Hex } from "./hash.ts";
-import { type HashAnswer, type HashRequest, hexOfLines } from "./line_hasher.ts";
+import { type HashAnswer, hashChunks, type HashRequest } from "./line_hasher.ts";
 
 self.onmessage = (event: MessageEvent<{ port: MessagePort }>) => {
   const port = event.data.port;
   port.onmessage = (message: MessageEvent<HashRequest>) => {
-    let answer: HashAnswer;
+    const { content, chunkBytes } = message.data;
     try {
-      answer = { hex: hexOfLines(message.data.chunk, sha256Hex), error: null };
+      for (const chunk of hashChunks(content, sha256Hex, { chunkBytes })) {
+        // The chunk is a view of the whole file: a copy of it alone can be moved.
+        const bytes = chunk.bytes.slice();
+        const answer: HashAnswer = { kind: "chunk", chunk: { ...chunk, bytes } };
+        port.postMessage(answer, [bytes.buffer, chunk.ends.buffer]);
+      }
+      port.postMessage({ kind: "end" } satisfies HashAnswer);
     } catch (error) {
-      answer = { hex: null, error: error instanceof Error ? error.message : String(error) };
+      const reason = error instanceof Error ? error.message : String(error);
+      port.postMessage({ kind: "error", error: reason } satisfies HashAnswer);
     }
-    port.postMessage(answer);
   };
 };

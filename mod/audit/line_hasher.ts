@@ -2,68 +2,143 @@
  * The hashes of a log's lines for verifyHome, a chunk of whole lines at a time: computed in this
  * thread, or by a hasher Worker with no permission at the other end of a MessagePort, so that a
  * second core hashes while this thread parses. A line's hash is a third of the verifier's work
- * and node:crypto's cost per call, not per byte, is most of it (about 1.1 µs a line here).
- * This file imports nothing at run time.
+ * and node:crypto's cost per call, not per byte, is most of it (about 1.1 µs a line here). The
+ * hasher also finds where each line ends, and the Worker copies each chunk back, so the thread
+ * that parses neither searches for newlines nor copies bytes. This file imports nothing at run
+ * time.
  */
 
-/** Hashes every line of a chunk. */
-export interface LineHasher {
-  /**
-   * The SHA-256 of each line of the chunk (split as ChainVerifier.feed splits a file), as 64
-   * lowercase hex digits a line, one after the other. The chunk is not changed.
-   */
-  hashLines(chunk: Uint8Array): Promise<string>;
+/** About how many bytes a chunk holds; a chunk always ends at a line's end. */
+const CHUNK_BYTES = 1 << 20;
+
+/** One chunk of whole lines of a file, with its lines' hashes and where each line ends. */
+export interface HashedChunk {
+  bytes: Uint8Array;
+  /** The SHA-256 of each line, as 64 lowercase hex digits a line, one after the other. */
+  hex: string;
+  /** Where each line ends in the chunk: the offset of its newline, or the chunk's length. */
+  ends: Uint32Array<ArrayBuffer>;
 }
 
-/** The hashes of a chunk's lines, concatenated, with the given SHA-256 (hex) of one line. */
-export function hexOfLines(chunk: Uint8Array, sha256Hex: (bytes: Uint8Array) => string): string {
-  const hashes: string[] = [];
+/** A file's chunks, in order; null after the last. */
+export interface ChunkStream {
+  next(): Promise<HashedChunk | null>;
+}
+
+/** Options of hashFile. */
+export interface HashFileOptions {
+  /** About how many bytes a chunk holds (the tests make it small); 1 MiB by default. */
+  chunkBytes?: number;
+}
+
+/** Hashes the lines of files, a chunk at a time. */
+export interface LineHasher {
+  /**
+   * Hands a file's content to the hasher at once and returns its chunks as they are hashed. The
+   * lines are split as ChainVerifier.feed splits them. The hasher may take the content's buffer:
+   * the caller reads the chunks, not the content, afterwards.
+   */
+  hashFile(content: Uint8Array, options?: HashFileOptions): ChunkStream;
+}
+
+/** The chunks of a file with their lines' hashes, by the given SHA-256 (hex) of one line. */
+export function* hashChunks(
+  content: Uint8Array,
+  sha256Hex: (bytes: Uint8Array) => string,
+  options: HashFileOptions = {},
+): Generator<HashedChunk> {
+  const chunkBytes = Math.max(1, options.chunkBytes ?? CHUNK_BYTES);
   let start = 0;
-  while (start < chunk.length) {
-    const found = chunk.indexOf(10, start);
-    const end = found === -1 ? chunk.length : found;
-    hashes.push(sha256Hex(chunk.subarray(start, end)));
-    start = end + 1;
+  while (start < content.length) {
+    const newline = content.indexOf(10, Math.min(start + chunkBytes, content.length) - 1);
+    const end = newline === -1 ? content.length : newline + 1;
+    const bytes = content.subarray(start, end);
+    const hashes: string[] = [];
+    const ends: number[] = [];
+    let lineStart = 0;
+    while (lineStart < bytes.length) {
+      const found = bytes.indexOf(10, lineStart);
+      const lineEnd = found === -1 ? bytes.length : found;
+      hashes.push(sha256Hex(bytes.subarray(lineStart, lineEnd)));
+      ends.push(lineEnd);
+      lineStart = lineEnd + 1;
+    }
+    yield { bytes, hex: hashes.join(""), ends: Uint32Array.from(ends) };
+    start = end;
   }
-  return hashes.join("");
 }
 
 /** A hasher in this thread; node:crypto is loaded only now, as only this one uses it. */
 export async function localHasher(): Promise<LineHasher> {
   const { sha256Hex } = await import("./hash.ts");
-  return { hashLines: (chunk) => Promise.resolve(hexOfLines(chunk, sha256Hex)) };
+  return {
+    hashFile(content: Uint8Array, options: HashFileOptions = {}): ChunkStream {
+      const chunks = hashChunks(content, sha256Hex, options);
+      return { next: () => Promise.resolve(chunks.next().value ?? null) };
+    },
+  };
 }
 
-/** What the verifier sends the hasher Worker: a copy of one chunk, transferred. */
+/** What the verifier sends the hasher Worker: one file's content, its buffer moved. */
 export interface HashRequest {
-  chunk: Uint8Array;
+  content: Uint8Array;
+  chunkBytes: number;
 }
 
-/** The hasher Worker's answer to one request, in the order of the requests. */
-export type HashAnswer = { hex: string; error: null } | { hex: null; error: string };
+/** The hasher Worker's answers to a request, in order: its chunks, then the end or an error. */
+export type HashAnswer =
+  | { kind: "chunk"; chunk: HashedChunk }
+  | { kind: "end" }
+  | { kind: "error"; error: string };
+
+/** The answers of one file, queued until they are read. */
+class AnswerQueue implements ChunkStream {
+  #answers: HashAnswer[] = [];
+  #waiting: ((answer: HashAnswer) => void) | null = null;
+
+  push(answer: HashAnswer): void {
+    const waiting = this.#waiting;
+    this.#waiting = null;
+    if (waiting === null) this.#answers.push(answer);
+    else waiting(answer);
+  }
+
+  async next(): Promise<HashedChunk | null> {
+    const answer = this.#answers.shift() ??
+      await new Promise<HashAnswer>((resolve) => (this.#waiting = resolve));
+    if (answer.kind === "chunk") return answer.chunk;
+    // After the end (or an error) the queue answers the same again.
+    this.#answers.unshift(answer);
+    if (answer.kind === "end") return null;
+    throw new Error(`the audit hasher failed: ${answer.error}`);
+  }
+}
 
 /**
- * A hasher that sends each chunk to the hasher Worker behind the port (startHasher) and resolves
- * with its answer. The port answers requests in order, so answers are matched to them by order.
+ * A hasher that sends each file to the hasher Worker behind the port (startHasher). The Worker
+ * answers files in the order they were sent, so its answers go to the oldest file not ended.
  */
 export function portHasher(port: MessagePort): LineHasher {
-  const waiting: { resolve: (hex: string) => void; reject: (error: Error) => void }[] = [];
+  const files: AnswerQueue[] = [];
   port.onmessage = (event: MessageEvent<HashAnswer>) => {
-    const next = waiting.shift();
-    if (next === undefined) return;
-    const answer = event.data;
-    if (answer.hex !== null) next.resolve(answer.hex);
-    else next.reject(new Error(`the audit hasher failed: ${answer.error}`));
+    const file = files[0];
+    if (file === undefined) return;
+    file.push(event.data);
+    if (event.data.kind !== "chunk") files.shift();
   };
   return {
-    hashLines(chunk: Uint8Array): Promise<string> {
-      return new Promise<string>((resolve, reject) => {
-        waiting.push({ resolve, reject });
-        // A view is sent with its whole buffer: send a copy of the chunk alone, and move it.
-        const copy = chunk.slice();
-        const request: HashRequest = { chunk: copy };
-        port.postMessage(request, [copy.buffer]);
-      });
+    hashFile(content: Uint8Array, options: HashFileOptions = {}): ChunkStream {
+      const file = new AnswerQueue();
+      files.push(file);
+      // A view is sent with its whole buffer: move the buffer when it is the content's alone.
+      const whole = content.byteOffset === 0 && content.byteLength === content.buffer.byteLength;
+      const moved = whole ? content : content.slice();
+      const request: HashRequest = {
+        content: moved,
+        chunkBytes: options.chunkBytes ?? CHUNK_BYTES,
+      };
+      port.postMessage(request, [moved.buffer as ArrayBuffer]);
+      return file;
     },
   };
 }

@@ -27,8 +27,16 @@ export type {
 } from "./chain_report.ts";
 export { ChainVerifier, type VerifierOptions } from "./chain_verifier.ts";
 export { ChainMachine, type LineInput } from "./chain_machine.ts";
-export { type AuditFile, feedFile, type HashedFile, hashFile } from "./file_feed.ts";
-export { type LineHasher, localHasher, portHasher, startHasher } from "./line_hasher.ts";
+export { feedFile, type FileChunks } from "./file_feed.ts";
+export {
+  type ChunkStream,
+  hashChunks,
+  type HashedChunk,
+  type LineHasher,
+  localHasher,
+  portHasher,
+  startHasher,
+} from "./line_hasher.ts";
 export {
   AuditChainBrokenError,
   AuditError,

@@ -2,7 +2,7 @@
 import { ChainMachine } from "./chain_machine.ts";
 import type { ChainReport } from "./chain_report.ts";
 import { CheckpointFileError, formatCheckpoint, parseCheckpoints } from "./checkpoint.ts";
-import { feedFile, type HashedFile, hashFile } from "./file_feed.ts";
+import { feedFile, type FileChunks } from "./file_feed.ts";
 import { auditDir, listAuditFiles } from "./files.ts";
 import { localHasher, portHasher } from "./line_hasher.ts";
 
@@ -39,13 +39,15 @@ export async function verifyHome(
   const machine = new ChainMachine({ checkpoints });
   const hasher = options.hasher === undefined ? await localHasher() : portHasher(options.hasher);
   const names = await listAuditFiles(dir);
-  const read = async (name: string): Promise<HashedFile> =>
-    hashFile({ name, content: await Deno.readFile(`${dir}/${name}`) }, hasher);
+  const read = async (name: string): Promise<FileChunks> => ({
+    name,
+    chunks: hasher.hashFile(await Deno.readFile(`${dir}/${name}`)),
+  });
   // The next file is read and handed to the hasher before this one is parsed, so the hasher
   // never waits for a file.
   let next = names.length > 0 ? read(names[0]) : null;
   for (let i = 0; i < names.length; i++) {
-    const file = await (next as Promise<HashedFile>);
+    const file = await (next as Promise<FileChunks>);
     next = i + 1 < names.length ? read(names[i + 1]) : null;
     // Awaited at the next turn; until then a failure must not count as an unhandled rejection.
     next?.catch(() => {});

@@ -8,14 +8,14 @@
 import fc from "fast-check";
 import {
   type AuditEvent,
-  type AuditFile,
   ChainMachine,
   type ChainReport,
   ChainVerifier,
   type Checkpoint,
   feedFile,
-  hashFile,
+  type LineHasher,
   localHasher,
+  portHasher,
   recordLine,
   sha256Hex,
   startHasher,
@@ -26,6 +26,12 @@ import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { DAY1, DAY2, sampleEvent, withHome } from "./helpers.ts";
 
 const encoder = new TextEncoder();
+
+/** An audit file's name and content. */
+interface AuditFile {
+  name: string;
+  content: Uint8Array;
+}
 const NAMES = ["2026-11-27.jsonl", DAY1, DAY2];
 const BOM = [0xef, 0xbb, 0xbf];
 
@@ -53,11 +59,15 @@ function sequential(files: AuditFile[], checkpoints: Checkpoint[]): ChainReport 
 async function chunked(
   files: AuditFile[],
   checkpoints: Checkpoint[],
-  chunkBytes: number,
+  options: { chunkBytes: number; hasher: LineHasher },
 ): Promise<ChainReport> {
   const machine = new ChainMachine({ checkpoints });
-  const hasher = await localHasher();
-  for (const file of files) await feedFile(machine, hashFile(file, hasher, { chunkBytes }));
+  // Every file is handed to the hasher before the first is fed, as verifyHome hands the next one.
+  const streams = files.map((file) => ({
+    name: file.name,
+    chunks: options.hasher.hashFile(file.content.slice(), { chunkBytes: options.chunkBytes }),
+  }));
+  for (const stream of streams) await feedFile(machine, stream);
   return machine.finish();
 }
 
@@ -125,14 +135,42 @@ Deno.test("property: feeding files in chunks reports exactly as ChainVerifier.fe
           file: clean[0].name,
           sha256: sha256Hex(clean[0].content.subarray(0, clean[0].content.indexOf(10))),
         }];
+        const hasher = await localHasher();
         assertEquals(
-          await chunked(files, checkpoints, chunkBytes),
+          await chunked(files, checkpoints, { chunkBytes, hasher }),
           sequential(files, checkpoints),
         );
       },
     ),
     { numRuns: 400 },
   );
+});
+
+Deno.test("property: chunks hashed by the hasher Worker report exactly as ChainVerifier.feed", async () => {
+  const worker = startHasher();
+  try {
+    const hasher = portHasher(worker.port);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 14 }),
+        fc.integer({ min: 1, max: 3 }),
+        damages,
+        fc.boolean(),
+        fc.integer({ min: 1, max: 700 }),
+        async (count, fileCount, damage_, cutNewline, chunkBytes) => {
+          const files = damage(log(count, fileCount, ["KEY", "KËY"]), damage_, cutNewline);
+          assertEquals(
+            await chunked(files, [], { chunkBytes, hasher }),
+            sequential(files, []),
+          );
+        },
+      ),
+      { numRuns: 150 },
+    );
+  } finally {
+    worker.port.close();
+    worker.worker.terminate();
+  }
 });
 
 async function writeHome(home: string, files: AuditFile[]): Promise<void> {
@@ -199,7 +237,7 @@ Deno.test("a byte order mark at a line's start is read as a verifier reading tha
   marked.set(BOM, second);
   marked.set(content.subarray(second), second + 3);
   const damaged = [{ name: files[0].name, content: marked }];
-  const report = await chunked(damaged, [], 1 << 20);
+  const report = await chunked(damaged, [], { chunkBytes: 1 << 20, hasher: await localHasher() });
   assertEquals(report, sequential(damaged, []));
   // The mark is dropped before parsing, so line 2 is a record; its hash covers the mark, so the
   // line after it does not chain.
