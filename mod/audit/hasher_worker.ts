@@ -1,8 +1,8 @@
 /// <reference lib="deno.worker" />
 /**
  * The audit hasher (line_hasher.ts's startHasher): a Worker with no permission that answers each
- * file sent on the port it is given with its chunks, in order, each a copy moved back with the
- * hashes of its lines and where they end; then the end of the file, or an error.
+ * file sent on the port it is given (in shared memory, which it only reads) with its chunks, in
+ * order: where each is, the hashes of its lines and where they end; then the end, or an error.
  */
 import { sha256Hex } from "./hash.ts";
 import { type HashAnswer, hashChunks, type HashRequest } from "./line_hasher.ts";
@@ -12,11 +12,13 @@ self.onmessage = (event: MessageEvent<{ port: MessagePort }>) => {
   port.onmessage = (message: MessageEvent<HashRequest>) => {
     const { content, chunkBytes } = message.data;
     try {
-      for (const chunk of hashChunks(content, sha256Hex, { chunkBytes })) {
-        // The chunk is a view of the whole file: a copy of it alone can be moved.
-        const bytes = chunk.bytes.slice();
-        const answer: HashAnswer = { kind: "chunk", chunk: { ...chunk, bytes } };
-        port.postMessage(answer, [bytes.buffer, chunk.ends.buffer]);
+      for (const { bytes, hex, ends } of hashChunks(content, sha256Hex, { chunkBytes })) {
+        const start = bytes.byteOffset - content.byteOffset;
+        const answer: HashAnswer = {
+          kind: "chunk",
+          chunk: { start, end: start + bytes.length, hex, ends },
+        };
+        port.postMessage(answer, [ends.buffer]);
       }
       port.postMessage({ kind: "end" } satisfies HashAnswer);
     } catch (error) {

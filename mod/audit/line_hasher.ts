@@ -3,9 +3,9 @@
  * thread, or by a hasher Worker with no permission at the other end of a MessagePort, so that a
  * second core hashes while this thread parses. A line's hash is a third of the verifier's work
  * and node:crypto's cost per call, not per byte, is most of it (about 1.1 µs a line here). The
- * hasher also finds where each line ends, and the Worker copies each chunk back, so the thread
- * that parses neither searches for newlines nor copies bytes. This file imports nothing at run
- * time.
+ * hasher also finds where each line ends, so the thread that parses does not search for newlines,
+ * and the Worker reads the file where the role read it, in a SharedArrayBuffer, so no one copies
+ * it. This file imports nothing at run time.
  */
 
 /** About how many bytes a chunk holds; a chunk always ends at a line's end. */
@@ -35,8 +35,7 @@ export interface HashFileOptions {
 export interface LineHasher {
   /**
    * Hands a file's content to the hasher at once and returns its chunks as they are hashed. The
-   * lines are split as ChainVerifier.feed splits them. The hasher may take the content's buffer:
-   * the caller reads the chunks, not the content, afterwards.
+   * lines are split as ChainVerifier.feed splits them. The content must not change afterwards.
    */
   hashFile(content: Uint8Array, options?: HashFileOptions): ChunkStream;
 }
@@ -79,22 +78,35 @@ export async function localHasher(): Promise<LineHasher> {
   };
 }
 
-/** What the verifier sends the hasher Worker: one file's content, its buffer moved. */
+/** What the verifier sends the hasher Worker: one file's content, in shared memory. */
 export interface HashRequest {
-  content: Uint8Array;
+  content: Uint8Array<SharedArrayBuffer>;
   chunkBytes: number;
+}
+
+/** A chunk as the Worker answers it: where it is in the content, its hashes and line ends. */
+export interface ChunkAnswer {
+  start: number;
+  end: number;
+  hex: string;
+  ends: Uint32Array<ArrayBuffer>;
 }
 
 /** The hasher Worker's answers to a request, in order: its chunks, then the end or an error. */
 export type HashAnswer =
-  | { kind: "chunk"; chunk: HashedChunk }
+  | { kind: "chunk"; chunk: ChunkAnswer }
   | { kind: "end" }
   | { kind: "error"; error: string };
 
 /** The answers of one file, queued until they are read. */
 class AnswerQueue implements ChunkStream {
+  #content: Uint8Array;
   #answers: HashAnswer[] = [];
   #waiting: ((answer: HashAnswer) => void) | null = null;
+
+  constructor(content: Uint8Array) {
+    this.#content = content;
+  }
 
   push(answer: HashAnswer): void {
     const waiting = this.#waiting;
@@ -106,7 +118,10 @@ class AnswerQueue implements ChunkStream {
   async next(): Promise<HashedChunk | null> {
     const answer = this.#answers.shift() ??
       await new Promise<HashAnswer>((resolve) => (this.#waiting = resolve));
-    if (answer.kind === "chunk") return answer.chunk;
+    if (answer.kind === "chunk") {
+      const { start, end, hex, ends } = answer.chunk;
+      return { bytes: this.#content.subarray(start, end), hex, ends };
+    }
     // After the end (or an error) the queue answers the same again.
     this.#answers.unshift(answer);
     if (answer.kind === "end") return null;
@@ -128,19 +143,27 @@ export function portHasher(port: MessagePort): LineHasher {
   };
   return {
     hashFile(content: Uint8Array, options: HashFileOptions = {}): ChunkStream {
-      const file = new AnswerQueue();
+      const shared = sharedCopy(content);
+      const file = new AnswerQueue(shared);
       files.push(file);
-      // A view is sent with its whole buffer: move the buffer when it is the content's alone.
-      const whole = content.byteOffset === 0 && content.byteLength === content.buffer.byteLength;
-      const moved = whole ? content : content.slice();
       const request: HashRequest = {
-        content: moved,
+        content: shared,
         chunkBytes: options.chunkBytes ?? CHUNK_BYTES,
       };
-      port.postMessage(request, [moved.buffer as ArrayBuffer]);
+      port.postMessage(request);
       return file;
     },
   };
+}
+
+/** The content itself if it is in shared memory (readShared), else a copy in shared memory. */
+function sharedCopy(content: Uint8Array): Uint8Array<SharedArrayBuffer> {
+  if (content.buffer instanceof SharedArrayBuffer) {
+    return content as Uint8Array<SharedArrayBuffer>;
+  }
+  const shared = new Uint8Array(new SharedArrayBuffer(content.length));
+  shared.set(content);
+  return shared;
 }
 
 /**

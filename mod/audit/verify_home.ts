@@ -3,7 +3,7 @@ import { ChainMachine } from "./chain_machine.ts";
 import type { ChainReport } from "./chain_report.ts";
 import { CheckpointFileError, formatCheckpoint, parseCheckpoints } from "./checkpoint.ts";
 import { feedFile, type FileChunks } from "./file_feed.ts";
-import { auditDir, listAuditFiles } from "./files.ts";
+import { auditDir, listAuditFiles, readShared } from "./files.ts";
 import { localHasher, portHasher } from "./line_hasher.ts";
 
 /** A report on a box home's log: the chain report, the directory read, the checkpoint file used. */
@@ -41,7 +41,7 @@ export async function verifyHome(
   const names = await listAuditFiles(dir);
   const read = async (name: string): Promise<FileChunks> => ({
     name,
-    chunks: hasher.hashFile(await Deno.readFile(`${dir}/${name}`)),
+    chunks: hasher.hashFile(await readShared(`${dir}/${name}`)),
   });
   // The next file is read and handed to the hasher before this one is parsed, so the hasher
   // never waits for a file.
