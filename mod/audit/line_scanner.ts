@@ -36,8 +36,15 @@ export class LineScanner {
     if (!this.#literal(RECORD_START)) return null;
     const seq = this.#seq(end);
     if (seq < 0 || !this.#literal(TIME_KEY)) return null;
+    const timeStart = this.#at + 1;
     const time = this.#string(end);
-    if (time === null || !isIsoTime(time) || !this.#literal(PREV_KEY)) return null;
+    if (time === null) return null;
+    // Written without escapes, the time's characters are its bytes, which are checked where they are.
+    const unescaped = this.#at - 1 - timeStart === time.length;
+    const real = unescaped && time.length === 24
+      ? isIsoTimeAt(this.#bytes, timeStart)
+      : isIsoTime(time);
+    if (!real || !this.#literal(PREV_KEY)) return null;
     const prev = this.#hash(end);
     if (prev === null || !this.#literal(EVENT_START)) return null;
     const type = this.#string(end);
@@ -375,24 +382,37 @@ function isAscii(content: Uint8Array): boolean {
  */
 export function isIsoTime(text: string): boolean {
   if (text.length !== 24) return false;
+  const bytes = new Uint8Array(24);
   for (let i = 0; i < 24; i++) {
     const code = text.charCodeAt(i);
-    const expected = ISO_SHAPE.charCodeAt(i);
-    if (expected === 100 ? code < 48 || code > 57 : code !== expected) return false;
+    if (code > 127) return false;
+    bytes[i] = code;
   }
-  const month = twoDigits(text, 5);
-  const day = twoDigits(text, 8);
-  if (month < 1 || month > 12 || day < 1 || day > 31) return false;
-  const hour = twoDigits(text, 11);
-  const minute = twoDigits(text, 14);
-  const second = twoDigits(text, 17);
-  if (hour <= 23) return minute <= 59 && second <= 59;
-  return hour === 24 && minute === 0 && second === 0 && text.startsWith("000", 20);
+  return isIsoTimeAt(bytes, 0);
 }
 
-/** The shape of an ISO time: `d` a digit, any other character itself. */
-const ISO_SHAPE = "dddd-dd-ddTdd:dd:dd.dddZ";
+/** isIsoTime of the 24 ASCII bytes from `at`. */
+function isIsoTimeAt(bytes: Uint8Array, at: number): boolean {
+  for (let i = 0; i < 24; i++) {
+    const byte = bytes[at + i];
+    const expected = ISO_SHAPE[i];
+    if (expected === DIGIT ? byte < 48 || byte > 57 : byte !== expected) return false;
+  }
+  const month = twoDigits(bytes, at + 5);
+  const day = twoDigits(bytes, at + 8);
+  if (month < 1 || month > 12 || day < 1 || day > 31) return false;
+  const hour = twoDigits(bytes, at + 11);
+  const minute = twoDigits(bytes, at + 14);
+  const second = twoDigits(bytes, at + 17);
+  if (hour <= 23) return minute <= 59 && second <= 59;
+  const millisecond = twoDigits(bytes, at + 20) * 10 + bytes[at + 22] - 48;
+  return hour === 24 && minute === 0 && second === 0 && millisecond === 0;
+}
 
-function twoDigits(text: string, at: number): number {
-  return (text.charCodeAt(at) - 48) * 10 + text.charCodeAt(at + 1) - 48;
+/** The shape of an ISO time: DIGIT for a digit, any other byte itself. */
+const ISO_SHAPE = ascii("dddd-dd-ddTdd:dd:dd.dddZ");
+const DIGIT = 100;
+
+function twoDigits(bytes: Uint8Array, at: number): number {
+  return (bytes[at] - 48) * 10 + bytes[at + 1] - 48;
 }
