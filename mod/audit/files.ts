@@ -34,3 +34,30 @@ export function lastLineOf(content: Uint8Array): { bytes: Uint8Array; hasNewline
   const start = content.lastIndexOf(10, end - 1) + 1;
   return { bytes: content.subarray(start, end), hasNewline };
 }
+
+/**
+ * A file's whole content, read into shared memory, which the hasher Worker reads where it is
+ * (line_hasher.ts). Read to its end, as Deno.readFile reads: a file that grew since its size was
+ * taken is read to its new end.
+ */
+export async function readShared(path: string): Promise<Uint8Array<SharedArrayBuffer>> {
+  const file = await Deno.open(path);
+  try {
+    // One byte more than the file holds, so that the read that finds its end has room.
+    let buffer = new Uint8Array(new SharedArrayBuffer((await file.stat()).size + 1));
+    let length = 0;
+    while (true) {
+      if (length === buffer.length) {
+        const bigger = new Uint8Array(new SharedArrayBuffer(buffer.length * 2));
+        bigger.set(buffer);
+        buffer = bigger;
+      }
+      const read = await file.read(buffer.subarray(length));
+      if (read === null) break;
+      length += read;
+    }
+    return buffer.subarray(0, length);
+  } finally {
+    file.close();
+  }
+}

@@ -15,6 +15,7 @@ export {
   ZERO_HASH,
 } from "./records.ts";
 export { canonicalEventCopy, isCanonicalRecord } from "./record_check.ts";
+export { asciiText, isIsoTime, LineScanner, scanRecordLine } from "./line_scanner.ts";
 export type {
   AcceptedBreakAt,
   ChainFailure,
@@ -25,6 +26,17 @@ export type {
   TornTail,
 } from "./chain_report.ts";
 export { ChainVerifier, type VerifierOptions } from "./chain_verifier.ts";
+export { ChainMachine, type LineInput } from "./chain_machine.ts";
+export { feedFile, type FileChunks } from "./file_feed.ts";
+export {
+  type ChunkStream,
+  hashChunks,
+  type HashedChunk,
+  type LineHasher,
+  localHasher,
+  portHasher,
+  startHasher,
+} from "./line_hasher.ts";
 export {
   AuditChainBrokenError,
   AuditError,
@@ -34,7 +46,7 @@ export {
 } from "./errors.ts";
 export { type AuditFileOps, AuditWriter, type AuditWriterOptions, realFileOps } from "./writer.ts";
 export { checkAtStartup, type StartupReport } from "./startup.ts";
-export { auditDir, fileNameFor, listAuditFiles } from "./files.ts";
+export { auditDir, fileNameFor, listAuditFiles, readShared } from "./files.ts";
 export { sha256Hex } from "./hash.ts";
 export {
   CheckpointFileError,

@@ -6,13 +6,18 @@
  * what the schema would return; anything else goes to the schema, which accepts it or says what
  * is wrong. tests/audit/record_check_test.ts proves the agreement with fast-check.
  */
+/** The prev of the first record ever written (here, so that the verifier's machine needs no zod). */
+export const ZERO_HASH = "0".repeat(64);
 
 /** The data classes of records.ts's TAINTS (this file imports nothing, so records.ts can use it). */
-const TAINTS = ["public", "private", "secret"];
+export const TAINTS = ["public", "private", "secret"];
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const REASON = /^[a-z][a-z_]*$/;
-const ANSWERS = ["approved", "refused", "expired"];
-const STATUSES = ["result", "failed"];
+/** A denied decision's reason: snake_case. */
+export const REASON = /^[a-z][a-z_]*$/;
+/** An approval's answers. */
+export const ANSWERS = ["approved", "refused", "expired"];
+/** A result's statuses. */
+export const STATUSES = ["result", "failed"];
 
 /** Whether the value is a record the schema accepts, with every object's keys in schema order. */
 export function isCanonicalRecord(value: unknown): boolean {
@@ -20,12 +25,13 @@ export function isCanonicalRecord(value: unknown): boolean {
   return isSeq(value.seq) && isTime(value.time) && isHash(value.prev) && isEvent(value.event);
 }
 
-type Fields = Record<string, unknown>;
+/** A JSON object's fields. */
+export type Fields = Record<string, unknown>;
 
 const RECORD_KEYS = ["seq", "time", "prev", "event"];
 
 /** The keys of each event type, in schema order. */
-const EVENT_KEYS: Record<string, string[]> = {
+export const EVENT_KEYS: Record<string, string[]> = {
   decision: [
     "type",
     "session",

@@ -154,8 +154,7 @@ export const auditRecord = z.strictObject({
 /** One record of the audit log. */
 export type AuditRecord = z.infer<typeof auditRecord>;
 
-/** The prev of the first record ever written. */
-export const ZERO_HASH = "0".repeat(64);
+export { ZERO_HASH } from "./record_check.ts";
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 

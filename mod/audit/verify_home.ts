@@ -1,8 +1,10 @@
 /** Verifies a box home's whole audit log from its files, with no daemon: `gurt audit verify`. */
+import { ChainMachine } from "./chain_machine.ts";
 import type { ChainReport } from "./chain_report.ts";
-import { ChainVerifier } from "./chain_verifier.ts";
 import { CheckpointFileError, formatCheckpoint, parseCheckpoints } from "./checkpoint.ts";
-import { auditDir, listAuditFiles } from "./files.ts";
+import { feedFile, type FileChunks } from "./file_feed.ts";
+import { auditDir, listAuditFiles, readShared } from "./files.ts";
+import { localHasher, portHasher } from "./line_hasher.ts";
 
 /** A report on a box home's log: the chain report, the directory read, the checkpoint file used. */
 export interface HomeReport extends ChainReport {
@@ -15,9 +17,17 @@ export interface HomeReport extends ChainReport {
 export interface VerifyHomeOptions {
   /** A file of checkpoint lines the owner kept; each must still be in the chain. */
   checkpoint?: string;
+  /**
+   * The port of a hasher Worker (startHasher), which then hashes the lines while this thread
+   * parses them; without it, this thread hashes them too.
+   */
+  hasher?: MessagePort;
 }
 
-/** Reads every audit file of the home in name order and verifies the whole chain. */
+/**
+ * Reads every audit file of the home in name order and verifies the whole chain. The report is the
+ * one a ChainVerifier fed every file gives (tests/audit/file_feed_test.ts).
+ */
 export async function verifyHome(
   home: string,
   options: VerifyHomeOptions = {},
@@ -26,11 +36,24 @@ export async function verifyHome(
   const checkpoints = options.checkpoint === undefined
     ? []
     : parseCheckpoints(await readCheckpointFile(options.checkpoint), options.checkpoint);
-  const verifier = new ChainVerifier({ checkpoints });
-  for (const name of await listAuditFiles(dir)) {
-    verifier.feed(name, await Deno.readFile(`${dir}/${name}`));
+  const machine = new ChainMachine({ checkpoints });
+  const hasher = options.hasher === undefined ? await localHasher() : portHasher(options.hasher);
+  const names = await listAuditFiles(dir);
+  const read = async (name: string): Promise<FileChunks> => ({
+    name,
+    chunks: hasher.hashFile(await readShared(`${dir}/${name}`)),
+  });
+  // The next file is read and handed to the hasher before this one is parsed, so the hasher
+  // never waits for a file.
+  let next = names.length > 0 ? read(names[0]) : null;
+  for (let i = 0; i < names.length; i++) {
+    const file = await (next as Promise<FileChunks>);
+    next = i + 1 < names.length ? read(names[i + 1]) : null;
+    // Awaited at the next turn; until then a failure must not count as an unhandled rejection.
+    next?.catch(() => {});
+    await feedFile(machine, file);
   }
-  return { ...verifier.finish(), dir, checkpoint: options.checkpoint ?? null };
+  return { ...machine.finish(), dir, checkpoint: options.checkpoint ?? null };
 }
 
 /** What `gurt audit verify` prints for a report, and its exit status. */

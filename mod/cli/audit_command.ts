@@ -1,5 +1,6 @@
 /** `gurt audit verify [--checkpoint FILE]` and `gurt audit checkpoint`: the owner reads the log. */
 import type { Command } from "commander";
+import { startHasher } from "../audit/verify.ts";
 import { runRole } from "../roles/mod.ts";
 import { cliPermissions } from "./permissions.ts";
 import { configFor, exitWith } from "./run.ts";
@@ -28,9 +29,24 @@ export function registerAuditCommand(program: Command): void {
     );
 }
 
-function runAudit(
+async function runAudit(
   command: Command,
   request: { action: "verify" | "checkpoint"; checkpoint?: string },
+): Promise<number> {
+  // Both actions verify the whole log. The hasher Worker holds no permission and reads nothing:
+  // the role sends it the lines it read. It starts first, while the configuration loads.
+  const hasher = startHasher();
+  try {
+    return await runAuditRole(command, request, hasher.port);
+  } finally {
+    hasher.worker.terminate();
+  }
+}
+
+function runAuditRole(
+  command: Command,
+  request: { action: "verify" | "checkpoint"; checkpoint?: string },
+  hasher: MessagePort,
 ): Promise<number> {
   const config = configFor(command);
   const permissions = cliPermissions(config);
@@ -42,11 +58,12 @@ function runAudit(
   // The checkpoint file is the one path outside the box home this command reads, so the CLI
   // role's read list gains exactly that file for this run.
   if (checkpoint !== null && permissions.read !== false) permissions.read.push(checkpoint);
-  const args: AuditArgs = { home: config.home, action: request.action, checkpoint };
+  const args: AuditArgs = { home: config.home, action: request.action, checkpoint, hasher };
   return runRole({
     role: "cli",
     permissions,
     entry: new URL("./audit_main.ts", import.meta.url),
     args,
+    transfer: [hasher],
   });
 }

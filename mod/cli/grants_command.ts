@@ -1,8 +1,7 @@
 /** `gurt grants check` and `gurt grants explain`: the owner's view of the grant files. */
 import type { Command } from "commander";
-import { parseTimestamp } from "../policy/mod.ts";
 import type { GrantsJob } from "./grants_main.ts";
-import { configFor, exitWith, runCliRole } from "./run.ts";
+import { configFor, exitWith, loadModule, runCliRole } from "./run.ts";
 
 /** Registers `gurt grants check` and `gurt grants explain`. */
 export function registerGrantsCommand(program: Command): void {
@@ -38,7 +37,7 @@ export function registerGrantsCommand(program: Command): void {
         options: { taint: string; untrusted: boolean; at?: string },
         command: Command,
       ) =>
-        exitWith(() => {
+        exitWith(async () => {
           const config = configFor(command);
           const job: GrantsJob = {
             action: "explain",
@@ -47,7 +46,7 @@ export function registerGrantsCommand(program: Command): void {
             arguments: parseArgumentsJson(argsJson),
             taint: parseTaint(options.taint),
             untrusted: options.untrusted,
-            at: parseAt(options.at),
+            at: await parseAt(options.at),
           };
           return runCliRole(config, new URL("./grants_main.ts", import.meta.url), job);
         }),
@@ -74,8 +73,11 @@ function parseTaint(text: string): "private" | "secret" {
   );
 }
 
-function parseAt(text: string | undefined): string {
+async function parseAt(text: string | undefined): Promise<string> {
   if (text === undefined) return new Date().toISOString();
+  const { parseTimestamp } = await loadModule<typeof import("../policy/mod.ts")>(
+    new URL("../policy/mod.ts", import.meta.url),
+  );
   const at = parseTimestamp(text);
   if (at === null) {
     throw new Error(

@@ -1,17 +1,16 @@
 /** `gurt guest`: runs the guest daemon (exec and files on one port, host on another). */
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
-import { desktopOptionsFromEnv, desktopPermissionNeeds } from "../cua/mod.ts";
-import {
-  GUEST_DEFAULTS,
-  guestEntry,
-  guestPermissions,
-  installSessionHelper,
-  tokenFilesIn,
-} from "../exec-guest/mod.ts";
+// The defaults only, from the one module of exec-guest that imports nothing at run time: its mod.ts
+// loads the guest's whole Hono graph, which every other command would then load too (program.ts).
+import { GUEST_DEFAULTS } from "../exec-guest/settings.ts";
 import { runRole } from "../roles/mod.ts";
 import type { RolePermissions } from "../roles/mod.ts";
-import { exitWith } from "./run.ts";
+import { exitWith, loadModule } from "./run.ts";
+
+/** The modules the guest's action loads when it runs (run.ts's loadModule says why). */
+type Cua = typeof import("../cua/mod.ts");
+type ExecGuest = typeof import("../exec-guest/mod.ts");
 
 interface GuestOptions {
   workspace: string;
@@ -38,6 +37,15 @@ export function registerGuestCommand(program: Command): void {
     )
     .action((options: GuestOptions) =>
       exitWith(async () => {
+        const { desktopOptionsFromEnv, desktopPermissionNeeds } = await loadModule<Cua>(
+          new URL("../cua/mod.ts", import.meta.url),
+        );
+        const { guestEntry, guestPermissions, installSessionHelper, tokenFilesIn } =
+          await loadModule<
+            ExecGuest
+          >(
+            new URL("../exec-guest/mod.ts", import.meta.url),
+          );
         const workspace = realWorkspace(options.workspace);
         const env = Deno.env.toObject();
         const desktop = options.desktop === true
@@ -100,7 +108,7 @@ function realWorkspace(path: string): string {
 /** The guest's permissions plus what the desktop adds (mod/cua/permissions.ts). */
 function withDesktop(
   base: RolePermissions,
-  needs: ReturnType<typeof desktopPermissionNeeds>,
+  needs: ReturnType<Cua["desktopPermissionNeeds"]>,
 ): RolePermissions {
   const list = (value: string[] | boolean | false): string[] => Array.isArray(value) ? value : [];
   return {

@@ -23,6 +23,17 @@ export async function exitWith(work: () => Promise<number>): Promise<never> {
   Deno.exit(status);
 }
 
+/**
+ * Loads a module when a command runs, not when `gurt` starts. Deno prepares the whole graph of
+ * every import of a string at start, dynamic ones included, so each command paid for every other's
+ * (the guest's Hono and X11, the MCP SDK, the portal: about 150 ms before any command ran). The
+ * caller names the module's type with `typeof import(...)`, which `deno check` checks and which
+ * loads nothing.
+ */
+export function loadModule<M>(url: URL): Promise<M> {
+  return import(url.href);
+}
+
 /** Runs an owner command's entry module in the CLI role, with the CLI's permissions. */
 export function runCliRole<A>(config: Config, entry: URL, args: A): Promise<number> {
   return runRole({ role: "cli", permissions: cliPermissions(config), entry, args });

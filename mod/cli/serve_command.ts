@@ -1,8 +1,7 @@
 /** `gurt serve`: runs the core in the core role. */
 import type { Command } from "commander";
-import { corePermissions } from "../core/permissions.ts";
 import { runRole } from "../roles/mod.ts";
-import { configFor, exitWith } from "./run.ts";
+import { configFor, exitWith, loadModule } from "./run.ts";
 
 /** Registers `gurt serve`. */
 export function registerServeCommand(program: Command): void {
@@ -11,13 +10,16 @@ export function registerServeCommand(program: Command): void {
     .description("run the core: the audit log, the tasks' sockets, approvals and the admin socket")
     .option("--accept-break", "record an accepted break at the first failure of the audit chain")
     .action((options: { acceptBreak?: boolean }, command: Command) =>
-      exitWith(() => {
+      exitWith(async () => {
         const config = configFor(command);
+        const { corePermissions } = await loadModule<typeof import("../core/permissions.ts")>(
+          new URL("../core/permissions.ts", import.meta.url),
+        );
         // The core's Worker listens for SIGTERM and SIGINT and stops cleanly. A listener here too
         // keeps Deno from ending the whole process on the signal before the Worker's has run.
         const keep = () => {};
         for (const signal of ["SIGTERM", "SIGINT"] as const) Deno.addSignalListener(signal, keep);
-        return runRole({
+        return await runRole({
           role: "core",
           permissions: corePermissions(config),
           entry: new URL("../core/serve_main.ts", import.meta.url),

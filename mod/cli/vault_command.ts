@@ -1,8 +1,7 @@
 /** `gurt vault set NAME`, `rm NAME`, `list`, `deny APP NAME`, `allow APP NAME`. */
 import type { Command } from "commander";
-import { checkKeyName } from "../vault/mod.ts";
 import { adminSocketPath } from "./permissions.ts";
-import { configFor, exitWith, runCliRole } from "./run.ts";
+import { configFor, exitWith, loadModule, runCliRole } from "./run.ts";
 import { readSecretValue } from "./secret_input.ts";
 import type { VaultArgs } from "./vault_main.ts";
 
@@ -19,7 +18,7 @@ export function registerVaultCommand(program: Command): void {
     .description("set a key; the value is read from standard input, or a prompt that does not echo")
     .action((name: string, _options, command: Command) =>
       run(command, async () => {
-        checkKeyName(name);
+        await keyName(name);
         const value = await readSecretValue(name);
         if (value === "") throw new Error(`no value was given for ${name}; nothing was set`);
         return { action: "set", name, value };
@@ -30,7 +29,7 @@ export function registerVaultCommand(program: Command): void {
     .argument("<name>", "the key's name")
     .description("remove a key")
     .action((name: string, _options, command: Command) =>
-      run(command, () => Promise.resolve({ action: "rm", name: checkKeyName(name) }))
+      run(command, async () => ({ action: "rm", name: await keyName(name) }))
     );
   vault
     .command("list")
@@ -49,7 +48,7 @@ export function registerVaultCommand(program: Command): void {
           : "turn a key denied to an app back on",
       )
       .action((app: string, name: string, _options, command: Command) =>
-        run(command, () => Promise.resolve({ action, app, name: checkKeyName(name) }))
+        run(command, async () => ({ action, app, name: await keyName(name) }))
       );
   }
 }
@@ -59,6 +58,14 @@ type Action =
   | { action: "rm"; name: string }
   | { action: "list" }
   | { action: "deny" | "allow"; app: string; name: string };
+
+/** The key's name, if the vault accepts it; the vault's module is loaded only by a vault command. */
+async function keyName(name: string): Promise<string> {
+  const { checkKeyName } = await loadModule<typeof import("../vault/mod.ts")>(
+    new URL("../vault/mod.ts", import.meta.url),
+  );
+  return checkKeyName(name);
+}
 
 function run(command: Command, action: () => Promise<Action>): Promise<never> {
   return exitWith(async () => {

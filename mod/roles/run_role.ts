@@ -9,6 +9,8 @@ export interface RoleLaunch<A> {
   entry: URL;
   /** Structured-cloneable arguments for the entry. */
   args: A;
+  /** Objects in args that are moved to the role rather than copied, such as a MessagePort. */
+  transfer?: Transferable[];
 }
 
 /**
@@ -33,6 +35,6 @@ export function runRole<A>(launch: RoleLaunch<A>): Promise<number> {
       console.error(`gurt ${launch.role}: ${message}`);
       resolve(1);
     };
-    worker.postMessage({ entry: launch.entry.href, args: launch.args });
+    worker.postMessage({ entry: launch.entry.href, args: launch.args }, launch.transfer ?? []);
   });
 }
