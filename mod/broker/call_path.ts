@@ -310,17 +310,20 @@ async function deny(
   return { kind: "answer", answer };
 }
 
+/** What a run needs to know of the call it runs. */
+interface RunCall {
+  app: AppTool<unknown> | undefined;
+  input: unknown;
+  cost: number;
+  seq: number;
+  decision: Decision;
+}
+
 async function run(
   deps: BrokerDeps,
   task: TaskHandle,
   body: CallBody,
-  call: {
-    app: AppTool<unknown> | undefined;
-    input: unknown;
-    cost: number;
-    seq: number;
-    decision: Decision;
-  },
+  call: RunCall,
 ): Promise<Ended> {
   try {
     return await runAndRecord(deps, task, body, call);
@@ -333,13 +336,7 @@ async function runAndRecord(
   deps: BrokerDeps,
   task: TaskHandle,
   body: CallBody,
-  call: {
-    app: AppTool<unknown> | undefined;
-    input: unknown;
-    cost: number;
-    seq: number;
-    decision: Decision;
-  },
+  call: RunCall,
 ): Promise<Ended> {
   // The tool.call line is what the task asked; nothing waits on it being on disk (the Decision
   // record, synced before the run, holds the same). It is in the file before the tool runs. A

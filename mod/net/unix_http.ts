@@ -168,7 +168,7 @@ async function exchangeWhole(
     } else {
       close();
     }
-    return { status, headers, body: joined(chunks) };
+    return { status, headers, body: Buffer.concat(chunks) };
   } catch (error) {
     request.signal?.removeEventListener("abort", close);
     close();
@@ -176,19 +176,6 @@ async function exchangeWhole(
     if (request.kept && reader.received === receivedBefore) return null;
     throw new SocketUnreachableError(socket, error);
   }
-}
-
-/** The chunks in one plain Uint8Array. */
-function joined(chunks: Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const chunk of chunks) length += chunk.length;
-  const bytes = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return bytes;
 }
 
 async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
