@@ -98,10 +98,13 @@ export function addModelRoutes(
       return new Response(text, { status: upstream.status, headers: { "content-type": type } });
     }
     const { relayed, copy } = relayWithCopy(upstream.body);
-    usageOfStream(kind, copy).then(
-      record,
-      (error) =>
-        deps.log(`gurt: the model answer of task ${task.id} was cut off: ${describe(error)}`),
+    // Recorded after the answer has gone; the task's journal stays open until it is.
+    task.trail(
+      usageOfStream(kind, copy).then(
+        record,
+        (error) =>
+          deps.log(`gurt: the model answer of task ${task.id} was cut off: ${describe(error)}`),
+      ),
     );
     // What reaches the worker is redacted like every other result, chunk boundaries included.
     return new Response(relayed.pipeThrough(deps.redactStream()), {

@@ -58,6 +58,8 @@ export class TaskHandle {
   readonly callsByKey = new Map<string, InFlight<unknown>>();
   readonly callsByInput = new Map<string, InFlight<unknown>>();
   readonly asksByKey = new Map<string, InFlight<unknown>>();
+  /** Work that outlives its request (a streamed model answer's usage): awaited before closing. */
+  readonly trailing = new Set<Promise<unknown>>();
   /** Resolved when the task has ended (for followers of its journal). */
   readonly ended: PromiseWithResolvers<void> = Promise.withResolvers<void>();
 
@@ -65,6 +67,17 @@ export class TaskHandle {
 
   get id(): string {
     return this.record.id;
+  }
+
+  /** Runs `work` as trailing work of this task: its journal stays open until it has settled. */
+  trail(work: Promise<unknown>): void {
+    const tracked = work.catch(() => {}).finally(() => this.trailing.delete(tracked));
+    this.trailing.add(tracked);
+  }
+
+  /** Resolves once no trailing work is left. */
+  async settled(): Promise<void> {
+    while (this.trailing.size > 0) await Promise.all([...this.trailing]);
   }
 
   /** Cents spent (from the journal) plus cents reserved. */

@@ -182,6 +182,7 @@ export class TaskManager {
     for (const live of this.#live.values()) {
       if (live.child !== null) await stopWorker(live.child.pid, STOP_GRACE_MS);
       await live.server.shutdown().catch(() => {});
+      await live.handle.settled();
       await live.writes;
       live.handle.journal.close();
       live.handle.ended.resolve(); // followers of its journal stop waiting
@@ -247,6 +248,7 @@ export class TaskManager {
       endReason: reason === null ? null : this.deps.redact(reason),
       pid: null,
     });
+    await live.handle.settled();
     await live.writes;
     live.handle.journal.close();
     await this.deps.audit.append({ type: "task_ended", task: id, state, reason }).catch((error) =>
