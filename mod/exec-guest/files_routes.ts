@@ -148,12 +148,9 @@ export function filesRouter(deps: FilesDeps): OpenAPIHono<GuestEnv> {
   router.openapi(rawPutRoute, async (c) => {
     const query = c.req.valid("query");
     const cached = (c.req.bodyCache as unknown as CachedBody).arrayBuffer;
-    const body = c.req.raw.body;
     const bytes = cached !== undefined
       ? new Uint8Array(await cached)
-      : body === null
-      ? new Uint8Array(0)
-      : await readCapped(body, deps.maxFileBytes);
+      : await readCapped(c.req.raw, deps.maxFileBytes);
     const written = await writePath(deps.jail, query.path, {
       bytes,
       createDirs: query.create_dirs === "true" || query.create_dirs === "1",

@@ -10,6 +10,7 @@ import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ZodError } from "zod";
+import { readRequestBody } from "../net/mod.ts";
 import { GuestError } from "./errors.ts";
 
 /** The variables guest middleware sets on a request's context. */
@@ -105,7 +106,7 @@ export function jsonBody(limit: number): MiddlewareHandler<GuestEnv> {
     const type = c.req.header("content-type");
     const body = c.req.raw.body;
     if (body === null || type === undefined || !JSON_TYPE.test(type)) return await next();
-    const bytes = await readCapped(body, limit);
+    const bytes = await readCapped(c.req.raw, limit);
     let text: string;
     try {
       text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
@@ -128,35 +129,18 @@ export interface CachedBody {
   arrayBuffer?: Promise<ArrayBuffer>;
 }
 
-/** Reads a body stream whole, or throws 413 payload_too_large once it passes `limit` bytes. */
-export async function readCapped(
-  body: ReadableStream<Uint8Array>,
-  limit: number,
-): Promise<Uint8Array<ArrayBuffer>> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      throw new GuestError(
+/** Reads a request's body whole, or throws 413 payload_too_large past `limit` bytes. */
+export function readCapped(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {
+  return readRequestBody(
+    request,
+    limit,
+    () =>
+      new GuestError(
         "payload_too_large",
         413,
         `the request body is larger than the limit of ${limit} bytes`,
-      );
-    }
-    chunks.push(value);
-  }
-  const whole = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    whole.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return whole;
+      ),
+  );
 }
 
 /** The one error handler: every error becomes the seed's error object. */

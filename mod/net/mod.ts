@@ -7,5 +7,6 @@ export {
   requestStream,
   SocketUnreachableError,
 } from "./unix_http.ts";
+export { readRequestBody } from "./read_body.ts";
 export { sseData } from "./sse.ts";
 export { type CallReply, postCall } from "./task_call.ts";
