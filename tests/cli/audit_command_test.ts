@@ -12,27 +12,7 @@ import {
 } from "../audit/helpers.ts";
 import { TAMPER_CASES } from "../audit/tampering_cases.ts";
 import { FIXTURE_HOME } from "../audit/fixture_log.ts";
-
-const root = new URL("../../", import.meta.url).pathname;
-
-async function gurt(
-  args: string[],
-  cwd = root,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--unstable-worker-options", "-A", `${root}main.ts`, ...args],
-    cwd,
-    env: { NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decoder = new TextDecoder();
-  return {
-    code: output.code,
-    stdout: decoder.decode(output.stdout),
-    stderr: decoder.decode(output.stderr),
-  };
-}
+import { gurt } from "./gurt.ts";
 
 Deno.test("gurt audit verify prints ok, the record count, the head and the open calls", async () => {
   const home = await makeHome();
@@ -91,7 +71,9 @@ Deno.test("gurt audit checkpoint prints a line that verify --checkpoint later fi
     assertEquals(printed.code, 0);
     assert(/^12 2026-11-29\.jsonl [0-9a-f]{64}\n$/.test(printed.stdout), printed.stdout);
     await Deno.writeTextFile(`${home}/kept.txt`, printed.stdout);
-    const ok = await gurt(["--home", home, "audit", "verify", "--checkpoint", "kept.txt"], home);
+    const ok = await gurt(["--home", home, "audit", "verify", "--checkpoint", "kept.txt"], {
+      cwd: home,
+    });
     assertEquals(ok.code, 0, ok.stderr);
     assertStringIncludes(ok.stdout, "checkpoint: every line of");
 
@@ -102,7 +84,9 @@ Deno.test("gurt audit checkpoint prints a line that verify --checkpoint later fi
     for (let i = 0; i < 5; i++) await writer.append(sampleEvent(60 + i));
     writer.close();
     assertEquals((await gurt(["--home", home, "audit", "verify"])).code, 0);
-    const gone = await gurt(["--home", home, "audit", "verify", "--checkpoint", "kept.txt"], home);
+    const gone = await gurt(["--home", home, "audit", "verify", "--checkpoint", "kept.txt"], {
+      cwd: home,
+    });
     assertEquals(gone.code, 1);
     assertStringIncludes(gone.stderr, `checkpoint "${printed.stdout.trim()}"`);
     assertStringIncludes(gone.stderr, "see runbook.md#audit-checkpoint-missing");

@@ -4,28 +4,11 @@
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { NOTES_READ } from "../policy/helpers.ts";
+import { gurt, type GurtRun } from "./gurt.ts";
 
-const main = new URL("../../main.ts", import.meta.url).pathname;
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function gurt(home: string, ...args: string[]): Promise<Run> {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--unstable-worker-options", "--allow-all", main, "--home", home, ...args],
-    env: { NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decoder = new TextDecoder();
-  return {
-    code: output.code,
-    stdout: decoder.decode(output.stdout),
-    stderr: decoder.decode(output.stderr),
-  };
+/** Runs `gurt --home HOME ARGS…`. */
+function gurtIn(home: string, ...args: string[]): Promise<GurtRun> {
+  return gurt(["--home", home, ...args]);
 }
 
 async function withHome(
@@ -52,7 +35,7 @@ result_class = "public"
 
 Deno.test("gurt grants check prints grants: ok and exits 0 for the seed's example grant", async () => {
   await withHome({ "notes-read.toml": NOTES_READ, "spend.toml": ASK_SPEND }, async (home) => {
-    const run = await gurt(home, "grants", "check");
+    const run = await gurtIn(home, "grants", "check");
     assertEquals(run, { code: 0, stdout: "grants: ok\n", stderr: "" });
   });
 });
@@ -63,7 +46,7 @@ Deno.test("gurt grants check prints each problem as <file>:<line>: <problem> and
     '["/"]',
   );
   await withHome({ "notes-read.toml": NOTES_READ, "Bad.toml": bad }, async (home) => {
-    const run = await gurt(home, "grants", "check");
+    const run = await gurtIn(home, "grants", "check");
     assertEquals(run.code, 1);
     const file = `${home}/grants/Bad.toml`;
     assertEquals(run.stdout.split("\n").slice(0, 2), [
@@ -77,7 +60,7 @@ Deno.test("gurt grants check prints each problem as <file>:<line>: <problem> and
 Deno.test("gurt grants check fails when the grants directory is missing", async () => {
   const home = await Deno.makeTempDir({ prefix: "gurt-grants-cli-" });
   try {
-    const run = await gurt(home, "grants", "check");
+    const run = await gurtIn(home, "grants", "check");
     assertEquals(run.code, 1);
     assertStringIncludes(run.stdout, `${home}/grants: the grants directory does not exist`);
   } finally {
@@ -87,7 +70,7 @@ Deno.test("gurt grants check fails when the grants directory is missing", async 
 
 Deno.test("gurt grants explain allows a read under notes-read's path and exits 0", async () => {
   await withHome({ "notes-read.toml": NOTES_READ }, async (home) => {
-    const run = await gurt(
+    const run = await gurtIn(
       home,
       "grants",
       "explain",
@@ -112,7 +95,7 @@ Deno.test("gurt grants explain allows a read under notes-read's path and exits 0
 
 Deno.test("gurt grants explain says denied no_grant for /home/kyle/notes2/a.md and exits 1", async () => {
   await withHome({ "notes-read.toml": NOTES_READ }, async (home) => {
-    const run = await gurt(
+    const run = await gurtIn(
       home,
       "grants",
       "explain",
@@ -136,15 +119,22 @@ Deno.test("gurt grants explain reports expiry with --at, taint with --taint, and
   const privateOnly = NOTES_READ.replace('max_taint = "secret"', 'max_taint = "private"');
   await withHome({ "notes-read.toml": privateOnly, "spend.toml": ASK_SPEND }, async (home) => {
     const read = ["grants", "explain", "read_file", '{"path": "/home/kyle/notes/a.md"}'];
-    const expired = await gurt(home, ...read, "--at", "2027-01-01T00:00:00Z");
+    const expired = await gurtIn(home, ...read, "--at", "2027-01-01T00:00:00Z");
     assertEquals(expired.code, 1);
     assertEquals(expired.stdout.split("\n")[0], "denied grant_expired");
     assertStringIncludes(expired.stdout, "notes-read (auto): ruled out: it expired at 2027-01-01");
-    const tainted = await gurt(home, ...read, "--taint", "secret", "--at", "2026-12-01T00:00:00Z");
+    const tainted = await gurtIn(
+      home,
+      ...read,
+      "--taint",
+      "secret",
+      "--at",
+      "2026-12-01T00:00:00Z",
+    );
     assertEquals(tainted.code, 1);
     assertEquals(tainted.stdout.split("\n")[0], "denied taint_too_high");
     assertStringIncludes(tainted.stdout, "the taint secret is above its max_taint private");
-    const ask = await gurt(
+    const ask = await gurtIn(
       home,
       "grants",
       "explain",
@@ -161,7 +151,7 @@ Deno.test("gurt grants explain reports expiry with --at, taint with --taint, and
 
 Deno.test("gurt grants explain denies with grants_invalid while a grant file is invalid", async () => {
   await withHome({ "notes-read.toml": NOTES_READ, "x.toml": "tool = " }, async (home) => {
-    const run = await gurt(
+    const run = await gurtIn(
       home,
       "grants",
       "explain",
@@ -177,13 +167,21 @@ Deno.test("gurt grants explain denies with grants_invalid while a grant file is 
 
 Deno.test("gurt grants explain refuses arguments that are not JSON, and a public taint", async () => {
   await withHome({ "notes-read.toml": NOTES_READ }, async (home) => {
-    const notJson = await gurt(home, "grants", "explain", "read_file", "{path: /a}");
+    const notJson = await gurtIn(home, "grants", "explain", "read_file", "{path: /a}");
     assertEquals(notJson.code, 1);
     assertStringIncludes(notJson.stderr, "the arguments are not valid JSON");
-    const badTaint = await gurt(home, "grants", "explain", "read_file", "{}", "--taint", "public");
+    const badTaint = await gurtIn(
+      home,
+      "grants",
+      "explain",
+      "read_file",
+      "{}",
+      "--taint",
+      "public",
+    );
     assertEquals(badTaint.code, 1);
     assertStringIncludes(badTaint.stderr, "--taint must be private or secret");
-    const invalid = await gurt(home, "grants", "explain", "read_file", '{"path": "a"}');
+    const invalid = await gurtIn(home, "grants", "explain", "read_file", '{"path": "a"}');
     assertEquals(invalid.code, 1);
     assertEquals(invalid.stdout.split("\n")[0], "denied invalid_arguments");
     assertStringIncludes(invalid.stdout, "arguments: path is not absolute");
@@ -192,7 +190,7 @@ Deno.test("gurt grants explain refuses arguments that are not JSON, and a public
 
 Deno.test("gurt grants explain writes nothing in the box home", async () => {
   await withHome({ "notes-read.toml": NOTES_READ }, async (home) => {
-    await gurt(home, "grants", "explain", "read_file", '{"path": "/home/kyle/notes/a.md"}');
+    await gurtIn(home, "grants", "explain", "read_file", '{"path": "/home/kyle/notes/a.md"}');
     const entries = [...Deno.readDirSync(home)].map((e) => e.name);
     assertEquals(entries, ["grants"]);
     assertEquals([...Deno.readDirSync(`${home}/grants`)].map((e) => e.name), ["notes-read.toml"]);

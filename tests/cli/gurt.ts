@@ -25,11 +25,16 @@ export function gurtArgs(args: string[]): string[] {
 /** The command that runs `gurt ARGS` (for a test that starts a long-running `gurt serve`). */
 export function gurtCommand(
   args: string[],
-  options: { env?: Record<string, string>; stdin?: "null" | "piped"; stdout?: "null" | "piped" } =
-    {},
+  options: {
+    env?: Record<string, string>;
+    stdin?: "null" | "piped";
+    stdout?: "null" | "piped";
+    cwd?: string;
+  } = {},
 ): Deno.Command {
   return new Deno.Command(Deno.execPath(), {
     args: gurtArgs(args),
+    cwd: options.cwd,
     env: { NO_COLOR: "1", ...options.env },
     stdin: options.stdin ?? "null",
     stdout: options.stdout ?? "piped",
@@ -40,10 +45,11 @@ export function gurtCommand(
 /** Runs `gurt ARGS` with the given environment added, and optional standard input. */
 export async function gurt(
   args: string[],
-  options: { env?: Record<string, string>; stdin?: string } = {},
+  options: { env?: Record<string, string>; stdin?: string; cwd?: string } = {},
 ): Promise<GurtRun> {
   const child = gurtCommand(args, {
     env: options.env,
+    cwd: options.cwd,
     stdin: options.stdin === undefined ? "null" : "piped",
   }).spawn();
   if (options.stdin !== undefined) {

@@ -2,7 +2,7 @@
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { startBox } from "../core/harness.ts";
 import { vaultFolder } from "../vault/helpers.ts";
-import { gurt } from "./gurt.ts";
+import { gurt, gurtArgs } from "./gurt.ts";
 
 Deno.test("gurt vault set reads the value from stdin; list shows names, set times and denied apps", async () => {
   const folder = await vaultFolder("");
@@ -43,9 +43,11 @@ Deno.test("gurt vault set on a terminal prompts without echoing what is typed", 
 }, async () => {
   const folder = await vaultFolder("");
   const box = await startBox({ env: { BOX_VAULT: folder.path } });
-  const main = new URL("../../main.ts", import.meta.url).pathname;
-  const command = [Deno.execPath(), "run", "--quiet", "--unstable-worker-options", "--allow-all"]
-    .concat([main, "--home", box.home, "vault", "set", "TTY_API_KEY"]).join(" ");
+  const command = [
+    Deno.execPath(),
+    ...gurtArgs(["--home", box.home, "vault", "set", "TTY_API_KEY"]),
+  ]
+    .join(" ");
   // `script` gives the command a terminal; what it echoes comes back on stdout.
   const child = new Deno.Command("script", {
     args: ["-q", "-e", "-c", command, "/dev/null"],

@@ -3,23 +3,11 @@
  * it says its admin socket is ready, stopped with SIGTERM or killed with SIGKILL.
  */
 import { adminSocketPath } from "../../mod/cli/permissions.ts";
+import { gurtArgs } from "../cli/gurt.ts";
 import type { Json } from "./harness.ts";
 import { rawJson } from "./raw_http.ts";
 
-const main = new URL("../../main.ts", import.meta.url).pathname;
-
-/** The arguments that run `gurt ARGS` from this checkout. */
-export function gurtArgs(args: string[]): string[] {
-  return [
-    "run",
-    "--quiet",
-    "--unstable-worker-options",
-    "--unstable-no-legacy-abort",
-    "--allow-all",
-    main,
-    ...args,
-  ];
-}
+export { auditRecords } from "./harness.ts";
 
 /** A running `gurt serve`. */
 export interface ServeProcess {
@@ -145,19 +133,6 @@ export function autoGrant(tool: string, resultClass = "private"): string {
   return `tool = ${JSON.stringify(tool)}\nmode = "auto"\nmax_taint = "secret"\nresult_class = ${
     JSON.stringify(resultClass)
   }\n`;
-}
-
-/** Every audit record of a home, parsed, in order. */
-export async function auditRecords(home: string): Promise<Json[]> {
-  const out: Json[] = [];
-  const files = [...Deno.readDirSync(`${home}/audit`)].map((e) => e.name)
-    .filter((n) => n.endsWith(".jsonl")).sort();
-  for (const file of files) {
-    for (const line of (await Deno.readTextFile(`${home}/audit/${file}`)).split("\n")) {
-      if (line !== "") out.push(JSON.parse(line));
-    }
-  }
-  return out;
 }
 
 /** The notes of a task: the keys, in order, of tasks/<id>/notes.txt. */

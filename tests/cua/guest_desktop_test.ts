@@ -1,5 +1,6 @@
 /** `gurt guest --desktop` as a user runs it: one process, both services, the desktop, and a clean stop. */
 import { assert, assertEquals } from "../assert.ts";
+import { gurtArgs } from "../cli/gurt.ts";
 
 const XVFB = (() => {
   try {
@@ -10,7 +11,6 @@ const XVFB = (() => {
 })();
 if (!XVFB) console.log("tests/cua/guest_desktop_test.ts: Xvfb is not installed; skipped.");
 
-const main = new URL("../../main.ts", import.meta.url).pathname;
 const TOKEN = "guest-desktop-test-token";
 
 Deno.test({
@@ -22,13 +22,7 @@ Deno.test({
     const home = await Deno.makeTempDir({ prefix: "gurt-gd-home-" });
     const display = ":" + (60 + Math.floor(Math.random() * 30));
     const child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--quiet",
-        "--unstable-worker-options",
-        "--unstable-no-legacy-abort",
-        "-A",
-        main,
+      args: gurtArgs([
         "guest",
         "--desktop",
         "--workspace",
@@ -37,7 +31,7 @@ Deno.test({
         "0",
         "--host-port",
         "0",
-      ],
+      ]),
       env: { BOX_TOKEN: TOKEN, BOX_DISPLAY: display, HOME: home },
       stdout: "piped",
       stderr: "null",

@@ -7,8 +7,7 @@ import {
   type HostExtras,
   installSessionHelper,
 } from "../../mod/exec-guest/mod.ts";
-
-const root = new URL("../../", import.meta.url).pathname;
+import { gurtArgs } from "../cli/gurt.ts";
 
 /** A guest under test: its URLs, its workspace, and how to stop it. */
 export interface GuestUnderTest {
@@ -34,19 +33,7 @@ export async function startDaemon(env: Record<string, string> = {}): Promise<Dae
       ? Deno.readTextFileSync(env.BOX_TOKEN_FILE).trim()
       : "test-token-0123456789");
   const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--unstable-worker-options",
-      "--allow-all",
-      `${root}main.ts`,
-      "guest",
-      "--workspace",
-      workspace,
-      "--exec-port",
-      "0",
-      "--host-port",
-      "0",
-    ],
+    args: gurtArgs(["guest", "--workspace", workspace, "--exec-port", "0", "--host-port", "0"]),
     env: { BOX_TOKEN: token, ...env },
     stdout: "piped",
     stderr: "piped",
@@ -110,7 +97,7 @@ export async function runDaemonToEnd(
   args: string[] = [],
 ): Promise<{ code: number; stderr: string }> {
   const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--unstable-worker-options", "--allow-all", `${root}main.ts`, "guest", ...args],
+    args: gurtArgs(["guest", ...args]),
     env,
     clearEnv: true,
     stdout: "null",

@@ -5,7 +5,8 @@
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { grant, type Json, pendingApproval, startBox, until } from "../core/harness.ts";
-import { autoGrant, gurtArgs, noteKeys, startServe, startTask } from "../core/serve_process.ts";
+import { gurtArgs } from "../cli/gurt.ts";
+import { autoGrant, noteKeys, startServe, startTask } from "../core/serve_process.ts";
 
 // Line 3 waits on the owner: the moment at which the test kills the worker or the core.
 const SCRIPT = [
