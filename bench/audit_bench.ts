@@ -4,6 +4,7 @@
  * with 32 concurrent callers against the one-writer figure; `gurt audit verify` on a
  * 200,000-record log against `sha256sum` on the same files.
  */
+import { gurtInvocation } from "../mod/core/self_command.ts";
 import {
   type AuditEvent,
   type AuditRecord,
@@ -213,11 +214,11 @@ let logBytes = 0;
 try {
   const log = await bigLog(home);
   logBytes = log.bytes;
-  const main = new URL("../main.ts", import.meta.url).pathname;
-  const gurtArgs = ["run", "--unstable-worker-options", "-A", main, "--home", home];
+  // As the installed launcher runs it.
+  const verify = gurtInvocation(["--home", home, "audit", "verify"]);
   for (let round = 0; round < ROUNDS; round++) {
     shaSeconds.push(await timed("sha256sum", log.files));
-    verifySeconds.push(await timed(Deno.execPath(), [...gurtArgs, "audit", "verify"]));
+    verifySeconds.push(await timed(verify.program, verify.args));
     const start = performance.now();
     const report = await verifyHome(home);
     inProcessSeconds.push((performance.now() - start) / 1000);

@@ -5,6 +5,7 @@
  * one-at-a-time figure; and the resident memory of `gurt serve` with 100 open tasks (worker
  * `none`), against the same process with none and against the 150 MB target.
  */
+import { gurtInvocation } from "../mod/core/self_command.ts";
 import { adminSocketPath } from "../mod/cli/permissions.ts";
 import { postCall, requestJson } from "../mod/net/mod.ts";
 import { printTable } from "./table.ts";
@@ -29,26 +30,15 @@ const PATH_SYNCS = 4;
 /** The fdatasync calls that path makes, one after another (the two journal lines share one). */
 const FDATASYNCS_MADE = 3;
 
-const main = new URL("../main.ts", import.meta.url).pathname;
-
 interface Serve {
   child: Deno.ChildProcess;
   home: string;
 }
 
 async function startServe(home: string): Promise<Serve> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      "--unstable-worker-options",
-      "--unstable-no-legacy-abort",
-      "--allow-all",
-      main,
-      "--home",
-      home,
-      "serve",
-    ],
+  const serve = gurtInvocation(["--home", home, "serve"]);
+  const child = new Deno.Command(serve.program, {
+    args: serve.args,
     env: { NO_COLOR: "1" },
     stdin: "null",
     stdout: "null",

@@ -5,13 +5,13 @@
  * SDK is, one kept-alive HTTP/1.1 connection; `fetch` is measured too, for what its own
  * machinery adds on the client's side.
  */
+import { gurtInvocation } from "../mod/core/self_command.ts";
 import { Http1Client } from "./http1_client.ts";
 import { printTable } from "./table.ts";
 import { p50 } from "./measure.ts";
 
 const RUNS = 400;
 const WARMUP = 40;
-const root = new URL("../", import.meta.url).pathname;
 
 async function timeEach(runs: number, work: () => Promise<void>): Promise<number[]> {
   const times: number[] = [];
@@ -34,21 +34,17 @@ const spawnTrue = async () => {
 
 const workspace = await Deno.makeTempDir({ prefix: "gurt-bench-ws-" });
 const token = "bench-token-0123456789";
-const daemon = new Deno.Command(Deno.execPath(), {
-  args: [
-    "run",
-    "--unstable-worker-options",
-    "--unstable-no-legacy-abort",
-    "--allow-all",
-    `${root}main.ts`,
-    "guest",
-    "--workspace",
-    workspace,
-    "--exec-port",
-    "0",
-    "--host-port",
-    "0",
-  ],
+const guest = gurtInvocation([
+  "guest",
+  "--workspace",
+  workspace,
+  "--exec-port",
+  "0",
+  "--host-port",
+  "0",
+]);
+const daemon = new Deno.Command(guest.program, {
+  args: guest.args,
   env: { BOX_TOKEN: token },
   stdout: "piped",
   stderr: "inherit",
