@@ -7,6 +7,7 @@ import {
   realFileOps,
   recordLine,
   sha256Hex,
+  ZERO_HASH,
 } from "../../mod/audit/mod.ts";
 
 /** The two days of the standard fixture: 5 records on DAY1 (seq 0-4), 8 on DAY2 (seq 5-12). */
@@ -23,6 +24,20 @@ export function steppingClock(start: string, stepMs = 250): () => Date {
 export function settableClock(start: string): { clock: () => Date; set(time: string): void } {
   let now = Date.parse(start);
   return { clock: () => new Date(now), set: (time: string) => (now = Date.parse(time)) };
+}
+
+/** Eight lines as the writer writes them, one of each kind of sampleEvent, twice over. */
+export function writerLines(): string[] {
+  return Array.from(
+    { length: 8 },
+    (_, i) =>
+      recordLine({
+        seq: i,
+        time: "2026-11-29T18:00:00.000Z",
+        prev: ZERO_HASH,
+        event: sampleEvent(i),
+      }),
+  );
 }
 
 /** The i-th event of a plausible mix: decisions, approvals, results and owner acts. */
