@@ -45,10 +45,18 @@ export interface AuditWriterOptions {
   clock?: () => Date;
   /** The file operations, for tests that make writes fail. */
   fileOps?: Partial<AuditFileOps>;
+  /**
+   * Called once the startup check has passed and before the writer writes anything, with the seq
+   * of the first record it will write: records from that seq on were never durable, whatever a
+   * crashed writer had placed there. If it throws, open fails having written nothing.
+   */
+  beforeWrite?: (firstSeq: number) => Promise<void>;
 }
 
 interface Queued {
   event: AuditEvent;
+  /** The seq the record was placed at when it was appended. */
+  seq: number;
   resolve: (record: AuditRecord) => void;
   reject: (error: Error) => void;
 }
@@ -62,7 +70,10 @@ export class AuditWriter {
   readonly #clock: () => Date;
   readonly #ops: AuditFileOps;
   #head: string;
+  /** The seq of the next record written. */
   #nextSeq: number;
+  /** The seq the next record appended is placed at: #nextSeq plus the records queued or in flight. */
+  #placedSeq: number;
   #latest: string | null;
   #file: Deno.FsFile | null = null;
   #queue: Queued[] = [];
@@ -77,6 +88,7 @@ export class AuditWriter {
     this.#ops = { ...realFileOps, ...options.fileOps };
     this.#head = ZERO_HASH;
     this.#nextSeq = 0;
+    this.#placedSeq = 0;
     this.#latest = null;
   }
 
@@ -98,7 +110,7 @@ export class AuditWriter {
     }
     const writer = new AuditWriter(dir, lock, options);
     try {
-      const notices = await writer.#startup(options.acceptBreak === true);
+      const notices = await writer.#startup(options.acceptBreak === true, options.beforeWrite);
       return { writer, notices };
     } catch (error) {
       writer.close();
@@ -113,9 +125,10 @@ export class AuditWriter {
 
   /**
    * Appends the event as the next record and resolves with it once the fdatasync covering it has
-   * returned. Rejects with AuditUnavailableError if it (or any earlier write) failed.
+   * returned. Rejects with AuditUnavailableError if it (or any earlier write) failed. `placed` is
+   * called at once with the seq the record will have, if the event was taken (valid, writer open).
    */
-  append(event: AuditEvent): Promise<AuditRecord> {
+  append(event: AuditEvent, placed?: (seq: number) => void): Promise<AuditRecord> {
     if (this.#failure !== null) return Promise.reject(this.#failure);
     if (this.#closed) {
       return Promise.reject(new AuditUnavailableError("the audit writer has been closed"));
@@ -125,10 +138,10 @@ export class AuditWriter {
         new TypeError(`only the startup check writes a ${event.type} record, not append`),
       );
     }
-    return this.#enqueue(event);
+    return this.#enqueue(event, placed);
   }
 
-  #enqueue(event: AuditEvent): Promise<AuditRecord> {
+  #enqueue(event: AuditEvent, placed?: (seq: number) => void): Promise<AuditRecord> {
     // The hand-written check (proved against the schema in tests/audit/record_check_test.ts)
     // takes the events the core writes in a fraction of the schema's time; the rest go to zod.
     const copy = canonicalEventCopy(event);
@@ -141,10 +154,13 @@ export class AuditWriter {
         new TypeError(`the audit event is not valid: ${issue.path.join(".")}: ${issue.message}`),
       );
     }
-    return new Promise<AuditRecord>((resolve, reject) => {
-      this.#queue.push({ event: parsed.data, resolve, reject });
+    const seq = this.#placedSeq++;
+    const written = new Promise<AuditRecord>((resolve, reject) => {
+      this.#queue.push({ event: parsed.data, seq, resolve, reject });
       if (!this.#flushing) void this.#flush();
     });
+    placed?.(seq);
+    return written;
   }
 
   /** Releases the lock and the files; appends already queued are still written first. */
@@ -154,19 +170,25 @@ export class AuditWriter {
     if (!this.#flushing) this.#release();
   }
 
-  async #startup(acceptBreak: boolean): Promise<string[]> {
+  async #startup(
+    acceptBreak: boolean,
+    beforeWrite: ((firstSeq: number) => Promise<void>) | undefined,
+  ): Promise<string[]> {
     const { report, files } = await checkAtStartup(this.#dir, acceptBreak);
     this.#latest = files.length === 0 ? null : files[files.length - 1];
-    this.#head = report.head ?? ZERO_HASH;
-    this.#nextSeq = report.next_seq;
     const failure = report.failure;
     if (failure !== null && !acceptBreak) throw new AuditChainBrokenError(this.#dir, failure);
+    if (failure === null && acceptBreak) throw new AuditNothingToAcceptError(this.#dir);
+    const torn = failure === null ? report.torn_tail : null;
+    // Where the chain goes on: after the accepted break, after the torn line, or after the head.
+    if (failure !== null) this.#startAt(failure.break_seq, failure.break_prev);
+    else if (torn !== null) this.#startAt(torn.recovery_seq, torn.recovery_prev);
+    else this.#startAt(report.next_seq, report.head ?? ZERO_HASH);
+    await beforeWrite?.(this.#nextSeq);
     if (failure !== null) {
       if (failure.tail_torn && report.last_line !== null) {
         await this.#endLine(report.last_line.file);
       }
-      this.#head = failure.break_prev;
-      this.#nextSeq = failure.break_seq;
       const record = await this.#enqueue({
         type: "accepted_break",
         file: failure.file,
@@ -178,17 +200,20 @@ export class AuditWriter {
         `(${failure.what}); the chain goes on from the AcceptedBreak record, seq ${record.seq}`,
       ];
     }
-    if (acceptBreak) throw new AuditNothingToAcceptError(this.#dir);
-    const torn = report.torn_tail;
     if (torn === null) return [];
     if (!torn.has_newline) await this.#endLine(torn.at.file);
-    this.#head = torn.recovery_prev;
-    this.#nextSeq = torn.recovery_seq;
     await this.#enqueue({ type: "recovery", torn_bytes: torn.bytes, torn_sha256: torn.sha256 });
     return [
       `audit: recovered a torn final line at ${this.#dir}/${torn.at.file}:${torn.at.line}; ` +
       "see runbook.md#audit-recovered",
     ];
+  }
+
+  /** The chain goes on at `seq`, after the record whose line hashes to `head`. */
+  #startAt(seq: number, head: string): void {
+    this.#nextSeq = seq;
+    this.#placedSeq = seq;
+    this.#head = head;
   }
 
   /** Ends a torn final line with its missing newline, and syncs it. */
@@ -212,7 +237,7 @@ export class AuditWriter {
         continue;
       }
       try {
-        const records = await this.#writeBatch(batch.map((queued) => queued.event));
+        const records = await this.#writeBatch(batch);
         batch.forEach((queued, i) => queued.resolve(records[i]));
       } catch (error) {
         const cause = error instanceof Error ? error.message : String(error);
@@ -225,10 +250,14 @@ export class AuditWriter {
   }
 
   /** Writes the records of a batch, one write and one fdatasync per file touched. */
-  async #writeBatch(events: AuditEvent[]): Promise<AuditRecord[]> {
+  async #writeBatch(batch: Queued[]): Promise<AuditRecord[]> {
     const records: AuditRecord[] = [];
     let chunks: Uint8Array[] = [];
-    for (const event of events) {
+    for (const { event, seq } of batch) {
+      // Seqs were handed out in the order of the queue, which is the order written.
+      if (seq !== this.#nextSeq) {
+        throw new Error(`record placed at ${seq} would be ${this.#nextSeq}`);
+      }
       const time = this.#clock().toISOString();
       const name = this.#fileFor(time, event);
       if (name !== this.#latest || this.#file === null) {

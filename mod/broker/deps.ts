@@ -11,9 +11,10 @@ import type { InFlight, TaskHandle } from "./task_handle.ts";
 export interface AuditAppender {
   /**
    * Places the record in the log's order at the call (synchronously), and resolves once it is
-   * written and synced. The broker relies on the order being the order of the calls.
+   * written and synced. The broker relies on the order being the order of the calls. An appender
+   * that knows the seq the record is placed at tells `placed` at once; one that does not, never.
    */
-  append(event: AuditEvent): Promise<AuditRecord>;
+  append(event: AuditEvent, placed?: (seq: number) => void): Promise<AuditRecord>;
 }
 
 /** The vault as the core's paths see it: values by name, never listed with their values. */

@@ -14,7 +14,7 @@ export function redactingAppender(
   redact: (text: string) => string,
 ): AuditAppender {
   return {
-    append: (event) => inner.append(redactValue(event, redact) as AuditEvent),
+    append: (event, placed) => inner.append(redactValue(event, redact) as AuditEvent, placed),
   };
 }
 

@@ -14,10 +14,12 @@ import {
   lineHash,
   readLines,
   sampleEvent,
+  settableClock,
   standardLog,
   steppingClock,
   tearingOps,
   withHome,
+  writeLines,
 } from "./helpers.ts";
 
 Deno.test("records chain across a day boundary: the new file's line 1 chains from the old file's last line", () =>
@@ -235,4 +237,99 @@ Deno.test("close while an append is in flight writes it first, then releases the
     again.writer.close();
     const report = await verifyHome(home);
     assertEquals([report.failure, report.records], [null, 1]);
+  }));
+
+Deno.test("append tells at once the seq each record is placed at, which is the seq it is written with, across a day", () =>
+  withHome(async (home) => {
+    const clock = settableClock("2026-11-28T23:59:59.990Z");
+    const { writer } = await AuditWriter.open(home, { clock: clock.clock });
+    try {
+      await writer.append(sampleEvent(0));
+      const placed: number[] = [];
+      const appends = [];
+      for (let i = 1; i <= 40; i++) {
+        if (i === 20) clock.set("2026-11-29T00:00:00.010Z");
+        appends.push(writer.append(sampleEvent(i), (seq) => placed.push(seq)));
+        assertEquals(placed.length, i, "told before append returned");
+      }
+      const written = await Promise.all(appends);
+      assertEquals(placed, written.map((record) => record.seq));
+      assertEquals(placed, Array.from({ length: 40 }, (_, i) => i + 1));
+      assertEquals((await readLines(home, DAY2)).length > 0, true);
+      // An event that is not taken is placed nowhere, and the next one gets the next seq.
+      let told = false;
+      await assertRejects(
+        () => writer.append({ type: "nonsense" } as never, () => (told = true)),
+        TypeError,
+        "the audit event is not valid",
+      );
+      assertEquals(told, false);
+      let next = -1;
+      await writer.append(sampleEvent(41), (seq) => (next = seq));
+      assertEquals(next, 41);
+    } finally {
+      writer.close();
+    }
+    assertEquals((await verifyHome(home)).failure, null);
+  }));
+
+Deno.test("beforeWrite is given the first seq the writer will write, before it writes anything", () =>
+  withHome(async (home) => {
+    const firsts: number[] = [];
+    const sizes: number[] = [];
+    const size = async () => (await Deno.stat(auditFile(home, DAY2)).catch(() => null))?.size ?? 0;
+    const beforeWrite = async (firstSeq: number) => {
+      firsts.push(firstSeq);
+      sizes.push(await size());
+    };
+    const clock = steppingClock("2026-11-29T10:00:00.000Z");
+    const empty = await AuditWriter.open(home, { clock, beforeWrite });
+    await empty.writer.append(sampleEvent(0));
+    await empty.writer.append(sampleEvent(1));
+    empty.writer.close();
+    const again = await AuditWriter.open(home, { clock, beforeWrite });
+    again.writer.close();
+    // A torn last line: the Recovery record takes its seq, and is written only after the call.
+    const torn = await AuditWriter.open(home, {
+      clock,
+      fileOps: tearingOps((bytes) => Math.floor(bytes.length / 3)),
+    });
+    await assertRejects(() => torn.writer.append(sampleEvent(2)), AuditUnavailableError);
+    torn.writer.close();
+    const tornSize = await size();
+    const recovered = await AuditWriter.open(home, { clock, beforeWrite });
+    const record = await recovered.writer.append(sampleEvent(3));
+    recovered.writer.close();
+    assertEquals(firsts, [0, 2, 2]);
+    assertEquals(sizes[2], tornSize, "nothing was written before beforeWrite returned");
+    assertEquals(record.seq, 3, "the Recovery record took seq 2");
+  }));
+
+Deno.test("beforeWrite is given an accepted break's seq, and when it throws, open fails having written nothing", () =>
+  withHome(async (home) => {
+    await standardLog(home);
+    const lines = await readLines(home, DAY2);
+    lines[2] = lines[2].slice(0, 30);
+    await writeLines(home, DAY2, lines);
+    const before = await Deno.readFile(auditFile(home, DAY2));
+    await assertRejects(
+      () =>
+        AuditWriter.open(home, {
+          acceptBreak: true,
+          beforeWrite: () => Promise.reject(new Error("journals unreadable (test)")),
+        }),
+      Error,
+      "journals unreadable (test)",
+    );
+    assertEquals(await Deno.readFile(auditFile(home, DAY2)), before);
+    let first = -1;
+    const { writer } = await AuditWriter.open(home, {
+      acceptBreak: true,
+      beforeWrite: (seq) => Promise.resolve(void (first = seq)),
+    });
+    writer.close();
+    const written = await readLines(home, DAY2);
+    const accepted = JSON.parse(written[written.length - 1]);
+    assertEquals(accepted.event.type, "accepted_break");
+    assertEquals(accepted.seq, first);
   }));
