@@ -2,6 +2,11 @@
  * A task's action log, tasks/<id>/journal.jsonl: steps, tool calls and results, asks and costs, one
  * JSON line each, synced before the broker answers. Content is redacted before it is written. The
  * journal is also what makes a key's answer the same after a restart.
+ *
+ * The tool.result line of a call that ran names its Result record's seq (`result`), because the
+ * two are synced together: where the line is on disk and the record is not (a crash between the
+ * two syncs, or a failed audit write), a tool.unrecorded line voids the answer, and the call is
+ * decided afresh as if the line had never been written.
  */
 import { z } from "zod";
 import { appendLineSynced, writeLine } from "./files.ts";
@@ -37,6 +42,15 @@ const line = z.discriminatedUnion("type", [
     tool: z.string(),
     answer: callAnswer,
     cost: z.number().int().min(0),
+    /** The seq of the call's Result record; absent for a denial, which has none. */
+    result: z.number().int().min(0).optional(),
+  }),
+  z.strictObject({
+    type: z.literal("tool.unrecorded"),
+    time: z.string(),
+    key: z.string(),
+    /** The Result record the voided tool.result line named, which never reached the log. */
+    result: z.number().int().min(0),
   }),
   z.strictObject({
     type: z.literal("ask"),
@@ -74,6 +88,8 @@ export interface JournalState {
   steps: { text: string; data: unknown }[];
   spentCents: number;
   calls: Map<string, CallAnswer>;
+  /** For a key answered by a tool.result line naming its Result record: that seq and the cost. */
+  recorded: Map<string, { result: number; cost: number }>;
   asks: Map<string, boolean>;
   /** Lines that did not parse: a torn last line after a crash, never acknowledged. */
   skipped: number;
@@ -106,6 +122,8 @@ export interface UnsyncedLine {
 interface Queued {
   entry: JournalLine;
   text: string;
+  /** Not applied to the state when synced: `commit` applies it. */
+  held: boolean;
   resolve(): void;
   reject(error: unknown): void;
 }
@@ -148,6 +166,7 @@ export class Journal {
       steps: [],
       spentCents: 0,
       calls: new Map(),
+      recorded: new Map(),
       asks: new Map(),
       skipped: 0,
     };
@@ -180,9 +199,11 @@ export class Journal {
 
   /**
    * Appends a line (or one this journal prepared) and syncs it; the state reflects it once the
-   * promise resolves.
+   * promise resolves. A `held` line (one this journal prepared) is written and synced, but the
+   * state reflects it only once `commit` is called with it: a tool.result line synced beside its
+   * Result record answers its key only when both are on disk.
    */
-  append(entry: JournalLine | PreparedLine): Promise<void> {
+  append(entry: JournalLine | PreparedLine, options: { held?: boolean } = {}): Promise<void> {
     let prepared: PreparedLine;
     try {
       prepared = entry instanceof PreparedLine ? entry : this.prepare(entry);
@@ -194,9 +215,15 @@ export class Journal {
     }
     const { entry: shown, text } = prepared;
     const { promise, resolve, reject } = Promise.withResolvers<void>();
-    this.#queue.push({ entry: shown, text, resolve, reject });
+    this.#queue.push({ entry: shown, text, held: options.held === true, resolve, reject });
     if (!this.#flushing) this.#flush();
     return promise;
+  }
+
+  /** Makes the state reflect a line appended `held`, once it (and what it waited on) is synced. */
+  commit(line: PreparedLine): void {
+    if (line.journal !== this) throw new TypeError("a line of another journal");
+    apply(this.state, line.entry);
   }
 
   /**
@@ -223,7 +250,7 @@ export class Journal {
       return { synced: Promise.reject(error), waiting: () => false };
     }
     const { promise, resolve, reject } = Promise.withResolvers<void>();
-    const queued = { entry: prepared.entry, text: prepared.text, resolve, reject };
+    const queued = { entry: prepared.entry, text: prepared.text, held: false, resolve, reject };
     this.#unsynced.push(queued);
     return { synced: promise, waiting: () => this.#unsynced.includes(queued) };
   }
@@ -248,7 +275,7 @@ export class Journal {
         continue;
       }
       for (const queued of batch) {
-        apply(this.state, queued.entry);
+        if (!queued.held) apply(this.state, queued.entry);
         queued.resolve();
       }
       this.#appended.resolve();
@@ -316,7 +343,18 @@ function apply(state: JournalState, entry: JournalLine): void {
     case "tool.result":
       state.calls.set(entry.key, entry.answer);
       state.spentCents += entry.cost;
+      if (entry.result === undefined) state.recorded.delete(entry.key);
+      else state.recorded.set(entry.key, { result: entry.result, cost: entry.cost });
       break;
+    case "tool.unrecorded": {
+      // Voids the answer only if it is still the one the line names.
+      const recorded = state.recorded.get(entry.key);
+      if (recorded?.result !== entry.result) break;
+      state.calls.delete(entry.key);
+      state.spentCents -= recorded.cost;
+      state.recorded.delete(entry.key);
+      break;
+    }
     case "ask.answer":
       state.asks.set(entry.key, entry.approved);
       break;

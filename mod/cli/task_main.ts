@@ -72,21 +72,24 @@ function printTask(body: Shown): void {
 function journalLine(line: Shown): string {
   const time = String(line.time).slice(11, 19);
   const json = (value: unknown) => escapeArguments(JSON.stringify(value));
+  // A key and a tool name came from the task: escaped like its arguments.
+  const key = escapeArguments(String(line.key));
+  const tool = escapeArguments(String(line.tool));
   switch (line.type) {
     case "step":
       return `${time} step ${escapeModelText(String(line.text))}`;
     case "tool.call":
-      return `${time} call ${line.key} ${line.tool} ${
-        json(line.input)
-      } (decision ${line.decision})`;
+      return `${time} call ${key} ${tool} ${json(line.input)} (decision ${line.decision})`;
     case "tool.result":
-      return `${time} result ${line.key} ${line.tool} ${json(line.answer)} cost ${line.cost}¢`;
+      return `${time} result ${key} ${tool} ${json(line.answer)} cost ${line.cost}¢`;
+    case "tool.unrecorded":
+      return `${time} void ${key}: its Result record (seq ${line.result}) was never written`;
     case "ask":
-      return `${time} ask ${line.key} approval ${line.approval}: ${
+      return `${time} ask ${key} approval ${line.approval}: ${
         escapeModelText(String(line.question))
       }`;
     case "ask.answer":
-      return `${time} answer ${line.key}: ${line.approved ? "approved" : "not approved"}`;
+      return `${time} answer ${key}: ${line.approved ? "approved" : "not approved"}`;
     case "cost":
       return `${time} cost ${line.cents}¢ ${escapeArguments(String(line.what))}`;
     default:

@@ -30,6 +30,8 @@ export function watchLine(line: JournalLine): string | null {
       const cut = shown.length > SHOWN ? `${shown.slice(0, SHOWN)}…` : shown;
       return `[result ${escapeArguments(line.tool)}: ${cut}]`;
     }
+    case "tool.unrecorded":
+      return `[the result above is void: its Result record (seq ${line.result}) was never written]`;
     case "ask":
       return `[question ${line.approval}: ${escapeModelText(line.question)}]`;
     case "ask.answer":

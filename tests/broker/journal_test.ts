@@ -132,3 +132,64 @@ Deno.test("a line appended unsynced is in the file at once, and synced by the ne
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+const T = new Date(0).toISOString();
+const ran = (key: string, result: number | null, cost: number) => ({
+  type: "tool.result" as const,
+  time: T,
+  key,
+  tool: "example.spend",
+  answer: { ok: true as const, output: { key } },
+  cost,
+  ...(result === null ? {} : { result }),
+});
+
+Deno.test("a held line is on disk when its append resolves, but answers its key only once committed", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gurt-journal-" });
+  try {
+    const path = `${dir}/journal.jsonl`;
+    const journal = await Journal.open(path);
+    const line = journal.prepare(ran("k1", 7, 5));
+    await journal.append(line, { held: true });
+    assertEquals(JSON.parse((await Deno.readTextFile(path)).trim()).result, 7);
+    assertEquals([journal.state.calls.has("k1"), journal.state.spentCents], [false, 0]);
+    journal.commit(line);
+    assertEquals(journal.state.calls.get("k1"), { ok: true, output: { key: "k1" } });
+    assertEquals(journal.state.spentCents, 5);
+    const other = await Journal.open(`${dir}/other.jsonl`);
+    assertThrows(() => other.commit(line), TypeError, "a line of another journal");
+    assertEquals(other.state.calls.size, 0);
+    journal.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a tool.unrecorded line voids the answer and the cost of the result line it names, and only that one", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gurt-journal-" });
+  try {
+    const path = `${dir}/journal.jsonl`;
+    const journal = await Journal.open(path);
+    await journal.append(ran("k1", 3, 2));
+    await journal.append(ran("k2", 4, 10));
+    await journal.append(ran("k3", null, 0)); // a denial: no Result record
+    await journal.append({ type: "tool.unrecorded", time: T, key: "k2", result: 4 });
+    // Decided afresh, k2 is answered again under a new Result record; a stale void changes nothing.
+    await journal.append(ran("k2", 9, 10));
+    await journal.append({ type: "tool.unrecorded", time: T, key: "k2", result: 4 });
+    await journal.append({ type: "tool.unrecorded", time: T, key: "k3", result: 0 });
+    for (const state of [journal.state, (await Journal.open(path)).state]) {
+      assertEquals([...state.calls.keys()].sort(), ["k1", "k2", "k3"]);
+      assertEquals(state.spentCents, 12);
+      assertEquals(state.recorded.get("k2"), { result: 9, cost: 10 });
+      assertEquals(state.recorded.has("k3"), false);
+    }
+    await journal.append({ type: "tool.unrecorded", time: T, key: "k2", result: 9 });
+    const reopened = await Journal.open(path);
+    assertEquals([...reopened.state.calls.keys()].sort(), ["k1", "k3"]);
+    assertEquals(reopened.state.spentCents, 2);
+    journal.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

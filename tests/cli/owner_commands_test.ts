@@ -179,3 +179,19 @@ Deno.test("gurt task start, list, show and stop against a running core", async (
     await box.close();
   }
 });
+
+Deno.test("gurt task show escapes the keys a task chose, in its call and result lines", async () => {
+  const box = await startBox({ grants: { echo: grant({ tool: "example.echo" }) } });
+  try {
+    const task = await box.startTask();
+    const key = "k\u001b[2J\u202e1";
+    assertEquals((await task.call("example.echo", { text: "hi" }, key)).ok, true);
+    const shown = await run(box, ["task", "show", task.id]);
+    assertEquals(shown.code, 0, shown.stderr);
+    assertMatch(shown.stdout, /call k\\u001b\[2J\\u202e1 example\.echo \{"text":"hi"\}/);
+    assertMatch(shown.stdout, /result k\\u001b\[2J\\u202e1 example\.echo /);
+    for (const char of ["\u001b", "\u202e"]) assert(!shown.stdout.includes(char), shown.stdout);
+  } finally {
+    await box.close();
+  }
+});
