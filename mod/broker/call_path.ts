@@ -382,48 +382,87 @@ async function runAndRecord(
   const answer: CallAnswer = outcome.status === "result"
     ? { ok: true, output }
     : { ok: false, error: outcome.content };
-  const resultEntry = (): JournalLine => ({
+  const resultEntry = (result: number | null): JournalLine => ({
     type: "tool.result",
     time: deps.clock().toISOString(),
     key: body.key,
     tool: body.tool,
     answer,
     cost: outcome.status === "result" ? call.cost : 0,
+    ...(result === null ? {} : { result }),
   });
-  // The tool.result line is checked, redacted and serialised while the Result record is synced;
-  // where that fails, it is made again below, and its error thrown there as an append's would be.
-  let resultLine: () => JournalLine | PreparedLine = resultEntry;
   const ids = { task, key: body.key, tool: body.tool, seq: call.seq, decision: call.decision };
-  const recorded = await recordResult(deps, ids, {
-    outcome,
-    started: () => {
-      try {
-        const prepared = task.journal.prepare(resultEntry());
-        resultLine = () => prepared;
-      } catch {
-        // made again below
-      }
-    },
-  });
-  task.reservedCents -= call.cost;
-  if (!recorded) {
-    return { kind: "answer", answer: { ok: false, error: "the result could not be recorded" } };
+  // Where the audit appender tells the Result record's seq, the tool.result line naming it is
+  // written and synced beside the record: one sync's wait instead of two in a row. The line is
+  // held: it answers the key (and charges the cost) only once both are on disk, and where the
+  // record fails, or the core dies first, a tool.unrecorded line voids it (here, or at the next
+  // start: voidUnrecordedResults), so no answer ever goes out without its Result record. Where the
+  // seq is not told, the line is prepared during the record's sync and appended after it.
+  let held = null as { line: PreparedLine; synced: Promise<unknown>; seq: number } | null;
+  let resultLine: () => JournalLine | PreparedLine = () => resultEntry(null);
+  try {
+    const recorded = await recordResult(deps, ids, {
+      outcome,
+      started: (seq) => {
+        try {
+          if (seq === null) {
+            const prepared = task.journal.prepare(resultEntry(null));
+            resultLine = () => prepared;
+            return;
+          }
+          const line = task.journal.prepare(resultEntry(seq));
+          // Its sync covers the tool.call line where that one's has not been started.
+          const synced = Promise.all([callLine.synced, task.journal.append(line, { held: true })]);
+          synced.catch(() => {}); // awaited below
+          held = { line, synced, seq };
+        } catch {
+          // made again below, and its error thrown there as an append's would be
+        }
+      },
+    });
+    if (!recorded) {
+      if (held !== null) await voidHeld(deps, task, body.key, held);
+      return { kind: "answer", answer: { ok: false, error: "the result could not be recorded" } };
+    }
+    if (held !== null) {
+      await held.synced;
+      task.journal.commit(held.line);
+    } else if (callLine.waiting()) {
+      await Promise.all([callLine.synced, task.journal.append(resultLine())]);
+    } else {
+      await callLine.synced;
+      await task.journal.append(resultLine());
+    }
+    return { kind: "answer", answer };
+  } finally {
+    // After the line that charges the cost was applied (or will never be).
+    task.reservedCents -= call.cost;
   }
-  // Not started before the Result record is synced, though the two syncs could overlap: the
-  // tool.result line is what answers this key after a restart. Were it on disk and the Result
-  // record not (a crash between the two syncs, or a failed audit write), the content would be
-  // answered again after the restart with no Result record for it, and a failed Result write would
-  // no longer be "the result could not be recorded" for this key. In this order, a crash between
-  // the two leaves the key unanswered and the call is decided afresh. Its sync covers the tool.call
-  // line where that one's has not been started; otherwise that one is awaited first, as always.
-  if (callLine.waiting()) {
-    const resultAppended = task.journal.append(resultLine());
-    await Promise.all([callLine.synced, resultAppended]);
-  } else {
-    await callLine.synced;
-    await task.journal.append(resultLine());
-  }
-  return { kind: "answer", answer };
+}
+
+/**
+ * Voids a held tool.result line whose Result record failed: the line may be on disk, and after a
+ * restart it must not answer its key with content the log never recorded.
+ */
+async function voidHeld(
+  deps: BrokerDeps,
+  task: TaskHandle,
+  key: string,
+  held: { synced: Promise<unknown>; seq: number },
+): Promise<void> {
+  await held.synced.catch(() => {});
+  await task.journal.append({
+    type: "tool.unrecorded",
+    time: deps.clock().toISOString(),
+    key,
+    result: held.seq,
+  }).catch((error) =>
+    deps.log(
+      `gurt: the result line of a call of task ${task.id} could not be voided (${
+        describe(error)
+      }); the next start voids it`,
+    )
+  );
 }
 
 const NOT_YET = Symbol("not yet");

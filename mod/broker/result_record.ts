@@ -22,12 +22,13 @@ export type RunOutcome = { status: "result" | "failed"; content: string; truncat
 
 /**
  * Raises the taint (for a result) and writes the Result record; false if either failed (logged).
- * `started` is called once the Result record has its place in the log and its sync is under way.
+ * `started` is called once the Result record has its place in the log and its sync is under way,
+ * with the record's seq where the appender tells it (else null).
  */
 export async function recordResult(
   deps: BrokerDeps,
   call: ResultCall,
-  options: { outcome: RunOutcome; started?: () => void },
+  options: { outcome: RunOutcome; started?: (seq: number | null) => void },
 ): Promise<boolean> {
   const { task, decision } = call;
   const outcome = options.outcome;
@@ -49,11 +50,16 @@ export async function recordResult(
       const ids = { task: task.id, key: call.key, tool: call.tool, decision: call.seq };
       // Placed in the log under the ledger (taint_after never goes down in log order), synced
       // outside it.
-      const appended = deps.audit.append(resultEvent(ids, outcome, decision.label, after.taint));
+      let seq: number | null = null;
+      const appended = deps.audit.append(
+        resultEvent(ids, outcome, decision.label, after.taint),
+        (placed) => (seq = placed),
+      );
       appended.catch(() => {}); // awaited below
-      return { appended }; // in an object: an async callback returning the promise would await it
+      // In an object: an async callback returning the promise would await it.
+      return { appended, seq: seq as number | null };
     });
-    options.started?.();
+    options.started?.(written.seq);
     await written.appended;
     return true;
   } catch (error) {

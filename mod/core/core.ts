@@ -12,6 +12,7 @@ import {
   expireDue,
   type VaultView,
   type Verdict,
+  voidUnrecordedResults,
   withdrawAll,
 } from "../broker/mod.ts";
 import { GrantsInvalidReporter } from "../policy/mod.ts";
@@ -34,10 +35,13 @@ export interface CoreOptions {
   asRoot?: boolean;
   /** The vault view the core's own paths read (the model relay's key); tests pass one. */
   vault?: VaultView;
-  /** Opens the audit writer; tests pass one that fails on demand. */
+  /**
+   * Opens the audit writer with these options (AuditWriter.open's); tests pass one that fails on
+   * demand.
+   */
   openAudit?: (
     home: string,
-    acceptBreak: boolean,
+    options: { acceptBreak: boolean; beforeWrite: (firstSeq: number) => Promise<void> },
   ) => Promise<{ writer: AuditWriter; notices: string[] }>;
 }
 
@@ -71,9 +75,16 @@ export class Core {
     const redact = (text: string) => vault.redact(text);
     const print = options.log ?? ((line: string) => console.error(line));
     const log = (line: string) => print(redact(line));
-    const open = options.openAudit ??
-      ((home: string, acceptBreak: boolean) => AuditWriter.open(home, { acceptBreak }));
-    const { writer, notices } = await open(config.home, options.acceptBreak ?? false);
+    const open = options.openAudit ?? AuditWriter.open;
+    const voided: string[] = [];
+    const { writer, notices } = await open(config.home, {
+      acceptBreak: options.acceptBreak ?? false,
+      // A result line on disk whose Result record is not: voided before the log goes on.
+      beforeWrite: async (firstSeq) => {
+        voided.push(...await voidUnrecordedResults(config.home, firstSeq, options.clock));
+      },
+    });
+    notices.push(...voided);
     try {
       let runtime = options.runtime;
       if (runtime === undefined) {

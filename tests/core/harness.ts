@@ -31,6 +31,13 @@ export interface TestBox {
   removeGrant(id: string): Promise<void>;
   /** Every audit record, parsed, in order. */
   records(): Promise<Json[]>;
+  /**
+   * Closes the core and starts a new one on the same home, with these audit file ops if given,
+   * after `whileDown` (which may change the home as a crash would have left it).
+   */
+  restart(
+    options?: { fileOps?: Partial<AuditFileOps>; whileDown?: () => Promise<void> },
+  ): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -69,17 +76,18 @@ export async function startBox(options: BoxOptions = {}): Promise<TestBox> {
     root: false,
   });
   const logs: string[] = [];
-  const core = await Core.start(config, {
-    log: (line) => logs.push(line),
-    registry: new ToolRegistry([...exampleApp, ...(options.tools ?? [])]),
-    asRoot: false,
-    openAudit: (dir, acceptBreak) =>
-      AuditWriter.open(dir, { acceptBreak, fileOps: options.fileOps }),
-    ...options.core,
-  });
+  const registry = new ToolRegistry([...exampleApp, ...(options.tools ?? [])]);
+  const start = (fileOps: Partial<AuditFileOps> | undefined) =>
+    Core.start(config, {
+      log: (line) => logs.push(line),
+      registry,
+      asRoot: false,
+      openAudit: (dir, open) => AuditWriter.open(dir, { ...open, fileOps }),
+      ...options.core,
+    });
   const admin = adminSocketPath(home);
   const box: TestBox = {
-    core,
+    core: await start(options.fileOps),
     home,
     logs,
     admin: (method, path, body) => requestJson(admin, { method, path, body }) as Promise<Json>,
@@ -112,8 +120,13 @@ export async function startBox(options: BoxOptions = {}): Promise<TestBox> {
     writeGrant: (id, toml) => Deno.writeTextFile(`${home}/grants/${id}.toml`, toml),
     removeGrant: (id) => Deno.remove(`${home}/grants/${id}.toml`),
     records: () => auditRecords(home),
+    async restart(restart = {}) {
+      await box.core.close();
+      await restart.whileDown?.();
+      box.core = await start(restart.fileOps);
+    },
     async close() {
-      await core.close();
+      await box.core.close();
       await Deno.remove(home, { recursive: true });
     },
   };

@@ -2,7 +2,6 @@
  * A real core in-process on a temporary home whose tasks run the real `gurt loop` worker, with a
  * vault view set by the test and a core that can be restarted on the same home.
  */
-import { AuditWriter } from "../../mod/audit/mod.ts";
 import { adminSocketPath } from "../../mod/cli/permissions.ts";
 import { loadConfig } from "../../mod/config/mod.ts";
 import { Core } from "../../mod/core/core.ts";
@@ -63,7 +62,6 @@ export async function startLoopBox(options: {
       registry: new ToolRegistry([...exampleApp, ...(options.tools ?? [])]),
       asRoot: false,
       vault: { value: (name) => vault[name], names: () => Object.keys(vault) },
-      openAudit: (dir, acceptBreak) => AuditWriter.open(dir, { acceptBreak }),
     });
   let core = await start();
   const socket = adminSocketPath(home);

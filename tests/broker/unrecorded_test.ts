@@ -1,0 +1,75 @@
+/** voidUnrecordedResults: what `gurt serve` voids before the audit log goes on after a crash. */
+import { assertEquals, assertStringIncludes } from "../assert.ts";
+import { Journal, voidUnrecordedResults, writeTask } from "../../mod/broker/mod.ts";
+import type { TaskRecord } from "../../mod/broker/mod.ts";
+
+const T = new Date(0).toISOString();
+
+async function taskWith(home: string, id: string, state: TaskRecord["state"], results: number[]) {
+  await Deno.mkdir(`${home}/tasks/${id}`, { recursive: true });
+  await writeTask(home, {
+    id,
+    prompt: "",
+    worker: { kind: "none" },
+    tools: ["example.echo"],
+    budgetCents: null,
+    state,
+    created: T,
+    ended: null,
+    endReason: null,
+    user: null,
+    pid: null,
+  });
+  const journal = await Journal.open(`${home}/tasks/${id}/journal.jsonl`);
+  for (const result of results) {
+    await journal.append({
+      type: "tool.result",
+      time: T,
+      key: `k${result}`,
+      tool: "example.echo",
+      answer: { ok: true, output: { text: "hi" } },
+      cost: 1,
+      result,
+    });
+  }
+  journal.close();
+}
+
+async function lines(home: string, id: string): Promise<{ type: string; result?: number }[]> {
+  const text = await Deno.readTextFile(`${home}/tasks/${id}/journal.jsonl`);
+  return text.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line));
+}
+
+Deno.test("the answers of live tasks whose Result record is the first seq or later are voided, once; ended tasks are left alone", async () => {
+  const home = await Deno.makeTempDir({ prefix: "gurt-unrecorded-" });
+  try {
+    await taskWith(home, "tlive", "running", [2, 6, 7, 9]);
+    await taskWith(home, "twait", "waiting", [8]);
+    await taskWith(home, "tdone", "done", [10]);
+    await Deno.mkdir(`${home}/tasks/tbroken`);
+    const notices = await voidUnrecordedResults(home, 7);
+    assertEquals(notices.length, 3);
+    assertStringIncludes(notices.join("\n"), "task tlive: a call's answer is void");
+    const live = await Journal.open(`${home}/tasks/tlive/journal.jsonl`);
+    assertEquals([...live.state.calls.keys()].sort(), ["k2", "k6"]);
+    assertEquals(live.state.spentCents, 2);
+    const voided = (await lines(home, "tlive")).filter((l) => l.type === "tool.unrecorded");
+    assertEquals(voided.map((l) => l.result), [7, 9]);
+    assertEquals((await Journal.open(`${home}/tasks/twait/journal.jsonl`)).state.calls.size, 0);
+    assertEquals((await lines(home, "tdone")).length, 1);
+    // Run again (a crash during the start): nothing more to void.
+    assertEquals(await voidUnrecordedResults(home, 7), []);
+    assertEquals((await lines(home, "tlive")).length, 6);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("a home with no tasks folder has nothing to void", async () => {
+  const home = await Deno.makeTempDir({ prefix: "gurt-unrecorded-" });
+  try {
+    assertEquals(await voidUnrecordedResults(home, 0), []);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
