@@ -3,7 +3,9 @@
  * spawning `true` directly from Deno in the same run: p50 latency and execs per second.
  * Target: the HTTP path costs at most 1.3 times the bare spawn. The client is what curl or an
  * SDK is, one kept-alive HTTP/1.1 connection; `fetch` is measured too, for what its own
- * machinery adds on the client's side.
+ * machinery adds on the client's side. The floor of any exec over HTTP in Deno here is measured
+ * beside them: a bare Deno.serve that starts the command through the same session helper and
+ * reads its pipes, and nothing else (bench/guest_floor_server.ts).
  */
 import { gurtInvocation } from "../mod/core/self_command.ts";
 import { Http1Client } from "./http1_client.ts";
@@ -57,6 +59,25 @@ while (!line.includes("\n")) {
   line += value;
 }
 const exec = JSON.parse(line.slice(0, line.indexOf("\n"))).exec as string;
+const floorServer = new Deno.Command(Deno.execPath(), {
+  args: [
+    "run",
+    "--allow-all",
+    "--unstable-no-legacy-abort",
+    new URL("./guest_floor_server.ts", import.meta.url).pathname,
+  ],
+  stdout: "piped",
+  stderr: "inherit",
+}).spawn();
+const floorReader = floorServer.stdout.pipeThrough(new TextDecoderStream()).getReader();
+let floorLine = "";
+while (!floorLine.includes("\n")) {
+  const { done, value } = await floorReader.read();
+  if (done) throw new Error("the floor server exited before listening");
+  floorLine += value;
+}
+const floorUrl = JSON.parse(floorLine.slice(0, floorLine.indexOf("\n"))).exec as string;
+const floorClient = await Http1Client.connect(floorUrl);
 const body = JSON.stringify({ command: ["true"] });
 const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
 const client = await Http1Client.connect(exec);
@@ -64,6 +85,12 @@ const postTrue = async () => {
   const answer = await client.request("POST", "/v1/exec", { headers, body });
   if (answer.status !== 200 || JSON.parse(answer.body).exit_code !== 0) {
     throw new Error(`exec failed: ${answer.status} ${answer.body}`);
+  }
+};
+const floorTrue = async () => {
+  const answer = await floorClient.request("POST", "/", { body });
+  if (answer.status !== 200 || JSON.parse(answer.body).exit_code !== 0) {
+    throw new Error(`floor exec failed: ${answer.status} ${answer.body}`);
   }
 };
 const fetchTrue = async () => {
@@ -80,14 +107,17 @@ try {
   await timeEach(WARMUP, spawnTrue);
   await timeEach(WARMUP, postTrue);
   await timeEach(WARMUP, fetchTrue);
+  await timeEach(WARMUP, floorTrue);
   // Interleave quarters so drift on a shared machine hits every side alike.
   const bare: number[] = [];
   const http: number[] = [];
   const fetched: number[] = [];
+  const floor: number[] = [];
   for (let round = 0; round < 4; round++) {
     bare.push(...await timeEach(RUNS / 4, spawnTrue));
     http.push(...await timeEach(RUNS / 4, postTrue));
     fetched.push(...await timeEach(RUNS / 4, fetchTrue));
+    floor.push(...await timeEach(RUNS / 4, floorTrue));
   }
   printTable([
     {
@@ -114,9 +144,29 @@ try {
       baseline: p50(bare),
       target: "(report)",
     },
+    {
+      what: "floor: bare Deno.serve, session helper, pipes read, p50",
+      unit: "ms",
+      value: p50(floor),
+      baselineWhat: "Deno.Command `true`, p50",
+      baseline: p50(bare),
+      target: "(report)",
+    },
+    {
+      what: "POST /v1/exec `true`, p50",
+      unit: "ms",
+      value: p50(http),
+      baselineWhat: "the floor above, p50",
+      baseline: p50(floor),
+      target: "(report)",
+    },
   ]);
 } finally {
   client.close();
+  await floorClient.request("POST", "/shutdown", {}).catch(() => {});
+  floorClient.close();
+  await floorServer.status;
+  await floorReader.cancel();
   await fetch(`${exec}/v1/shutdown`, {
     method: "POST",
     headers: { authorization: `Bearer ${token}` },
