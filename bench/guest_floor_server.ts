@@ -34,8 +34,9 @@ const server = Deno.serve(
     const { command } = await request.json() as { command: string[] };
     const child = new Deno.Command(helper.path, {
       args: command,
+      // The environment the guest gives a command: its own (LANG included, which `true` acts on).
       clearEnv: true,
-      env: { PATH: "/usr/bin:/bin" },
+      env: Deno.env.toObject(),
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
