@@ -45,38 +45,33 @@ const guest = gurtInvocation([
   "--host-port",
   "0",
 ]);
-const daemon = new Deno.Command(guest.program, {
-  args: guest.args,
-  env: { BOX_TOKEN: token },
-  stdout: "piped",
-  stderr: "inherit",
-}).spawn();
-const reader = daemon.stdout.pipeThrough(new TextDecoderStream()).getReader();
-let line = "";
-while (!line.includes("\n")) {
-  const { done, value } = await reader.read();
-  if (done) throw new Error("the guest exited before listening");
-  line += value;
+/** Starts a server that prints `{"exec": URL}` as its first line, and reads that line. */
+async function listening(
+  program: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ child: Deno.ChildProcess; url: string; lines: ReadableStreamDefaultReader<string> }> {
+  const child = new Deno.Command(program, { args, env, stdout: "piped", stderr: "inherit" })
+    .spawn();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let line = "";
+  while (!line.includes("\n")) {
+    const { done, value } = await lines.read();
+    if (done) throw new Error(`${args.at(-1)} exited before listening`);
+    line += value;
+  }
+  return { child, url: JSON.parse(line.slice(0, line.indexOf("\n"))).exec as string, lines };
 }
-const exec = JSON.parse(line.slice(0, line.indexOf("\n"))).exec as string;
-const floorServer = new Deno.Command(Deno.execPath(), {
-  args: [
-    "run",
-    "--allow-all",
-    "--unstable-no-legacy-abort",
-    new URL("./guest_floor_server.ts", import.meta.url).pathname,
-  ],
-  stdout: "piped",
-  stderr: "inherit",
-}).spawn();
-const floorReader = floorServer.stdout.pipeThrough(new TextDecoderStream()).getReader();
-let floorLine = "";
-while (!floorLine.includes("\n")) {
-  const { done, value } = await floorReader.read();
-  if (done) throw new Error("the floor server exited before listening");
-  floorLine += value;
-}
-const floorUrl = JSON.parse(floorLine.slice(0, floorLine.indexOf("\n"))).exec as string;
+
+const daemon = await listening(guest.program, guest.args, { BOX_TOKEN: token });
+const exec = daemon.url;
+const floorServer = await listening(Deno.execPath(), [
+  "run",
+  "--allow-all",
+  "--unstable-no-legacy-abort",
+  new URL("./guest_floor_server.ts", import.meta.url).pathname,
+]);
+const floorUrl = floorServer.url;
 const floorClient = await Http1Client.connect(floorUrl);
 const body = JSON.stringify({ command: ["true"] });
 const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
@@ -165,13 +160,13 @@ try {
   client.close();
   await floorClient.request("POST", "/shutdown", {}).catch(() => {});
   floorClient.close();
-  await floorServer.status;
-  await floorReader.cancel();
+  await floorServer.child.status;
+  await floorServer.lines.cancel();
   await fetch(`${exec}/v1/shutdown`, {
     method: "POST",
     headers: { authorization: `Bearer ${token}` },
   }).then((response) => response.body?.cancel());
-  await daemon.status;
-  await reader.cancel();
+  await daemon.child.status;
+  await daemon.lines.cancel();
   await Deno.remove(workspace, { recursive: true });
 }

@@ -1,5 +1,6 @@
 /** Seed 002 §12 "Approvals", through the real admin and task sockets of a real core. */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import { realFileOps } from "../../mod/audit/mod.ts";
 import { counter, grant, pendingApproval, startBox, until } from "./harness.ts";
 
 const ASK_SPEND = { spend: grant({ tool: "example.spend", mode: "ask" }) };
@@ -199,8 +200,7 @@ Deno.test("an Approval record that cannot be written denies with audit_unavailab
     fileOps: {
       async write(file, bytes) {
         if (failWrites) throw new Error("disk full (test)");
-        let written = 0;
-        while (written < bytes.length) written += await file.write(bytes.subarray(written));
+        await realFileOps.write(file, bytes);
       },
     },
   });
@@ -240,8 +240,7 @@ Deno.test("the requester gone before the run: a failed Result closes the call, n
         if (held !== null && new TextDecoder().decode(bytes).includes('"type":"approval"')) {
           await held;
         }
-        let written = 0;
-        while (written < bytes.length) written += await file.write(bytes.subarray(written));
+        await realFileOps.write(file, bytes);
       },
     },
   });

@@ -4,7 +4,7 @@
  * at once when the record fails, and voided at the next start when a crash lost the record.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { verifyHome } from "../../mod/audit/mod.ts";
+import { realFileOps, verifyHome } from "../../mod/audit/mod.ts";
 import { counter, grant, type Json, startBox, until } from "./harness.ts";
 
 const COUNT = { count: grant({ tool: "test.count" }) };
@@ -13,11 +13,6 @@ const AUDIT_DOWN = "Denied: the audit log cannot be written; the owner has been 
 async function journal(home: string, task: string): Promise<Json[]> {
   const text = await Deno.readTextFile(`${home}/tasks/${task}/journal.jsonl`).catch(() => "");
   return text.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line));
-}
-
-async function copyingWrite(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
-  let written = 0;
-  while (written < bytes.length) written += await file.write(bytes.subarray(written));
 }
 
 /** Removes the last line of the latest audit file: a record whose write never reached the disk. */
@@ -80,7 +75,7 @@ Deno.test("a Result record that cannot be written: its result line is voided at 
         if (failResults && new TextDecoder().decode(bytes).includes('"type":"result"')) {
           throw new Error("disk full (test)");
         }
-        await copyingWrite(file, bytes);
+        await realFileOps.write(file, bytes);
       },
     },
   });
@@ -123,7 +118,7 @@ Deno.test("the same key asked again while its Result record is being synced wait
     fileOps: {
       async write(file, bytes) {
         if (new TextDecoder().decode(bytes).includes('"type":"result"')) resultWritten = true;
-        await copyingWrite(file, bytes);
+        await realFileOps.write(file, bytes);
       },
       async syncData(file) {
         if (resultWritten) await gate.promise; // the Result record's sync, held by the test
