@@ -26,7 +26,24 @@ export type {
   TornTail,
 } from "./chain_report.ts";
 export { ChainVerifier, type VerifierOptions } from "./chain_verifier.ts";
-export { ChainMachine, type LineInput } from "./chain_machine.ts";
+export { ChainMachine } from "./chain_machine.ts";
+export {
+  ALLOWED,
+  APPROVAL,
+  ASK,
+  BREAK,
+  type CompactLine,
+  compactLine,
+  DECISION,
+  DENIED,
+  hexOf,
+  type LineInput,
+  OTHER,
+  RECOVERY,
+  RESULT,
+} from "./chain_line.ts";
+export { CompactScanner } from "./compact_scanner.ts";
+export { libcryptoPath, libcryptoSha256, nodeSha256, type Sha256Into } from "./line_digest.ts";
 export { feedFile, type FileChunks } from "./file_feed.ts";
 export {
   type ChunkStream,
@@ -36,6 +53,7 @@ export {
   localHasher,
   portHasher,
   startHasher,
+  type StartHasherOptions,
 } from "./line_hasher.ts";
 export {
   AuditChainBrokenError,
