@@ -32,8 +32,9 @@ export class CompactScanner {
   /**
    * Whether the line from `start` to `end` (its newline excluded) is a record written exactly as
    * the writer writes it, of an event type other than recovery, accepted_break and task_started;
-   * if so, what ChainMachine needs of it is in `out` (all but its length, newline and hash, which
-   * the caller sets).
+   * if so, what ChainMachine needs of it is in `out` (all but its length and newline, which the
+   * caller sets). The caller sets `out.digests` and `out.digestAt` (the line's hash) first, so
+   * that the prev is compared with the hash before it there.
    */
   scan(start: number, end: number, out: CompactLine): boolean {
     const bytes = this.#bytes;
@@ -45,15 +46,20 @@ export class CompactScanner {
     // A time written as toISOString writes it holds no escape: its 24 bytes are its characters.
     if (at + 26 > end || bytes[at] !== 34 || bytes[at + 25] !== 34) return false;
     if (!isIsoTimeAt(bytes, at + 1)) return false;
-    out.date = digits(bytes, at + 1, 4) * 10000 + digits(bytes, at + 6, 2) * 100 +
-      digits(bytes, at + 9, 2);
-    out.clock = digits(bytes, at + 12, 2) * 10000000 + digits(bytes, at + 15, 2) * 100000 +
-      digits(bytes, at + 18, 2) * 1000 + digits(bytes, at + 21, 3);
+    // The digits of dddd-dd-ddTdd:dd:dd.dddZ, each checked by isIsoTimeAt, as two numbers.
+    out.date = (bytes[at + 1] - 48) * 10000000 + (bytes[at + 2] - 48) * 1000000 +
+      (bytes[at + 3] - 48) * 100000 + (bytes[at + 4] - 48) * 10000 +
+      (bytes[at + 6] - 48) * 1000 + (bytes[at + 7] - 48) * 100 +
+      (bytes[at + 9] - 48) * 10 + (bytes[at + 10] - 48);
+    out.clock = (bytes[at + 12] - 48) * 100000000 + (bytes[at + 13] - 48) * 10000000 +
+      (bytes[at + 15] - 48) * 1000000 + (bytes[at + 16] - 48) * 100000 +
+      (bytes[at + 18] - 48) * 10000 + (bytes[at + 19] - 48) * 1000 +
+      (bytes[at + 21] - 48) * 100 + (bytes[at + 22] - 48) * 10 + (bytes[at + 23] - 48);
     this.#at = at + 26;
     if (!this.#literal(PREV_KEY)) return false;
     out.content = bytes;
     out.prevAt = this.#at + 1;
-    if (!this.#hash(end) || !this.#literal(EVENT_START)) return false;
+    if (!this.#prev(end, out) || !this.#literal(EVENT_START)) return false;
     const type = this.#type();
     if (type === null) return false;
     out.seq = seq;
@@ -69,14 +75,25 @@ export class CompactScanner {
     return this.#literal(RECORD_END) && this.#at === end;
   }
 
-  /** Whether the prev of the line last scanned is the SHA-256 at `at` in `digests`. */
-  prevIs(out: CompactLine, digests: Uint8Array, at: number): boolean {
+  /**
+   * The prev, as #hash reads a hash; at once it is compared with the digest before the line's own
+   * in `out.digests` (the line before's, in the same chunk), which sets `out.prevIsLast`.
+   */
+  #prev(end: number, out: CompactLine): boolean {
     const bytes = this.#bytes;
-    const prev = out.prevAt;
+    const at = this.#at;
+    if (at + 66 > end || bytes[at] !== 34 || bytes[at + 65] !== 34) return false;
+    const digests = out.digests;
+    const last = out.digestAt - 32;
+    let same = last >= 0;
     for (let k = 0; k < 32; k++) {
-      const byte = (HEX_VALUE[bytes[prev + 2 * k]] << 4) | HEX_VALUE[bytes[prev + 2 * k + 1]];
-      if (byte !== digests[at + k]) return false;
+      const high = HEX_VALUE[bytes[at + 1 + 2 * k]];
+      const low = HEX_VALUE[bytes[at + 2 + 2 * k]];
+      if ((high | low) > 15) return false;
+      if (same && ((high << 4) | low) !== digests[last + k]) same = false;
     }
+    out.prevIsLast = same;
+    this.#at = at + 66;
     return true;
   }
 
@@ -225,12 +242,6 @@ export class CompactScanner {
     this.#at = at;
     return value <= Number.MAX_SAFE_INTEGER ? value : -1;
   }
-}
-
-function digits(bytes: Uint8Array, at: number, count: number): number {
-  let value = 0;
-  for (let i = at; i < at + count; i++) value = value * 10 + bytes[i] - 48;
-  return value;
 }
 
 interface ScannedField {

@@ -44,12 +44,12 @@ async function feedChunk(machine: ChainMachine, chunk: HashedChunk): Promise<voi
     const end = ends[i];
     // A line ends at its newline, or at the end of a last line that has none.
     const hasNewline = end < bytes.length;
+    // The line's hash; the scan compares its prev with the one before it, in the same chunk (for a
+    // chunk's first line the machine compares the two as hex).
+    line.digestAt = i * 32;
     if (scanner.scan(start, end, line)) {
       line.bytes = end - start;
       line.hasNewline = hasNewline;
-      line.digestAt = i * 32;
-      // The first line of a chunk leaves the comparison to the machine, which has the hashes.
-      line.prevIsLast = i > 0 && scanner.prevIs(line, digests, (i - 1) * 32);
       machine.compactLine(line);
     } else {
       const lineBytes = bytes.subarray(start, end);

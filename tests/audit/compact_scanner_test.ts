@@ -3,7 +3,8 @@
  * the event's type, outcome, decision and answer, where the prev is) agrees with that record; it
  * reads every ASCII line written canonically of the event types it takes (all but recovery,
  * accepted_break and task_started). Over valid records of every type, their mutations, lines with
- * characters changed, and edge values, as tests/audit/line_scanner_test.ts drives the line scanner.
+ * characters changed, and edge values, as tests/audit/line_scanner_test.ts drives the line scanner;
+ * and it compares the prev with the hash of the line before where both are.
  */
 import fc from "fast-check";
 import {
@@ -69,6 +70,9 @@ function assertCompactAgrees(line: string): void {
   const scanner = new CompactScanner();
   scanner.content(content);
   const out = compactLine();
+  // The line's own hash at 32, so that its prev is compared with the one at 0.
+  out.digests = new Uint8Array(64);
+  out.digestAt = 32;
   const read = end - start === encoder.encode(line).length && scanner.scan(start, end, out);
   const scanned = scanRecordLine(line) as Json | null;
   if (!read) {
@@ -97,12 +101,15 @@ function assertCompactAgrees(line: string): void {
     expected(scanned),
     line,
   );
-  // prevIs compares the prev with a digest where both are.
-  const digest = new Uint8Array(64);
-  for (let k = 0; k < 32; k++) digest[32 + k] = parseInt(prev.slice(2 * k, 2 * k + 2), 16);
-  assert(scanner.prevIs(out, digest, 32), line);
-  digest[32 + (out.seq % 32)] ^= 1;
-  assert(!scanner.prevIs(out, digest, 32), line);
+  // The scan compares the prev with the hash of the line before, where both are.
+  for (let k = 0; k < 32; k++) out.digests[k] = parseInt(prev.slice(2 * k, 2 * k + 2), 16);
+  assert(scanner.scan(start, end, out) && out.prevIsLast, line);
+  out.digests[out.seq % 32] ^= 1;
+  assert(scanner.scan(start, end, out) && !out.prevIsLast, line);
+  // The first line of a chunk has no hash before it there.
+  out.digests[out.seq % 32] ^= 1;
+  out.digestAt = 0;
+  assert(scanner.scan(start, end, out) && !out.prevIsLast, line);
 }
 
 Deno.test("the compact scanner reads every valid record's line as the line scanner does", () => {
