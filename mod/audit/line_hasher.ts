@@ -185,6 +185,24 @@ export interface StartHasherOptions {
   library?: string | null;
 }
 
+/**
+ * The hasher Worker's permissions: FFI for the one libcrypto file it hashes with, by its real path,
+ * and nothing else; with no library, nothing at all.
+ */
+export function hasherPermissions(library: string | null): Deno.PermissionOptions {
+  if (library === null) return "none";
+  return {
+    ffi: [library],
+    read: false,
+    write: false,
+    net: false,
+    env: false,
+    sys: false,
+    run: false,
+    import: false,
+  };
+}
+
 /** What the hasher Worker is first sent: its port, and the libcrypto it may open. */
 export interface HasherStart {
   port: MessagePort;
@@ -204,18 +222,7 @@ export function startHasher(
   const worker = new Worker(new URL("./hasher_worker.ts", import.meta.url), {
     type: "module",
     name: "gurt-audit-hasher",
-    deno: {
-      permissions: library === null ? "none" : {
-        ffi: [library],
-        read: false,
-        write: false,
-        net: false,
-        env: false,
-        sys: false,
-        run: false,
-        import: false,
-      },
-    },
+    deno: { permissions: hasherPermissions(library) },
   });
   const channel = new MessageChannel();
   const start: HasherStart = { port: channel.port1, library };

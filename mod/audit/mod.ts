@@ -49,6 +49,7 @@ export {
   type ChunkStream,
   hashChunks,
   type HashedChunk,
+  hasherPermissions,
   type LineHasher,
   localHasher,
   portHasher,

@@ -6,6 +6,7 @@
 import fc from "fast-check";
 import {
   hashChunks,
+  hasherPermissions,
   libcryptoPath,
   libcryptoSha256,
   nodeSha256,
@@ -74,4 +75,32 @@ Deno.test("property: chunks hashed by libcrypto and by node:crypto are the same"
     ),
     { numRuns: 500 },
   );
+});
+
+Deno.test("the hasher Worker holds FFI for its libcrypto file alone, and no other permission", async () => {
+  const library = libcryptoPath() as string;
+  // Any other path: the permission is checked before the file is opened.
+  const other = `${library}.other`;
+  const worker = new Worker(new URL("./permission_probe_worker.ts", import.meta.url), {
+    type: "module",
+    deno: { permissions: hasherPermissions(library) },
+  });
+  try {
+    const held = await new Promise<Record<string, unknown>>((resolve, reject) => {
+      worker.onmessage = (event) => resolve(event.data);
+      worker.onerror = (event) => {
+        event.preventDefault();
+        reject(new Error(event.message));
+      };
+      worker.postMessage({ library, other });
+    });
+    // A Worker cannot ask: what it was not given is "prompt" there, and refused when used.
+    const { ffiLibrary, refusesOther, refusesRead, refusesEnv, refusesWrite, ...others } = held;
+    assertEquals(ffiLibrary, "granted");
+    for (const [name, state] of Object.entries(others)) assert(state !== "granted", name);
+    assertEquals([refusesOther, refusesRead, refusesEnv, refusesWrite], [true, true, true, true]);
+  } finally {
+    worker.terminate();
+  }
+  assertEquals(hasherPermissions(null), "none");
 });
