@@ -20,11 +20,13 @@ const LIBCRYPTO_PATHS = [
 ];
 
 /**
- * The real path of the system's libcrypto.so.3, or null if there is none: the one file the
- * hasher Worker may open with FFI. Needs read permission for these paths.
+ * The real path of the system's libcrypto.so.3, or null if there is none or this thread may not
+ * read where it would be: the one file the hasher Worker may open with FFI.
  */
 export function libcryptoPath(): string | null {
   for (const path of LIBCRYPTO_PATHS) {
+    // A role that may not read the path is not asked (no prompt): it has no libcrypto.
+    if (Deno.permissions.querySync({ name: "read", path }).state !== "granted") continue;
     try {
       return Deno.realPathSync(path);
     } catch {
