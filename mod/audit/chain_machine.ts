@@ -4,29 +4,39 @@
  * each line back until it has seen the next one (a Recovery record may follow it), and judges it
  * then or at finish. It imports nothing at run time: the CLI's `gurt audit verify` loads it without
  * zod or node:crypto.
+ *
+ * A line costs it no allocation: it is held in one of two reused Lines, and what the report keeps
+ * of it is copied out. A line the compact scanner read is judged by numbers; its hash and prev stay
+ * bytes until a comparison or the report needs them as hex. Right after the line before was
+ * accepted, the head is that line's hash, so the feeder's comparison of the prev with that hash's
+ * bytes (CompactLine.prevIsLast) decides `prev === head` alone; any other time both are made hex.
  */
 import type {
   AcceptedBreakAt,
   ChainFailure,
   ChainReport,
   Checkpoint,
-  HeadRecord,
   Location,
   TornTail,
 } from "./chain_report.ts";
+import {
+  ALLOWED,
+  APPROVAL,
+  ASK,
+  BREAK,
+  type CompactLine,
+  DECISION,
+  DENIED,
+  hashOf,
+  hexOf,
+  Line,
+  type LineInput,
+  NO_BYTES,
+  prevOf,
+  RECOVERY,
+  RESULT,
+} from "./chain_line.ts";
 import { ZERO_HASH } from "./record_check.ts";
-import type { AuditRecord } from "./records.ts";
-
-interface Line {
-  at: Location;
-  bytes: number;
-  hasNewline: boolean;
-  hash: string;
-  record: AuditRecord | null;
-  error: string | null;
-  /** A Recovery record that recovered the line before it. */
-  recovering: boolean;
-}
 
 interface Region {
   at: Location;
@@ -38,19 +48,6 @@ interface Region {
   lines: number;
 }
 
-/** A line as the machine takes it: what the line was, its hash, and its record or why not. */
-export interface LineInput {
-  /** The line's length in bytes, without its newline. */
-  bytes: number;
-  /** False only for a file's last line when it has no newline. */
-  hasNewline: boolean;
-  /** The SHA-256 of the line's bytes, as 64 lowercase hex digits. */
-  hash: string;
-  /** The record, or null with the reason in `error`. */
-  record: AuditRecord | null;
-  error: string | null;
-}
-
 /** Options of a new verifier. */
 export interface VerifierOptions {
   /** Lines the owner kept off the box; those no verified record matches are reported. */
@@ -59,32 +56,50 @@ export interface VerifierOptions {
 
 /**
  * The judging state machine of a verifier, fed lines already hashed and parsed. ChainVerifier
- * hashes and parses each line itself; verifyHome has the hashing done by a second thread.
+ * hashes and parses each line itself; verifyHome has the hashing done by a second thread, and
+ * feeds most lines as the compact scanner reads them.
  */
 export class ChainMachine {
-  #head: string;
+  /** The head's hash: as hex, or null while it is only the digest at #headAt in #headDigests. */
+  #head: string | null;
+  #headDigests: Uint8Array = NO_BYTES;
+  #headAt = 0;
   #headKnown: boolean;
-  /** The head record's line and seq; its HeadRecord is made at finish, not at every record. */
-  #headLine: Line | null = null;
+  /** Where the head record is; its HeadRecord is made at finish, not at every record. */
+  #headFile: string | null = null;
+  #headNo = 0;
   #headSeq = 0;
+  /** The index of the line last accepted: when it is the line before, the head is its hash. */
+  #acceptedIndex = -2;
   #nextSeq: number;
   #resumed: boolean;
   #records = 0;
   #firstFile: string | null = null;
   #file = "";
   #lineNo = 0;
+  #fed = 0;
   #pending: Line | null = null;
+  #slots = [new Line(), new Line()];
   #region: Region | null = null;
-  /** The hash of the last line fed, whatever it was. */
-  #lastHash: string;
-  #lastLine: Line | null = null;
-  #lastTime: string | null = null;
+  /** The hash of the last line fed, whatever it was: as the head's. */
+  #lastHash: string | null;
+  #lastDigests: Uint8Array = NO_BYTES;
+  #lastAt = 0;
+  /** The last line fed, if any: where it is and whether it has a newline. */
+  #lastFile: string | null = null;
+  #lastNo = 0;
+  #lastHasNewline = false;
+  /** The time of the last record accepted, as CompactLine's date and clock; -1 for none. */
+  #lastDate = -1;
+  #lastClock = 0;
   #recoveries: Location[] = [];
   #breaks: AcceptedBreakAt[] = [];
   #asks = new Set<number>();
   #allowed = new Set<number>();
   #clockWarnings: Location[] = [];
   #checkpoints = new Map<string, Checkpoint>();
+  /** The seqs of the checkpoints, so that a record whose seq none has needs no hash as hex. */
+  #checkpointSeqs = new Set<number>();
 
   /** A verifier for a whole log: it expects seq 0 and a prev of all zeros. */
   constructor(options: VerifierOptions = {}) {
@@ -95,6 +110,7 @@ export class ChainMachine {
     this.#lastHash = ZERO_HASH;
     for (const checkpoint of options.checkpoints ?? []) {
       this.#checkpoints.set(checkpointKey(checkpoint), checkpoint);
+      this.#checkpointSeqs.add(checkpoint.seq);
     }
   }
 
@@ -118,16 +134,29 @@ export class ChainMachine {
 
   /** The next line of the current file, hashed and parsed. */
   line(input: LineInput): void {
-    this.#lineNo++;
-    const line: Line = {
-      at: { file: this.#file, line: this.#lineNo },
-      bytes: input.bytes,
-      hasNewline: input.hasNewline,
-      hash: input.hash,
-      record: input.record,
-      error: input.error,
-      recovering: false,
-    };
+    const line = this.#nextSlot();
+    line.setInput(input);
+    this.#feed(line);
+  }
+
+  /** The next line of the current file, as the compact scanner read it: a record. */
+  compactLine(input: CompactLine): void {
+    const line = this.#nextSlot();
+    line.setCompact(input);
+    this.#feed(line);
+  }
+
+  /** The slot not held back, numbered as the next line of the current file. */
+  #nextSlot(): Line {
+    const line = this.#slots[0] === this.#pending ? this.#slots[1] : this.#slots[0];
+    line.file = this.#file;
+    line.no = ++this.#lineNo;
+    line.index = this.#fed++;
+    line.recovering = false;
+    return line;
+  }
+
+  #feed(line: Line): void {
     if (this.#region === null && this.#pending !== null) this.#judge(this.#pending, line);
     if (this.#region === null) {
       this.#pending = line;
@@ -136,7 +165,11 @@ export class ChainMachine {
       this.#regionLine(line);
     }
     this.#lastHash = line.hash;
-    this.#lastLine = line;
+    this.#lastDigests = line.digests;
+    this.#lastAt = line.digestAt;
+    this.#lastFile = line.file;
+    this.#lastNo = line.no;
+    this.#lastHasNewline = line.hasNewline;
   }
 
   /** Judges the line held back and returns the whole report. */
@@ -145,13 +178,13 @@ export class ChainMachine {
     const pending = this.#pending;
     this.#pending = null;
     if (pending !== null && this.#region === null) {
-      if (!pending.hasNewline || pending.record === null) {
+      if (!pending.hasNewline || !pending.isRecord) {
         tornTail = {
-          at: pending.at,
+          at: { file: pending.file, line: pending.no },
           has_newline: pending.hasNewline,
           bytes: pending.bytes,
-          sha256: pending.hash,
-          recovery_prev: this.#head,
+          sha256: hashOf(pending),
+          recovery_prev: this.#headHash(),
           recovery_seq: this.#nextSeq,
         };
       } else {
@@ -166,15 +199,17 @@ export class ChainMachine {
         line: region.at.line,
         what: region.what,
         last_good: region.lastGood,
-        break_prev: this.#lastHash,
+        break_prev: this.#lastHashHex(),
         break_seq: region.seq + region.lines,
-        tail_torn: this.#lastLine !== null && !this.#lastLine.hasNewline,
+        tail_torn: this.#lastFile !== null && !this.#lastHasNewline,
       };
     }
     return {
       records: this.#records,
-      head: this.#headKnown ? this.#head : null,
-      head_at: this.#headAtRecord(),
+      head: this.#headKnown ? this.#headHash() : null,
+      head_at: this.#headFile === null
+        ? null
+        : { file: this.#headFile, line: this.#headNo, seq: this.#headSeq },
       next_seq: this.#nextSeq,
       failure,
       recoveries: this.#recoveries,
@@ -183,7 +218,7 @@ export class ChainMachine {
       unfinished: [...this.#allowed].sort((a, b) => a - b),
       clock_warnings: this.#clockWarnings,
       torn_tail: tornTail,
-      last_line: this.#lastLine === null ? null : this.#lastLine.at,
+      last_line: this.#lastFile === null ? null : { file: this.#lastFile, line: this.#lastNo },
       checkpoints_missing: [...this.#checkpoints.values()],
     };
   }
@@ -192,91 +227,118 @@ export class ChainMachine {
   #judge(line: Line, next: Line | null): void {
     if (next !== null && this.#recovers(next, line)) {
       next.recovering = true;
-      this.#recoveries.push(line.at);
+      this.#recoveries.push({ file: line.file, line: line.no });
       return;
     }
-    if (line.record === null) return this.#fail(line, line.error ?? "the line is not a record");
+    if (!line.isRecord) return this.#fail(line, line.error ?? "the line is not a record");
     if (!line.hasNewline) {
       return this.#fail(line, "the line has no newline, and only the log's last line may lack one");
     }
-    const record = line.record;
-    if (record.event.type === "accepted_break") {
-      if (this.#fromBeforeResume(record) && record.prev === this.#head) {
-        return this.#acceptBreak(line, record);
-      }
-      if (record.prev !== this.#head) return this.#fail(line, this.#prevProblem(line));
+    if (line.type === BREAK) {
+      if (this.#fromBeforeResume(line) && this.#prevIsHead(line)) return this.#acceptBreak(line);
+      if (!this.#prevIsHead(line)) return this.#fail(line, this.#prevProblem(line));
       return this.#fail(line, "an accepted break where the chain before it is not broken");
     }
-    if (record.seq !== this.#nextSeq) {
-      return this.#fail(line, `seq is ${record.seq}, expected ${this.#nextSeq}`);
+    if (line.seq !== this.#nextSeq) {
+      return this.#fail(line, `seq is ${line.seq}, expected ${this.#nextSeq}`);
     }
-    if (record.prev !== this.#head) return this.#fail(line, this.#prevProblem(line));
-    if (record.event.type === "recovery" && !line.recovering) {
+    if (!this.#prevIsHead(line)) return this.#fail(line, this.#prevProblem(line));
+    if (line.type === RECOVERY && !line.recovering) {
       return this.#fail(line, "a recovery record that describes no torn line before it");
     }
     this.#accept(line);
   }
 
-  #headAtRecord(): HeadRecord | null {
-    const line = this.#headLine;
-    return line === null ? null : { file: line.at.file, line: line.at.line, seq: this.#headSeq };
+  /** Whether the line's prev is the head's hash; without making either hex when it can. */
+  #prevIsHead(line: Line): boolean {
+    // Right after the line before was accepted, the head is that line's hash.
+    if (line.prevIsLast && this.#acceptedIndex === line.index - 1) return true;
+    return prevOf(line) === this.#headHash();
+  }
+
+  #headHash(): string {
+    this.#head ??= hexOf(this.#headDigests, this.#headAt);
+    return this.#head;
+  }
+
+  #lastHashHex(): string {
+    this.#lastHash ??= hexOf(this.#lastDigests, this.#lastAt);
+    return this.#lastHash;
   }
 
   /** Whether `next` is a Recovery record that describes exactly `line`. */
   #recovers(next: Line, line: Line): boolean {
     const record = next.record;
     if (record === null || record.event.type !== "recovery") return false;
-    return record.event.torn_bytes === line.bytes && record.event.torn_sha256 === line.hash &&
-      record.prev === this.#head && record.seq === this.#nextSeq;
+    return record.event.torn_bytes === line.bytes && record.event.torn_sha256 === hashOf(line) &&
+      record.prev === this.#headHash() && record.seq === this.#nextSeq;
   }
 
   #prevProblem(line: Line): string {
     // Line 1 with a head already known: the line before it is the previous file's last.
-    return line.at.line === 1 && this.#headKnown
+    return line.no === 1 && this.#headKnown
       ? "the file does not chain from the last line of the file before it: prev differs"
       : "prev is not the hash of the line before";
   }
 
   /** A line that verified: it becomes the head. */
   #accept(line: Line): void {
-    const record = line.record as AuditRecord;
     this.#head = line.hash;
+    this.#headDigests = line.digests;
+    this.#headAt = line.digestAt;
     this.#headKnown = true;
-    this.#headLine = line;
-    this.#headSeq = record.seq;
-    this.#nextSeq = record.seq + 1;
+    this.#headFile = line.file;
+    this.#headNo = line.no;
+    this.#headSeq = line.seq;
+    this.#acceptedIndex = line.index;
+    const seq = line.seq;
+    this.#nextSeq = seq + 1;
     this.#records++;
-    if (this.#lastTime !== null && record.time < this.#lastTime) {
-      this.#clockWarnings.push(line.at);
+    if (
+      this.#lastDate > line.date || (this.#lastDate === line.date && this.#lastClock > line.clock)
+    ) {
+      this.#clockWarnings.push({ file: line.file, line: line.no });
     }
-    this.#lastTime = record.time;
-    const event = record.event;
-    if (event.type === "decision") {
-      if (event.outcome.outcome === "ask") this.#asks.add(record.seq);
-      if (event.outcome.outcome === "allowed") this.#allowed.add(record.seq);
-    } else if (event.type === "approval") {
-      this.#asks.delete(event.decision);
-      if (event.answer === "approved" && event.outcome.outcome !== "denied") {
-        this.#allowed.add(event.decision);
-      }
-    } else if (event.type === "result") {
-      this.#allowed.delete(event.decision);
+    this.#lastDate = line.date;
+    this.#lastClock = line.clock;
+    const type = line.type;
+    if (type === DECISION) {
+      if (line.outcome === ASK) this.#asks.add(seq);
+      if (line.outcome === ALLOWED) this.#allowed.add(seq);
+    } else if (type === APPROVAL) {
+      this.#asks.delete(line.decision);
+      if (line.approved && line.outcome !== DENIED) this.#allowed.add(line.decision);
+    } else if (type === RESULT) {
+      this.#allowed.delete(line.decision);
     }
-    if (this.#checkpoints.size > 0) {
-      this.#checkpoints.delete(checkpointKey({ seq: record.seq, ...line.at, sha256: line.hash }));
+    if (this.#checkpointSeqs.has(seq)) {
+      this.#checkpoints.delete(
+        checkpointKey({ seq, file: line.file, sha256: this.#headHash() }),
+      );
     }
   }
 
   /** An AcceptedBreak record that was accepted: reported, and the new head. */
-  #acceptBreak(line: Line, record: AuditRecord): void {
-    if (record.event.type !== "accepted_break") return;
-    this.#breaks.push({ ...line.at, broke: { file: record.event.file, line: record.event.line } });
+  #acceptBreak(line: Line): void {
+    const record = line.record;
+    if (record === null || record.event.type !== "accepted_break") return;
+    this.#breaks.push({
+      file: line.file,
+      line: line.no,
+      broke: { file: record.event.file, line: record.event.line },
+    });
     this.#accept(line);
   }
 
   /** The first failure since the last accepted break: a region starts at this line. */
   #fail(line: Line, what: string): void {
-    this.#region = { at: line.at, what, lastGood: this.#head, seq: this.#nextSeq, lines: 1 };
+    this.#region = {
+      at: { file: line.file, line: line.no },
+      what,
+      lastGood: this.#headHash(),
+      seq: this.#nextSeq,
+      lines: 1,
+    };
   }
 
   /** A line inside a failed region: read only to look for the break record that ends it. */
@@ -285,14 +347,14 @@ export class ChainMachine {
     const record = line.record;
     if (
       record !== null && record.event.type === "accepted_break" && line.hasNewline &&
-      record.prev === this.#lastHash
+      record.prev === this.#lastHashHex()
     ) {
       const event = record.event;
       const names = event.file === region.at.file && event.line === region.at.line &&
         event.last_good === region.lastGood && record.seq === region.seq + region.lines;
-      if (names || this.#fromBeforeResume(record)) {
+      if (names || this.#fromBeforeResume(line)) {
         this.#region = null;
-        this.#acceptBreak(line, record);
+        this.#acceptBreak(line);
         return;
       }
     }
@@ -300,8 +362,9 @@ export class ChainMachine {
   }
 
   /** A break record a resumed verifier cannot judge: its failure lies in a file it was not given. */
-  #fromBeforeResume(record: AuditRecord): boolean {
-    return this.#resumed && record.event.type === "accepted_break" &&
+  #fromBeforeResume(line: Line): boolean {
+    const record = line.record;
+    return this.#resumed && record !== null && record.event.type === "accepted_break" &&
       this.#firstFile !== null && record.event.file < this.#firstFile;
   }
 }

@@ -1,12 +1,15 @@
 /**
  * Feeds whole audit files to a ChainMachine, as ChainVerifier.feed does, with the same lines and
- * the same report, at less cost a line: each chunk of whole lines is decoded once, the hashes come
- * from a LineHasher (a second thread, for `gurt audit verify`), an ASCII line written as the writer
- * writes it is read by the LineScanner, another by JSON.parse and the hand-written check, and zod
- * (records.ts) is loaded only when a line is not a record the check accepts, to say what is wrong
- * with it.
+ * the same report, at less cost a line: the hashes come from a LineHasher (a second thread, for
+ * `gurt audit verify`) as 32 bytes a line; a line written as the writer writes it is read by the
+ * CompactScanner into numbers, with no string or object made for it, and its prev is compared with
+ * the hash of the line before where both are; any other line is decoded alone and read by the
+ * LineScanner, else by JSON.parse and the hand-written check, and zod (records.ts) is loaded only
+ * when a line is not a record the check accepts, to say what is wrong with it.
  */
+import { compactLine, hexOf } from "./chain_line.ts";
 import type { ChainMachine } from "./chain_machine.ts";
+import { CompactScanner } from "./compact_scanner.ts";
 import type { ChunkStream, HashedChunk } from "./line_hasher.ts";
 import { asciiText, LineScanner } from "./line_scanner.ts";
 import { isCanonicalRecord } from "./record_check.ts";
@@ -26,49 +29,66 @@ export async function feedFile(machine: ChainMachine, file: FileChunks): Promise
   }
 }
 
-/** Keeps every byte order mark: each line's own is dropped below, as decoding it alone would. */
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-
-/** Feeds the machine each line of a chunk, parsed, with its hash from the hasher's answer. */
+/** Feeds the machine each line of a chunk, read, with its hash from the hasher's answer. */
 async function feedChunk(machine: ChainMachine, chunk: HashedChunk): Promise<void> {
-  const { bytes, hex, ends } = chunk;
-  if (hex.length !== ends.length * 64) {
-    throw new Error(`the audit hasher gave ${hex.length / 64} hashes for ${ends.length} lines`);
+  const { bytes, digests, ends } = chunk;
+  if (digests.length !== ends.length * 32) {
+    throw new Error(`the audit hasher gave ${digests.length / 32} hashes for ${ends.length} lines`);
   }
-  let text = asciiText(bytes);
-  // In ASCII a byte's offset is its character's, and the scanner reads the lines' bytes.
-  const scanner = text === null ? null : new LineScanner(bytes, text);
-  if (text === null) {
-    try {
-      text = strictUtf8.decode(bytes);
-    } catch {
-      // Not UTF-8 somewhere: each line is decoded and parsed alone, exactly as ChainVerifier does.
-      return await feedEachLine(machine, chunk);
-    }
-  }
-  // A line break is never inside a UTF-8 character, so the text's lines are the bytes' lines.
-  const parts = scanner === null ? text.split("\n") : null;
+  const scanner = new CompactScanner();
+  scanner.content(bytes);
+  const line = compactLine();
+  line.digests = digests;
   let start = 0;
   for (let i = 0; i < ends.length; i++) {
     const end = ends[i];
-    let record = scanner === null ? null : scanner.record(start, end);
-    let error: string | null = null;
-    if (record === null) {
-      let lineText = parts === null ? text.slice(start, end) : parts[i];
-      // A strict decoder drops one byte order mark at the start of what it decodes.
-      if (parts !== null && lineText.charCodeAt(0) === 0xfeff) lineText = lineText.slice(1);
-      record = canonicalRecord(lineText);
-      if (record === null) {
-        const parsed = (await recordsModule()).parseRecordText(lineText);
-        record = parsed.record;
-        error = parsed.error;
-      }
-    }
-    const hash = hex.slice(i * 64, i * 64 + 64);
     // A line ends at its newline, or at the end of a last line that has none.
-    machine.line({ bytes: end - start, hasNewline: end < bytes.length, hash, record, error });
+    const hasNewline = end < bytes.length;
+    // The line's hash; the scan compares its prev with the one before it, in the same chunk (for a
+    // chunk's first line the machine compares the two as hex).
+    line.digestAt = i * 32;
+    if (scanner.scan(start, end, line)) {
+      line.bytes = end - start;
+      line.hasNewline = hasNewline;
+      machine.compactLine(line);
+    } else {
+      const lineBytes = bytes.subarray(start, end);
+      const { record, error } = lineRecord(lineBytes) ?? await zodRecord(lineBytes);
+      machine.line({ bytes: end - start, hasNewline, hash: hexOf(digests, i * 32), record, error });
+    }
     start = end + 1;
   }
+}
+
+/** A decoder that drops a byte order mark at the start, as records.ts's parseRecordLine's does. */
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+type Parsed = { record: AuditRecord; error: null } | { record: null; error: string };
+
+/**
+ * The record of a line the compact scanner did not read, as parseRecordLine gives it, when the
+ * line scanner or JSON.parse and the hand-written check read it; else null.
+ */
+function lineRecord(bytes: Uint8Array): Parsed | null {
+  const ascii = asciiText(bytes);
+  if (ascii !== null) {
+    // In ASCII a byte's offset is its character's, and the scanner reads the line's bytes.
+    const record = new LineScanner(bytes, ascii).record(0, bytes.length) ?? canonicalRecord(ascii);
+    return record === null ? null : { record, error: null };
+  }
+  let text: string;
+  try {
+    text = strictUtf8.decode(bytes);
+  } catch {
+    return null;
+  }
+  const record = canonicalRecord(text);
+  return record === null ? null : { record, error: null };
+}
+
+/** The record of a line, or what is wrong with it, by records.ts's parseRecordLine and zod. */
+async function zodRecord(bytes: Uint8Array): Promise<Parsed> {
+  return (await recordsModule()).parseRecordLine(bytes);
 }
 
 /** The record, if the text is JSON that the hand-written check accepts; else null. */
@@ -80,19 +100,6 @@ function canonicalRecord(text: string): AuditRecord | null {
     return null;
   }
   return isCanonicalRecord(value) ? value as AuditRecord : null;
-}
-
-async function feedEachLine(machine: ChainMachine, chunk: HashedChunk): Promise<void> {
-  const { parseRecordLine } = await recordsModule();
-  const { bytes, hex, ends } = chunk;
-  let start = 0;
-  for (let i = 0; i < ends.length; i++) {
-    const end = ends[i];
-    const { record, error } = parseRecordLine(bytes.subarray(start, end));
-    const hash = hex.slice(i * 64, i * 64 + 64);
-    machine.line({ bytes: end - start, hasNewline: end < bytes.length, hash, record, error });
-    start = end + 1;
-  }
 }
 
 let records: Promise<typeof import("./records.ts")> | null = null;

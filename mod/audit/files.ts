@@ -40,7 +40,45 @@ export function lastLineOf(content: Uint8Array): { bytes: Uint8Array; hasNewline
  * (line_hasher.ts). Read to its end, as Deno.readFile reads: a file that grew since its size was
  * taken is read to its new end.
  */
-export async function readShared(path: string): Promise<Uint8Array<SharedArrayBuffer>> {
+export function readShared(path: string): Promise<Uint8Array<SharedArrayBuffer>> {
+  return readInPieces(path, Infinity, () => {});
+}
+
+/** About how many bytes readSharedLines reads at a time. */
+const PIECE_BYTES = 1 << 20;
+
+/**
+ * Reads a file into shared memory as readShared does, a piece at a time, and gives each run of
+ * whole lines as soon as it is read, so that the hasher starts on the first lines while the rest
+ * is read. The runs, in order, are the whole content: each ends at a newline, but the last, which
+ * ends at the file's end.
+ */
+export async function readSharedLines(
+  path: string,
+  onLines: (lines: Uint8Array<SharedArrayBuffer>) => void,
+  options: { pieceBytes?: number } = {},
+): Promise<void> {
+  let given = 0;
+  const content = await readInPieces(
+    path,
+    Math.max(1, options.pieceBytes ?? PIECE_BYTES),
+    (buffer, length) => {
+      let newline = length - 1;
+      while (newline >= given && buffer[newline] !== 10) newline--;
+      if (newline < given) return;
+      onLines(buffer.subarray(given, newline + 1));
+      given = newline + 1;
+    },
+  );
+  if (given < content.length) onLines(content.subarray(given));
+}
+
+/** Reads a file to its end, `pieceBytes` at most at a time, telling `onRead` after each read. */
+async function readInPieces(
+  path: string,
+  pieceBytes: number,
+  onRead: (buffer: Uint8Array<SharedArrayBuffer>, length: number) => void,
+): Promise<Uint8Array<SharedArrayBuffer>> {
   const file = await Deno.open(path);
   try {
     // One byte more than the file holds, so that the read that finds its end has room.
@@ -52,9 +90,12 @@ export async function readShared(path: string): Promise<Uint8Array<SharedArrayBu
         bigger.set(buffer);
         buffer = bigger;
       }
-      const read = await file.read(buffer.subarray(length));
+      const read = await file.read(
+        buffer.subarray(length, Math.min(buffer.length, length + pieceBytes)),
+      );
       if (read === null) break;
       length += read;
+      onRead(buffer, length);
     }
     return buffer.subarray(0, length);
   } finally {

@@ -1,24 +1,27 @@
 /// <reference lib="deno.worker" />
 /**
- * The audit hasher (line_hasher.ts's startHasher): a Worker with no permission that answers each
- * file sent on the port it is given (in shared memory, which it only reads) with its chunks, in
- * order: where each is, the hashes of its lines and where they end; then the end, or an error.
+ * The audit hasher (line_hasher.ts's startHasher): a Worker that may open only the libcrypto file
+ * it is given, through FFI, and hashes with node:crypto if it cannot. It answers each file sent on
+ * the port it is given (in shared memory, which it only reads) with its chunks, in order: where
+ * each is, the SHA-256 of its lines and where they end; then the end, or an error.
  */
-import { sha256Hex } from "./hash.ts";
-import { type HashAnswer, hashChunks, type HashRequest } from "./line_hasher.ts";
+import { lineSha256 } from "./line_digest.ts";
+import { type HashAnswer, hashChunks, type HasherStart, type HashRequest } from "./line_hasher.ts";
 
-self.onmessage = (event: MessageEvent<{ port: MessagePort }>) => {
-  const port = event.data.port;
-  port.onmessage = (message: MessageEvent<HashRequest>) => {
+self.onmessage = (event: MessageEvent<HasherStart>) => {
+  const { port, library } = event.data;
+  const sha256 = lineSha256(library);
+  port.onmessage = async (message: MessageEvent<HashRequest>) => {
     const { content, chunkBytes } = message.data;
     try {
-      for (const { bytes, hex, ends } of hashChunks(content, sha256Hex, { chunkBytes })) {
+      const sha256Into = await sha256;
+      for (const { bytes, digests, ends } of hashChunks(content, sha256Into, { chunkBytes })) {
         const start = bytes.byteOffset - content.byteOffset;
         const answer: HashAnswer = {
           kind: "chunk",
-          chunk: { start, end: start + bytes.length, hex, ends },
+          chunk: { start, end: start + bytes.length, digests, ends },
         };
-        port.postMessage(answer, [ends.buffer]);
+        port.postMessage(answer, [digests.buffer, ends.buffer]);
       }
       port.postMessage({ kind: "end" } satisfies HashAnswer);
     } catch (error) {

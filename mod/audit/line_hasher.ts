@@ -1,12 +1,15 @@
 /**
  * The hashes of a log's lines for verifyHome, a chunk of whole lines at a time: computed in this
- * thread, or by a hasher Worker with no permission at the other end of a MessagePort, so that a
- * second core hashes while this thread parses. A line's hash is a third of the verifier's work
- * and node:crypto's cost per call, not per byte, is most of it (about 1.1 µs a line here). The
- * hasher also finds where each line ends, so the thread that parses does not search for newlines,
- * and the Worker reads the file where the role read it, in a SharedArrayBuffer, so no one copies
- * it. This file imports nothing at run time.
+ * thread, or by a hasher Worker at the other end of a MessagePort, so that a second core hashes
+ * while this thread reads and judges the lines. The hasher also finds where each line ends, so the
+ * thread that reads does not search for newlines, and the Worker reads the file where the role
+ * read it, in a SharedArrayBuffer, so no one copies it. Its hashes are 32 bytes a line, never hex:
+ * the verifier compares a prev with them where it is, and makes hex only of the few it reports.
+ * The Worker hashes with the system's libcrypto through FFI (line_digest.ts), the one permission
+ * it holds, and with node:crypto where there is no libcrypto. This file imports nothing at run
+ * time.
  */
+import { libcryptoPath, lineSha256, type Sha256Into } from "./line_digest.ts";
 
 /** About how many bytes a chunk holds; a chunk always ends at a line's end. */
 const CHUNK_BYTES = 1 << 20;
@@ -14,8 +17,8 @@ const CHUNK_BYTES = 1 << 20;
 /** One chunk of whole lines of a file, with its lines' hashes and where each line ends. */
 export interface HashedChunk {
   bytes: Uint8Array;
-  /** The SHA-256 of each line, as 64 lowercase hex digits a line, one after the other. */
-  hex: string;
+  /** The SHA-256 of each line, 32 bytes a line, one after the other. */
+  digests: Uint8Array<ArrayBuffer>;
   /** Where each line ends in the chunk: the offset of its newline, or the chunk's length. */
   ends: Uint32Array<ArrayBuffer>;
 }
@@ -40,10 +43,10 @@ export interface LineHasher {
   hashFile(content: Uint8Array, options?: HashFileOptions): ChunkStream;
 }
 
-/** The chunks of a file with their lines' hashes, by the given SHA-256 (hex) of one line. */
+/** The chunks of a file with their lines' hashes, by the given SHA-256 of one line. */
 export function* hashChunks(
   content: Uint8Array,
-  sha256Hex: (bytes: Uint8Array) => string,
+  sha256Into: Sha256Into,
   options: HashFileOptions = {},
 ): Generator<HashedChunk> {
   const chunkBytes = Math.max(1, options.chunkBytes ?? CHUNK_BYTES);
@@ -52,27 +55,34 @@ export function* hashChunks(
     const newline = content.indexOf(10, Math.min(start + chunkBytes, content.length) - 1);
     const end = newline === -1 ? content.length : newline + 1;
     const bytes = content.subarray(start, end);
-    const hashes: string[] = [];
-    const ends: number[] = [];
-    let lineStart = 0;
-    while (lineStart < bytes.length) {
+    const lineEnds: number[] = [];
+    for (let lineStart = 0; lineStart < bytes.length;) {
       const found = bytes.indexOf(10, lineStart);
       const lineEnd = found === -1 ? bytes.length : found;
-      hashes.push(sha256Hex(bytes.subarray(lineStart, lineEnd)));
-      ends.push(lineEnd);
+      lineEnds.push(lineEnd);
       lineStart = lineEnd + 1;
     }
-    yield { bytes, hex: hashes.join(""), ends: Uint32Array.from(ends) };
+    const ends = Uint32Array.from(lineEnds);
+    const digests = new Uint8Array(ends.length * 32);
+    let lineStart = 0;
+    for (let i = 0; i < ends.length; i++) {
+      sha256Into(bytes.subarray(lineStart, ends[i]), digests, i * 32);
+      lineStart = ends[i] + 1;
+    }
+    yield { bytes, digests, ends };
     start = end;
   }
 }
 
-/** A hasher in this thread; node:crypto is loaded only now, as only this one uses it. */
+/**
+ * A hasher in this thread: with libcrypto where this thread may open it through FFI, else with
+ * node:crypto, loaded only now.
+ */
 export async function localHasher(): Promise<LineHasher> {
-  const { sha256Hex } = await import("./hash.ts");
+  const sha256Into = await lineSha256(libcryptoPath());
   return {
     hashFile(content: Uint8Array, options: HashFileOptions = {}): ChunkStream {
-      const chunks = hashChunks(content, sha256Hex, options);
+      const chunks = hashChunks(content, sha256Into, options);
       return { next: () => Promise.resolve(chunks.next().value ?? null) };
     },
   };
@@ -88,7 +98,7 @@ export interface HashRequest {
 export interface ChunkAnswer {
   start: number;
   end: number;
-  hex: string;
+  digests: Uint8Array<ArrayBuffer>;
   ends: Uint32Array<ArrayBuffer>;
 }
 
@@ -119,8 +129,8 @@ class AnswerQueue implements ChunkStream {
     const answer = this.#answers.shift() ??
       await new Promise<HashAnswer>((resolve) => (this.#waiting = resolve));
     if (answer.kind === "chunk") {
-      const { start, end, hex, ends } = answer.chunk;
-      return { bytes: this.#content.subarray(start, end), hex, ends };
+      const { start, end, digests, ends } = answer.chunk;
+      return { bytes: this.#content.subarray(start, end), digests, ends };
     }
     // After the end (or an error) the queue answers the same again.
     this.#answers.unshift(answer);
@@ -166,18 +176,56 @@ function sharedCopy(content: Uint8Array): Uint8Array<SharedArrayBuffer> {
   return shared;
 }
 
+/** Options of startHasher. */
+export interface StartHasherOptions {
+  /**
+   * The libcrypto the Worker may open, by its real path, or null for none (it then hashes with
+   * node:crypto); the system's (libcryptoPath) by default.
+   */
+  library?: string | null;
+}
+
 /**
- * Starts a hasher Worker that holds no permission at all, from the main thread (a Worker started
- * inside a role's Worker takes about 500 ms to pass its first message in Deno 2.9.6). The port is
- * for the role that verifies (VerifyHomeOptions.hasher); the caller terminates the Worker.
+ * The hasher Worker's permissions: FFI for the one libcrypto file it hashes with, by its real path,
+ * and nothing else; with no library, nothing at all.
  */
-export function startHasher(): { worker: Worker; port: MessagePort } {
+export function hasherPermissions(library: string | null): Deno.PermissionOptions {
+  if (library === null) return "none";
+  return {
+    ffi: [library],
+    read: false,
+    write: false,
+    net: false,
+    env: false,
+    sys: false,
+    run: false,
+    import: false,
+  };
+}
+
+/** What the hasher Worker is first sent: its port, and the libcrypto it may open. */
+export interface HasherStart {
+  port: MessagePort;
+  library: string | null;
+}
+
+/**
+ * Starts a hasher Worker from the main thread (a Worker started inside a role's Worker takes about
+ * 500 ms to pass its first message in Deno 2.9.6). It holds one permission: FFI for the one
+ * libcrypto file it hashes with, by its real path; without one, none at all. The port is for the
+ * role that verifies (VerifyHomeOptions.hasher); the caller terminates the Worker.
+ */
+export function startHasher(
+  options: StartHasherOptions = {},
+): { worker: Worker; port: MessagePort } {
+  const library = options.library === undefined ? libcryptoPath() : options.library;
   const worker = new Worker(new URL("./hasher_worker.ts", import.meta.url), {
     type: "module",
     name: "gurt-audit-hasher",
-    deno: { permissions: "none" },
+    deno: { permissions: hasherPermissions(library) },
   });
   const channel = new MessageChannel();
-  worker.postMessage({ port: channel.port1 }, [channel.port1]);
+  const start: HasherStart = { port: channel.port1, library };
+  worker.postMessage(start, [channel.port1]);
   return { worker, port: channel.port2 };
 }

@@ -266,7 +266,7 @@ export function scanRecordLine(line: string): AuditRecord | null {
 }
 
 /** How a field's value is written and what isEvent requires of it. */
-type Kind =
+export type Kind =
   | "text"
   | "string"
   | "textOrNull"
@@ -282,7 +282,7 @@ type Kind =
   | "outcome";
 
 /** The kind of each field of EVENT_KEYS, in schema order (task_started, with its array, is not). */
-const FIELD_KINDS: Record<string, Kind[]> = {
+export const FIELD_KINDS: Record<string, Kind[]> = {
   decision: [
     "text",
     "text",
@@ -366,6 +366,8 @@ function isAscii(content: Uint8Array): boolean {
     if (content[i] > 127) return false;
     i++;
   }
+  // Content shorter than the way to that boundary has no word (a view there would not be aligned).
+  if (i === content.length) return true;
   const words = new Uint32Array(content.buffer, content.byteOffset + i, (content.length - i) >> 2);
   for (let w = 0; w < words.length; w++) if ((words[w] & 0x80808080) !== 0) return false;
   for (i += words.length * 4; i < content.length; i++) if (content[i] > 127) return false;
@@ -392,7 +394,7 @@ export function isIsoTime(text: string): boolean {
 }
 
 /** isIsoTime of the 24 ASCII bytes from `at`. */
-function isIsoTimeAt(bytes: Uint8Array, at: number): boolean {
+export function isIsoTimeAt(bytes: Uint8Array, at: number): boolean {
   for (let i = 0; i < 24; i++) {
     const byte = bytes[at + i];
     const expected = ISO_SHAPE[i];

@@ -26,16 +26,35 @@ export type {
   TornTail,
 } from "./chain_report.ts";
 export { ChainVerifier, type VerifierOptions } from "./chain_verifier.ts";
-export { ChainMachine, type LineInput } from "./chain_machine.ts";
+export { ChainMachine } from "./chain_machine.ts";
+export {
+  ALLOWED,
+  APPROVAL,
+  ASK,
+  BREAK,
+  type CompactLine,
+  compactLine,
+  DECISION,
+  DENIED,
+  hexOf,
+  type LineInput,
+  OTHER,
+  RECOVERY,
+  RESULT,
+} from "./chain_line.ts";
+export { CompactScanner } from "./compact_scanner.ts";
+export { libcryptoPath, libcryptoSha256, nodeSha256, type Sha256Into } from "./line_digest.ts";
 export { feedFile, type FileChunks } from "./file_feed.ts";
 export {
   type ChunkStream,
   hashChunks,
   type HashedChunk,
+  hasherPermissions,
   type LineHasher,
   localHasher,
   portHasher,
   startHasher,
+  type StartHasherOptions,
 } from "./line_hasher.ts";
 export {
   AuditChainBrokenError,
@@ -46,7 +65,7 @@ export {
 } from "./errors.ts";
 export { type AuditFileOps, AuditWriter, type AuditWriterOptions, realFileOps } from "./writer.ts";
 export { checkAtStartup, type StartupReport } from "./startup.ts";
-export { auditDir, fileNameFor, listAuditFiles, readShared } from "./files.ts";
+export { auditDir, fileNameFor, listAuditFiles, readShared, readSharedLines } from "./files.ts";
 export { sha256Hex } from "./hash.ts";
 export {
   CheckpointFileError,

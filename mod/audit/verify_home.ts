@@ -3,8 +3,14 @@ import { ChainMachine } from "./chain_machine.ts";
 import type { ChainReport } from "./chain_report.ts";
 import { CheckpointFileError, formatCheckpoint, parseCheckpoints } from "./checkpoint.ts";
 import { feedFile, type FileChunks } from "./file_feed.ts";
-import { auditDir, listAuditFiles, readShared } from "./files.ts";
-import { localHasher, portHasher } from "./line_hasher.ts";
+import { auditDir, listAuditFiles, readSharedLines } from "./files.ts";
+import {
+  type ChunkStream,
+  type HashedChunk,
+  type LineHasher,
+  localHasher,
+  portHasher,
+} from "./line_hasher.ts";
 
 /** A report on a box home's log: the chain report, the directory read, the checkpoint file used. */
 export interface HomeReport extends ChainReport {
@@ -22,6 +28,8 @@ export interface VerifyHomeOptions {
    * parses them; without it, this thread hashes them too.
    */
   hasher?: MessagePort;
+  /** About how many bytes of a file are read at a time (the tests make it small); 1 MiB. */
+  pieceBytes?: number;
 }
 
 /**
@@ -39,21 +47,87 @@ export async function verifyHome(
   const machine = new ChainMachine({ checkpoints });
   const hasher = options.hasher === undefined ? await localHasher() : portHasher(options.hasher);
   const names = await listAuditFiles(dir);
-  const read = async (name: string): Promise<FileChunks> => ({
-    name,
-    chunks: hasher.hashFile(await readShared(`${dir}/${name}`)),
-  });
-  // The next file is read and handed to the hasher before this one is parsed, so the hasher
-  // never waits for a file.
+  // One file is read at a time, in order, so that the hasher gets its lines in the order they are
+  // fed; the next file is read while this one is fed, so the hasher never waits for a file.
+  let reading: Promise<void> = Promise.resolve();
+  const read = (name: string): FileChunks => {
+    const file = readLater(`${dir}/${name}`, hasher, reading, options.pieceBytes);
+    reading = file.read;
+    return { name, chunks: file.chunks };
+  };
   let next = names.length > 0 ? read(names[0]) : null;
   for (let i = 0; i < names.length; i++) {
-    const file = await (next as Promise<FileChunks>);
+    const file = next as FileChunks;
     next = i + 1 < names.length ? read(names[i + 1]) : null;
-    // Awaited at the next turn; until then a failure must not count as an unhandled rejection.
-    next?.catch(() => {});
     await feedFile(machine, file);
   }
   return { ...machine.finish(), dir, checkpoint: options.checkpoint ?? null };
+}
+
+/**
+ * A file's chunks as the hasher hashes them, read after `after` settles: each run of whole lines
+ * goes to the hasher as soon as it is read. `read` settles when the file is read (never rejects:
+ * a failure to read is thrown by the chunks, where the feeder reads them).
+ */
+function readLater(
+  path: string,
+  hasher: LineHasher,
+  after: Promise<void>,
+  pieceBytes: number | undefined,
+): { chunks: ChunkStream; read: Promise<void> } {
+  const chunks = new RunStream();
+  const hash = (lines: Uint8Array) => chunks.add(hasher.hashFile(lines));
+  const read = after
+    .then(() => readSharedLines(path, hash, { pieceBytes }))
+    .then(() => chunks.end(), (error) => chunks.fail(error));
+  return { chunks, read };
+}
+
+/** The chunks of a file handed to the hasher in runs of lines, as they are read: one stream. */
+class RunStream implements ChunkStream {
+  #runs: ChunkStream[] = [];
+  #ended = false;
+  #error: unknown = null;
+  #failed = false;
+  #wake: (() => void) | null = null;
+
+  add(run: ChunkStream): void {
+    this.#runs.push(run);
+    this.#wakeUp();
+  }
+
+  end(): void {
+    this.#ended = true;
+    this.#wakeUp();
+  }
+
+  fail(error: unknown): void {
+    this.#failed = true;
+    this.#error = error;
+    this.#wakeUp();
+  }
+
+  async next(): Promise<HashedChunk | null> {
+    while (true) {
+      if (this.#runs.length > 0) {
+        const chunk = await this.#runs[0].next();
+        if (chunk !== null) return chunk;
+        this.#runs.shift();
+      } else if (this.#failed) {
+        throw this.#error;
+      } else if (this.#ended) {
+        return null;
+      } else {
+        await new Promise<void>((resolve) => (this.#wake = resolve));
+      }
+    }
+  }
+
+  #wakeUp(): void {
+    const wake = this.#wake;
+    this.#wake = null;
+    wake?.();
+  }
 }
 
 /** What `gurt audit verify` prints for a report, and its exit status. */

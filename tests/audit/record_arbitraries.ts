@@ -177,12 +177,16 @@ export function mutated(value: Json, change: Mutation): unknown {
   const target = objects[change.where % objects.length];
   const keys = Object.keys(target);
   if (change.kind === "add") {
-    Object.defineProperty(target, change.key, {
-      value: change.value,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    // An array's length cannot be redefined (fast-check's strings include "length"): no change.
+    const fixed = Object.getOwnPropertyDescriptor(target, change.key)?.configurable === false;
+    if (!fixed) {
+      Object.defineProperty(target, change.key, {
+        value: change.value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
   } else if (keys.length > 0) {
     const key = keys[change.pick % keys.length];
     if (change.kind === "remove") delete target[key];

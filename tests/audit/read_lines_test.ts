@@ -1,0 +1,112 @@
+/**
+ * verifyHome reads each file a piece at a time and hands the hasher each run of whole lines as it
+ * is read (files.ts readSharedLines): the runs are the whole file, in shared memory, each ending
+ * at a newline but the last; and verifyHome reads pieces of any size to the report a ChainVerifier
+ * fed the whole files gives, damaged or not.
+ */
+import fc from "fast-check";
+import {
+  type AuditEvent,
+  ChainVerifier,
+  readSharedLines,
+  recordLine,
+  sha256Hex,
+  startHasher,
+  verifyHome,
+  ZERO_HASH,
+} from "../../mod/audit/mod.ts";
+import { assert, assertEquals } from "../assert.ts";
+import { DAY1, DAY2, sampleEvent, withHome } from "./helpers.ts";
+
+const encoder = new TextEncoder();
+const NAMES = ["2026-11-27.jsonl", DAY1, DAY2];
+
+Deno.test("property: readSharedLines gives the whole file in runs of whole lines, at any piece size", async () => {
+  await withHome(async (home) => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.oneof(fc.constant(10), fc.integer({ min: 0, max: 255 })), { maxLength: 3000 }),
+        fc.integer({ min: 1, max: 700 }),
+        async (bytes, pieceBytes) => {
+          const path = `${home}/file`;
+          const content = Uint8Array.from(bytes);
+          await Deno.writeFile(path, content);
+          const runs: Uint8Array[] = [];
+          await readSharedLines(path, (lines) => runs.push(lines.slice()), { pieceBytes });
+          runs.forEach((run, i) => {
+            assert(run.length > 0, "an empty run");
+            assert(i === runs.length - 1 || run[run.length - 1] === 10, "a run ends mid-line");
+          });
+          const whole = new Uint8Array(runs.reduce((sum, run) => sum + run.length, 0));
+          let at = 0;
+          for (const run of runs) {
+            whole.set(run, at);
+            at += run.length;
+          }
+          assertEquals(whole, content);
+        },
+      ),
+      { numRuns: 300 },
+    );
+    let shared = true;
+    await Deno.writeFile(`${home}/file`, encoder.encode("a\nb\n"));
+    await readSharedLines(`${home}/file`, (lines) => {
+      shared &&= lines.buffer instanceof SharedArrayBuffer;
+    });
+    assert(shared, "a run not in shared memory");
+  });
+});
+
+function log(count: number, files: number): Uint8Array[] {
+  let prev = ZERO_HASH;
+  const texts: string[] = Array.from({ length: files }, () => "");
+  for (let seq = 0; seq < count; seq++) {
+    const event: AuditEvent = seq % 3 === 0 ? { type: "vault_set", name: "KËY" } : sampleEvent(seq);
+    const line = recordLine({ seq, time: "2026-11-29T10:00:00.000Z", prev, event });
+    prev = sha256Hex(encoder.encode(line));
+    texts[Math.floor((seq * files) / count)] += `${line}\n`;
+  }
+  return texts.map((text) => encoder.encode(text));
+}
+
+Deno.test("property: verifyHome reading small pieces reports as ChainVerifier, damaged or not", async () => {
+  const hasher = startHasher();
+  try {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 30 }),
+        fc.integer({ min: 1, max: 3 }),
+        fc.array(
+          fc.record({ file: fc.nat(), at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }) }),
+          { maxLength: 3 },
+        ),
+        fc.boolean(),
+        fc.integer({ min: 1, max: 2000 }),
+        async (count, fileCount, changes, cutNewline, pieceBytes) => {
+          const files = log(count, fileCount);
+          for (const c of changes) {
+            const content = files[c.file % files.length];
+            if (content.length > 0) content[c.at % content.length] = c.byte;
+          }
+          const last = files.length - 1;
+          if (cutNewline && files[last].length > 0) files[last] = files[last].subarray(0, -1);
+          const verifier = new ChainVerifier();
+          files.forEach((content, i) => verifier.feed(NAMES[i], content));
+          await withHome(async (home) => {
+            await Deno.mkdir(`${home}/audit`);
+            for (let i = 0; i < files.length; i++) {
+              await Deno.writeFile(`${home}/audit/${NAMES[i]}`, files[i]);
+            }
+            const report = await verifyHome(home, { hasher: hasher.port, pieceBytes });
+            const { dir: _dir, checkpoint: _checkpoint, ...chain } = report;
+            assertEquals(chain, verifier.finish());
+          });
+        },
+      ),
+      { numRuns: 60 },
+    );
+  } finally {
+    hasher.port.close();
+    hasher.worker.terminate();
+  }
+});
