@@ -51,14 +51,15 @@ deno install --frozen >/dev/null 2>&1 || {
 }
 say "dependencies installed from deno.lock"
 
-# Debian packages: the sandbox of the built-in tools (bubblewrap) always; with --test, also what
-# the tests need: the desktop, the browser, curl, openssl (test certificates), libssl3 (the
-# libcrypto that gurt audit verify hashes with, so that its tests take that path), gcc (a test rebuilds
-# the guest's session helper from its C source and compares it with the checked-in bytes).
-packages=(bubblewrap)
+# Debian packages: always the sandbox of the built-in tools (bubblewrap) and libssl3 (the
+# libcrypto that gurt audit verify hashes with; without it, it hashes more slowly with
+# node:crypto); with --test, also what the tests need: the desktop, the browser, curl, openssl
+# (test certificates), gcc (a test rebuilds the guest's session helper from its C source and
+# compares it with the checked-in bytes).
+packages=(bubblewrap libssl3)
 if [ "$with_test" = 1 ]; then
   packages+=(xvfb openbox xdotool wmctrl x11-utils x11-apps x11-xkb-utils imagemagick
-    ffmpeg x11vnc novnc websockify chromium fonts-dejavu-core curl procps openssl libssl3 gcc)
+    ffmpeg x11vnc novnc websockify chromium fonts-dejavu-core curl procps openssl gcc)
 fi
 missing=()
 for p in "${packages[@]}"; do

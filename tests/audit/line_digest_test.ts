@@ -1,6 +1,6 @@
 /**
  * The hasher's two SHA-256s, libcrypto through FFI and node:crypto, give the same digests for any
- * bytes; this machine has libcrypto (install.sh --test installs libssl3), so the fast path is the
+ * bytes; this machine has libcrypto (install.sh installs libssl3), so the fast path is the
  * one these tests and `gurt audit verify` take; and a missing library is refused, not trusted.
  */
 import fc from "fast-check";
@@ -20,7 +20,7 @@ function hex(bytes: Uint8Array): string {
 
 Deno.test("libcrypto is found here, by its real path", () => {
   const path = libcryptoPath();
-  assert(path !== null, "no libcrypto.so.3: install.sh --test installs libssl3");
+  assert(path !== null, "no libcrypto.so.3: install.sh installs libssl3");
   assertEquals(Deno.realPathSync(path), path);
   assert(libcryptoSha256(path) !== null, `libcrypto at ${path} does not open`);
 });
