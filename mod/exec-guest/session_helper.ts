@@ -9,6 +9,7 @@
  * If it cannot start the program it writes `gurt-setsid: errno NNN` to stderr and exits 127, so
  * the daemon can tell a program that could not start from one that ran ({@link helperFailure}).
  */
+import { processExists } from "./process_exists.ts";
 import { SESSION_HELPER_ELF_BASE64 } from "./session_helper_elf.ts";
 
 /** The helper's bytes. */
@@ -22,14 +23,19 @@ export interface InstalledHelper {
   remove(): Promise<void>;
 }
 
+/** The helper's directory is `gurt-guest-<pid of the guest>-<random>` in the temporary folder. */
+const HELPER_DIR = /^gurt-guest-([1-9][0-9]*)-/;
+
 /**
  * Writes the helper into a new private directory (0700, the file 0500) and checks that it runs
  * there and starts a new session. Returns null where it cannot serve: not x86-64 Linux, or a
- * temporary directory mounted noexec; the guest then uses util-linux setsid.
+ * temporary directory mounted noexec; the guest then uses util-linux setsid. First it removes the
+ * directories that guests killed before they could remove their own left behind.
  */
 export async function installSessionHelper(): Promise<InstalledHelper | null> {
   if (Deno.build.os !== "linux" || Deno.build.arch !== "x86_64") return null;
-  const dir = await Deno.makeTempDir({ prefix: "gurt-guest-" });
+  const dir = await Deno.makeTempDir({ prefix: `gurt-guest-${Deno.pid}-` });
+  await removeLeftHelpers(dir.slice(0, dir.lastIndexOf("/")));
   const remove = () => Deno.remove(dir, { recursive: true }).catch(() => {});
   try {
     await Deno.chmod(dir, 0o700);
@@ -52,6 +58,27 @@ export async function installSessionHelper(): Promise<InstalledHelper | null> {
   } catch {
     await remove();
     return null;
+  }
+}
+
+/**
+ * Removes the helper directories in `tmp` that belong to this user and to a guest that is no
+ * longer running (its pid names no process). One whose pid is alive is left: it may be that
+ * guest's, or the pid was reused, and then the directory stays until that process is gone.
+ */
+async function removeLeftHelpers(tmp: string): Promise<void> {
+  const uid = Deno.uid();
+  try {
+    for await (const entry of Deno.readDir(tmp)) {
+      const pid = HELPER_DIR.exec(entry.name)?.[1];
+      if (pid === undefined || !entry.isDirectory || processExists(Number(pid))) continue;
+      const path = `${tmp}/${entry.name}`;
+      const info = await Deno.lstat(path).catch(() => null);
+      if (info === null || !info.isDirectory || info.uid !== uid) continue;
+      await Deno.remove(path, { recursive: true }).catch(() => {});
+    }
+  } catch {
+    // An unreadable temporary folder: nothing is swept, the helper still installs.
   }
 }
 

@@ -184,3 +184,36 @@ for (const launcher of ["the session helper", "util-linux setsid"]) {
     }
   });
 }
+
+Deno.test("installing the helper removes the helper folders of guests that are gone, and only those", async () => {
+  const gone = new Deno.Command("true").spawn();
+  await gone.status; // its pid now names no process
+  const probe = await Deno.makeTempDir();
+  const tmp = probe.slice(0, probe.lastIndexOf("/"));
+  await Deno.remove(probe);
+  const left = `${tmp}/gurt-guest-${gone.pid}-test-left`;
+  const live = `${tmp}/gurt-guest-${Deno.pid}-test-live`;
+  const others = `${tmp}/gurt-guest-${gone.pid}-test-others`;
+  const unrelated = `${tmp}/gurt-guestbook-${gone.pid}-test`;
+  for (const dir of [left, live, others, unrelated]) {
+    await Deno.mkdir(dir);
+    await Deno.writeTextFile(`${dir}/setsid`, "x");
+  }
+  const asRoot = Deno.uid() === 0;
+  if (asRoot) await Deno.chown(others, 65534, 65534); // another user's: never ours to remove
+  const installed = await installSessionHelper();
+  try {
+    assert(installed !== null);
+    assert(installed.path.startsWith(`${tmp}/gurt-guest-${Deno.pid}-`), installed.path);
+    const exists = (path: string) => Deno.lstat(path).then(() => true, () => false);
+    assertEquals(await exists(left), false, "the folder of a guest that is gone");
+    assertEquals(await exists(live), true, "the folder of a running process");
+    assertEquals(await exists(unrelated), true, "a folder that is not a helper's");
+    if (asRoot) assertEquals(await exists(others), true, "another user's folder");
+  } finally {
+    await installed?.remove();
+    for (const dir of [left, live, others, unrelated]) {
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    }
+  }
+});
