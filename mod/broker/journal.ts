@@ -144,14 +144,21 @@ export class Journal {
   #closed = false;
   /** Lines appendUnsynced wrote that no sync has covered yet, in file order. */
   #unsynced: Queued[] = [];
+  /**
+   * The file ends in a torn line (a crash cut a write short): the next write first ends it with a
+   * newline, or the line written would be glued to it, fail to parse and be lost.
+   */
+  #torn: boolean;
 
   private constructor(
     readonly path: string,
     state: JournalState,
     redact: ((text: string) => string) | undefined,
+    torn: boolean,
   ) {
     this.state = state;
     this.#redact = redact;
+    this.#torn = torn;
   }
 
   /**
@@ -187,7 +194,7 @@ export class Journal {
       }
       apply(state, parsed);
     }
-    return new Journal(path, state, options.redact);
+    return new Journal(path, state, options.redact, text !== "" && !text.endsWith("\n"));
   }
 
   /** Checks, redacts and serialises a line for a later append; throws if it is not a line. */
@@ -244,7 +251,8 @@ export class Journal {
     }
     try {
       this.#file ??= Deno.openSync(this.path, { append: true, create: true, mode: 0o600 });
-      writeLine(this.#file, prepared.text);
+      writeLine(this.#file, this.#afterTear(prepared.text));
+      this.#torn = false;
     } catch (error) {
       this.#release(); // the next append opens the file afresh
       return { synced: Promise.reject(error), waiting: () => false };
@@ -285,15 +293,26 @@ export class Journal {
     if (this.#closed) this.#release();
   }
 
+  /** A line to write, after a newline that ends a torn last line if the file has one. */
+  #afterTear(lines: string): string {
+    return this.#torn ? `\n${lines}` : lines;
+  }
+
   /** Appends the lines (if any) and a newline to the file, and syncs it. */
   async #write(lines: string | null): Promise<void> {
     if (this.#closed && this.#file === null) {
-      if (lines !== null) await appendLineSynced(this.path, lines);
+      if (lines !== null) {
+        await appendLineSynced(this.path, this.#afterTear(lines));
+        this.#torn = false;
+      }
       return;
     }
     this.#file ??= Deno.openSync(this.path, { append: true, create: true, mode: 0o600 });
     try {
-      if (lines !== null) writeLine(this.#file, lines);
+      if (lines !== null) {
+        writeLine(this.#file, this.#afterTear(lines));
+        this.#torn = false;
+      }
       await this.#file.syncData();
     } catch (error) {
       this.#release(); // the next append opens the file afresh, as it would after a close

@@ -193,3 +193,38 @@ Deno.test("a tool.unrecorded line voids the answer and the cost of the result li
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a journal that ends in a torn line: the next line is written after a newline, so it and the lines before it are kept", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gurt-journal-" });
+  try {
+    for (const kind of ["append", "unsynced"] as const) {
+      const path = `${dir}/${kind}.jsonl`;
+      const first = await Journal.open(path);
+      await first.append(ran("k1", 3, 2));
+      first.close();
+      await Deno.writeTextFile(path, '{"type":"step","time":"t","te', { append: true }); // cut short
+      const journal = await Journal.open(path);
+      assertEquals(journal.state.skipped, 1);
+      if (kind === "append") {
+        await journal.append({ type: "tool.unrecorded", time: T, key: "k1", result: 3 });
+      } else {
+        const line = journal.appendUnsynced({ type: "step", time: T, text: "after", data: null });
+        journal.syncUnsynced();
+        await line.synced;
+      }
+      await journal.append({ type: "step", time: T, text: "last", data: null });
+      journal.close();
+      const reopened = await Journal.open(path);
+      assertEquals(reopened.state.skipped, 1, `${kind}: only the torn line itself`);
+      const steps = reopened.state.steps.map((step) => step.text);
+      if (kind === "append") {
+        assertEquals(reopened.state.calls.has("k1"), false, "the void after the torn line holds");
+        assertEquals([reopened.state.spentCents, steps], [0, ["last"]]);
+      } else {
+        assertEquals(steps, ["after", "last"]);
+      }
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
