@@ -46,11 +46,12 @@ export interface AuditWriterOptions {
   /** The file operations, for tests that make writes fail. */
   fileOps?: Partial<AuditFileOps>;
   /**
-   * Called once the startup check has passed and before the writer writes anything, with the seq
-   * of the first record it will write: records from that seq on were never durable, whatever a
-   * crashed writer had placed there. If it throws, open fails having written nothing.
+   * Called once the startup check has passed and the log it read is synced, before the writer
+   * writes anything, with the first seq that is not whole on disk: records a crashed writer placed
+   * there or later never reached the disk (the first seq the writer will write, or a torn last
+   * line's that a break accepts). If it throws, open fails having written nothing.
    */
-  beforeWrite?: (firstSeq: number) => Promise<void>;
+  beforeWrite?: (lostFrom: number) => Promise<void>;
 }
 
 interface Queued {
@@ -172,7 +173,7 @@ export class AuditWriter {
 
   async #startup(
     acceptBreak: boolean,
-    beforeWrite: ((firstSeq: number) => Promise<void>) | undefined,
+    beforeWrite: ((lostFrom: number) => Promise<void>) | undefined,
   ): Promise<string[]> {
     const { report, files } = await checkAtStartup(this.#dir, acceptBreak);
     this.#latest = files.length === 0 ? null : files[files.length - 1];
@@ -184,7 +185,11 @@ export class AuditWriter {
     if (failure !== null) this.#startAt(failure.break_seq, failure.break_prev);
     else if (torn !== null) this.#startAt(torn.recovery_seq, torn.recovery_prev);
     else this.#startAt(report.next_seq, report.head ?? ZERO_HASH);
-    await beforeWrite?.(this.#nextSeq);
+    // A core killed before its fdatasync returned leaves its last lines in the page cache: read
+    // here as if on disk, and lost if the power goes. Synced before anything acts on them.
+    if (this.#latest !== null) await this.#syncLatest();
+    // A torn last line inside an accepted break keeps its seq: the AcceptedBreak takes the next.
+    await beforeWrite?.(failure?.tail_torn === true ? failure.break_seq - 1 : this.#nextSeq);
     if (failure !== null) {
       if (failure.tail_torn && report.last_line !== null) {
         await this.#endLine(report.last_line.file);
@@ -214,6 +219,27 @@ export class AuditWriter {
     this.#nextSeq = seq;
     this.#placedSeq = seq;
     this.#head = head;
+  }
+
+  /** fdatasync of the latest file as it is, and of the folder that lists it. */
+  async #syncLatest(): Promise<void> {
+    const file = await Deno.open(`${this.#dir}/${this.#latest}`, { read: true });
+    try {
+      await this.#ops.syncData(file);
+    } finally {
+      file.close();
+    }
+    await this.#syncDir();
+  }
+
+  /** fdatasync of the audit folder, so a file created in it survives a power cut. */
+  async #syncDir(): Promise<void> {
+    const dir = await Deno.open(this.#dir, { read: true });
+    try {
+      await dir.syncData();
+    } finally {
+      dir.close();
+    }
   }
 
   /** Ends a torn final line with its missing newline, and syncs it. */
@@ -315,12 +341,7 @@ export class AuditWriter {
       this.#file = await Deno.open(path, { append: true });
     }
     this.#latest = name;
-    const dir = await Deno.open(this.#dir, { read: true });
-    try {
-      await dir.syncData();
-    } finally {
-      dir.close();
-    }
+    await this.#syncDir();
   }
 
   #release(): void {

@@ -396,7 +396,7 @@ async function runAndRecord(
   // written and synced beside the record: one sync's wait instead of two in a row. The line is
   // held: it answers the key (and charges the cost) only once both are on disk, and where the
   // record fails, or the core dies first, a tool.unrecorded line voids it (here, or at the next
-  // start: voidUnrecordedResults), so no answer ever goes out without its Result record. Where the
+  // start: recoverTaskJournals), so no answer ever goes out without its Result record. Where the
   // seq is not told, the line is prepared during the record's sync and appended after it.
   let held = null as { line: PreparedLine; synced: Promise<unknown>; seq: number } | null;
   let resultLine: () => JournalLine | PreparedLine = () => resultEntry(null);

@@ -38,6 +38,22 @@ export async function writeFileAtomic(path: string, text: string, mode = 0o600):
   await syncDirectory(path.slice(0, path.lastIndexOf("/")) || "/");
 }
 
+/** fdatasync of a file as it is; a file that does not exist has nothing to sync. */
+export async function syncFile(path: string): Promise<void> {
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(path, { read: true });
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return;
+    throw error;
+  }
+  try {
+    await file.syncData();
+  } finally {
+    file.close();
+  }
+}
+
 /** Syncs a directory, so a file created or renamed in it survives a power cut. */
 export async function syncDirectory(dir: string): Promise<void> {
   const handle = await Deno.open(dir, { read: true });

@@ -30,7 +30,7 @@ export { Mutex } from "./mutex.ts";
 export { pricedModels, priceUsage } from "./pricing.ts";
 export { modelKeyProblem, noModelKeyMessage, taskModel } from "./model_relay.ts";
 export { TaskHandle } from "./task_handle.ts";
-export { voidUnrecordedResults } from "./unrecorded.ts";
+export { recoverTaskJournals } from "./unrecorded.ts";
 export { publicTask, taskRoutes } from "./task_routes.ts";
 export {
   isLive,

@@ -5,19 +5,27 @@
  * task's journal before the writer writes anything, so that seq, when a later record takes it,
  * is never mistaken for the call's. The call is then decided afresh when its key is asked again,
  * as after a crash before its line was written: no answer goes out without its Result record.
+ *
+ * Each live journal is also synced: a core killed before its journal's fdatasync returned leaves
+ * lines in the page cache that the restarted core would answer from, and a power cut would then
+ * take back an answer that was given.
  */
+import { syncFile } from "./files.ts";
 import { Journal } from "./journal.ts";
 import { isLive, readTask, taskDir } from "./task_store.ts";
 
 /**
- * Voids the answers of live tasks whose Result record is `firstSeq` or later (the first seq the
- * writer will write: nothing from there on reached the log). Returns a notice for each.
+ * Voids the answers of live tasks whose Result record is `lostFrom` or later (the audit writer's
+ * beforeWrite: nothing from there on is whole on disk), and syncs each live task's journal
+ * (`sync`, an fdatasync of the file by default). Returns a notice for each answer voided.
  */
-export async function voidUnrecordedResults(
+export async function recoverTaskJournals(
   home: string,
-  firstSeq: number,
-  clock: () => Date = () => new Date(),
+  lostFrom: number,
+  options: { clock?: () => Date; sync?: (path: string) => Promise<void> } = {},
 ): Promise<string[]> {
+  const clock = options.clock ?? (() => new Date());
+  const sync = options.sync ?? syncFile;
   const notices: string[] = [];
   let entries: Deno.DirEntry[];
   try {
@@ -30,9 +38,11 @@ export async function voidUnrecordedResults(
     if (!entry.isDirectory) continue;
     const live = await readTask(home, entry.name).then((task) => isLive(task.state), () => false);
     if (!live) continue; // an unreadable task is left alone, as restore leaves it
-    const journal = await Journal.open(`${taskDir(home, entry.name)}/journal.jsonl`);
+    const path = `${taskDir(home, entry.name)}/journal.jsonl`;
+    await sync(path);
+    const journal = await Journal.open(path);
     try {
-      const unrecorded = [...journal.state.recorded].filter(([, { result }]) => result >= firstSeq);
+      const unrecorded = [...journal.state.recorded].filter(([, { result }]) => result >= lostFrom);
       for (const [key, { result }] of unrecorded) {
         await journal.append({
           type: "tool.unrecorded",

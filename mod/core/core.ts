@@ -10,9 +10,9 @@ import {
   ApprovalTable,
   type BrokerDeps,
   expireDue,
+  recoverTaskJournals,
   type VaultView,
   type Verdict,
-  voidUnrecordedResults,
   withdrawAll,
 } from "../broker/mod.ts";
 import { GrantsInvalidReporter } from "../policy/mod.ts";
@@ -41,7 +41,7 @@ export interface CoreOptions {
    */
   openAudit?: (
     home: string,
-    options: { acceptBreak: boolean; beforeWrite: (firstSeq: number) => Promise<void> },
+    options: { acceptBreak: boolean; beforeWrite: (lostFrom: number) => Promise<void> },
   ) => Promise<{ writer: AuditWriter; notices: string[] }>;
 }
 
@@ -80,8 +80,8 @@ export class Core {
     const { writer, notices } = await open(config.home, {
       acceptBreak: options.acceptBreak ?? false,
       // A result line on disk whose Result record is not: voided before the log goes on.
-      beforeWrite: async (firstSeq) => {
-        voided.push(...await voidUnrecordedResults(config.home, firstSeq, options.clock));
+      beforeWrite: async (lostFrom) => {
+        voided.push(...await recoverTaskJournals(config.home, lostFrom, { clock: options.clock }));
       },
     });
     notices.push(...voided);

@@ -278,8 +278,8 @@ Deno.test("beforeWrite is given the first seq the writer will write, before it w
     const firsts: number[] = [];
     const sizes: number[] = [];
     const size = async () => (await Deno.stat(auditFile(home, DAY2)).catch(() => null))?.size ?? 0;
-    const beforeWrite = async (firstSeq: number) => {
-      firsts.push(firstSeq);
+    const beforeWrite = async (lostFrom: number) => {
+      firsts.push(lostFrom);
       sizes.push(await size());
     };
     const clock = steppingClock("2026-11-29T10:00:00.000Z");
@@ -332,4 +332,46 @@ Deno.test("beforeWrite is given an accepted break's seq, and when it throws, ope
     const accepted = JSON.parse(written[written.length - 1]);
     assertEquals(accepted.event.type, "accepted_break");
     assertEquals(accepted.seq, first);
+  }));
+
+Deno.test("beforeWrite: a torn last line inside an accepted break keeps its seq as the first lost", () =>
+  withHome(async (home) => {
+    await standardLog(home); // seqs 0 to 12
+    const lines = await readLines(home, DAY2);
+    lines[2] = lines[2].slice(0, 30);
+    await writeLines(home, DAY2, lines);
+    // A Result record cut short by a crash, after the damage: seq 13 never reached the disk whole.
+    await Deno.writeTextFile(auditFile(home, DAY2), '{"seq":13,"time":"2026-11-29', {
+      append: true,
+    });
+    let lostFrom = -1;
+    const { writer } = await AuditWriter.open(home, {
+      acceptBreak: true,
+      beforeWrite: (seq) => Promise.resolve(void (lostFrom = seq)),
+    });
+    writer.close();
+    const written = await readLines(home, DAY2);
+    const accepted = JSON.parse(written[written.length - 1]);
+    assertEquals(accepted.event.type, "accepted_break");
+    assertEquals([lostFrom, accepted.seq], [13, 14]);
+  }));
+
+Deno.test("open syncs the latest file before beforeWrite: what a killed writer left in the page cache is on disk before anything acts on it", () =>
+  withHome(async (home) => {
+    const steps: string[] = [];
+    const fileOps = {
+      syncData(file: Deno.FsFile) {
+        steps.push("sync");
+        return file.syncData();
+      },
+    };
+    const beforeWrite = () => Promise.resolve(void steps.push("beforeWrite"));
+    const fresh = await AuditWriter.open(home, { fileOps, beforeWrite });
+    assertEquals(steps, ["beforeWrite"], "a fresh log has nothing to sync");
+    await fresh.writer.append(sampleEvent(0));
+    fresh.writer.close();
+    steps.length = 0;
+    const again = await AuditWriter.open(home, { fileOps, beforeWrite });
+    again.writer.close();
+    assertEquals(steps, ["sync", "beforeWrite"]);
   }));

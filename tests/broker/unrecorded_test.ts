@@ -1,6 +1,6 @@
-/** voidUnrecordedResults: what `gurt serve` voids before the audit log goes on after a crash. */
+/** recoverTaskJournals: what `gurt serve` voids and syncs before the audit log goes on. */
 import { assertEquals, assertStringIncludes } from "../assert.ts";
-import { Journal, voidUnrecordedResults, writeTask } from "../../mod/broker/mod.ts";
+import { Journal, recoverTaskJournals, writeTask } from "../../mod/broker/mod.ts";
 import type { TaskRecord } from "../../mod/broker/mod.ts";
 
 const T = new Date(0).toISOString();
@@ -40,15 +40,22 @@ async function lines(home: string, id: string): Promise<{ type: string; result?:
   return text.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line));
 }
 
-Deno.test("the answers of live tasks whose Result record is the first seq or later are voided, once; ended tasks are left alone", async () => {
+Deno.test("the answers of live tasks whose Result record is the first lost seq or later are voided, once, and their journals synced; ended tasks are left alone", async () => {
   const home = await Deno.makeTempDir({ prefix: "gurt-unrecorded-" });
   try {
     await taskWith(home, "tlive", "running", [2, 6, 7, 9]);
     await taskWith(home, "twait", "waiting", [8]);
     await taskWith(home, "tdone", "done", [10]);
     await Deno.mkdir(`${home}/tasks/tbroken`);
-    const notices = await voidUnrecordedResults(home, 7);
+    const synced: string[] = [];
+    const sync = (path: string) => Promise.resolve(void synced.push(path));
+    const notices = await recoverTaskJournals(home, 7, { sync });
     assertEquals(notices.length, 3);
+    // Each live journal is synced before it is read: a killed core's lines may be in memory only.
+    assertEquals(
+      synced.map((path) => path.slice(home.length)).sort(),
+      ["/tasks/tlive/journal.jsonl", "/tasks/twait/journal.jsonl"],
+    );
     assertStringIncludes(notices.join("\n"), "task tlive: a call's answer is void");
     const live = await Journal.open(`${home}/tasks/tlive/journal.jsonl`);
     assertEquals([...live.state.calls.keys()].sort(), ["k2", "k6"]);
@@ -58,7 +65,7 @@ Deno.test("the answers of live tasks whose Result record is the first seq or lat
     assertEquals((await Journal.open(`${home}/tasks/twait/journal.jsonl`)).state.calls.size, 0);
     assertEquals((await lines(home, "tdone")).length, 1);
     // Run again (a crash during the start): nothing more to void.
-    assertEquals(await voidUnrecordedResults(home, 7), []);
+    assertEquals(await recoverTaskJournals(home, 7), []);
     assertEquals((await lines(home, "tlive")).length, 6);
   } finally {
     await Deno.remove(home, { recursive: true });
@@ -68,7 +75,7 @@ Deno.test("the answers of live tasks whose Result record is the first seq or lat
 Deno.test("a home with no tasks folder has nothing to void", async () => {
   const home = await Deno.makeTempDir({ prefix: "gurt-unrecorded-" });
   try {
-    assertEquals(await voidUnrecordedResults(home, 0), []);
+    assertEquals(await recoverTaskJournals(home, 0), []);
   } finally {
     await Deno.remove(home, { recursive: true });
   }
