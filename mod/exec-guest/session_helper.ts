@@ -9,7 +9,6 @@
  * If it cannot start the program it writes `gurt-setsid: errno NNN` to stderr and exits 127, so
  * the daemon can tell a program that could not start from one that ran ({@link helperFailure}).
  */
-import { processExists } from "./process_exists.ts";
 import { SESSION_HELPER_ELF_BASE64 } from "./session_helper_elf.ts";
 
 /** The helper's bytes. */
@@ -23,8 +22,11 @@ export interface InstalledHelper {
   remove(): Promise<void>;
 }
 
-/** The helper's directory is `gurt-guest-<pid of the guest>-<random>` in the temporary folder. */
-const HELPER_DIR = /^gurt-guest-([1-9][0-9]*)-/;
+/** The helper's folder is `gurt-guest-<pid of the guest>-<random>` in the temporary folder. */
+const HELPER_DIR = /^gurt-guest-[1-9][0-9]*-/;
+
+/** A helper folder younger than this is never swept: its guest may not have locked it yet. */
+const SWEEP_AFTER_MS = 60_000;
 
 /**
  * Writes the helper into a new private directory (0700, the file 0500) and checks that it runs
@@ -35,9 +37,19 @@ const HELPER_DIR = /^gurt-guest-([1-9][0-9]*)-/;
 export async function installSessionHelper(): Promise<InstalledHelper | null> {
   if (Deno.build.os !== "linux" || Deno.build.arch !== "x86_64") return null;
   const dir = await Deno.makeTempDir({ prefix: `gurt-guest-${Deno.pid}-` });
-  await removeLeftHelpers(dir.slice(0, dir.lastIndexOf("/")));
-  const remove = () => Deno.remove(dir, { recursive: true }).catch(() => {});
+  // Held for the guest's life: the kernel drops the lock when the guest dies, however it dies,
+  // which is how another guest knows the folder is left over (its pid may be in another pid
+  // namespace, or reused).
+  let lock: Deno.FsFile | null = null;
+  const remove = async () => {
+    lock?.close();
+    lock = null;
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  };
   try {
+    lock = await Deno.open(dir, { read: true });
+    await lock.lock(true);
+    await removeLeftHelpers(dir.slice(0, dir.lastIndexOf("/")));
     await Deno.chmod(dir, 0o700);
     const path = `${dir}/setsid`;
     await Deno.writeFile(path, sessionHelperElf(), { mode: 0o500 });
@@ -62,20 +74,27 @@ export async function installSessionHelper(): Promise<InstalledHelper | null> {
 }
 
 /**
- * Removes the helper directories in `tmp` that belong to this user and to a guest that is no
- * longer running (its pid names no process). One whose pid is alive is left: it may be that
- * guest's, or the pid was reused, and then the directory stays until that process is gone.
+ * Removes the helper folders in `tmp` that belong to this user and whose guest has gone: no one
+ * holds the folder's lock, and it is older than a guest needs to take it.
  */
 async function removeLeftHelpers(tmp: string): Promise<void> {
   const uid = Deno.uid();
   try {
     for await (const entry of Deno.readDir(tmp)) {
-      const pid = HELPER_DIR.exec(entry.name)?.[1];
-      if (pid === undefined || !entry.isDirectory || processExists(Number(pid))) continue;
+      if (!HELPER_DIR.test(entry.name) || !entry.isDirectory) continue;
       const path = `${tmp}/${entry.name}`;
       const info = await Deno.lstat(path).catch(() => null);
       if (info === null || !info.isDirectory || info.uid !== uid) continue;
-      await Deno.remove(path, { recursive: true }).catch(() => {});
+      if (Date.now() - (info.mtime?.getTime() ?? Date.now()) < SWEEP_AFTER_MS) continue;
+      const folder = await Deno.open(path, { read: true }).catch(() => null);
+      if (folder === null) continue;
+      try {
+        if (await folder.tryLock(true)) await Deno.remove(path, { recursive: true });
+      } catch {
+        // Gone meanwhile, or not ours to remove: left.
+      } finally {
+        folder.close();
+      }
     }
   } catch {
     // An unreadable temporary folder: nothing is swept, the helper still installs.

@@ -186,34 +186,44 @@ for (const launcher of ["the session helper", "util-linux setsid"]) {
 }
 
 Deno.test("installing the helper removes the helper folders of guests that are gone, and only those", async () => {
-  const gone = new Deno.Command("true").spawn();
-  await gone.status; // its pid now names no process
   const probe = await Deno.makeTempDir();
   const tmp = probe.slice(0, probe.lastIndexOf("/"));
   await Deno.remove(probe);
-  const left = `${tmp}/gurt-guest-${gone.pid}-test-left`;
-  const live = `${tmp}/gurt-guest-${Deno.pid}-test-live`;
-  const others = `${tmp}/gurt-guest-${gone.pid}-test-others`;
-  const unrelated = `${tmp}/gurt-guestbook-${gone.pid}-test`;
-  for (const dir of [left, live, others, unrelated]) {
+  const folder = (name: string) => `${tmp}/gurt-guest-${name}-test`;
+  const left = folder("4000001"); // its guest died: no lock, old
+  const live = folder("4000002"); // its guest runs, maybe in another pid namespace: locked
+  const young = folder("4000003"); // a guest that has not locked it yet: too new to sweep
+  const others = folder("4000004"); // another user's
+  const unrelated = `${tmp}/gurt-guestbook-4000005-test`;
+  const all = [left, live, young, others, unrelated];
+  const old = new Date(Date.now() - 10 * 60_000);
+  for (const dir of all) {
     await Deno.mkdir(dir);
     await Deno.writeTextFile(`${dir}/setsid`, "x");
+    if (dir !== young) await Deno.utime(dir, old, old);
   }
   const asRoot = Deno.uid() === 0;
-  if (asRoot) await Deno.chown(others, 65534, 65534); // another user's: never ours to remove
+  if (asRoot) await Deno.chown(others, 65534, 65534); // never ours to remove
+  const liveLock = await Deno.open(live, { read: true });
+  await liveLock.lock(true);
   const installed = await installSessionHelper();
   try {
     assert(installed !== null);
     assert(installed.path.startsWith(`${tmp}/gurt-guest-${Deno.pid}-`), installed.path);
     const exists = (path: string) => Deno.lstat(path).then(() => true, () => false);
     assertEquals(await exists(left), false, "the folder of a guest that is gone");
-    assertEquals(await exists(live), true, "the folder of a running process");
+    assertEquals(await exists(live), true, "a locked folder");
+    assertEquals(await exists(young), true, "a folder younger than a minute");
     assertEquals(await exists(unrelated), true, "a folder that is not a helper's");
     if (asRoot) assertEquals(await exists(others), true, "another user's folder");
+    // This guest's own folder is locked while it runs, and freed by remove.
+    const own = installed.path.slice(0, installed.path.lastIndexOf("/"));
+    const mine = await Deno.open(own, { read: true });
+    assertEquals(await mine.tryLock(true), false, "the running guest holds its folder's lock");
+    mine.close();
   } finally {
+    liveLock.close();
     await installed?.remove();
-    for (const dir of [left, live, others, unrelated]) {
-      await Deno.remove(dir, { recursive: true }).catch(() => {});
-    }
+    for (const dir of all) await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
 });
