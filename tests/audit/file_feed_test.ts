@@ -7,7 +7,6 @@
  */
 import fc from "fast-check";
 import {
-  type AuditEvent,
   ChainMachine,
   type ChainReport,
   ChainVerifier,
@@ -16,39 +15,15 @@ import {
   type LineHasher,
   localHasher,
   portHasher,
-  recordLine,
   sha256Hex,
   startHasher,
   verifyHome,
-  ZERO_HASH,
 } from "../../mod/audit/mod.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { DAY1, DAY2, sampleEvent, withHome } from "./helpers.ts";
+import { type AuditFile, chainedLog, THREE_DAYS, withHome } from "./helpers.ts";
 
-const encoder = new TextEncoder();
-
-/** An audit file's name and content. */
-interface AuditFile {
-  name: string;
-  content: Uint8Array;
-}
-const NAMES = ["2026-11-27.jsonl", DAY1, DAY2];
+const NAMES = THREE_DAYS;
 const BOM = [0xef, 0xbb, 0xbf];
-
-/** A chained log of `count` records over `files` files, some names not ASCII. */
-function log(count: number, files: number, names: string[]): AuditFile[] {
-  let prev = ZERO_HASH;
-  const texts: string[] = Array.from({ length: files }, () => "");
-  for (let seq = 0; seq < count; seq++) {
-    const event: AuditEvent = seq % 3 === 0
-      ? { type: "vault_set", name: names[seq % names.length] }
-      : sampleEvent(seq);
-    const line = recordLine({ seq, time: "2026-11-29T10:00:00.000Z", prev, event });
-    prev = sha256Hex(encoder.encode(line));
-    texts[Math.floor((seq * files) / count)] += `${line}\n`;
-  }
-  return texts.map((text, i) => ({ name: NAMES[i], content: encoder.encode(text) }));
-}
 
 function sequential(files: AuditFile[], checkpoints: Checkpoint[]): ChainReport {
   const verifier = new ChainVerifier({ checkpoints });
@@ -127,7 +102,7 @@ Deno.test("property: feeding files in chunks reports exactly as ChainVerifier.fe
       fc.boolean(),
       fc.integer({ min: 1, max: 700 }),
       async (count, fileCount, names, damage_, cutNewline, chunkBytes) => {
-        const clean = log(count, fileCount, names);
+        const clean = chainedLog(count, fileCount, names);
         const files = damage(clean, damage_, cutNewline);
         // A checkpoint on a line of the clean log: kept or missing, as the damage decides.
         const checkpoints: Checkpoint[] = count === 0 ? [] : [{
@@ -158,7 +133,7 @@ Deno.test("property: chunks hashed by the hasher Worker report exactly as ChainV
         fc.boolean(),
         fc.integer({ min: 1, max: 700 }),
         async (count, fileCount, damage_, cutNewline, chunkBytes) => {
-          const files = damage(log(count, fileCount, ["KEY", "KËY"]), damage_, cutNewline);
+          const files = damage(chainedLog(count, fileCount, ["KEY", "KËY"]), damage_, cutNewline);
           assertEquals(
             await chunked(files, [], { chunkBytes, hasher }),
             sequential(files, []),
@@ -188,7 +163,7 @@ Deno.test("property: verifyHome with the hasher Worker reports as ChainVerifier,
         damages,
         fc.boolean(),
         async (count, fileCount, damage_, cutNewline) => {
-          const files = damage(log(count, fileCount, ["KEY", "KËY"]), damage_, cutNewline);
+          const files = damage(chainedLog(count, fileCount, ["KEY", "KËY"]), damage_, cutNewline);
           await withHome(async (home) => {
             await writeHome(home, files);
             const report = await verifyHome(home, { hasher: hasher.port });
@@ -206,7 +181,7 @@ Deno.test("property: verifyHome with the hasher Worker reports as ChainVerifier,
 });
 
 Deno.test("a line that is not UTF-8 is reported at its own line, by verifyHome with the hasher Worker", async () => {
-  const files = log(6, 1, ["KËY"]);
+  const files = chainedLog(6, 1, ["KËY"]);
   const content = files[0].content;
   // The third line's first byte after `{"seq":2,"time":"` becomes 0xff, which UTF-8 never uses.
   let third = 0;
@@ -229,7 +204,7 @@ Deno.test("a line that is not UTF-8 is reported at its own line, by verifyHome w
 });
 
 Deno.test("a byte order mark at a line's start is read as a verifier reading that line alone reads it", async () => {
-  const files = log(4, 1, ["KEY"]);
+  const files = chainedLog(4, 1, ["KEY"]);
   const content = files[0].content;
   const second = content.indexOf(10) + 1;
   const marked = new Uint8Array(content.length + 3);

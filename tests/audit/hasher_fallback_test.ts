@@ -4,32 +4,11 @@
  * (tests/audit/file_feed_test.ts), for any log, damaged or not.
  */
 import fc from "fast-check";
-import {
-  type AuditEvent,
-  ChainVerifier,
-  recordLine,
-  sha256Hex,
-  startHasher,
-  verifyHome,
-  ZERO_HASH,
-} from "../../mod/audit/mod.ts";
+import { ChainVerifier, startHasher, verifyHome } from "../../mod/audit/mod.ts";
 import { assertEquals } from "../assert.ts";
-import { DAY1, DAY2, sampleEvent, withHome } from "./helpers.ts";
+import { chainedLog, THREE_DAYS, withHome } from "./helpers.ts";
 
-const encoder = new TextEncoder();
-const NAMES = ["2026-11-27.jsonl", DAY1, DAY2];
-
-function log(count: number, files: number): Uint8Array[] {
-  let prev = ZERO_HASH;
-  const texts: string[] = Array.from({ length: files }, () => "");
-  for (let seq = 0; seq < count; seq++) {
-    const event: AuditEvent = seq % 3 === 0 ? { type: "vault_set", name: "KËY" } : sampleEvent(seq);
-    const line = recordLine({ seq, time: "2026-11-29T10:00:00.000Z", prev, event });
-    prev = sha256Hex(encoder.encode(line));
-    texts[Math.floor((seq * files) / count)] += `${line}\n`;
-  }
-  return texts.map((text) => encoder.encode(text));
-}
+const NAMES = THREE_DAYS;
 
 Deno.test("property: verifyHome with the hasher Worker on node:crypto reports as ChainVerifier", async () => {
   const hasher = startHasher({ library: null });
@@ -45,7 +24,7 @@ Deno.test("property: verifyHome with the hasher Worker on node:crypto reports as
           },
         ),
         async (count, fileCount, changes) => {
-          const files = log(count, fileCount);
+          const files = chainedLog(count, fileCount).map((file) => file.content);
           for (const c of changes) {
             const content = files[c.file % files.length];
             if (content.length > 0) content[c.at % content.length] = c.byte;

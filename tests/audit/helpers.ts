@@ -161,3 +161,31 @@ export async function withHome(work: (home: string) => Promise<void>): Promise<v
     await Deno.remove(home, { recursive: true });
   }
 }
+
+/** The names of a three-day log's files, oldest first. */
+export const THREE_DAYS = ["2026-11-27.jsonl", DAY1, DAY2];
+
+/** An audit file's name and content. */
+export interface AuditFile {
+  name: string;
+  content: Uint8Array;
+}
+
+/**
+ * A chained log of `count` records spread over the first `files` of THREE_DAYS, without the
+ * writer: every third record a vault_set naming one of `names` in turn (some not ASCII).
+ */
+export function chainedLog(count: number, files: number, names = ["KËY"]): AuditFile[] {
+  const encoder = new TextEncoder();
+  let prev = ZERO_HASH;
+  const texts: string[] = Array.from({ length: files }, () => "");
+  for (let seq = 0; seq < count; seq++) {
+    const event: AuditEvent = seq % 3 === 0
+      ? { type: "vault_set", name: names[seq % names.length] }
+      : sampleEvent(seq);
+    const line = recordLine({ seq, time: "2026-11-29T10:00:00.000Z", prev, event });
+    prev = sha256Hex(encoder.encode(line));
+    texts[Math.floor((seq * files) / count)] += `${line}\n`;
+  }
+  return texts.map((text, i) => ({ name: THREE_DAYS[i], content: encoder.encode(text) }));
+}

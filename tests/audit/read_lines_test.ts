@@ -5,21 +5,12 @@
  * fed the whole files gives, damaged or not.
  */
 import fc from "fast-check";
-import {
-  type AuditEvent,
-  ChainVerifier,
-  readSharedLines,
-  recordLine,
-  sha256Hex,
-  startHasher,
-  verifyHome,
-  ZERO_HASH,
-} from "../../mod/audit/mod.ts";
+import { ChainVerifier, readSharedLines, startHasher, verifyHome } from "../../mod/audit/mod.ts";
 import { assert, assertEquals } from "../assert.ts";
-import { DAY1, DAY2, sampleEvent, withHome } from "./helpers.ts";
+import { chainedLog, THREE_DAYS, withHome } from "./helpers.ts";
 
 const encoder = new TextEncoder();
-const NAMES = ["2026-11-27.jsonl", DAY1, DAY2];
+const NAMES = THREE_DAYS;
 
 Deno.test("property: readSharedLines gives the whole file in runs of whole lines, at any piece size", async () => {
   await withHome(async (home) => {
@@ -57,18 +48,6 @@ Deno.test("property: readSharedLines gives the whole file in runs of whole lines
   });
 });
 
-function log(count: number, files: number): Uint8Array[] {
-  let prev = ZERO_HASH;
-  const texts: string[] = Array.from({ length: files }, () => "");
-  for (let seq = 0; seq < count; seq++) {
-    const event: AuditEvent = seq % 3 === 0 ? { type: "vault_set", name: "KËY" } : sampleEvent(seq);
-    const line = recordLine({ seq, time: "2026-11-29T10:00:00.000Z", prev, event });
-    prev = sha256Hex(encoder.encode(line));
-    texts[Math.floor((seq * files) / count)] += `${line}\n`;
-  }
-  return texts.map((text) => encoder.encode(text));
-}
-
 Deno.test("property: verifyHome reading small pieces reports as ChainVerifier, damaged or not", async () => {
   const hasher = startHasher();
   try {
@@ -83,7 +62,7 @@ Deno.test("property: verifyHome reading small pieces reports as ChainVerifier, d
         fc.boolean(),
         fc.integer({ min: 1, max: 2000 }),
         async (count, fileCount, changes, cutNewline, pieceBytes) => {
-          const files = log(count, fileCount);
+          const files = chainedLog(count, fileCount).map((file) => file.content);
           for (const c of changes) {
             const content = files[c.file % files.length];
             if (content.length > 0) content[c.at % content.length] = c.byte;
