@@ -4,7 +4,6 @@
  * seed's rule for a backgrounded process that keeps the pipes open.
  */
 import { OutputBuffer } from "./output_buffer.ts";
-import { processExists } from "./process_exists.ts";
 import { type Launcher, launchFailure, spawnInGroup } from "./process_group.ts";
 
 /** What to run, fully resolved: argv, a jail-checked cwd, the child's whole environment. */
@@ -216,5 +215,19 @@ export function signalGroup(pgid: number, signal: Deno.Signal): void {
     Deno.kill(-pgid, signal);
   } catch {
     // ESRCH: nothing of the group is left.
+  }
+}
+
+/**
+ * Whether a process (a pid), or a process group (a negative pid), exists: signal 0. EPERM means it
+ * exists and belongs to another user.
+ */
+function processExists(pid: number): boolean {
+  try {
+    // Signal 0 checks without signalling; Deno's Signal type does not list it.
+    Deno.kill(pid, 0 as unknown as Deno.Signal);
+    return true;
+  } catch (error) {
+    return error instanceof Deno.errors.PermissionDenied;
   }
 }
