@@ -250,9 +250,7 @@ export class Journal {
       return { synced: this.append(prepared), waiting: () => false };
     }
     try {
-      this.#file ??= Deno.openSync(this.path, { append: true, create: true, mode: 0o600 });
-      writeLine(this.#file, this.#afterTear(prepared.text));
-      this.#torn = false;
+      this.#writeKept(prepared.text);
     } catch (error) {
       this.#release(); // the next append opens the file afresh
       return { synced: Promise.reject(error), waiting: () => false };
@@ -293,9 +291,20 @@ export class Journal {
     if (this.#closed) this.#release();
   }
 
-  /** A line to write, after a newline that ends a torn last line if the file has one. */
+  /** Lines to write, after a newline that ends a torn last line if the file has one. */
   #afterTear(lines: string): string {
     return this.#torn ? `\n${lines}` : lines;
+  }
+
+  /** The kept file, opened for appending if it is not open. */
+  #kept(): Deno.FsFile {
+    return this.#file ??= Deno.openSync(this.path, { append: true, create: true, mode: 0o600 });
+  }
+
+  /** Writes lines and a newline to the kept file, unsynced. */
+  #writeKept(lines: string): void {
+    writeLine(this.#kept(), this.#afterTear(lines));
+    this.#torn = false;
   }
 
   /** Appends the lines (if any) and a newline to the file, and syncs it. */
@@ -307,13 +316,9 @@ export class Journal {
       }
       return;
     }
-    this.#file ??= Deno.openSync(this.path, { append: true, create: true, mode: 0o600 });
     try {
-      if (lines !== null) {
-        writeLine(this.#file, this.#afterTear(lines));
-        this.#torn = false;
-      }
-      await this.#file.syncData();
+      if (lines !== null) this.#writeKept(lines);
+      await this.#kept().syncData();
     } catch (error) {
       this.#release(); // the next append opens the file afresh, as it would after a close
       throw error;
