@@ -211,31 +211,21 @@ console.log(
   `fsync floor p50 ${floor.toFixed(3)} ms; the path needs ${PATH_SYNCS} syncs, so one call's ` +
     `bound is ${((PATH_SYNCS + 1) * floor).toFixed(3)} ms`,
 );
+/** The one-at-a-time p50 against (syncs + 1) x the floor, for each way of counting the syncs. */
+const p50Rows = ([
+  [PATH_SYNCS, "path syncs", "<= 1"],
+  [FDATASYNCS_MADE, "fdatasyncs made", "(report)"],
+  [SYNC_WAITS, "syncs waited in a row", "(report)"],
+] as const).map(([syncs, counted, target]) => ({
+  what: "POST /call example.echo, one at a time, p50",
+  unit: "ms",
+  value: rows.p50,
+  baselineWhat: `(${syncs} ${counted} + 1) x fsync floor p50`,
+  baseline: (syncs + 1) * floor,
+  target,
+}));
 printTable([
-  {
-    what: "POST /call example.echo, one at a time, p50",
-    unit: "ms",
-    value: rows.p50,
-    baselineWhat: `(${PATH_SYNCS} path syncs + 1) x fsync floor p50`,
-    baseline: (PATH_SYNCS + 1) * floor,
-    target: "<= 1",
-  },
-  {
-    what: "POST /call example.echo, one at a time, p50",
-    unit: "ms",
-    value: rows.p50,
-    baselineWhat: `(${FDATASYNCS_MADE} fdatasyncs made + 1) x fsync floor p50`,
-    baseline: (FDATASYNCS_MADE + 1) * floor,
-    target: "(report)",
-  },
-  {
-    what: "POST /call example.echo, one at a time, p50",
-    unit: "ms",
-    value: rows.p50,
-    baselineWhat: `(${SYNC_WAITS} syncs waited in a row + 1) x fsync floor p50`,
-    baseline: (SYNC_WAITS + 1) * floor,
-    target: "(report)",
-  },
+  ...p50Rows,
   {
     what: "POST /call example.echo, one at a time",
     unit: "calls/s",
