@@ -1,14 +1,19 @@
 /** Fixture logs for the audit tests: written by the real writer, then damaged by each test. */
+import fc from "fast-check";
 import {
   type AuditEvent,
   type AuditFileOps,
   AuditWriter,
   type AuditWriterOptions,
+  ChainVerifier,
   realFileOps,
   recordLine,
   sha256Hex,
+  verifyHome,
+  type VerifyHomeOptions,
   ZERO_HASH,
 } from "../../mod/audit/mod.ts";
+import { assertEquals } from "../assert.ts";
 
 /** The two days of the standard fixture: 5 records on DAY1 (seq 0-4), 8 on DAY2 (seq 5-12). */
 export const DAY1 = "2026-11-28.jsonl";
@@ -188,4 +193,41 @@ export function chainedLog(count: number, files: number, names = ["KËY"]): Audi
     texts[Math.floor((seq * files) / count)] += `${line}\n`;
   }
   return texts.map((text, i) => ({ name: THREE_DAYS[i], content: encoder.encode(text) }));
+}
+
+/** Up to three bytes of a log to change: in file `file` (modulo the files), at `at` (modulo). */
+export const byteChanges = fc.array(
+  fc.record({ file: fc.nat(), at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }) }),
+  { maxLength: 3 },
+);
+
+/** Makes those changes to the files' bytes, in place. */
+export function changeBytes(
+  files: Uint8Array[],
+  changes: { file: number; at: number; byte: number }[],
+): void {
+  for (const change of changes) {
+    const content = files[change.file % files.length];
+    if (content.length > 0) content[change.at % content.length] = change.byte;
+  }
+}
+
+/**
+ * Writes the files (named as THREE_DAYS, in order) into a new home's audit folder and asserts
+ * that verifyHome, with these options, reports what a ChainVerifier fed the same files reports.
+ */
+export async function assertVerifiesAsChainVerifier(
+  files: Uint8Array[],
+  options: VerifyHomeOptions,
+): Promise<void> {
+  const verifier = new ChainVerifier();
+  files.forEach((content, i) => verifier.feed(THREE_DAYS[i], content));
+  await withHome(async (home) => {
+    await Deno.mkdir(`${home}/audit`);
+    for (let i = 0; i < files.length; i++) {
+      await Deno.writeFile(`${home}/audit/${THREE_DAYS[i]}`, files[i]);
+    }
+    const { dir: _dir, checkpoint: _checkpoint, ...chain } = await verifyHome(home, options);
+    assertEquals(chain, verifier.finish());
+  });
 }

@@ -5,12 +5,17 @@
  * fed the whole files gives, damaged or not.
  */
 import fc from "fast-check";
-import { ChainVerifier, readSharedLines, startHasher, verifyHome } from "../../mod/audit/mod.ts";
+import { readSharedLines, startHasher } from "../../mod/audit/mod.ts";
 import { assert, assertEquals } from "../assert.ts";
-import { chainedLog, THREE_DAYS, withHome } from "./helpers.ts";
+import {
+  assertVerifiesAsChainVerifier,
+  byteChanges,
+  chainedLog,
+  changeBytes,
+  withHome,
+} from "./helpers.ts";
 
 const encoder = new TextEncoder();
-const NAMES = THREE_DAYS;
 
 Deno.test("property: readSharedLines gives the whole file in runs of whole lines, at any piece size", async () => {
   await withHome(async (home) => {
@@ -55,31 +60,15 @@ Deno.test("property: verifyHome reading small pieces reports as ChainVerifier, d
       fc.asyncProperty(
         fc.integer({ min: 0, max: 30 }),
         fc.integer({ min: 1, max: 3 }),
-        fc.array(
-          fc.record({ file: fc.nat(), at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }) }),
-          { maxLength: 3 },
-        ),
+        byteChanges,
         fc.boolean(),
         fc.integer({ min: 1, max: 2000 }),
         async (count, fileCount, changes, cutNewline, pieceBytes) => {
           const files = chainedLog(count, fileCount).map((file) => file.content);
-          for (const c of changes) {
-            const content = files[c.file % files.length];
-            if (content.length > 0) content[c.at % content.length] = c.byte;
-          }
+          changeBytes(files, changes);
           const last = files.length - 1;
           if (cutNewline && files[last].length > 0) files[last] = files[last].subarray(0, -1);
-          const verifier = new ChainVerifier();
-          files.forEach((content, i) => verifier.feed(NAMES[i], content));
-          await withHome(async (home) => {
-            await Deno.mkdir(`${home}/audit`);
-            for (let i = 0; i < files.length; i++) {
-              await Deno.writeFile(`${home}/audit/${NAMES[i]}`, files[i]);
-            }
-            const report = await verifyHome(home, { hasher: hasher.port, pieceBytes });
-            const { dir: _dir, checkpoint: _checkpoint, ...chain } = report;
-            assertEquals(chain, verifier.finish());
-          });
+          await assertVerifiesAsChainVerifier(files, { hasher: hasher.port, pieceBytes });
         },
       ),
       { numRuns: 60 },
