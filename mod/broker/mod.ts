@@ -36,6 +36,7 @@ export {
   isLive,
   newTaskId,
   readTask,
+  readTasks,
   TASK_STATES,
   taskDir,
   type TaskRecord,

@@ -48,6 +48,25 @@ export async function readTask(home: string, id: string): Promise<TaskRecord> {
   return taskRecord.parse(JSON.parse(text));
 }
 
+/**
+ * Every task folder's task.json, read and checked: `record` is null where it cannot be (the task
+ * is then left alone). No tasks folder is no tasks.
+ */
+export async function readTasks(
+  home: string,
+): Promise<{ id: string; record: TaskRecord | null }[]> {
+  const out: { id: string; record: TaskRecord | null }[] = [];
+  try {
+    for await (const entry of Deno.readDir(`${home}/tasks`)) {
+      if (!entry.isDirectory) continue;
+      out.push({ id: entry.name, record: await readTask(home, entry.name).catch(() => null) });
+    }
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  return out;
+}
+
 /** Writes a task.json atomically. */
 export async function writeTask(home: string, task: TaskRecord): Promise<void> {
   await writeFileAtomic(`${taskDir(home, task.id)}/task.json`, JSON.stringify(task, null, 2));

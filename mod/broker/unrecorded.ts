@@ -12,7 +12,7 @@
  */
 import { syncFile } from "./files.ts";
 import { Journal } from "./journal.ts";
-import { isLive, readTask, taskDir } from "./task_store.ts";
+import { isLive, readTasks, taskDir } from "./task_store.ts";
 
 /**
  * Voids the answers of live tasks whose Result record is `lostFrom` or later (the audit writer's
@@ -27,18 +27,10 @@ export async function recoverTaskJournals(
   const clock = options.clock ?? (() => new Date());
   const sync = options.sync ?? syncFile;
   const notices: string[] = [];
-  let entries: Deno.DirEntry[];
-  try {
-    entries = await Array.fromAsync(Deno.readDir(`${home}/tasks`));
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return notices;
-    throw error;
-  }
-  for (const entry of entries) {
-    if (!entry.isDirectory) continue;
-    const live = await readTask(home, entry.name).then((task) => isLive(task.state), () => false);
-    if (!live) continue; // an unreadable task is left alone, as restore leaves it
-    const path = `${taskDir(home, entry.name)}/journal.jsonl`;
+  for (const { id, record } of await readTasks(home)) {
+    // An unreadable task is left alone, as restore leaves it.
+    if (record === null || !isLive(record.state)) continue;
+    const path = `${taskDir(home, id)}/journal.jsonl`;
     await sync(path);
     const journal = await Journal.open(path);
     try {
@@ -51,7 +43,7 @@ export async function recoverTaskJournals(
           result,
         });
         notices.push(
-          `gurt: task ${entry.name}: a call's answer is void, as its Result record (seq ${result}) ` +
+          `gurt: task ${id}: a call's answer is void, as its Result record (seq ${result}) ` +
             "never reached the audit log; the call is decided again when it is asked again; " +
             "see runbook.md#result-unrecorded",
         );

@@ -13,6 +13,7 @@ import {
   newTaskId,
   publicTask,
   readTask,
+  readTasks,
   taskDir,
   TaskHandle,
   type TaskRecord,
@@ -112,13 +113,9 @@ export class TaskManager {
   /** Reopens every task that was live when the core last stopped, and restarts its worker. */
   async restore(): Promise<string[]> {
     const restored: string[] = [];
-    for await (const entry of Deno.readDir(`${this.deps.home}/tasks`)) {
-      if (!entry.isDirectory) continue;
-      let record: TaskRecord;
-      try {
-        record = await readTask(this.deps.home, entry.name);
-      } catch {
-        this.deps.log(`gurt: tasks/${entry.name}/task.json cannot be read; the task is left alone`);
+    for (const { id, record } of await readTasks(this.deps.home)) {
+      if (record === null) {
+        this.deps.log(`gurt: tasks/${id}/task.json cannot be read; the task is left alone`);
         continue;
       }
       if (!isLive(record.state)) continue;
