@@ -144,12 +144,13 @@ async function decideAndRun(
   } else {
     decision = step.decision;
   }
-  return await run(deps, task, body, { app, input, cost, seq: step.seq, decision });
+  const callLine = step.kind === "allowed" ? step.callLine : null;
+  return await run(deps, task, body, { app, input, cost, seq: step.seq, decision, callLine });
 }
 
 type Step =
   | { kind: "denied"; reason: DenyReason }
-  | { kind: "allowed"; decision: Decision; seq: number }
+  | { kind: "allowed"; decision: Decision; seq: number; callLine: PreparedLine | null }
   | { kind: "ask"; ask: Ask; seq: number; state: SessionState };
 
 /** Reads the grants and the state, decides, and writes the Decision record, under the ledger. */
@@ -218,12 +219,23 @@ async function decisionStep(
     );
     // The record takes its place in the log now, in the ledger's order; its sync is awaited
     // outside the ledger, so the task's other calls decide while this one's record is synced.
-    const written = deps.audit.append(event);
+    let placed: number | null = null;
+    const written = deps.audit.append(event, (seq) => (placed = seq));
     written.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
     if (outcome.kind === "allowed") task.reservedCents += call.cost;
-    return { outcome, state, written };
+    return { outcome, state, written, placed: placed as number | null };
   });
   const { outcome, state } = decided;
+  // The tool.call line of an allowed call is made while its Decision record is synced; it is
+  // written only once the record is on disk (runAndRecord).
+  let callLine: PreparedLine | null = null;
+  if (outcome.kind === "allowed" && decided.placed !== null) {
+    try {
+      callLine = task.journal.prepare(callEntry(deps, body, decided.placed));
+    } catch {
+      // made again in runAndRecord, and its error thrown there
+    }
+  }
   let seq: number;
   try {
     seq = (await decided.written).seq;
@@ -234,7 +246,19 @@ async function decisionStep(
   }
   if (outcome.kind === "denied") return { kind: "denied", reason: outcome.denial.reason };
   if (outcome.kind === "ask") return { kind: "ask", ask: outcome.ask, seq, state };
-  return { kind: "allowed", decision: outcome.decision, seq };
+  return { kind: "allowed", decision: outcome.decision, seq, callLine };
+}
+
+/** The tool.call line of a call allowed by the Decision record `seq`: what the task asked. */
+function callEntry(deps: BrokerDeps, body: CallBody, seq: number): JournalLine {
+  return {
+    type: "tool.call",
+    time: deps.clock().toISOString(),
+    key: body.key,
+    tool: body.tool,
+    input: redactValue(body.input, deps.redact),
+    decision: seq,
+  };
 }
 
 /** Adds the pending approval and waits for whoever answers it. */
@@ -320,6 +344,8 @@ interface RunCall {
   cost: number;
   seq: number;
   decision: Decision;
+  /** Its tool.call line, where made while the Decision record was synced. */
+  callLine: PreparedLine | null;
 }
 
 async function run(
@@ -346,14 +372,7 @@ async function runAndRecord(
   // tool that waits on anything (every built-in tool, most app tools) runs while the line is
   // synced; for one whose run has ended at once, the line is synced with the tool.result line that
   // follows it in the same file (one sync instead of a second one beside the Result record's).
-  const callLine = task.journal.appendUnsynced({
-    type: "tool.call",
-    time: deps.clock().toISOString(),
-    key: body.key,
-    tool: body.tool,
-    input: redactValue(body.input, deps.redact),
-    decision: call.seq,
-  });
+  const callLine = task.journal.appendUnsynced(call.callLine ?? callEntry(deps, body, call.seq));
   callLine.synced.catch(() => {}); // awaited below
   let outcome: RunOutcome;
   let output: unknown = null;

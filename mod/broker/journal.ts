@@ -204,6 +204,15 @@ export class Journal {
     return PreparedLine.make(this, shown, JSON.stringify(line.parse(shown)));
   }
 
+  /** The line as prepared: by this journal before, or now; throws if it is not a line. */
+  #prepared(entry: JournalLine | PreparedLine): PreparedLine {
+    if (!(entry instanceof PreparedLine)) return this.prepare(entry);
+    if (entry.journal !== this) {
+      throw new TypeError("a line prepared by another journal cannot be appended to this one");
+    }
+    return entry;
+  }
+
   /**
    * Appends a line (or one this journal prepared) and syncs it; the state reflects it once the
    * promise resolves. A `held` line (one this journal prepared) is written and synced, but the
@@ -213,10 +222,7 @@ export class Journal {
   append(entry: JournalLine | PreparedLine, options: { held?: boolean } = {}): Promise<void> {
     let prepared: PreparedLine;
     try {
-      prepared = entry instanceof PreparedLine ? entry : this.prepare(entry);
-      if (prepared.journal !== this) {
-        throw new TypeError("a line prepared by another journal cannot be appended to this one");
-      }
+      prepared = this.#prepared(entry);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -234,15 +240,16 @@ export class Journal {
   }
 
   /**
-   * Writes a line to the file at once (readers of the file see it), to be synced by the next
-   * append's sync or the one `syncUnsynced` starts; `synced` resolves then, and rejects at once if
-   * the line cannot be written. While earlier lines wait for their write, the line is appended as
-   * `append` does (so the order of lines is the order of the calls), and `waiting` is false.
+   * Writes a line (or one this journal prepared) to the file at once (readers of the file see
+   * it), to be synced by the next append's sync or the one `syncUnsynced` starts; `synced`
+   * resolves then, and rejects at once if the line cannot be written. While earlier lines wait for
+   * their write, the line is appended as `append` does (so the order of lines is the order of the
+   * calls), and `waiting` is false.
    */
-  appendUnsynced(entry: JournalLine): UnsyncedLine {
+  appendUnsynced(entry: JournalLine | PreparedLine): UnsyncedLine {
     let prepared: PreparedLine;
     try {
-      prepared = this.prepare(entry);
+      prepared = this.#prepared(entry);
     } catch (error) {
       return { synced: Promise.reject(error), waiting: () => false };
     }

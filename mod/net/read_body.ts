@@ -14,12 +14,14 @@ export async function readRequestBody(
 ): Promise<Uint8Array<ArrayBuffer>> {
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (declared > limit) throw tooLarge();
-  if (request.body === null) return new Uint8Array(0);
   if (Number.isSafeInteger(declared) && declared >= 0) {
-    const bytes = new Uint8Array(await request.arrayBuffer());
+    // Not request.body first: that getter makes a stream that bytes() would not need (an empty
+    // body reads as no bytes).
+    const bytes = await request.bytes();
     if (bytes.length > limit) throw tooLarge();
     return bytes;
   }
+  if (request.body === null) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = request.body.getReader();

@@ -159,6 +159,22 @@ Deno.test("a held line is on disk when its append resolves, but answers its key 
     const other = await Journal.open(`${dir}/other.jsonl`);
     assertThrows(() => other.commit(line), TypeError, "a line of another journal");
     assertEquals(other.state.calls.size, 0);
+    // Appended, unsynced or synced, by the journal that prepared it only.
+    const call = journal.prepare({
+      type: "tool.call",
+      time: T,
+      key: "k2",
+      tool: "example.spend",
+      input: { cents: 1 },
+      decision: 8,
+    });
+    await assertRejects(() => other.appendUnsynced(call).synced, TypeError, "another journal");
+    await assertRejects(() => other.append(call), TypeError, "another journal");
+    assertEquals(await Deno.readTextFile(`${dir}/other.jsonl`).catch(() => ""), "");
+    const unsynced = journal.appendUnsynced(call);
+    journal.syncUnsynced();
+    await unsynced.synced;
+    assertEquals(JSON.parse((await Deno.readTextFile(path)).trim().split("\n")[1]), call.entry);
     journal.close();
   } finally {
     await Deno.remove(dir, { recursive: true });
