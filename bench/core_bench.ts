@@ -63,6 +63,36 @@ async function startServe(home: string): Promise<Serve> {
   return { child, home };
 }
 
+/** The structure's floor (bench/core_floor_server.ts), answering on `${dir}/floor.sock`. */
+async function startStructure(dir: string): Promise<{ child: Deno.ChildProcess; socket: string }> {
+  const socket = `${dir}/floor.sock`;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      "--allow-all",
+      "--frozen",
+      "--config",
+      new URL("../deno.json", import.meta.url).pathname,
+      new URL("./core_floor_server.ts", import.meta.url).pathname,
+      socket,
+      dir,
+    ],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("ready")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the structure's floor server did not start: ${text}`);
+    text += value;
+  }
+  reader.releaseLock();
+  return { child, socket };
+}
+
 async function stopServe(serve: Serve): Promise<void> {
   serve.child.kill("SIGTERM");
   await serve.child.status;
@@ -79,9 +109,13 @@ async function startTask(home: string): Promise<string> {
 }
 
 /** One /call as a worker sends it (postCall: a kept connection where one is free). */
-async function call(home: string, task: string, key: string): Promise<number> {
+function call(home: string, task: string, key: string): Promise<number> {
+  return callSocket(`${home}/tasks/${task}/broker.sock`, key);
+}
+
+async function callSocket(socket: string, key: string): Promise<number> {
   const started = performance.now();
-  const answer = await postCall(`${home}/tasks/${task}/broker.sock`, {
+  const answer = await postCall(socket, {
     tool: "example.echo",
     input: { text: "hello" },
     key,
@@ -130,17 +164,24 @@ async function newHome(): Promise<string> {
 
 const home = await newHome();
 const floorTimes: number[] = [];
+const structureTimes: number[] = [];
 const serve = await startServe(home);
+const structureDir = await Deno.makeTempDir({ dir: home, prefix: "structure-" });
+const structure = await startStructure(structureDir);
 let rows;
 try {
   const task = await startTask(home);
   for (let i = 0; i < 50; i++) await call(home, task, `warm-${i}`);
+  for (let i = 0; i < 50; i++) await callSocket(structure.socket, `warm-${i}`);
 
-  // The floor and the calls in alternating batches, so that drift on a shared disk hits both.
+  // The floors and the calls in alternating batches, so that drift on a shared disk hits all.
   const latencies: number[] = [];
   let callTime = 0;
   for (let batch = 0; batch < BATCHES; batch++) {
     floorTimes.push(...await fsyncTimes(home, FSYNC_ROUNDS / BATCHES));
+    for (let i = 0; i < SEQUENTIAL_CALLS / BATCHES; i++) {
+      structureTimes.push(await callSocket(structure.socket, `s-${batch}-${i}`));
+    }
     const batchStart = performance.now();
     for (let i = 0; i < SEQUENTIAL_CALLS / BATCHES; i++) {
       latencies.push(await call(home, task, `s-${batch}-${i}`));
@@ -149,6 +190,7 @@ try {
   }
   const sequentialRate = SEQUENTIAL_CALLS / (callTime / 1000);
   const p50 = median(latencies);
+  const structureP50 = median(structureTimes);
 
   const tasks = [task];
   while (tasks.length < CONCURRENT_TASKS) tasks.push(await startTask(home));
@@ -178,11 +220,14 @@ try {
   }
   rows = {
     p50,
+    structureP50,
     sequentialRate,
     concurrentRate,
     oneTaskRate,
   };
 } finally {
+  structure.child.kill("SIGTERM");
+  await structure.child.status;
   await stopServe(serve);
   await Deno.remove(home, { recursive: true });
 }
@@ -232,6 +277,22 @@ const p50Rows = ([
 }));
 printTable([
   ...p50Rows,
+  {
+    what: "structure: bare Deno.serve making the path's syncs (1, then 2 at once), p50",
+    unit: "ms",
+    value: rows.structureP50,
+    baselineWhat: `(${PATH_SYNCS} path syncs + 1) x fsync floor p50`,
+    baseline: (PATH_SYNCS + 1) * floor,
+    target: "(report)",
+  },
+  {
+    what: "POST /call example.echo, one at a time, p50",
+    unit: "ms",
+    value: rows.p50,
+    baselineWhat: "the structure above, p50",
+    baseline: rows.structureP50,
+    target: "(report)",
+  },
   {
     what: "POST /call example.echo, one at a time",
     unit: "calls/s",
