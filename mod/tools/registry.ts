@@ -14,6 +14,7 @@ export interface ToolListing {
 /** The tools of the box. */
 export class ToolRegistry {
   readonly #apps = new Map<string, AppTool<never>>();
+  readonly #appNames: ReadonlySet<string>;
 
   constructor(apps: readonly AppTool<never>[]) {
     for (const tool of apps) {
@@ -22,11 +23,12 @@ export class ToolRegistry {
       }
       this.#apps.set(tool.name, tool);
     }
+    this.#appNames = new Set(this.#apps.keys());
   }
 
-  /** The names of the apps' tools, for the grant loader's rule 3. */
+  /** The names of the apps' tools, for the grant loader's rule 3: one set, made once. */
   appToolNames(): ReadonlySet<string> {
-    return new Set(this.#apps.keys());
+    return this.#appNames;
   }
 
   /** Whether `name` is a tool of the box. */
