@@ -71,12 +71,28 @@ function run(command: Command, action: () => Promise<Action>): Promise<never> {
   });
 }
 
+/** The arguments before the first `--`: those the command line parser reads. */
+export function beforeCommand(args: readonly string[]): string[] {
+  const dash = args.indexOf("--");
+  return dash === -1 ? [...args] : args.slice(0, dash);
+}
+
+/** The arguments after the first `--`: the command of a `--worker cmd` task. */
+function afterCommand(args: readonly string[]): string[] {
+  const dash = args.indexOf("--");
+  return dash === -1 ? [] : args.slice(dash + 1);
+}
+
 async function startBody(
   prompt: string | undefined,
   options: StartOptions,
 ): Promise<Record<string, unknown>> {
-  const dash = Deno.args.indexOf("--");
-  const command = dash === -1 ? [] : Deno.args.slice(dash + 1);
+  const command = afterCommand(Deno.args);
+  if (command.length > 0 && options.worker !== "cmd") {
+    throw new Error(
+      `only --worker cmd takes a command after --, not --worker ${JSON.stringify(options.worker)}`,
+    );
+  }
   let worker: Record<string, unknown>;
   if (options.worker === "test") {
     if (options.script === undefined) throw new Error("--worker test needs --script FILE");

@@ -195,3 +195,53 @@ Deno.test("gurt task show escapes the keys a task chose, in its call and result 
     await box.close();
   }
 });
+
+Deno.test("gurt task start --worker cmd -- COMMAND… runs the command with BOX_SOCKET and BOX_TASK, and the words after -- are not the prompt", async () => {
+  const box = await startBox();
+  try {
+    const seen = `${box.home}/seen.txt`;
+    const script = `printf '%s %s %s' "$BOX_TASK" "$BOX_SOCKET" "$1" > ${seen}`;
+    const withPrompt = await run(box, [
+      "task",
+      "start",
+      "--worker",
+      "cmd",
+      "look around",
+      "--",
+      "sh",
+      "-c",
+      script,
+      "sh",
+      "an argument",
+    ]);
+    assertEquals(withPrompt.code, 0, withPrompt.stderr);
+    const id = withPrompt.stdout.trim();
+    await until(async () => (await Deno.stat(seen).catch(() => null)) !== null);
+    await until(async () => (await Deno.readTextFile(seen)).endsWith("an argument"));
+    assertEquals(
+      await Deno.readTextFile(seen),
+      `${id} ${box.home}/tasks/${id}/broker.sock an argument`,
+    );
+    assertEquals((await box.admin("GET", `/tasks/${id}`)).body.task.prompt, "look around");
+
+    // No prompt: the command's words stay the command.
+    const bare = await run(box, ["task", "start", "--worker", "cmd", "--", "sleep", "30"]);
+    assertEquals(bare.code, 0, bare.stderr);
+    const sleeper = (await box.admin("GET", `/tasks/${bare.stdout.trim()}`)).body.task;
+    assertEquals([sleeper.prompt, sleeper.worker], ["", { kind: "cmd", command: ["sleep", "30"] }]);
+    await run(box, ["task", "stop", sleeper.id]);
+
+    const misplaced = await run(box, ["task", "start", "--worker", "none", "--", "sleep", "30"]);
+    assertEquals(misplaced.code, 1);
+    assertStringIncludes(
+      misplaced.stderr,
+      'only --worker cmd takes a command after --, not --worker "none"',
+    );
+    const missing = await run(box, ["task", "start", "--worker", "cmd"]);
+    assertEquals(missing.code, 1);
+    assertStringIncludes(missing.stderr, "--worker cmd needs the command after --");
+    assertEquals((await box.admin("GET", "/tasks")).body.tasks.length, 2);
+  } finally {
+    await box.close();
+  }
+});
