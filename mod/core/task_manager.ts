@@ -23,7 +23,7 @@ import {
 } from "../broker/mod.ts";
 import type { StartTask } from "./admin_schemas.ts";
 import { serveSocket } from "./home_layout.ts";
-import { ensureTaskUser, removeTaskUser, type TaskUser } from "./task_users.ts";
+import { ensureTaskUser, removeTaskUser, type TaskUser, taskUsers } from "./task_users.ts";
 import { alive, isWorkerOf, spawnWorker, stopWorker } from "./worker_process.ts";
 
 interface Live {
@@ -92,8 +92,7 @@ export class TaskManager {
     });
     const noKey = worker.kind === "loop" ? modelKeyProblem(this.deps) : null;
     if (noKey !== null) return await this.#failAtOnce(record, noKey);
-    await this.#open(record);
-    return this.#live.get(id)?.handle.record ?? record;
+    return await this.#open(record);
   }
 
   /** Ends a task that cannot start (a loop with no model key): failed, with the reason. */
@@ -122,10 +121,42 @@ export class TaskManager {
       if (record.pid !== null && alive(record.pid) && isWorkerOf(record.pid, record.id)) {
         await stopWorker(record.pid, STOP_GRACE_MS);
       }
-      await this.#open({ ...record, state: "running" });
-      restored.push(record.id);
+      const opened = await this.#open({ ...record, state: "running" });
+      if (isLive(opened.state)) restored.push(record.id);
     }
+    if (this.options.asRoot) await this.#removeStrayUsers();
     return restored;
+  }
+
+  /**
+   * Removes the task users that no live task holds: this home's, and those whose home is gone
+   * (deleted while its tasks ran). A crash, or a home removed under a core, leaves them. A user of
+   * another home that is there, or that this core may not look at, is left to that home's core.
+   */
+  async #removeStrayUsers(): Promise<void> {
+    for (const user of await taskUsers()) {
+      if (this.#live.has(user.task)) continue;
+      let stray: boolean;
+      if (user.home === null) {
+        // An older core's user names no home: this home's if its task is here.
+        stray = await Deno.stat(`${taskDir(this.deps.home, user.task)}/task.json`).then(
+          () => true,
+          () => false,
+        );
+      } else if (user.home === this.deps.home) {
+        stray = true;
+      } else {
+        stray = await Deno.stat(user.home).then(
+          () => false,
+          (error) => error instanceof Deno.errors.NotFound,
+        );
+      }
+      if (!stray) continue;
+      const problem = await removeTaskUser(user);
+      this.deps.log(
+        problem ?? `gurt: removed ${user.name}, the user of task ${user.task}, which is not live`,
+      );
+    }
   }
 
   /** Every task, live or ended, newest first. */
@@ -188,7 +219,8 @@ export class TaskManager {
     await Promise.allSettled([...this.#ending]);
   }
 
-  async #open(record: TaskRecord): Promise<void> {
+  /** Opens a task's socket and starts its worker; its record (failed if the worker cannot start). */
+  async #open(record: TaskRecord): Promise<TaskRecord> {
     const dir = taskDir(this.deps.home, record.id);
     const socket = `${dir}/broker.sock`;
     const journal = await Journal.open(`${dir}/journal.jsonl`, { redact: this.deps.redact });
@@ -198,14 +230,24 @@ export class TaskManager {
     const server = await serveSocket(socket, (request) => app.fetch(request));
     let user: TaskUser | null = null;
     if (this.options.asRoot) {
-      user = await ensureTaskUser(record.id);
+      user = await ensureTaskUser(record.id, this.deps.home);
       await Deno.chown(socket, user.uid, user.gid);
       await Deno.chown(`${dir}/home`, user.uid, user.gid);
       await Deno.chmod(dir, 0o711);
     }
     const live: Live = { handle, server, child: null, user, writes: Promise.resolve() };
     this.#live.set(record.id, live);
-    const child = await spawnWorker(record, { socket, dir, user });
+    let child: Deno.ChildProcess | null;
+    try {
+      child = await spawnWorker(record, { socket, dir, user });
+    } catch (error) {
+      const reason = `the worker could not start: ${
+        error instanceof Error ? error.message : error
+      }`;
+      this.deps.log(`gurt: task ${record.id} failed: ${reason}`);
+      await this.#end(live, "failed", reason);
+      return live.handle.record;
+    }
     live.child = child;
     this.#save(live, { user: user?.name ?? null, pid: child?.pid ?? null });
     if (child !== null) {
@@ -217,6 +259,7 @@ export class TaskManager {
         );
       });
     }
+    return live.handle.record;
   }
 
   async #end(live: Live, state: TaskState, reason: string | null): Promise<void> {
@@ -252,7 +295,15 @@ export class TaskManager {
       this.deps.log(`gurt: the end of task ${id} could not be audited: ${error.message}`)
     );
     live.handle.ended.resolve();
-    if (live.user !== null) await removeTaskUser(live.user.name);
+    if (live.user !== null) {
+      const problem = await removeTaskUser(live.user);
+      if (problem !== null) this.deps.log(`gurt: task ${id}: ${problem}`);
+      // Its files stay for the owner, behind a folder only root may enter.
+      const home = `${taskDir(this.deps.home, id)}/home`;
+      await Deno.chown(home, 0, 0).then(() => Deno.chmod(home, 0o700)).catch((error) =>
+        this.deps.log(`gurt: the home of task ${id} could not be closed: ${error.message}`)
+      );
+    }
   }
 
   #save(live: Live, change: Partial<TaskRecord>): void {

@@ -1,0 +1,153 @@
+/**
+ * A task's worker and its user, through a real core: a worker that cannot start ends its task at
+ * once with the reason; as root, an ended task's user goes with every process it left, its uid is
+ * not the next task's, its home is closed to whoever holds the uid later, and a start removes the
+ * users no live task holds.
+ */
+import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import { startBox, type TestBox, until } from "./harness.ts";
+import { ensureTaskUser, FIRST_ID, taskUsers } from "../../mod/core/task_users.ts";
+
+/** How many processes, zombies aside, run with `uid` as their real or effective uid. */
+function processesOf(uid: number): number {
+  let count = 0;
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const status = Deno.readTextFileSync(`/proc/${entry.name}/status`);
+      if (/^State:\s+[ZX]/m.test(status)) continue;
+      const ids = /^Uid:\s+(\d+)\s+(\d+)/m.exec(status);
+      if (ids !== null && (Number(ids[1]) === uid || Number(ids[2]) === uid)) count++;
+    } catch {
+      // gone since the listing
+    }
+  }
+  return count;
+}
+
+async function startCmd(box: TestBox, command: string[]) {
+  const answer = await box.admin("POST", "/tasks", {
+    worker: { kind: "cmd", command },
+    tools: ["example.echo"],
+    budgetCents: null,
+  });
+  assertEquals(answer.status, 200, JSON.stringify(answer.body));
+  return answer.body.task;
+}
+
+Deno.test("a worker that cannot start ends its task at once, failed with the reason, its socket gone", async () => {
+  const box = await startBox();
+  try {
+    const task = await startCmd(box, ["/no/such/program"]);
+    assertEquals(task.state, "failed");
+    assertStringIncludes(task.endReason, "the worker could not start");
+    assertStringIncludes(task.endReason, "/no/such/program");
+    const listed = (await box.admin("GET", `/tasks/${task.id}`)).body.task;
+    assertEquals([listed.state, listed.endReason], ["failed", task.endReason]);
+    assertEquals(
+      await Deno.stat(`${box.home}/tasks/${task.id}/broker.sock`).catch(() => null),
+      null,
+    );
+    const ended = (await box.records()).filter((r) => r.event.type === "task_ended");
+    assertEquals(ended.map((r) => [r.event.task, r.event.state]), [[task.id, "failed"]]);
+    assert(box.logs.some((line) => line.includes(`task ${task.id} failed: the worker could not`)));
+  } finally {
+    await box.close();
+  }
+});
+
+/** Runs `sh -c script` as uid/gid: its stdout and exit code. */
+async function runAs(uid: number, gid: number, script: string): Promise<[string, number]> {
+  const out = await new Deno.Command("sh", {
+    args: ["-c", script],
+    uid,
+    gid,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return [new TextDecoder().decode(out.stdout).trim(), out.code];
+}
+
+Deno.test({
+  name:
+    "as root, an ended task's user goes with every process it left, its home is closed to its uid, and the next task gets another uid",
+  ignore: Deno.uid() !== 0,
+  fn: async () => {
+    const box = await startBox({ core: { asRoot: true } });
+    try {
+      // A worker that leaves a process in a session of its own, then waits.
+      const task = await startCmd(box, [
+        "sh",
+        "-c",
+        "echo private > secret.txt; setsid sleep 300 & echo $! > escaped.pid; exec sleep 300",
+      ]);
+      const home = `${box.home}/tasks/${task.id}/home`;
+      await until(async () =>
+        (await Deno.readTextFile(`${home}/escaped.pid`).catch(() => "")) !== ""
+      );
+      const escaped = Number(await Deno.readTextFile(`${home}/escaped.pid`));
+      const user = (await taskUsers()).find((u) => u.name === `box-${task.id}`)!;
+      assert(user.uid >= FIRST_ID && user.gid === user.uid, JSON.stringify(user));
+      assertEquals(user.home, box.home);
+      assertEquals(await runAs(user.uid, user.gid, `cat ${home}/secret.txt`), ["private", 0]);
+
+      assertEquals((await box.admin("POST", `/tasks/${task.id}/stop`)).status, 200);
+      assertEquals(processesOf(user.uid), 0);
+      // Gone, or a zombie its new parent has yet to reap.
+      const state = await Deno.readTextFile(`/proc/${escaped}/status`).catch(() => "State: X");
+      assert(/^State:\s+[ZX]/m.test(state), state);
+      assertEquals((await taskUsers()).some((u) => u.name === user.name), false);
+      const info = await Deno.stat(home);
+      assertEquals([info.uid, info.gid, info.mode! & 0o777], [0, 0, 0o700]);
+      // Whoever holds that uid later cannot read what the task left.
+      const [, code] = await runAs(user.uid, user.gid, `cat ${home}/secret.txt`);
+      assert(code !== 0);
+
+      const next = await startCmd(box, ["sleep", "300"]);
+      const nextUser = (await taskUsers()).find((u) => u.name === `box-${next.id}`)!;
+      assert(nextUser.uid >= FIRST_ID && nextUser.uid !== user.uid);
+      await box.admin("POST", `/tasks/${next.id}/stop`);
+    } finally {
+      await box.close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "as root, a start removes the task users no live task holds: this home's, and a gone home's; another home's live task keeps its user",
+  ignore: Deno.uid() !== 0,
+  fn: async () => {
+    const box = await startBox({ core: { asRoot: true } });
+    const other = await Deno.makeTempDir({ prefix: "gurt-other-home-" });
+    const made: string[] = [];
+    try {
+      const live = await startCmd(box, ["sleep", "300"]);
+      const suffix = crypto.randomUUID().replaceAll("-", "").slice(0, 8);
+      // A user of this home whose task is gone, one of a home that is gone, and one of another
+      // home whose task is there.
+      const strays = [
+        await ensureTaskUser(`zs${suffix}`, box.home),
+        await ensureTaskUser(`zg${suffix}`, `${other}/gone`),
+      ];
+      const kept = await ensureTaskUser(`zk${suffix}`, other);
+      made.push(...strays.map((u) => u.name), kept.name);
+      await Deno.mkdir(`${other}/tasks/zk${suffix}`, { recursive: true });
+      await Deno.writeTextFile(`${other}/tasks/zk${suffix}/task.json`, "{}");
+
+      await box.restart();
+      const names = (await taskUsers()).map((u) => u.name);
+      for (const stray of strays) assert(!names.includes(stray.name), stray.name);
+      assert(names.includes(kept.name));
+      assert(names.includes(`box-${live.id}`)); // reopened, and still its task's
+      assert(box.logs.some((line) => line.includes(`removed ${strays[0].name}`)));
+      await box.admin("POST", `/tasks/${live.id}/stop`);
+    } finally {
+      for (const name of made) {
+        await new Deno.Command("userdel", { args: [name], stderr: "null" }).output();
+      }
+      await box.close();
+      await Deno.remove(other, { recursive: true });
+    }
+  },
+});
