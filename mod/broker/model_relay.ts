@@ -14,7 +14,7 @@ import { usageOfAnswer, usageOfStream } from "./model_usage.ts";
 
 /** Seed 003's message for a box with no model key, with where to look. */
 export function noModelKeyMessage(keyName: string): string {
-  return `No model key yet. Add an Anthropic or Factory API key in Settings, Accounts & Keys, then start the task again. gurt reads the vault key ${keyName}, named by gurt.toml [models] key; see runbook.md#model-key-missing`;
+  return `No model key yet. Add an Anthropic or Factory API key in Settings, Accounts & Keys, then start the task again. gurt reads the vault key ${keyName}, named by gurt.toml [models] key (gurt vault set ${keyName}, or the portal's Accounts & Keys); see runbook.md#model-key-missing`;
 }
 
 /** The model a task's loop uses: the task's own, else the configuration's default. */

@@ -21,7 +21,10 @@ export function buildProgram(): Command {
       "gurt lets AI agents work on your machine without holding a secret and without acting unseen.",
     )
     .version(denoJson.version, "-V, --version", "print gurt's version")
-    .option("--home <dir>", "the box home (default: BOX_HOME, else /var/lib/gurt as root)")
+    .option(
+      "--home <dir>",
+      "the box home (default: BOX_HOME, else /var/lib/gurt as root, else $XDG_DATA_HOME/gurt)",
+    )
     .showHelpAfterError()
     .configureOutput({ outputError: (text, write) => write(text) });
   registerServeCommand(program);
