@@ -92,7 +92,23 @@ function journalLine(line: Shown): string {
       return `${time} answer ${key}: ${line.approved ? "approved" : "not approved"}`;
     case "cost":
       return `${time} cost ${line.cents}¢ ${escapeArguments(String(line.what))}`;
+    case "event":
+      return `${time} ${eventText(String(line.event), line.detail as Shown | null, json)}`;
     default:
       return `${time} ${json(line)}`;
   }
+}
+
+/** A notice of the core's in the journal: the two it writes in words, any other as its JSON. */
+function eventText(event: string, detail: Shown | null, json: (value: unknown) => string): string {
+  const text = (value: unknown) => escapeArguments(String(value));
+  if (event === "approval_pending" && detail !== null) {
+    return `approval ${text(detail.approval)} pending: ${text(detail.tool)}, expires ${
+      text(detail.expires)
+    }`;
+  }
+  if (event === "tool_denied" && detail !== null) {
+    return `denied ${text(detail.name)}: ${text(detail.reason)}`;
+  }
+  return `event ${text(event)} ${json(detail)}`;
 }

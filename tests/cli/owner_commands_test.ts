@@ -125,6 +125,14 @@ Deno.test("gurt refuse: prints refused, exit 0; the call is refused; a second re
     const again = await run(box, ["refuse", String(id)]);
     assertEquals(again.code, 1);
     assertEquals(again.stdout, `${id}: no such approval (already answered or expired)\n`);
+    // The journal's notices read as words in gurt task show.
+    const shown = await run(box, ["task", "show", task.id]);
+    assertMatch(
+      shown.stdout,
+      new RegExp(`approval ${id} pending: example\\.spend, expires \\d{4}-`),
+    );
+    assertMatch(shown.stdout, /denied example\.spend: approval_refused\n/);
+    assert(!shown.stdout.includes('"type":"event"'), shown.stdout);
   } finally {
     await box.close();
   }
