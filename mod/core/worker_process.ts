@@ -66,19 +66,21 @@ export async function spawnWorker(
 
 /**
  * Offers a command worker the box's MCP server (`gurt mcp` on its socket), in the shape MCP clients
- * read (`{mcpServers: {box: {command, args, env}}}`), at tasks/<id>/home/mcp.json.
+ * read (`{mcpServers: {box: {command, args, env}}}`), at tasks/<id>/mcp.json: in the task's folder,
+ * which only the core may write, and never in its home. There the task's user could have put a
+ * link (or a FIFO) for the core to write through as root, at a restart.
  */
 async function writeMcpConfig(
   task: TaskRecord,
-  places: { socket: string; dir: string; user: TaskUser | null },
+  places: { socket: string; dir: string },
 ): Promise<string> {
   const { program, args } = gurtInvocation(["mcp"]);
-  const path = `${places.dir}/home/mcp.json`;
+  const path = `${places.dir}/mcp.json`;
   const server = { command: program, args, env: { BOX_SOCKET: places.socket, BOX_TASK: task.id } };
   await Deno.writeTextFile(path, JSON.stringify({ mcpServers: { box: server } }, null, 2) + "\n", {
     mode: 0o644,
   });
-  if (places.user !== null) await Deno.chown(path, places.user.uid, places.user.gid);
+  await Deno.chmod(path, 0o644); // readable by the task's user; written by the core only
   return path;
 }
 

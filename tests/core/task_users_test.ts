@@ -151,3 +151,34 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "as root, a restart writes nothing through the task's home: a link or a FIFO the task put there is left alone",
+  ignore: Deno.uid() !== 0,
+  fn: async () => {
+    const box = await startBox({ core: { asRoot: true } });
+    const victim = await Deno.makeTempFile({ prefix: "gurt-victim-" });
+    try {
+      await Deno.writeTextFile(victim, "root's own file\n");
+      const linked = await startCmd(box, ["sh", "-c", `ln -s ${victim} mcp.json; exec sleep 300`]);
+      const fifo = await startCmd(box, ["sh", "-c", "mkfifo mcp.json; exec sleep 300"]);
+      for (const task of [linked, fifo]) {
+        const planted = `${box.home}/tasks/${task.id}/home/mcp.json`;
+        await until(async () => (await Deno.lstat(planted).catch(() => null)) !== null);
+      }
+      await box.restart(); // reopens both, writing each one's MCP configuration
+      const info = await Deno.stat(victim);
+      assertEquals([info.uid, await Deno.readTextFile(victim)], [0, "root's own file\n"]);
+      for (const task of [linked, fifo]) {
+        assertEquals((await box.admin("GET", `/tasks/${task.id}`)).body.task.state, "running");
+        const config = await Deno.stat(`${box.home}/tasks/${task.id}/mcp.json`);
+        assertEquals([config.uid, config.mode! & 0o777], [0, 0o644]);
+        await box.admin("POST", `/tasks/${task.id}/stop`);
+      }
+    } finally {
+      await box.close();
+      await Deno.remove(victim);
+    }
+  },
+});

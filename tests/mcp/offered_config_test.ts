@@ -4,7 +4,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { assertEquals } from "../assert.ts";
 import { startBox, until } from "../core/harness.ts";
 
-Deno.test("a cmd worker gets BOX_MCP_CONFIG naming home/mcp.json, whose server lists the task's tools", async () => {
+Deno.test("a cmd worker gets BOX_MCP_CONFIG naming mcp.json in its task folder, whose server lists the task's tools", async () => {
   const box = await startBox();
   const client = new Client({ name: "gurt-test", version: "0.0.0" });
   try {
@@ -16,7 +16,7 @@ Deno.test("a cmd worker gets BOX_MCP_CONFIG naming home/mcp.json, whose server l
       tools: ["example.echo"],
     });
     const id = started.body.task.id;
-    const path = `${box.home}/tasks/${id}/home/mcp.json`;
+    const path = `${box.home}/tasks/${id}/mcp.json`;
     const config = JSON.parse(await Deno.readTextFile(path));
     const server = config.mcpServers.box;
     assertEquals(server.env, { BOX_SOCKET: `${box.home}/tasks/${id}/broker.sock`, BOX_TASK: id });
