@@ -129,29 +129,21 @@ export class TaskManager {
   }
 
   /**
-   * Removes the task users that no live task holds: this home's, and those whose home is gone
-   * (deleted while its tasks ran). A crash, or a home removed under a core, leaves them. A user of
-   * another home that is there, or that this core may not look at, is left to that home's core.
+   * Removes this home's task users that no live task holds, which a crash leaves (an older core's
+   * user, which names no home, where its task is in this home). Another home's users are left to
+   * that home's core: that its home cannot be seen from here (another mount namespace, a private
+   * /tmp) does not mean it is gone.
    */
   async #removeStrayUsers(): Promise<void> {
     for (const user of await taskUsers()) {
       if (this.#live.has(user.task)) continue;
-      let stray: boolean;
-      if (user.home === null) {
-        // An older core's user names no home: this home's if its task is here.
-        stray = await Deno.stat(`${taskDir(this.deps.home, user.task)}/task.json`).then(
-          () => true,
-          () => false,
-        );
-      } else if (user.home === this.deps.home) {
-        stray = true;
-      } else {
-        stray = await Deno.stat(user.home).then(
-          () => false,
-          (error) => error instanceof Deno.errors.NotFound,
-        );
-      }
-      if (!stray) continue;
+      const ours = user.home === this.deps.home ||
+        (user.home === null &&
+          await Deno.stat(`${taskDir(this.deps.home, user.task)}/task.json`).then(
+            () => true,
+            () => false,
+          ));
+      if (!ours) continue;
       const problem = await removeTaskUser(user);
       this.deps.log(
         problem ?? `gurt: removed ${user.name}, the user of task ${user.task}, which is not live`,
@@ -219,7 +211,10 @@ export class TaskManager {
     await Promise.allSettled([...this.#ending]);
   }
 
-  /** Opens a task's socket and starts its worker; its record (failed if the worker cannot start). */
+  /**
+   * Opens a task's socket and starts its worker; its record. A task whose user cannot be made or
+   * whose worker cannot start is ended at once, failed, saying why.
+   */
   async #open(record: TaskRecord): Promise<TaskRecord> {
     const dir = taskDir(this.deps.home, record.id);
     const socket = `${dir}/broker.sock`;
@@ -228,26 +223,26 @@ export class TaskManager {
     await Deno.chmod(dir, 0o700); // bind inside a private folder: no window before the chmod
     const app = taskRoutes(this.deps, handle);
     const server = await serveSocket(socket, (request) => app.fetch(request));
-    let user: TaskUser | null = null;
-    if (this.options.asRoot) {
-      user = await ensureTaskUser(record.id, this.deps.home);
-      await Deno.chown(socket, user.uid, user.gid);
-      await Deno.chown(`${dir}/home`, user.uid, user.gid);
-      await Deno.chmod(dir, 0o711);
-    }
-    const live: Live = { handle, server, child: null, user, writes: Promise.resolve() };
+    const live: Live = { handle, server, child: null, user: null, writes: Promise.resolve() };
     this.#live.set(record.id, live);
     let child: Deno.ChildProcess | null;
+    let step = "its user could not be made ready";
     try {
-      child = await spawnWorker(record, { socket, dir, user });
+      if (this.options.asRoot) {
+        live.user = await ensureTaskUser(record.id, this.deps.home);
+        await Deno.chown(socket, live.user.uid, live.user.gid);
+        await Deno.chown(`${dir}/home`, live.user.uid, live.user.gid);
+        await Deno.chmod(dir, 0o711);
+      }
+      step = "the worker could not start";
+      child = await spawnWorker(record, { socket, dir, user: live.user });
     } catch (error) {
-      const reason = `the worker could not start: ${
-        error instanceof Error ? error.message : error
-      }`;
+      const reason = `${step}: ${error instanceof Error ? error.message : error}`;
       this.deps.log(`gurt: task ${record.id} failed: ${reason}`);
       await this.#end(live, "failed", reason);
       return live.handle.record;
     }
+    const user = live.user;
     live.child = child;
     this.#save(live, { user: user?.name ?? null, pid: child?.pid ?? null });
     if (child !== null) {

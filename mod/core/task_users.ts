@@ -3,15 +3,16 @@
  * worker, so no task can open another's socket. Without root, tasks run as the owner's user and
  * the socket's 0600 mode inside the home is the boundary.
  *
- * A uid is not given to a second task: a later task holding it could read what the first left
- * (its home, its files in /tmp) and signal what it left running. useradd gives a freed uid out
+ * A uid is not given to a second task: a later task holding it could read and change what the
+ * first left owned by it, and signal what it left running. useradd gives a freed uid out
  * again at once, so each task user gets a uid (and its group the same gid) drawn at random from a
  * range of 1.6 billion far above any system's or person's, and not in use. When the task ends,
  * every process of the uid is killed before the user is removed (userdel refuses a user with
- * processes, and the uid would then outlive the task).
+ * processes, and the uid would then outlive the task). Files a task leaves in /tmp are readable
+ * by every user while they last, as any program's are (workers keep the usual umask).
  *
- * The user's comment names the task and its home, so that a later start can remove the users of
- * tasks that are no longer live (after a crash, or a home deleted while its tasks ran).
+ * The user's comment names the task and its home, so that a later start of the same home can
+ * remove the users of its tasks that are no longer live (after a crash).
  */
 
 /** A task's Linux identity. */
@@ -32,6 +33,11 @@ export async function ensureTaskUser(task: string, home: string): Promise<TaskUs
   const name = `box-${task}`;
   const found = (await taskUsers()).find((user) => user.name === name);
   if (found !== undefined) return found;
+  // Its group without it: a core killed between the two commands below left it.
+  if (await groupExists(name)) {
+    const stale = await run("groupdel", [name]);
+    if (stale !== null) throw new Error(`cannot remove the group ${name} left alone: ${stale}`);
+  }
   let problem = "";
   for (let attempt = 0; attempt < 8; attempt++) {
     const id = FIRST_ID + Math.floor(Math.random() * ID_COUNT);
@@ -116,6 +122,12 @@ export async function taskUsers(): Promise<ListedTaskUser[]> {
     out.push({ name, uid: Number(uid), gid: Number(gid), task: name.slice(4), home });
   }
   return out;
+}
+
+/** Whether /etc/group has a group called `name`. */
+async function groupExists(name: string): Promise<boolean> {
+  const groups = await Deno.readTextFile("/etc/group");
+  return groups.split("\n").some((line) => line.split(":")[0] === name);
 }
 
 /** Whether `id` is a uid in /etc/passwd or a gid in /etc/group. */

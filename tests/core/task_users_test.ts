@@ -115,7 +115,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "as root, a start removes the task users no live task holds: this home's, and a gone home's; another home's live task keeps its user",
+    "as root, a start removes this home's task users that no live task holds, and leaves another home's",
   ignore: Deno.uid() !== 0,
   fn: async () => {
     const box = await startBox({ core: { asRoot: true } });
@@ -124,23 +124,21 @@ Deno.test({
     try {
       const live = await startCmd(box, ["sleep", "300"]);
       const suffix = crypto.randomUUID().replaceAll("-", "").slice(0, 8);
-      // A user of this home whose task is gone, one of a home that is gone, and one of another
-      // home whose task is there.
-      const strays = [
-        await ensureTaskUser(`zs${suffix}`, box.home),
-        await ensureTaskUser(`zg${suffix}`, `${other}/gone`),
+      // A user of this home whose task is gone; one of another home, and one of a home this core
+      // cannot see (gone, or in another mount namespace): those are their homes' cores' to remove.
+      const stray = await ensureTaskUser(`zs${suffix}`, box.home);
+      const kept = [
+        await ensureTaskUser(`zk${suffix}`, other),
+        await ensureTaskUser(`zg${suffix}`, `${other}/not-here`),
       ];
-      const kept = await ensureTaskUser(`zk${suffix}`, other);
-      made.push(...strays.map((u) => u.name), kept.name);
-      await Deno.mkdir(`${other}/tasks/zk${suffix}`, { recursive: true });
-      await Deno.writeTextFile(`${other}/tasks/zk${suffix}/task.json`, "{}");
+      made.push(stray.name, ...kept.map((u) => u.name));
 
       await box.restart();
       const names = (await taskUsers()).map((u) => u.name);
-      for (const stray of strays) assert(!names.includes(stray.name), stray.name);
-      assert(names.includes(kept.name));
+      assert(!names.includes(stray.name), stray.name);
+      for (const user of kept) assert(names.includes(user.name), user.name);
       assert(names.includes(`box-${live.id}`)); // reopened, and still its task's
-      assert(box.logs.some((line) => line.includes(`removed ${strays[0].name}`)));
+      assert(box.logs.some((line) => line.includes(`removed ${stray.name}`)));
       await box.admin("POST", `/tasks/${live.id}/stop`);
     } finally {
       for (const name of made) {
@@ -148,6 +146,27 @@ Deno.test({
       }
       await box.close();
       await Deno.remove(other, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "as root, a task user's group left without its user (a core killed between the two) does not stop the user being made",
+  ignore: Deno.uid() !== 0,
+  fn: async () => {
+    const task = `zo${crypto.randomUUID().replaceAll("-", "").slice(0, 8)}`;
+    const name = `box-${task}`;
+    await new Deno.Command("groupadd", { args: ["--system", name] }).output();
+    try {
+      const user = await ensureTaskUser(task, "/tmp/nowhere");
+      assertEquals(user.name, name);
+      const group = (await Deno.readTextFile("/etc/group")).split("\n")
+        .find((line) => line.startsWith(`${name}:`));
+      assertEquals(group?.split(":")[2], String(user.gid));
+    } finally {
+      await new Deno.Command("userdel", { args: [name], stderr: "null" }).output();
+      await new Deno.Command("groupdel", { args: [name], stderr: "null" }).output();
     }
   },
 });
