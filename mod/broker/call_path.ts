@@ -175,9 +175,7 @@ async function decisionStep(
       };
     } else {
       try {
-        // Read from the file at every decision, so a damaged file stops the call before it runs.
         state = await readSessionState(deps.home, task.id);
-        task.knownState = state;
         const budget = task.record.budgetCents;
         const overBudget = budget !== null && task.committedCents() + call.cost > budget;
         // The input was parsed against the tool's schema once, above; the parse is pure.
@@ -193,7 +191,6 @@ async function decisionStep(
           });
       } catch (error) {
         if (!(error instanceof StateUnreadableError)) throw error;
-        task.knownState = null;
         deps.log(error.message);
         outcome = {
           kind: "denied",

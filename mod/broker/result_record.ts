@@ -34,8 +34,7 @@ export async function recordResult(
   const outcome = options.outcome;
   try {
     const written = await task.ledger.exclusive(async () => {
-      // As this core last read or wrote it under the ledger (the Decision step read the file).
-      const current = task.knownState ?? await readSessionState(deps.home, task.id);
+      const current = await readSessionState(deps.home, task.id);
       let after = current;
       if (outcome.status === "result") {
         const raised = raisedState(current, decision.label);
@@ -44,12 +43,10 @@ export async function recordResult(
         const unchanged = task.stateWritten && raised.taint === current.taint &&
           raised.untrusted === current.untrusted;
         if (!unchanged) {
-          task.knownState = null; // until the write returns: a failed one may have left either
           after = await raiseSessionState(deps.home, task.id, decision.label);
           task.stateWritten = true;
         }
       }
-      task.knownState = after;
       const ids = { task: task.id, key: call.key, tool: call.tool, decision: call.seq };
       // Placed in the log under the ledger (taint_after never goes down in log order), synced
       // outside it.

@@ -1,5 +1,4 @@
 /** A live task inside the core: its record, journal, counters, lock and calls in flight. */
-import type { SessionState } from "../policy/mod.ts";
 import type { Journal } from "./journal.ts";
 import { Mutex } from "./mutex.ts";
 import type { TaskRecord } from "./task_store.ts";
@@ -54,13 +53,6 @@ export class TaskHandle {
   bytesWritten = 0;
   /** True once this core has written and synced the task's session state file. */
   stateWritten = false;
-  /**
-   * The task's session state as this core last read or wrote it under the ledger; null before
-   * that, and after a write of it failed (the file may then hold either state). Only this core
-   * writes the file (seed 002 §4), so this is what the file says: the Result step takes the state
-   * from here, where the Decision step of every call reads the file itself.
-   */
-  knownState: SessionState | null = null;
   /** Cents reserved by calls that are running or approved but not yet recorded. */
   reservedCents = 0;
   readonly callsByKey = new Map<string, InFlight<unknown>>();

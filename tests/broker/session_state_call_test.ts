@@ -1,13 +1,14 @@
 /**
- * The session state through POST /call (seed 002 §4): every Decision step reads the file, so a
- * damaged file denies the next call with state_unreadable before anything runs, and the Result
- * records carry the state as the file says it, after the file changed between calls too.
+ * The session state through POST /call (seed 002 §4): every Decision step and every Result step
+ * reads the file, so a damaged file denies the next call with state_unreadable before anything
+ * runs and keeps a result it finds damaged from being answered, and the Result records carry the
+ * state as the file says it, after the owner changed it by hand too.
  */
 import { z } from "zod";
 import { defineTool } from "../../mod/tools/mod.ts";
 import type { AppTool } from "../../mod/tools/mod.ts";
 import { assert, assertEquals } from "../assert.ts";
-import { counter, grant, startBox } from "../core/harness.ts";
+import { counter, grant, pendingApproval, startBox } from "../core/harness.ts";
 
 const DAMAGED = "Denied: this session's broker state is damaged; the owner has been told.";
 
@@ -68,44 +69,60 @@ function damager(name: string): AppTool<never> {
   }) as AppTool<never>;
 }
 
-Deno.test("a state file damaged while a call runs: a result that must raise the taint is not answered, one that need not is, and the next call is denied", async () => {
+Deno.test("a state file damaged while a call runs: its result is not answered, raising the taint or not, and the next call is denied", async () => {
   const box = await startBox({
     grants: {
       keep: grant({ tool: "test.keep", result_class: "private" }),
       raise: grant({ tool: "test.raise", result_class: "secret" }),
+      echo: grant({ tool: "example.echo" }),
     },
     tools: [damager("test.keep"), damager("test.raise")],
   });
   try {
     const task = await box.startTask({ tools: ["test.keep", "test.raise", "example.echo"] });
     const file = `${box.home}/broker/sessions/${task.id}.json`;
-    // The state as this core wrote it: the first result writes the file.
-    await box.writeGrant("echo", grant({ tool: "example.echo" }));
     assertEquals((await task.call("example.echo", { text: "a" }, "e1")).ok, true);
-
-    // The raise reads the file to raise it and finds it damaged: no Result record, and the content
-    // is not sent.
-    assertEquals(await task.call("test.raise", { n: 1 }, "r1"), {
-      ok: false,
-      error: "the result could not be recorded",
-    });
-    assertEquals(await task.call("example.echo", { text: "b" }, "e2"), {
-      ok: false,
-      error: DAMAGED,
-    });
-
-    // Repaired at what this core last wrote; a result that does not raise it is recorded from
-    // the state the Decision step read, and the damage is found by the next Decision step.
-    await Deno.writeTextFile(file, '{"taint":"private","untrusted":false}');
-    assertEquals(await task.call("test.keep", { n: 2 }, "k1"), { ok: true, output: { n: 2 } });
-    assertEquals(await task.call("example.echo", { text: "c" }, "e3"), {
-      ok: false,
-      error: DAMAGED,
-    });
+    // The Result step reads the file, finds it damaged: no Result record, the content not sent.
+    for (const [tool, key] of [["test.raise", "r1"], ["test.keep", "k1"]]) {
+      await Deno.writeTextFile(file, '{"taint":"private","untrusted":false}');
+      assertEquals(await task.call(tool, { n: 1 }, key), {
+        ok: false,
+        error: "the result could not be recorded",
+      });
+      assertEquals(await task.call("example.echo", { text: key }, `after-${key}`), {
+        ok: false,
+        error: DAMAGED,
+      });
+    }
     const results = (await box.records()).filter((r) => r.event.type === "result");
-    assertEquals(results.map((r) => [r.event.call, r.event.status, r.event.taint_after]), [
-      ["e1", "result", "private"],
-      ["k1", "result", "private"],
+    assertEquals(results.map((r) => [r.event.call, r.event.status]), [["e1", "result"]]);
+  } finally {
+    await box.close();
+  }
+});
+
+Deno.test("the state raised by hand while a call waits for its approval: the Result after the approval carries it", async () => {
+  const box = await startBox({
+    grants: {
+      echo: grant({ tool: "example.echo" }),
+      spend: grant({ tool: "example.spend", mode: "ask" }),
+    },
+  });
+  try {
+    const task = await box.startTask({ tools: ["example.echo", "example.spend"] });
+    assertEquals((await task.call("example.echo", { text: "a" }, "e1")).ok, true);
+    const spend = task.call("example.spend", { cents: 1 }, "s1");
+    const id = await pendingApproval(box, task);
+    await Deno.writeTextFile(
+      `${box.home}/broker/sessions/${task.id}.json`,
+      '{"taint":"secret","untrusted":true}',
+    );
+    assertEquals((await box.admin("POST", `/approvals/${id}/approve`)).status, 200);
+    assertEquals((await spend).ok, true);
+    const results = (await box.records()).filter((r) => r.event.type === "result");
+    assertEquals(results.map((r) => [r.event.call, r.event.taint_after]), [
+      ["e1", "private"],
+      ["s1", "secret"],
     ]);
   } finally {
     await box.close();
