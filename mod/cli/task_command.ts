@@ -71,13 +71,22 @@ function run(command: Command, action: () => Promise<Action>): Promise<never> {
   });
 }
 
-/** The arguments before the first `--`: those the command line parser reads. */
+/**
+ * The arguments the command line parser reads: where `--worker cmd` comes before a `--`, those
+ * before it (what follows is the worker's command); otherwise all of them, so that `--` still
+ * marks the end of options, as for a prompt that begins with "-".
+ */
 export function beforeCommand(args: readonly string[]): string[] {
   const dash = args.indexOf("--");
-  return dash === -1 ? [...args] : args.slice(0, dash);
+  if (dash === -1) return [...args];
+  const head = args.slice(0, dash);
+  const cmd = head.some((arg, i) =>
+    arg === "--worker=cmd" || (arg === "--worker" && head[i + 1] === "cmd")
+  );
+  return cmd ? head : [...args];
 }
 
-/** The arguments after the first `--`: the command of a `--worker cmd` task. */
+/** The worker's command: what follows the first `--`. */
 function afterCommand(args: readonly string[]): string[] {
   const dash = args.indexOf("--");
   return dash === -1 ? [] : args.slice(dash + 1);
@@ -87,17 +96,12 @@ async function startBody(
   prompt: string | undefined,
   options: StartOptions,
 ): Promise<Record<string, unknown>> {
-  const command = afterCommand(Deno.args);
-  if (command.length > 0 && options.worker !== "cmd") {
-    throw new Error(
-      `only --worker cmd takes a command after --, not --worker ${JSON.stringify(options.worker)}`,
-    );
-  }
   let worker: Record<string, unknown>;
   if (options.worker === "test") {
     if (options.script === undefined) throw new Error("--worker test needs --script FILE");
     worker = { kind: "test", scriptText: await Deno.readTextFile(options.script) };
   } else if (options.worker === "cmd") {
+    const command = afterCommand(Deno.args);
     if (command.length === 0) throw new Error("--worker cmd needs the command after --");
     worker = { kind: "cmd", command };
   } else if (options.worker === "loop") {

@@ -204,7 +204,7 @@ Deno.test("gurt task show escapes the keys a task chose, in its call and result 
   }
 });
 
-Deno.test("gurt task start --worker cmd -- COMMAND… runs the command with BOX_SOCKET and BOX_TASK, and the words after -- are not the prompt", async () => {
+Deno.test("gurt task start --worker cmd -- COMMAND… runs the command with BOX_SOCKET and BOX_TASK, and the words after -- are not the prompt; without --worker cmd, -- ends the options", async () => {
   const box = await startBox();
   try {
     const seen = `${box.home}/seen.txt`;
@@ -239,16 +239,18 @@ Deno.test("gurt task start --worker cmd -- COMMAND… runs the command with BOX_
     assertEquals([sleeper.prompt, sleeper.worker], ["", { kind: "cmd", command: ["sleep", "30"] }]);
     await run(box, ["task", "stop", sleeper.id]);
 
-    const misplaced = await run(box, ["task", "start", "--worker", "none", "--", "sleep", "30"]);
-    assertEquals(misplaced.code, 1);
-    assertStringIncludes(
-      misplaced.stderr,
-      'only --worker cmd takes a command after --, not --worker "none"',
-    );
+    // Without --worker cmd, -- ends the options as usual: a prompt may begin with "-".
+    const dashed = await run(box, ["task", "start", "--worker", "none", "--", "-v says nothing"]);
+    assertEquals(dashed.code, 0, dashed.stderr);
+    const prompt = (await box.admin("GET", `/tasks/${dashed.stdout.trim()}`)).body.task.prompt;
+    assertEquals(prompt, "-v says nothing");
+    const extra = await run(box, ["task", "start", "--worker", "none", "--", "sleep", "30"]);
+    assertEquals(extra.code, 1);
+    assertStringIncludes(extra.stderr, "too many arguments");
     const missing = await run(box, ["task", "start", "--worker", "cmd"]);
     assertEquals(missing.code, 1);
     assertStringIncludes(missing.stderr, "--worker cmd needs the command after --");
-    assertEquals((await box.admin("GET", "/tasks")).body.tasks.length, 2);
+    assertEquals((await box.admin("GET", "/tasks")).body.tasks.length, 3);
   } finally {
     await box.close();
   }
