@@ -437,8 +437,11 @@ Deno.test({
           steps: [{ op: "reset_desktop" }, { op: "click", x: 5, y: 5 }, { op: "key", key: "a" }],
         })).body;
         assertEquals([receipt.ok, receipt.ran, receipt.stopped_at], [true, 3, null]);
-        // With no window left, openbox parks the focus where nothing listens.
-        assertEquals(receipt.steps[2].observed.focus, { state: "root" });
+        // With no window left, openbox parks the focus where nothing listens: on the root window,
+        // or (seen once under a full parallel test run) PointerRoot, the window under the pointer,
+        // which is the root here too.
+        const parked = receipt.steps[2].observed.focus.state;
+        assert(parked === "root" || parked === "pointer_root", parked);
         assertEquals(receipt.steps[0].observed, undefined, "reset_desktop has nothing to look at");
         const observed = receipt.steps[1].observed;
         assertEquals(observed.target.class, "", "nothing but the root under the point");

@@ -1,6 +1,7 @@
 /** `gurt guest --desktop` as a user runs it: one process, both services, the desktop, and a clean stop. */
 import { assert, assertEquals } from "../assert.ts";
 import { gurtArgs } from "../cli/gurt.ts";
+import { freeDisplay } from "./fixture.ts";
 
 const XVFB = (() => {
   try {
@@ -20,7 +21,7 @@ Deno.test({
   async fn() {
     const workspace = await Deno.makeTempDir({ prefix: "gurt-gd-" });
     const home = await Deno.makeTempDir({ prefix: "gurt-gd-home-" });
-    const display = ":" + (60 + Math.floor(Math.random() * 30));
+    const display = freeDisplay(); // one no other test's Xvfb holds
     const child = new Deno.Command(Deno.execPath(), {
       args: gurtArgs([
         "guest",
