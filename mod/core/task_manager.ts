@@ -58,7 +58,7 @@ export class TaskManager {
     }
     const id = newTaskId();
     const dir = taskDir(this.deps.home, id);
-    await Deno.mkdir(`${dir}/home`, { recursive: true, mode: 0o700 });
+    await Deno.mkdir(`${dir}/home/tmp`, { recursive: true, mode: 0o700 }); // the worker's TMPDIR
     await Deno.chmod(dir, 0o700);
     let worker: TaskRecord["worker"];
     if (spec.worker.kind === "test") {
@@ -92,7 +92,7 @@ export class TaskManager {
     });
     const noKey = worker.kind === "loop" ? modelKeyProblem(this.deps) : null;
     if (noKey !== null) return await this.#failAtOnce(record, noKey);
-    return await this.#open(record);
+    return await this.#open(record, { fresh: true });
   }
 
   /** Ends a task that cannot start (a loop with no model key): failed, with the reason. */
@@ -121,7 +121,7 @@ export class TaskManager {
       if (record.pid !== null && alive(record.pid) && isWorkerOf(record.pid, record.id)) {
         await stopWorker(record.pid, STOP_GRACE_MS);
       }
-      const opened = await this.#open({ ...record, state: "running" });
+      const opened = await this.#open({ ...record, state: "running" }, { fresh: false });
       if (isLive(opened.state)) restored.push(record.id);
     }
     if (this.options.asRoot) await this.#removeStrayUsers();
@@ -215,7 +215,7 @@ export class TaskManager {
    * Opens a task's socket and starts its worker; its record. A task whose user cannot be made or
    * whose worker cannot start is ended at once, failed, saying why.
    */
-  async #open(record: TaskRecord): Promise<TaskRecord> {
+  async #open(record: TaskRecord, options: { fresh: boolean }): Promise<TaskRecord> {
     const dir = taskDir(this.deps.home, record.id);
     const socket = `${dir}/broker.sock`;
     const journal = await Journal.open(`${dir}/journal.jsonl`, { redact: this.deps.redact });
@@ -232,6 +232,9 @@ export class TaskManager {
         live.user = await ensureTaskUser(record.id, this.deps.home);
         await Deno.chown(socket, live.user.uid, live.user.gid);
         await Deno.chown(`${dir}/home`, live.user.uid, live.user.gid);
+        // Only before the task has run: after, its user could have put a link where tmp was, for
+        // this chown (which follows links) to give it what the link names.
+        if (options.fresh) await Deno.chown(`${dir}/home/tmp`, live.user.uid, live.user.gid);
         await Deno.chmod(dir, 0o711);
       }
       step = "the worker could not start";

@@ -14,6 +14,8 @@ export function workerEnv(task: TaskRecord, socket: string, dir: string): Record
     BOX_TASK: task.id,
     PATH: "/usr/local/bin:/usr/bin:/bin",
     HOME: `${dir}/home`,
+    // Temporary files in the task's own home (made with it), not in a /tmp every user can read.
+    TMPDIR: `${dir}/home/tmp`,
     DENO_DIR: `${dir}/home/.deno`,
     NO_COLOR: "1",
   };

@@ -79,7 +79,7 @@ Deno.test({
       const task = await startCmd(box, [
         "sh",
         "-c",
-        "echo private > secret.txt; setsid sleep 300 & echo $! > escaped.pid; exec sleep 300",
+        "echo private > secret.txt; mktemp > made.txt; setsid sleep 300 & echo $! > escaped.pid; exec sleep 300",
       ]);
       const home = `${box.home}/tasks/${task.id}/home`;
       await until(async () =>
@@ -90,6 +90,8 @@ Deno.test({
       assert(user.uid >= FIRST_ID && user.gid === user.uid, JSON.stringify(user));
       assertEquals(user.home, box.home);
       assertEquals(await runAs(user.uid, user.gid, `cat ${home}/secret.txt`), ["private", 0]);
+      // Its temporary files are in its home, not in the /tmp every user reads.
+      assert((await Deno.readTextFile(`${home}/made.txt`)).startsWith(`${home}/tmp/tmp.`));
 
       assertEquals((await box.admin("POST", `/tasks/${task.id}/stop`)).status, 200);
       assertEquals(processesOf(user.uid), 0);
@@ -173,19 +175,25 @@ Deno.test({
 
 Deno.test({
   name:
-    "as root, a restart writes nothing through the task's home: a link or a FIFO the task put there is left alone",
+    "as root, a restart writes and chowns nothing through the task's home: a link or a FIFO the task put there is left alone",
   ignore: Deno.uid() !== 0,
   fn: async () => {
     const box = await startBox({ core: { asRoot: true } });
     const victim = await Deno.makeTempFile({ prefix: "gurt-victim-" });
     try {
       await Deno.writeTextFile(victim, "root's own file\n");
-      const linked = await startCmd(box, ["sh", "-c", `ln -s ${victim} mcp.json; exec sleep 300`]);
+      const linked = await startCmd(box, [
+        "sh",
+        "-c",
+        `ln -s ${victim} mcp.json; rmdir tmp; ln -s ${victim} tmp; exec sleep 300`,
+      ]);
       const fifo = await startCmd(box, ["sh", "-c", "mkfifo mcp.json; exec sleep 300"]);
       for (const task of [linked, fifo]) {
         const planted = `${box.home}/tasks/${task.id}/home/mcp.json`;
         await until(async () => (await Deno.lstat(planted).catch(() => null)) !== null);
       }
+      const tmp = `${box.home}/tasks/${linked.id}/home/tmp`;
+      await until(async () => (await Deno.lstat(tmp).catch(() => null))?.isSymlink === true);
       await box.restart(); // reopens both, writing each one's MCP configuration
       const info = await Deno.stat(victim);
       assertEquals([info.uid, await Deno.readTextFile(victim)], [0, "root's own file\n"]);
