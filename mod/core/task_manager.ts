@@ -95,7 +95,10 @@ export class TaskManager {
     return await this.#open(record, { fresh: true });
   }
 
-  /** Ends a task that cannot start (a loop with no model key): failed, with the reason. */
+  /**
+   * Ends a task that cannot start (a loop with no model key, a socket that cannot be opened):
+   * failed, with the reason.
+   */
   async #failAtOnce(record: TaskRecord, reason: string): Promise<TaskRecord> {
     const ended: TaskRecord = {
       ...record,
@@ -218,11 +221,22 @@ export class TaskManager {
   async #open(record: TaskRecord, options: { fresh: boolean }): Promise<TaskRecord> {
     const dir = taskDir(this.deps.home, record.id);
     const socket = `${dir}/broker.sock`;
-    const journal = await Journal.open(`${dir}/journal.jsonl`, { redact: this.deps.redact });
-    const handle = new TaskHandle(record, journal, socket);
-    await Deno.chmod(dir, 0o700); // bind inside a private folder: no window before the chmod
-    const app = taskRoutes(this.deps, handle);
-    const server = await serveSocket(socket, (request) => app.fetch(request));
+    let journal: Journal | null = null;
+    let server: Deno.HttpServer;
+    let handle: TaskHandle;
+    try {
+      journal = await Journal.open(`${dir}/journal.jsonl`, { redact: this.deps.redact });
+      handle = new TaskHandle(record, journal, socket);
+      await Deno.chmod(dir, 0o700); // bind inside a private folder: no window before the chmod
+      const app = taskRoutes(this.deps, handle);
+      server = await serveSocket(socket, (request) => app.fetch(request));
+    } catch (error) {
+      journal?.close();
+      const reason = `its socket could not be opened: ${
+        error instanceof Error ? error.message : error
+      }`;
+      return await this.#failAtOnce(record, reason);
+    }
     const live: Live = { handle, server, child: null, user: null, writes: Promise.resolve() };
     this.#live.set(record.id, live);
     let child: Deno.ChildProcess | null;

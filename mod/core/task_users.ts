@@ -7,8 +7,8 @@
  * first left owned by it, and signal what it left running. useradd gives a freed uid out
  * again at once, so each task user gets a uid (and its group the same gid) drawn at random from a
  * range of 1.6 billion far above any system's or person's, and not in use. When the task ends,
- * every process of the uid is killed before the user is removed (userdel refuses a user with
- * processes, and the uid would then outlive the task). A worker's TMPDIR is in its own home; a
+ * every process of the uid is stopped and killed, by root, before the user is removed (userdel
+ * refuses a user with processes, and the uid would then outlive the task). A worker's TMPDIR is in its own home; a
  * file it writes in /tmp by name is as readable there as any program's (workers keep the usual
  * umask).
  *
@@ -72,32 +72,54 @@ export async function ensureTaskUser(task: string, home: string): Promise<TaskUs
 }
 
 /**
+ * Stops, then kills, every process whose real uid is $1, as root, so that none of them can signal
+ * the killer back: a round stops (SIGSTOP) each one found, and rounds go on until every one left is
+ * stopped or dead, so none can fork any more; then all are killed (SIGKILL ends a stopped process
+ * too), and it waits until they are gone. Only sh, grep and /proc: no other tool may be installed.
+ * Exits 0 when none is left, 1 when some outlived every round.
+ */
+const KILL_ALL = `
+uid="$1"
+# The pids of uid's processes, but those whose state is one of the letters $1.
+pids() {
+  for f in $(grep -l "^Uid:[[:space:]]*$uid[[:space:]]" /proc/[0-9]*/status 2>/dev/null); do
+    grep -q "^State:[[:space:]]*[$1]" "$f" 2>/dev/null || { p=\${f%/status}; echo "\${p#/proc/}"; }
+  done
+}
+for round in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+  running=$(pids TZX)
+  [ -z "$running" ] && break
+  kill -STOP $running 2>/dev/null
+done
+for round in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+  alive=$(pids ZX)
+  [ -z "$alive" ] && exit 0
+  kill -KILL $alive 2>/dev/null
+  sleep 0.05
+done
+exit 1
+`;
+
+/**
  * Removes a task's user: kills every process running as its uid (a worker may have left some
- * behind, in a session of their own), then the user and its group. Returns what went wrong, or
- * null. userdel refuses while a process of the user runs, so a process that outlived a round is
- * found by it, and killed in the next.
+ * behind, in a session of their own; the killing is done by root, which none of them may signal),
+ * then the user and its group. Returns what went wrong, or null.
  */
 export async function removeTaskUser(user: TaskUser): Promise<string | null> {
-  let problem: string | null = null;
-  for (let round = 0; round < 5; round++) {
-    // kill -1 as the uid: every process the uid may signal, which are its own, at once (a process
-    // being killed cannot fork). sh's own kill, as no other may be installed.
-    await new Deno.Command("sh", {
-      args: ["-c", "kill -KILL -1"],
-      uid: user.uid,
-      gid: user.gid,
-      stdout: "null",
-      stderr: "null",
-    }).output().catch(() => null);
-    problem = await run("userdel", [user.name]);
-    if (problem === null) {
-      await run("groupdel", [user.name]); // userdel removes it where USERGROUPS_ENAB is set
-      return null;
-    }
-    if (!/currently used by process/.test(problem)) break;
-    await new Promise((resolve) => setTimeout(resolve, 20 * (round + 1)));
+  const killed = await new Deno.Command("sh", {
+    args: ["-c", KILL_ALL, "sh", String(user.uid)],
+    clearEnv: true,
+    env: { PATH: "/usr/bin:/bin" },
+    stdout: "null",
+    stderr: "null",
+  }).output().catch(() => null);
+  if (killed === null || !killed.success) {
+    return `processes of the task user ${user.name} would not end; the user is kept`;
   }
-  return `cannot remove the task user ${user.name}: ${problem}`;
+  const problem = await run("userdel", [user.name]);
+  if (problem !== null) return `cannot remove the task user ${user.name}: ${problem}`;
+  await run("groupdel", [user.name]); // userdel removes it where USERGROUPS_ENAB is set
+  return null;
 }
 
 /** A task user as /etc/passwd lists it: its task and home where its comment names them. */

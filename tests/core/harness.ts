@@ -60,12 +60,14 @@ export interface BoxOptions {
   fileOps?: Partial<AuditFileOps>;
   core?: CoreOptions;
   env?: Record<string, string>;
+  /** A home of the test's own choosing (made here), instead of a fresh temporary one. */
+  home?: string;
 }
 
 /** Starts a core on a fresh home. */
 export async function startBox(options: BoxOptions = {}): Promise<TestBox> {
-  const home = await Deno.makeTempDir({ prefix: "gurt-core-" });
-  await Deno.mkdir(`${home}/grants`);
+  const home = options.home ?? await Deno.makeTempDir({ prefix: "gurt-core-" });
+  await Deno.mkdir(`${home}/grants`, { recursive: true });
   for (const [id, toml] of Object.entries(options.grants ?? {})) {
     await Deno.writeTextFile(`${home}/grants/${id}.toml`, toml);
   }

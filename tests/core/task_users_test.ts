@@ -56,6 +56,33 @@ Deno.test("a worker that cannot start ends its task at once, failed with the rea
   }
 });
 
+Deno.test("a task whose socket cannot be opened (its path too long for a Unix socket) ends at once, failed, saying why", async () => {
+  // tasks/<id>/broker.sock is one byte longer than run/owner-broker/admin.sock: a home of 79 bytes
+  // takes the admin socket (107 bytes, the most there is) but not a task's.
+  const base = await Deno.makeTempDir({ prefix: "gurt-long-" });
+  const home = `${base}/${"h".repeat(79 - base.length - 1)}`;
+  assertEquals(home.length, 79);
+  const box = await startBox({ home });
+  try {
+    const answer = await box.admin("POST", "/tasks", {
+      worker: { kind: "none" },
+      tools: ["example.echo"],
+      budgetCents: null,
+    });
+    assertEquals(answer.status, 200, JSON.stringify(answer.body));
+    const task = answer.body.task;
+    assertEquals(task.state, "failed");
+    assertStringIncludes(task.endReason, "its socket could not be opened");
+    assertEquals((await box.admin("GET", `/tasks/${task.id}`)).body.task.state, "failed");
+    const ended = (await box.records()).filter((r) => r.event.type === "task_ended");
+    assertEquals(ended.map((r) => [r.event.task, r.event.state]), [[task.id, "failed"]]);
+    await box.restart(); // an ended task is not reopened, so the start does not fail on it
+  } finally {
+    await box.close();
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
 /** Runs `sh -c script` as uid/gid: its stdout and exit code. */
 async function runAs(uid: number, gid: number, script: string): Promise<[string, number]> {
   const out = await new Deno.Command("sh", {
@@ -206,6 +233,46 @@ Deno.test({
     } finally {
       await box.close();
       await Deno.remove(victim);
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "as root, processes a task left that signal everything of their uid cannot keep its user alive or stall its end",
+  ignore: Deno.uid() !== 0,
+  fn: async () => {
+    const box = await startBox({ core: { asRoot: true } });
+    try {
+      // One kills every process of its uid, over and over (its own worker first); one stops them.
+      const killer = await startCmd(box, [
+        "sh",
+        "-c",
+        "setsid sh -c 'while :; do kill -KILL -1 2>/dev/null; done' & exec sleep 300",
+      ]);
+      const stopper = await startCmd(box, [
+        "sh",
+        "-c",
+        "setsid sh -c 'while :; do kill -STOP -1 2>/dev/null; done' & exec sleep 300",
+      ]);
+      const users = new Map((await taskUsers()).map((u) => [u.task, u]));
+      const killerUser = users.get(killer.id)!;
+      const stopperUser = users.get(stopper.id)!;
+      // The killer's worker dies at once, and its task ends with it.
+      await until(async () =>
+        (await box.admin("GET", `/tasks/${killer.id}`)).body.task.state === "failed"
+      );
+      const started = Date.now();
+      assertEquals((await box.admin("POST", `/tasks/${stopper.id}/stop`)).status, 200);
+      assert(Date.now() - started < 10_000, `the stop took ${Date.now() - started} ms`);
+      await until(async () => !(await taskUsers()).some((u) => u.name === killerUser.name));
+      for (const user of [killerUser, stopperUser]) {
+        assertEquals(processesOf(user.uid), 0, user.name);
+        assert(!(await taskUsers()).some((u) => u.name === user.name), user.name);
+      }
+      assert(!box.logs.some((line) => line.includes("would not end")), box.logs.join("\n"));
+    } finally {
+      await box.close();
     }
   },
 });
