@@ -72,17 +72,18 @@ export async function ensureTaskUser(task: string, home: string): Promise<TaskUs
 }
 
 /**
- * Stops, then kills, every process whose real uid is $1, as root, so that none of them can signal
- * the killer back: a round stops (SIGSTOP) each one found, and rounds go on until every one left is
- * stopped or dead, so none can fork any more; then all are killed (SIGKILL ends a stopped process
- * too), and it waits until they are gone. Only sh, grep and /proc: no other tool may be installed.
- * Exits 0 when none is left, 1 when some outlived every round.
+ * Stops, then kills, every process with $1 as its real, effective, saved or file-system uid, as
+ * root, so that none of them can signal the killer back: a round stops (SIGSTOP) each one found,
+ * and rounds go on until every one left is stopped or dead, so none can fork any more; then all
+ * are killed (SIGKILL ends a stopped process too), and it waits until they are gone. Only sh, grep
+ * and /proc: no other tool may be installed. Exits 0 when none is left, 1 when some outlived every
+ * round.
  */
 const KILL_ALL = `
 uid="$1"
 # The pids of uid's processes, but those whose state is one of the letters $1.
 pids() {
-  for f in $(grep -l "^Uid:[[:space:]]*$uid[[:space:]]" /proc/[0-9]*/status 2>/dev/null); do
+  for f in $(grep -lE "^Uid:.*[[:space:]]$uid([[:space:]]|\$)" /proc/[0-9]*/status 2>/dev/null); do
     grep -q "^State:[[:space:]]*[$1]" "$f" 2>/dev/null || { p=\${f%/status}; echo "\${p#/proc/}"; }
   done
 }
