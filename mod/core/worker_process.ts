@@ -33,6 +33,9 @@ export async function spawnWorker(
   let args: string[];
   if (task.worker.kind === "none") return null;
   const env = workerEnv(task, places.socket, places.dir);
+  // A task made by an older core has no tmp in its home; nothing is made there for it now (the
+  // home is the task's, and its user may have put anything in it), so it keeps the usual /tmp.
+  if (!(await Deno.lstat(env.TMPDIR).then(() => true, () => false))) delete env.TMPDIR;
   if (task.worker.kind === "test") {
     ({ program, args } = gurtInvocation(["test-worker", "--script", task.worker.script]));
   } else if (task.worker.kind === "loop") {

@@ -276,3 +276,28 @@ Deno.test({
     }
   },
 });
+
+Deno.test("a task whose home has no tmp (made by an older core) is reopened without a TMPDIR, and nothing is made in its home for it", async () => {
+  const box = await startBox();
+  try {
+    const task = await startCmd(box, [
+      "sh",
+      "-c",
+      'echo "[$TMPDIR]" >> tmpdirs.txt; exec sleep 300',
+    ]);
+    const home = `${box.home}/tasks/${task.id}/home`;
+    await until(async () =>
+      (await Deno.readTextFile(`${home}/tmpdirs.txt`).catch(() => "")) !== ""
+    );
+    await Deno.remove(`${home}/tmp`);
+    await box.restart();
+    await until(async () =>
+      (await Deno.readTextFile(`${home}/tmpdirs.txt`)).split("\n").length > 2
+    );
+    assertEquals(await Deno.readTextFile(`${home}/tmpdirs.txt`), `[${home}/tmp]\n[]\n`);
+    assertEquals(await Deno.lstat(`${home}/tmp`).catch(() => null), null);
+    await box.admin("POST", `/tasks/${task.id}/stop`);
+  } finally {
+    await box.close();
+  }
+});
