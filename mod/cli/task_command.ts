@@ -72,18 +72,22 @@ function run(command: Command, action: () => Promise<Action>): Promise<never> {
 }
 
 /**
- * The arguments the command line parser reads: where `--worker cmd` comes before a `--`, those
- * before it (what follows is the worker's command); otherwise all of them, so that `--` still
+ * The arguments the command line parser reads: where the worker chosen before a `--` (the last
+ * `--worker` given) is cmd, those before it (what follows is the worker's command); otherwise all
+ * of them, so that `--` still
  * marks the end of options, as for a prompt that begins with "-".
  */
 export function beforeCommand(args: readonly string[]): string[] {
   const dash = args.indexOf("--");
   if (dash === -1) return [...args];
   const head = args.slice(0, dash);
-  const cmd = head.some((arg, i) =>
-    arg === "--worker=cmd" || (arg === "--worker" && head[i + 1] === "cmd")
-  );
-  return cmd ? head : [...args];
+  // The worker the parser will take: the last --worker given.
+  let worker: string | undefined;
+  head.forEach((arg, i) => {
+    if (arg === "--worker") worker = head[i + 1];
+    else if (arg.startsWith("--worker=")) worker = arg.slice("--worker=".length);
+  });
+  return worker === "cmd" ? head : [...args];
 }
 
 /** The worker's command: what follows the first `--`. */

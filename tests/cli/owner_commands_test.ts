@@ -247,6 +247,20 @@ Deno.test("gurt task start --worker cmd -- COMMAND… runs the command with BOX_
     const extra = await run(box, ["task", "start", "--worker", "none", "--", "sleep", "30"]);
     assertEquals(extra.code, 1);
     assertStringIncludes(extra.stderr, "too many arguments");
+    // The last --worker is the one taken: a command after it is not dropped unseen.
+    const overridden = await run(box, [
+      "task",
+      "start",
+      "--worker",
+      "cmd",
+      "--worker",
+      "none",
+      "--",
+      "sleep",
+      "30",
+    ]);
+    assertEquals(overridden.code, 1);
+    assertStringIncludes(overridden.stderr, "too many arguments");
     const missing = await run(box, ["task", "start", "--worker", "cmd"]);
     assertEquals(missing.code, 1);
     assertStringIncludes(missing.stderr, "--worker cmd needs the command after --");
