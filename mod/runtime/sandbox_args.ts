@@ -1,7 +1,8 @@
 /**
  * The bubblewrap argument list for one RunSpec (seed 002 §7), as pure data: new user, pid, ipc, uts
- * and network namespaces; the system directories read-only; a private /tmp and /dev; exactly the
- * spec's mounts at the same paths; no environment but a fixed one; dies with the core. The golden
+ * and network namespaces; the system directories read-only; a private /tmp and /dev, of bounded
+ * size; exactly the spec's mounts at the same paths, from the descriptors the wrapper opened them
+ * on; no environment but a fixed one; dies with the core. The golden
  * tests in tests/runtime/sandbox_args_test.ts pin every list.
  */
 import type { Mount, RunSpec } from "./run_spec.ts";
@@ -66,6 +67,15 @@ export function bwrapArgs(
   return sandboxArgs(spec.mounts, sandboxCommand(spec), options);
 }
 
+/**
+ * The file descriptor the wrapper opens the `i`th mount's path on (sandbox_process.ts), which
+ * bubblewrap binds: the object the wrapper found at that very path, not whatever a link put there
+ * by the time bubblewrap would look the path up again.
+ */
+export const FIRST_MOUNT_FD = 3;
+/** The most mounts a call may have: fds 3 to 9, the ones a shell keeps open across exec. */
+export const MAX_MOUNTS = 7;
+
 /** bubblewrap's arguments for mounts and a command (the start check runs `/bin/true` this way). */
 export function sandboxArgs(
   mounts: readonly Mount[],
@@ -96,6 +106,8 @@ export function sandboxArgs(
     if (entry.kind === "bind") args.push("--ro-bind", entry.path, entry.path);
     else args.push("--symlink", entry.target, entry.path);
   }
+  // /dev is a tmpfs of half the host's memory: its /dev/shm gets the size /tmp gets, and /dev itself
+  // is made read-only, so no call can hold more memory in files than the two sizes.
   args.push(
     "--proc",
     "/proc",
@@ -104,11 +116,22 @@ export function sandboxArgs(
     "--size",
     String(options.tmpBytes),
     "--tmpfs",
+    "/dev/shm",
+    "--remount-ro",
+    "/dev",
+    "--size",
+    String(options.tmpBytes),
+    "--tmpfs",
     "/tmp",
   );
-  for (const mount of mounts) {
-    args.push(mount.writable ? "--bind" : "--ro-bind", mount.path, mount.path);
-  }
+  if (mounts.length > MAX_MOUNTS) throw new Error(`a call has at most ${MAX_MOUNTS} mounts`);
+  mounts.forEach((mount, i) => {
+    args.push(
+      mount.writable ? "--bind-fd" : "--ro-bind-fd",
+      String(FIRST_MOUNT_FD + i),
+      mount.path,
+    );
+  });
   args.push("--chdir", command.cwd, "--", ...command.argv);
   return args;
 }

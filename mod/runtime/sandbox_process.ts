@@ -28,11 +28,27 @@ export type SandboxEnd =
 
 /**
  * $1 the cgroup root ("" for none), $2 the group's name, $3 its pids.max, $4 the address-space
- * limit in KiB; then bubblewrap and its arguments. Failures print `gurt-sandbox:` on stderr and
- * exit 125.
+ * limit in KiB, $5 how many mounts, then their paths; then bubblewrap and its arguments.
+ *
+ * Each mount's path is opened on fd 3, 4, … (bubblewrap binds those descriptors), and the object
+ * opened must be at that very path: a path that leads elsewhere through a link (one a task put in
+ * a folder it may write, say) is refused with \`gurt-sandbox: linked path\` and exit 124. The check
+ * and the mount are of the same opened object, so swapping the link back and forth between them
+ * gains nothing. Other failures print \`gurt-sandbox:\` on stderr and exit 125.
  */
-const WRAPPER = `root=$1 name=$2 max=$3 kib=$4
-shift 4
+const WRAPPER = `root=$1 name=$2 max=$3 kib=$4 mounts=$5
+shift 5
+fd=3
+while [ "$mounts" -gt 0 ]; do
+  path=$1
+  shift
+  eval "command exec $fd<\\"\\$path\\"" 2>/dev/null ||
+    { echo "gurt-sandbox: cannot open a granted path" >&2; exit 125; }
+  [ "$(readlink "/proc/self/fd/$fd")" = "$path" ] ||
+    { echo "gurt-sandbox: linked path" >&2; exit 124; }
+  fd=$((fd + 1))
+  mounts=$((mounts - 1))
+done
 if [ -n "$root" ]; then
   group="$root/$name"
   { [ -d "$group" ] || mkdir -p "$group"; } && echo "$max" > "$group/pids.max" &&
@@ -48,7 +64,13 @@ const MAX_STDERR = 4096;
 /** The argv that runs bubblewrap inside the wrapper, with a cgroup plan or none. */
 export function wrappedArgv(
   bwrapArgs: readonly string[],
-  options: { bwrap: string; cgroup: CgroupPlan | null; memoryBytes: number },
+  options: {
+    bwrap: string;
+    cgroup: CgroupPlan | null;
+    memoryBytes: number;
+    /** The mounts' paths, in the order of bwrapArgs' --bind-fd and --ro-bind-fd. */
+    mounts: readonly string[];
+  },
 ): string[] {
   const cgroup = options.cgroup;
   return [
@@ -60,6 +82,8 @@ export function wrappedArgv(
     cgroup?.name ?? "",
     String(cgroup?.maxProcesses ?? 0),
     String(Math.floor(options.memoryBytes / 1024)),
+    String(options.mounts.length),
+    ...options.mounts,
     options.bwrap,
     ...bwrapArgs,
   ];
@@ -73,10 +97,12 @@ export async function runSandbox(
     stdin: string | null;
     limits: SandboxLimits;
     cgroup: CgroupPlan | null;
+    mounts: readonly string[];
   },
 ): Promise<SandboxEnd> {
   const argv = wrappedArgv(bwrapArgs, {
     bwrap: options.bwrap,
+    mounts: options.mounts,
     cgroup: options.cgroup,
     memoryBytes: options.limits.memoryBytes,
   });

@@ -34,6 +34,8 @@ export const RUN_ERRORS = {
   sandboxFailed: "the sandbox could not start; see runbook.md#runtime-unavailable",
   protectedPath:
     "the grant's path holds or lies inside gurt's own files (the box home or the vault), which the sandbox never mounts; see runbook.md#runtime-protected-path",
+  linkedPath:
+    "the grant's path leads elsewhere through a link, which the sandbox never follows; see runbook.md#runtime-linked-path",
   readFailed:
     "the file could not be read: it does not exist inside the granted path or is not a readable file",
   writeFailed:
@@ -172,6 +174,7 @@ export class SandboxRuntime implements Runtime {
     }
     const end = await this.#sandbox(bwrapArgs(spec, this.#argOptions()), {
       stdin: args.kind === "write_file" ? args.content : null,
+      mounts: spec.mounts.map((mount) => mount.path),
     });
     if (end.kind === "timed_out") throw new RunError(RUN_ERRORS.timedOut);
     const output = new TextDecoder().decode(end.output);
@@ -222,13 +225,14 @@ export class SandboxRuntime implements Runtime {
   /** Runs a sandbox; throws the fixed sentence if bubblewrap or the wrapper failed. */
   async #sandbox(
     args: string[],
-    options: { stdin: string | null; timeoutMs?: number },
+    options: { stdin: string | null; timeoutMs?: number; mounts: readonly string[] },
   ): Promise<SandboxEnd> {
     const end = await this.#spawn(args, options).catch((error) => {
       this.log(`gurt: the sandbox could not be started: ${describe(error)}`);
       throw new RunError(RUN_ERRORS.sandboxFailed);
     });
     const problem = sandboxProblem(end);
+    if (problem === "gurt-sandbox: linked path") throw new RunError(RUN_ERRORS.linkedPath);
     if (problem !== null) {
       this.log(`gurt: the sandbox could not start: ${problem}`);
       throw new RunError(RUN_ERRORS.sandboxFailed);
@@ -238,7 +242,7 @@ export class SandboxRuntime implements Runtime {
 
   async #spawn(
     args: string[],
-    options: { stdin: string | null; timeoutMs?: number },
+    options: { stdin: string | null; timeoutMs?: number; mounts: readonly string[] },
   ): Promise<SandboxEnd> {
     const root = this.cgroupRoot;
     const slot = root === null ? null : this.#slots.take();
@@ -246,6 +250,7 @@ export class SandboxRuntime implements Runtime {
       return await runSandbox(args, {
         bwrap: this.bwrap,
         stdin: options.stdin,
+        mounts: options.mounts,
         cgroup: root === null || slot === null
           ? null
           : cgroupPlan(this.settings.max_processes, { slot, root }),
@@ -271,6 +276,7 @@ export class SandboxRuntime implements Runtime {
       const end = await this.#spawn(args, {
         stdin: null,
         timeoutMs: Math.max(this.settings.timeout_ms, 5000),
+        mounts: [],
       });
       if (end.kind === "timed_out") return "it did not finish within its time limit";
       if (end.status === 0) return null;

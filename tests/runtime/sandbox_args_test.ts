@@ -65,6 +65,12 @@ const PREFIX = [
   "--size",
   "1048576",
   "--tmpfs",
+  "/dev/shm",
+  "--remount-ro",
+  "/dev",
+  "--size",
+  "1048576",
+  "--tmpfs",
   "/tmp",
 ];
 
@@ -76,8 +82,8 @@ Deno.test("read_file mounts the matched grant path read-only, at the same path, 
   );
   assertEquals(bwrapArgs(spec, OPTIONS), [
     ...PREFIX,
-    "--ro-bind",
-    "/home/kyle/notes",
+    "--ro-bind-fd",
+    "3",
     "/home/kyle/notes",
     "--chdir",
     "/tmp",
@@ -95,8 +101,8 @@ Deno.test("write_file mounts the matched grant path writable and passes the path
   });
   assertEquals(bwrapArgs(spec, OPTIONS), [
     ...PREFIX,
-    "--bind",
-    "/srv/out",
+    "--bind-fd",
+    "3",
     "/srv/out",
     "--chdir",
     "/tmp",
@@ -116,11 +122,11 @@ Deno.test("shell mounts every path of the grant writable and starts in cwd", () 
   });
   assertEquals(bwrapArgs(spec, OPTIONS), [
     ...PREFIX,
-    "--bind",
+    "--bind-fd",
+    "3",
     "/srv/a",
-    "/srv/a",
-    "--bind",
-    "/srv/b",
+    "--bind-fd",
+    "4",
     "/srv/b",
     "--chdir",
     "/srv/b/sub",
@@ -161,6 +167,7 @@ Deno.test("the wrapper joins the call's pids cgroup slot and sets the memory lim
     bwrap: "bwrap",
     cgroup: plan,
     memoryBytes: 64 * 1024 * 1024,
+    mounts: ["/srv/a", "/srv/b"],
   });
   assertEquals(argv.slice(0, 2), ["/bin/sh", "-c"]);
   assertEquals(argv.slice(3), [
@@ -169,6 +176,9 @@ Deno.test("the wrapper joins the call's pids cgroup slot and sets the memory lim
     "call-3",
     "16",
     "65536",
+    "2",
+    "/srv/a",
+    "/srv/b",
     "bwrap",
     "--unshare-net",
     "--",
@@ -178,8 +188,9 @@ Deno.test("the wrapper joins the call's pids cgroup slot and sets the memory lim
     bwrap: "bwrap",
     cgroup: null,
     memoryBytes: 1024,
+    mounts: [],
   });
-  assertEquals(none.slice(3), ["gurt-sandbox", "", "", "0", "1", "bwrap", "--", "/bin/true"]);
+  assertEquals(none.slice(3), ["gurt-sandbox", "", "", "0", "1", "0", "bwrap", "--", "/bin/true"]);
 });
 
 Deno.test("cgroup slots: a call takes the lowest free slot, and a slot given back is taken again", () => {

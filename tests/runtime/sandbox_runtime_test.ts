@@ -328,3 +328,56 @@ Deno.test("a bubblewrap that cannot run leaves the refusing runtime, pointing at
     "see runbook.md#runtime-unavailable",
   );
 });
+
+Deno.test("a grant's path that a task turned into a link (to a folder outside, absolute or relative) is never mounted: the call is refused and nothing outside is read or written", async () => {
+  const runtime = await runtimeWith();
+  await withDir(async (outer) => {
+    const proj = `${outer}/proj`;
+    await Deno.mkdir(`${proj}/docs`, { recursive: true });
+    await Deno.mkdir(`${outer}/outside`);
+    await Deno.writeTextFile(`${outer}/outside/secret.txt`, "OUTSIDE-SECRET\n");
+    const readDocs = { tool: "read_file", paths: [`${proj}/docs`] };
+    const writeDocs = { tool: "write_file", paths: [`${proj}/docs`] };
+    // The task's shell, under a grant on the project, puts a link where docs was.
+    for (const target of [`${outer}/outside`, "../outside"]) {
+      const swapped = await runtime.run(
+        shell(`rm -rf docs && ln -sfn ${target} docs && echo swapped`, {
+          paths: [proj],
+          cwd: proj,
+        }),
+      );
+      assertStringIncludes(swapped.content, "swapped");
+      for (
+        const spec of [
+          specFor(readDocs, "read_file", { path: `${proj}/docs/secret.txt` }),
+          specFor(writeDocs, "write_file", { path: `${proj}/docs/planted.txt`, content: "x" }),
+          shell("cat secret.txt", { paths: [`${proj}/docs`], cwd: `${proj}/docs` }),
+        ]
+      ) {
+        const error = await assertRejects(() => runtime.run(spec), RunError);
+        assertEquals(error.message, RUN_ERRORS.linkedPath);
+      }
+      await assertRejects(() => Deno.stat(`${outer}/outside/planted.txt`), Deno.errors.NotFound);
+    }
+    // Put back as a folder, the grant works again.
+    await Deno.remove(`${proj}/docs`);
+    await Deno.mkdir(`${proj}/docs`);
+    await Deno.writeTextFile(`${proj}/docs/a.md`, "notes\n");
+    const read = await runtime.run(
+      specFor(readDocs, "read_file", { path: `${proj}/docs/a.md` }),
+    );
+    assertEquals(read.content, "notes\n");
+  });
+});
+
+Deno.test("a call's /dev is read-only and its /dev/shm holds no more than its /tmp", async () => {
+  const runtime = await runtimeWith({ memory_bytes: 64 * 1024 * 1024 });
+  const ran = await runtime.run(shell(
+    "echo x > /dev/planted 2>/dev/null && echo dev-written; " +
+      "dd if=/dev/zero of=/dev/shm/x bs=1M count=200 2>/dev/null; " +
+      "echo shm $(($(stat -c %s /dev/shm/x) / 1048576)) MiB; echo into-null > /dev/null && echo null-ok",
+  ));
+  assert(!ran.content.includes("dev-written"), ran.content);
+  assertStringIncludes(ran.content, "shm 64 MiB");
+  assertStringIncludes(ran.content, "null-ok");
+});
