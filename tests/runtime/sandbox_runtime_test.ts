@@ -381,3 +381,45 @@ Deno.test("a call's /dev is read-only and its /dev/shm holds no more than its /t
   assertStringIncludes(ran.content, "shm 64 MiB");
   assertStringIncludes(ran.content, "null-ok");
 });
+
+Deno.test("a link flipped back and forth under a grant's path while calls run never gets the vault's folder mounted", async () => {
+  await withDir(async (outer) => {
+    const proj = `${outer}/proj`;
+    const vaultDir = `${outer}/vault`;
+    await Deno.mkdir(`${proj}/benign`, { recursive: true });
+    await Deno.mkdir(vaultDir);
+    await Deno.writeTextFile(`${proj}/benign/vault.env`, "BENIGN\n");
+    await Deno.writeTextFile(`${vaultDir}/vault.env`, "API_TOKEN=VAULT-SECRET\n");
+    await Deno.symlink(`${proj}/benign`, `${proj}/docs`);
+    const started = await SandboxRuntime.start(settings({ timeout_ms: 10_000 }), {
+      log: () => {},
+      protectedPaths: [`${outer}/home`, `${vaultDir}/vault.env`],
+    });
+    const runtime = started.runtime;
+    // A task's shell flips docs between a harmless folder and the vault's, for three seconds.
+    const flipping = runtime.run(shell(
+      `end=$(($(date +%s) + 3)); while [ $(date +%s) -lt $end ]; do ` +
+        `ln -sfn ${proj}/benign d1; mv -T d1 docs; ln -sfn ${vaultDir} d2; mv -T d2 docs; done`,
+      { paths: [proj], cwd: proj },
+    ));
+    const seen = new Map<string, number>();
+    const deadline = Date.now() + 3000;
+    while (Date.now() < deadline) {
+      const answer = await runtime.run(
+        specFor({ tool: "read_file", paths: [`${proj}/docs`] }, "read_file", {
+          path: `${proj}/docs/vault.env`,
+        }),
+      ).then((read) => read.content, (error) => error.message);
+      seen.set(answer, (seen.get(answer) ?? 0) + 1);
+    }
+    await flipping;
+    for (const answer of seen.keys()) {
+      assert(
+        [RUN_ERRORS.linkedPath, RUN_ERRORS.protectedPath, RUN_ERRORS.readFailed].includes(
+          answer as never,
+        ),
+        `a call answered ${JSON.stringify(answer)}: ${JSON.stringify([...seen])}`,
+      );
+    }
+  });
+});
