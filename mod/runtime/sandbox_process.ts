@@ -30,8 +30,8 @@ export type SandboxEnd =
  * $1 the cgroup root ("" for none), $2 the group's name, $3 its pids.max, $4 the address-space
  * limit in KiB, $5 how many mounts, then their paths; then bubblewrap and its arguments.
  *
- * Each mount's path is opened on fd 3, 4, … (bubblewrap binds those descriptors), and the object
- * opened must be at that very path: a path that leads elsewhere through a link (one a task put in
+ * Each mount's path must be a folder or a file, not a link, a FIFO or a device, and is opened on
+ * fd 3, 4, … (bubblewrap binds those descriptors); the object opened must be at that very path: a path that leads elsewhere through a link (one a task put in
  * a folder it may write, say) is refused with \`gurt-sandbox: linked path\` and exit 124. The check
  * and the mount are of the same opened object, so swapping the link back and forth between them
  * gains nothing. Other failures print \`gurt-sandbox:\` on stderr and exit 125.
@@ -42,10 +42,14 @@ fd=3
 while [ "$mounts" -gt 0 ]; do
   path=$1
   shift
+  # Not a link, a FIFO or a device: opening one of those may block, or act.
+  [ ! -L "$path" ] && { [ -d "$path" ] || [ -f "$path" ]; } ||
+    { echo "gurt-sandbox: linked path" >&2; exit 124; }
   eval "command exec $fd<\\"\\$path\\"" 2>/dev/null ||
     { echo "gurt-sandbox: cannot open a granted path" >&2; exit 125; }
-  [ "$(readlink "/proc/self/fd/$fd")" = "$path" ] ||
-    { echo "gurt-sandbox: linked path" >&2; exit 124; }
+  # The x keeps a trailing newline of the path, which $(...) would drop.
+  [ "$(readlink "/proc/self/fd/$fd"; echo x)" = "$path
+x" ] || { echo "gurt-sandbox: linked path" >&2; exit 124; }
   fd=$((fd + 1))
   mounts=$((mounts - 1))
 done

@@ -21,7 +21,7 @@ import {
   type RunSpec,
   type Runtime,
 } from "./run_spec.ts";
-import { bwrapArgs, sandboxArgs, type SystemLayout } from "./sandbox_args.ts";
+import { bwrapArgs, MAX_MOUNTS, sandboxArgs, type SystemLayout } from "./sandbox_args.ts";
 import { runSandbox, type SandboxEnd } from "./sandbox_process.ts";
 import { probeSystemLayout } from "./system_layout.ts";
 
@@ -36,6 +36,8 @@ export const RUN_ERRORS = {
     "the grant's path holds or lies inside gurt's own files (the box home or the vault), which the sandbox never mounts; see runbook.md#runtime-protected-path",
   linkedPath:
     "the grant's path leads elsewhere through a link, which the sandbox never follows; see runbook.md#runtime-linked-path",
+  tooManyPaths:
+    "the grant has more than 7 paths, more than one call can mount; see runbook.md#runtime-linked-path",
   readFailed:
     "the file could not be read: it does not exist inside the granted path or is not a readable file",
   writeFailed:
@@ -169,6 +171,7 @@ export class SandboxRuntime implements Runtime {
   async #run(spec: RunSpec): Promise<RunOutput> {
     const args = spec.args;
     if (args.kind === "http_fetch") return await this.fetcher.fetch(args.url, spec.egress ?? []);
+    if (spec.mounts.length > MAX_MOUNTS) throw new RunError(RUN_ERRORS.tooManyPaths);
     if (await this.#touchesProtected(spec.mounts.map((mount) => mount.path))) {
       throw new RunError(RUN_ERRORS.protectedPath);
     }

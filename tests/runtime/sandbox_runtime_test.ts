@@ -423,3 +423,43 @@ Deno.test("a link flipped back and forth under a grant's path while calls run ne
     }
   });
 });
+
+Deno.test("a grant's path that a task made a FIFO, or a link to a name ending in a newline, is refused at once; a real folder whose name ends in one is mounted", async () => {
+  const runtime = await runtimeWith({ timeout_ms: 20_000 });
+  await withDir(async (outer) => {
+    const proj = `${outer}/proj`;
+    await Deno.mkdir(proj);
+    const read = (grantPath: string, path: string) =>
+      runtime.run(specFor({ tool: "read_file", paths: [grantPath] }, "read_file", { path }));
+    // A FIFO where a folder was: no open that waits for a writer (the time limit is 20 s).
+    await runtime.run(shell("mkfifo docs", { paths: [proj], cwd: proj }));
+    const started = Date.now();
+    const fifo = await assertRejects(() => read(`${proj}/docs`, `${proj}/docs/a`), RunError);
+    assertEquals(fifo.message, RUN_ERRORS.linkedPath);
+    assert(Date.now() - started < 5000, `${Date.now() - started} ms`);
+    // docs made a link to "docs\n": the path with its newline is another object.
+    await runtime.run(shell(
+      'rm docs; mkdir "docs\n"; echo NOT-THE-GRANT > "docs\n/a"; ln -s "docs\n" docs',
+      { paths: [proj], cwd: proj },
+    ));
+    const linked = await assertRejects(() => read(`${proj}/docs`, `${proj}/docs/a`), RunError);
+    assertEquals(linked.message, RUN_ERRORS.linkedPath);
+    // The folder whose name ends in a newline, granted by that name, is itself mounted.
+    assertEquals((await read(`${proj}/docs\n`, `${proj}/docs\n/a`)).content, "NOT-THE-GRANT\n");
+  });
+});
+
+Deno.test("a grant with more paths than a call can mount is refused with its own sentence", async () => {
+  const runtime = await runtimeWith();
+  await withDir(async (outer) => {
+    const paths = Array.from({ length: 8 }, (_, i) => `${outer}/p${i}`);
+    for (const path of paths) await Deno.mkdir(path);
+    const error = await assertRejects(
+      () => runtime.run(shell("true", { paths, cwd: paths[0] })),
+      RunError,
+    );
+    assertEquals(error.message, RUN_ERRORS.tooManyPaths);
+    const seven = await runtime.run(shell("echo ok", { paths: paths.slice(1), cwd: paths[1] }));
+    assertStringIncludes(seven.content, "ok");
+  });
+});
