@@ -74,8 +74,7 @@ function run(command: Command, action: () => Promise<Action>): Promise<never> {
 /**
  * The arguments the command line parser reads: where the worker chosen before a `--` (the last
  * `--worker` given) is cmd, those before it (what follows is the worker's command); otherwise all
- * of them, so that `--` still
- * marks the end of options, as for a prompt that begins with "-".
+ * of them, so that `--` still marks the end of options, as for a prompt that begins with "-".
  */
 export function beforeCommand(args: readonly string[]): string[] {
   const dash = args.indexOf("--");

@@ -232,10 +232,7 @@ export class TaskManager {
       server = await serveSocket(socket, (request) => app.fetch(request));
     } catch (error) {
       journal?.close();
-      const reason = `its socket could not be opened: ${
-        error instanceof Error ? error.message : error
-      }`;
-      return await this.#failAtOnce(record, reason);
+      return await this.#failAtOnce(record, `its socket could not be opened: ${describe(error)}`);
     }
     const live: Live = { handle, server, child: null, user: null, writes: Promise.resolve() };
     this.#live.set(record.id, live);
@@ -254,14 +251,13 @@ export class TaskManager {
       step = "the worker could not start";
       child = await spawnWorker(record, { socket, dir, user: live.user });
     } catch (error) {
-      const reason = `${step}: ${error instanceof Error ? error.message : error}`;
+      const reason = `${step}: ${describe(error)}`;
       this.deps.log(`gurt: task ${record.id} failed: ${reason}`);
       await this.#end(live, "failed", reason);
       return live.handle.record;
     }
-    const user = live.user;
     live.child = child;
-    this.#save(live, { user: user?.name ?? null, pid: child?.pid ?? null });
+    this.#save(live, { user: live.user?.name ?? null, pid: child?.pid ?? null });
     if (child !== null) {
       child.status.then((status) => {
         if (this.#closing || this.#live.get(record.id)?.child !== child) return;
@@ -343,4 +339,8 @@ export class TaskManager {
     const { user: _user, pid: _pid, ...shown } = await readTask(this.deps.home, id);
     return { ...shown, spentCents: journal.state.spentCents };
   }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

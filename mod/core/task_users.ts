@@ -132,8 +132,7 @@ export interface ListedTaskUser extends TaskUser {
 /** The `box-…` users of /etc/passwd. */
 export async function taskUsers(): Promise<ListedTaskUser[]> {
   const out: ListedTaskUser[] = [];
-  for (const line of (await Deno.readTextFile("/etc/passwd")).split("\n")) {
-    const [name, , uid, gid, comment] = line.split(":");
+  for (const [name, , uid, gid, comment] of await entries("/etc/passwd")) {
     if (name === undefined || !name.startsWith("box-")) continue;
     let home: string | null = null;
     if (comment?.startsWith(COMMENT)) {
@@ -150,18 +149,20 @@ export async function taskUsers(): Promise<ListedTaskUser[]> {
 
 /** Whether /etc/group has a group called `name`. */
 async function groupExists(name: string): Promise<boolean> {
-  const groups = await Deno.readTextFile("/etc/group");
-  return groups.split("\n").some((line) => line.split(":")[0] === name);
+  return (await entries("/etc/group")).some((fields) => fields[0] === name);
 }
 
 /** Whether `id` is a uid in /etc/passwd or a gid in /etc/group. */
 async function idInUse(id: number): Promise<boolean> {
   for (const file of ["/etc/passwd", "/etc/group"]) {
-    for (const line of (await Deno.readTextFile(file)).split("\n")) {
-      if (Number(line.split(":")[2]) === id) return true;
-    }
+    if ((await entries(file)).some((fields) => Number(fields[2]) === id)) return true;
   }
   return false;
+}
+
+/** The lines of /etc/passwd or /etc/group, split into their fields. */
+async function entries(file: string): Promise<string[][]> {
+  return (await Deno.readTextFile(file)).split("\n").map((line) => line.split(":"));
 }
 
 /** Runs a user-administration command; its error text, or null when it succeeded. */
