@@ -17,9 +17,10 @@ import {
   StateUnreadableError,
 } from "../policy/mod.ts";
 import type { AppTool } from "../tools/mod.ts";
-import { canonicalJson } from "./canonical_json.ts";
+import { canonicalJson, inputDigest } from "./canonical_json.ts";
 import type { BrokerDeps } from "./deps.ts";
-import type { CallAnswer, PreparedLine } from "./journal.ts";
+import { HttpError } from "./http_error.ts";
+import type { CallAnswer, KeyUse, PreparedLine } from "./journal.ts";
 import { decisionEvent, type RecordedOutcome } from "./records.ts";
 import { auditFailure, recordFailure } from "./result_record.ts";
 import { InFlight, type TaskHandle } from "./task_handle.ts";
@@ -31,6 +32,11 @@ export interface CallBody {
   tool: string;
   input: unknown;
   key: string;
+}
+
+/** A call with the SHA-256 of its canonical input: what its key is bound to once used. */
+export interface KeyedCall extends CallBody {
+  inputSha256: string;
 }
 
 /** What /call answers: seed 000's bodies. */
@@ -56,13 +62,20 @@ const TRANSIENT: ReadonlySet<DenyReason> = new Set([
 /** The state recorded when it cannot be read: the most restrictive, so nothing is understated. */
 const UNKNOWN_STATE: SessionState = { taint: "secret", untrusted: true };
 
-/** Answers one /call request. */
+/**
+ * Answers one /call request. A key names one call (seed 000): used again for the same tool and
+ * canonical input, it answers what the journal logged (or joins the call in flight); used for
+ * another tool or input, it is refused with 409 before anything is decided, run or recorded.
+ */
 export async function handleCall(
   deps: BrokerDeps,
   task: TaskHandle,
-  body: CallBody,
+  request: CallBody,
   signal: AbortSignal,
 ): Promise<CallResponse> {
+  const body: KeyedCall = { ...request, inputSha256: inputDigest(request.input) };
+  const used = task.journal.state.keys.get(body.key) ?? task.callsByKey.get(body.key)?.call ?? null;
+  if (used !== null && !sameCall(used, body)) throw keyReused(body.key, used.tool);
   const answered = task.journal.state.calls.get(body.key);
   if (answered !== undefined) return answered;
   if (!task.record.tools.includes(body.tool)) {
@@ -71,7 +84,7 @@ export async function handleCall(
   const inputKey = `${body.tool}\u0000${canonicalJson(body.input)}`;
   let flight = task.callsByKey.get(body.key) ?? task.callsByInput.get(inputKey);
   if (flight === undefined) {
-    const started = new InFlight<unknown>();
+    const started = new InFlight<unknown>({ tool: body.tool, inputSha256: body.inputSha256 });
     flight = started;
     task.callsByKey.set(body.key, started);
     task.callsByInput.set(inputKey, started);
@@ -87,10 +100,27 @@ export async function handleCall(
   return CALL_PENDING;
 }
 
+/** Whether a key used for `used` may answer `call`: the same tool, and the same input if known. */
+function sameCall(used: KeyUse, call: KeyedCall): boolean {
+  if (used.tool !== call.tool) return false;
+  return used.inputSha256 === null || used.inputSha256 === call.inputSha256;
+}
+
+/** The 409 for a key already used for another call (Stripe's idempotency keys do the same). */
+function keyReused(key: string, tool: string): HttpError {
+  return new HttpError(
+    409,
+    `the key ${
+      JSON.stringify(key)
+    } was already used for another call (${tool}); use a new key for a new call`,
+    "key_reused",
+  );
+}
+
 async function runFlow(
   deps: BrokerDeps,
   task: TaskHandle,
-  body: CallBody,
+  body: KeyedCall,
   flight: InFlight<unknown>,
 ): Promise<void> {
   try {
@@ -106,7 +136,7 @@ async function runFlow(
 async function decideAndRun(
   deps: BrokerDeps,
   task: TaskHandle,
-  body: CallBody,
+  body: KeyedCall,
   flight: InFlight<unknown>,
 ): Promise<Ended> {
   const app = deps.registry.app(body.tool);
@@ -154,7 +184,7 @@ type Step =
 async function decisionStep(
   deps: BrokerDeps,
   task: TaskHandle,
-  body: CallBody,
+  body: KeyedCall,
   call: { app: AppTool<unknown> | undefined; input: unknown; cost: number; valid: boolean },
 ): Promise<Step> {
   const grants = await loadGrants(`${deps.home}/grants`, {
@@ -293,7 +323,7 @@ async function askOwner(
 async function deny(
   deps: BrokerDeps,
   task: TaskHandle,
-  body: CallBody,
+  body: KeyedCall,
   reason: DenyReason,
   askedFor: "grant" | "budget" | null,
 ): Promise<Ended> {
@@ -314,6 +344,7 @@ async function deny(
       tool: body.tool,
       answer,
       cost: 0,
+      input_sha256: body.inputSha256,
     });
   }
   return { kind: "answer", answer };

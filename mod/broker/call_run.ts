@@ -6,7 +6,7 @@
 import type { Decision } from "../policy/mod.ts";
 import { RunError, runSpecFor } from "../runtime/mod.ts";
 import type { AppTool } from "../tools/mod.ts";
-import type { CallBody } from "./call_path.ts";
+import type { KeyedCall } from "./call_path.ts";
 import type { BrokerDeps } from "./deps.ts";
 import type { CallAnswer, JournalLine, PreparedLine } from "./journal.ts";
 import { redactValue } from "./redact_value.ts";
@@ -17,7 +17,7 @@ import type { TaskHandle } from "./task_handle.ts";
 export type Ended = { kind: "answer"; answer: CallAnswer } | { kind: "withdrawn" };
 
 /** The tool.call line of a call allowed by the Decision record `seq`: what the task asked. */
-export function callEntry(deps: BrokerDeps, body: CallBody, seq: number): JournalLine {
+export function callEntry(deps: BrokerDeps, body: KeyedCall, seq: number): JournalLine {
   return {
     type: "tool.call",
     time: deps.clock().toISOString(),
@@ -25,6 +25,7 @@ export function callEntry(deps: BrokerDeps, body: CallBody, seq: number): Journa
     tool: body.tool,
     input: redactValue(body.input, deps.redact),
     decision: seq,
+    input_sha256: body.inputSha256,
   };
 }
 
@@ -43,7 +44,7 @@ export interface RunCall {
 export async function run(
   deps: BrokerDeps,
   task: TaskHandle,
-  body: CallBody,
+  body: KeyedCall,
   call: RunCall,
 ): Promise<Ended> {
   try {
@@ -56,7 +57,7 @@ export async function run(
 async function runAndRecord(
   deps: BrokerDeps,
   task: TaskHandle,
-  body: CallBody,
+  body: KeyedCall,
   call: RunCall,
 ): Promise<Ended> {
   // The tool.call line is what the task asked; nothing waits on it being on disk (the Decision
@@ -104,6 +105,7 @@ async function runAndRecord(
     answer,
     cost: outcome.status === "result" ? call.cost : 0,
     ...(result === null ? {} : { result }),
+    input_sha256: body.inputSha256,
   });
   const ids = { task, key: body.key, tool: body.tool, seq: call.seq, decision: call.decision };
   // Where the audit appender tells the Result record's seq, the tool.result line naming it is

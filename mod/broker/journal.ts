@@ -20,6 +20,8 @@ const callAnswer = z.union([
   z.strictObject({ ok: z.literal(false), error: z.string() }),
 ]);
 
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+
 const line = z.discriminatedUnion("type", [
   z.strictObject({
     type: z.literal("step"),
@@ -34,6 +36,8 @@ const line = z.discriminatedUnion("type", [
     tool: z.string(),
     input: z.unknown(),
     decision: z.number().int().nullable(),
+    /** The SHA-256 of the input's canonical JSON: what the key was used for (absent in old lines). */
+    input_sha256: sha256.optional(),
   }),
   z.strictObject({
     type: z.literal("tool.result"),
@@ -44,6 +48,8 @@ const line = z.discriminatedUnion("type", [
     cost: z.number().int().min(0),
     /** The seq of the call's Result record; absent for a denial, which has none. */
     result: z.number().int().min(0).optional(),
+    /** As on the tool.call line; a denial has no tool.call line, so this binds its key. */
+    input_sha256: sha256.optional(),
   }),
   z.strictObject({
     type: z.literal("tool.unrecorded"),
@@ -83,11 +89,25 @@ const line = z.discriminatedUnion("type", [
 /** One journal line. */
 export type JournalLine = z.infer<typeof line>;
 
+/**
+ * The call a key was used for: its tool and the SHA-256 of its canonical input (null for a line
+ * written before the journal kept it; such a key is known by its tool only).
+ */
+export interface KeyUse {
+  tool: string;
+  inputSha256: string | null;
+}
+
 /** What a journal says about its task once read: steps, spending, and the answers by key. */
 export interface JournalState {
   steps: { text: string; data: unknown }[];
   spentCents: number;
   calls: Map<string, CallAnswer>;
+  /**
+   * What each call key was used for, from its tool.call or tool.result line. A voided answer
+   * (tool.unrecorded) leaves it: the call may have run, and only the same call may run again.
+   */
+  keys: Map<string, KeyUse>;
   /** For a key answered by a tool.result line naming its Result record: that seq and the cost. */
   recorded: Map<string, { result: number; cost: number }>;
   asks: Map<string, boolean>;
@@ -173,6 +193,7 @@ export class Journal {
       steps: [],
       spentCents: 0,
       calls: new Map(),
+      keys: new Map(),
       recorded: new Map(),
       asks: new Map(),
       skipped: 0,
@@ -371,7 +392,11 @@ function apply(state: JournalState, entry: JournalLine): void {
     case "step":
       state.steps.push({ text: entry.text, data: entry.data });
       break;
+    case "tool.call":
+      useKey(state, entry.key, entry.tool, entry.input_sha256);
+      break;
     case "tool.result":
+      useKey(state, entry.key, entry.tool, entry.input_sha256);
       state.calls.set(entry.key, entry.answer);
       state.spentCents += entry.cost;
       if (entry.result === undefined) state.recorded.delete(entry.key);
@@ -395,4 +420,11 @@ function apply(state: JournalState, entry: JournalLine): void {
     default:
       break;
   }
+}
+
+/** Records what `key` was used for; a line without a digest does not forget one already known. */
+function useKey(state: JournalState, key: string, tool: string, digest: string | undefined): void {
+  const known = state.keys.get(key);
+  if (digest === undefined && known !== undefined && known.tool === tool) return;
+  state.keys.set(key, { tool, inputSha256: digest ?? null });
 }

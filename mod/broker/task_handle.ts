@@ -1,5 +1,5 @@
 /** A live task inside the core: its record, journal, counters, lock and calls in flight. */
-import type { Journal } from "./journal.ts";
+import type { Journal, KeyUse } from "./journal.ts";
 import { Mutex } from "./mutex.ts";
 import type { TaskRecord } from "./task_store.ts";
 
@@ -23,7 +23,11 @@ export class InFlight<A> {
   #pending!: (approval: number) => void;
   #approval: number | null = null;
 
-  constructor() {
+  /**
+   * @param call For a call: the tool and input digest its key is used for, which a request with
+   * the same key and another call may not join.
+   */
+  constructor(readonly call: KeyUse | null = null) {
     this.done = new Promise((resolve) => (this.#end = resolve));
     this.pending = new Promise((resolve) => (this.#pending = resolve));
   }
