@@ -1,33 +1,141 @@
-/** The box home's folders, created with their modes on first start (design.md, "The box home"). */
+/**
+ * The box home's folders (design.md, "The box home"): made with their modes on the first start,
+ * and checked at every start, since the owner may have made one by hand before. A folder or file
+ * of the core's that others may read is tightened, and said; one that others may write, that
+ * another user owns, or that is a link or the wrong kind stops the start: what is in it may not be
+ * what the owner put there, so the owner looks first (see runbook.md#home-permissions).
+ */
 
-/** Creates every folder the core needs; the owner's socket folder is 0700 whether made or found. */
+/** A folder the core keeps under the home, made in this order, and the mode it keeps it at. */
+const GUARDED: readonly { name: string; mode: number }[] = [
+  { name: "grants", mode: 0o700 },
+  { name: "audit", mode: 0o700 },
+  { name: "broker", mode: 0o700 },
+  { name: "broker/sessions", mode: 0o700 },
+  // Task users pass through tasks/ to their own folder and socket, without listing it.
+  { name: "tasks", mode: 0o711 },
+  { name: "run", mode: 0o700 },
+  { name: "run/owner-broker", mode: 0o700 },
+  { name: "portal", mode: 0o700 },
+];
+
+/** Files the owner writes by hand at the top of the home: no one else may change them. */
+const OWNER_FILES: readonly string[] = ["gurt.toml", "vault-policy.json"];
+
+/** The names of the audit folder's files the core writes: the log's days and its lock. */
+const AUDIT_FILE = /^(\d{4}-\d{2}-\d{2}\.jsonl|\.lock)$/;
+
+const POINTER = "see runbook.md#home-permissions";
+
+/**
+ * Makes every folder the core needs and checks those found: the home passable by task users when
+ * `taskUsers`, each folder at its mode, the audit files 0600. Returns a sentence for each mode it
+ * changed; throws, having changed nothing more, at the first path it will not work with.
+ */
 export async function ensureHomeLayout(
   home: string,
   options: { taskUsers?: boolean } = {},
-): Promise<void> {
+): Promise<string[]> {
+  const me = Deno.uid() ?? 0;
+  const notices: string[] = [];
   await Deno.mkdir(home, { recursive: true, mode: 0o711 });
-  if (options.taskUsers === true) {
-    // Each task's user must pass through the home to its own socket and folder; a home found at
-    // 0700 would keep every worker from starting (its working folder is under tasks/<id>/).
-    const found = (await Deno.stat(home)).mode! & 0o777;
-    if ((found & 0o001) === 0) await Deno.chmod(home, found | 0o001);
+  const found = await Deno.stat(home);
+  if (!found.isDirectory) throw new Error(`the box home ${home} is not a folder; ${POINTER}`);
+  checkOwnerAndWriters(home, found, [me]);
+  // Others may pass through the home (each task's user to its own folder), never list or write it.
+  const homeMode = (found.mode! & 0o711) | (options.taskUsers === true ? 0o001 : 0);
+  await setMode(home, found.mode!, homeMode, notices);
+  for (const file of OWNER_FILES) {
+    // The file as the core reads it: through a link, if the owner keeps it elsewhere.
+    const info = await Deno.stat(`${home}/${file}`).catch(notFoundIsNull);
+    if (info === null) continue;
+    if (!info.isFile) throw new Error(`${home}/${file} is not a regular file; ${POINTER}`);
+    checkOwnerAndWriters(`${home}/${file}`, info, [me, 0]);
   }
-  for (const dir of ["grants", "audit", "broker/sessions", "tasks"]) {
-    await Deno.mkdir(`${home}/${dir}`, { recursive: true, mode: 0o700 });
+  for (const folder of GUARDED) {
+    const path = `${home}/${folder.name}`;
+    const info = await Deno.lstat(path).catch(notFoundIsNull);
+    if (info === null) {
+      await Deno.mkdir(path, { mode: folder.mode });
+      await setMode(path, null, folder.mode, notices);
+      continue;
+    }
+    if (info.isSymlink) {
+      throw new Error(
+        `${path} is a link; the core keeps this folder only as a real folder of the box home, so ` +
+          `put the folder itself there; ${POINTER}`,
+      );
+    }
+    if (!info.isDirectory) {
+      throw new Error(
+        `${path} is not a folder; move it away so that gurt serve can make the folder; ${POINTER}`,
+      );
+    }
+    checkOwnerAndWriters(path, info, [me]);
+    await setMode(path, info.mode!, folder.mode, notices);
   }
-  // Task users must reach their own socket under tasks/<id>/, so tasks/ can be traversed.
-  await Deno.chmod(`${home}/tasks`, 0o711);
-  const run = `${home}/run/owner-broker`;
-  await Deno.mkdir(run, { recursive: true, mode: 0o700 });
-  try {
-    await Deno.chmod(run, 0o700);
-  } catch (error) {
+  await checkAuditFiles(`${home}/audit`, me, notices);
+  return notices;
+}
+
+/** The audit log's files: the core's own, changed by no one else, read by no one else. */
+async function checkAuditFiles(dir: string, me: number, notices: string[]): Promise<void> {
+  for await (const entry of Deno.readDir(dir)) {
+    if (!AUDIT_FILE.test(entry.name)) continue;
+    const path = `${dir}/${entry.name}`;
+    const info = await Deno.lstat(path);
+    if (!info.isFile) {
+      throw new Error(`${path} is not a regular file (a link, a folder or a device); ${POINTER}`);
+    }
+    checkOwnerAndWriters(path, info, [me]);
+    await setMode(path, info.mode!, 0o600, notices);
+  }
+}
+
+/** Throws unless `path` belongs to one of `owners` and neither its group nor others may write it. */
+function checkOwnerAndWriters(path: string, info: Deno.FileInfo, owners: number[]): void {
+  if (!owners.includes(info.uid!)) {
     throw new Error(
-      `cannot make ${run} private (mode 0700): ${
-        (error as Error).message
-      }; see runbook.md#home-unusable`,
+      `${path} is owned by uid ${info.uid}, not by uid ${owners[0]} that gurt serve runs as, so ` +
+        `another user could change what the core keeps there; once you have checked what is in ` +
+        `it, run chown -R ${owners[0]} ${path}; ${POINTER}`,
     );
   }
+  if ((info.mode! & 0o022) !== 0) {
+    throw new Error(
+      `${path} has mode ${octal(info.mode!)}, so other users could have changed what is in it; ` +
+        `check it, then run chmod go-w ${path}; ${POINTER}`,
+    );
+  }
+}
+
+/** Sets `path` to `mode`; a path that was found (`was` not null) at another mode is a notice. */
+async function setMode(
+  path: string,
+  was: number | null,
+  mode: number,
+  notices: string[],
+): Promise<void> {
+  if (was !== null && (was & 0o7777) === mode) return;
+  try {
+    await Deno.chmod(path, mode);
+  } catch (error) {
+    throw new Error(
+      `cannot set ${path} to mode ${octal(mode)}: ${(error as Error).message}; ${POINTER}`,
+    );
+  }
+  if (was !== null) {
+    notices.push(`gurt serve: ${path} had mode ${octal(was)} and is now ${octal(mode)}`);
+  }
+}
+
+function octal(mode: number): string {
+  return `0${(mode & 0o7777).toString(8).padStart(3, "0")}`;
+}
+
+function notFoundIsNull(error: unknown): null {
+  if (error instanceof Deno.errors.NotFound) return null;
+  throw error;
 }
 
 /** Removes a socket file left by a core that is gone. Call only while holding the audit lock. */

@@ -4,6 +4,7 @@ import { adminSocketPath } from "../cli/permissions.ts";
 import { type Portal, startPortal } from "../portal/mod.ts";
 import { adminRoutes } from "./admin_routes.ts";
 import { Core } from "./core.ts";
+import { ensureHomeLayout } from "./home_layout.ts";
 
 /** What `gurt serve` passes to the core role. */
 export interface ServeArgs {
@@ -20,6 +21,10 @@ export default async function main(args: ServeArgs): Promise<number> {
   }
   let core: Core;
   try {
+    // The home's folders are checked (and loose modes tightened) here first, to say what changed;
+    // Core.start checks them again, finding nothing more to change.
+    const tightened = await ensureHomeLayout(args.config.home, { taskUsers: Deno.uid() === 0 });
+    for (const notice of tightened) console.error(notice);
     core = await Core.start(args.config, { acceptBreak: args.acceptBreak });
   } catch (error) {
     console.error(error instanceof Error ? error.message : String(error));
