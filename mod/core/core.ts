@@ -91,6 +91,7 @@ export class Core {
         const started = await SandboxRuntime.start(config.runtime, {
           log,
           protectedPaths: [config.home, config.vault],
+          stateDir: `${config.home}/run`,
           ...options.runtimeOptions,
         });
         runtime = started.runtime;

@@ -33,7 +33,14 @@ export {
   type SystemEntry,
   type SystemLayout,
 } from "./sandbox_args.ts";
-export { runSandbox, type SandboxEnd, type SandboxLimits, wrappedArgv } from "./sandbox_process.ts";
+export {
+  NOBODY,
+  runSandbox,
+  type SandboxEnd,
+  type SandboxLimits,
+  wrappedArgv,
+} from "./sandbox_process.ts";
+export { type FilterArch, hostFilterArch, toolSeccompFilter } from "./seccomp_filter.ts";
 export {
   RUN_ERRORS,
   type RuntimeOptions,

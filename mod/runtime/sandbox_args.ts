@@ -1,6 +1,7 @@
 /**
  * The bubblewrap argument list for one RunSpec (seed 002 §7), as pure data: new user, pid, ipc, uts
- * and network namespaces; the system directories read-only; a private /tmp and /dev, of bounded
+ * and network namespaces; no capability, and the seccomp filter that keeps setuid and setgid bits
+ * off what a tool writes; the system directories read-only; a private /tmp and /dev, of bounded
  * size; exactly the spec's mounts at the same paths, from the descriptors the wrapper opened them
  * on; no environment but a fixed one; dies with the core. The golden
  * tests in tests/runtime/sandbox_args_test.ts pin every list.
@@ -73,8 +74,10 @@ export function bwrapArgs(
  * by the time bubblewrap would look the path up again.
  */
 export const FIRST_MOUNT_FD = 3;
-/** The most mounts a call may have: fds 3 to 9, the ones a shell keeps open across exec. */
-export const MAX_MOUNTS = 7;
+/** The fd of the seccomp filter (seccomp_filter.ts), opened by the wrapper, loaded by bubblewrap. */
+export const SECCOMP_FD = 9;
+/** The most mounts a call may have: fds 3 to 8 (a shell keeps 3 to 9 open across exec; 9 is the filter's). */
+export const MAX_MOUNTS = 6;
 
 /** bubblewrap's arguments for mounts and a command (the start check runs `/bin/true` this way). */
 export function sandboxArgs(
@@ -97,6 +100,8 @@ export function sandboxArgs(
     "--new-session",
     "--cap-drop",
     "ALL",
+    "--seccomp",
+    String(SECCOMP_FD),
     "--hostname",
     "gurt-sandbox",
     "--clearenv",

@@ -1,10 +1,15 @@
 /**
- * Runs one bubblewrap sandbox under the call's limits: a small sh wrapper makes (once) and joins the
- * call's pids cgroup and sets the address-space limit, then becomes bubblewrap,
- * so no process of the call ever runs outside them. The sandbox is killed at the time limit or once
+ * Runs one bubblewrap sandbox under the call's limits and never as root. A small sh wrapper, still
+ * root, picks the unprivileged uid the call runs as (the owner of its grant's paths), makes (once)
+ * and joins the call's pids cgroup, sets the address-space limit and opens the seccomp filter; then
+ * setpriv drops to that uid, with no supplementary groups, no capabilities and no_new_privs, and a
+ * second stage opens the grant's paths as that uid and becomes bubblewrap. So no process of a call
+ * ever runs outside its limits, with uid 0, or with a capability on the host, and what it writes
+ * belongs to the owner of the folder it writes in. The sandbox is killed at the time limit or once
  * the output passes its cap; its pid namespace takes every process of the call with it.
  */
 import type { CgroupPlan } from "./process_cap.ts";
+import type { Mount } from "./run_spec.ts";
 
 /** The limits of one sandboxed run. */
 export interface SandboxLimits {
@@ -26,33 +31,55 @@ export type SandboxEnd =
   }
   | { kind: "timed_out" };
 
+/** The uid (and gid) a call runs as when no path it mounts has an owner other than root. */
+export const NOBODY = 65534;
+
+/** The program that drops the wrapper's root before bubblewrap starts. */
+export const SETPRIV = "/usr/bin/setpriv";
+
 /**
- * $1 the cgroup root ("" for none), $2 the group's name, $3 its pids.max, $4 the address-space
- * limit in KiB, $5 how many mounts, then their paths; then bubblewrap and its arguments.
+ * The wrapper's first stage, as root. $1 the cgroup root ("" for none), $2 the group's name, $3 its
+ * pids.max, $4 the address-space limit in KiB, $5 the seccomp filter's file, $6 setpriv, $7 how
+ * many mounts, then for each a mode (r or w) and a path; then bubblewrap and its arguments.
  *
- * Each mount's path must be a folder or a file, not a link, a FIFO or a device, and is opened on
- * fd 3, 4, … (bubblewrap binds those descriptors); the object opened must be at that very path: a path that leads elsewhere through a link (one a task put in
- * a folder it may write, say) is refused with \`gurt-sandbox: linked path\` and exit 124. The check
- * and the mount are of the same opened object, so swapping the link back and forth between them
- * gains nothing. Other failures print \`gurt-sandbox:\` on stderr and exit 125.
+ * The uid: the owner of the writable mounts, which must all have one owner and not root (a
+ * writable folder of root's is refused: \`gurt-sandbox: root-owned path\`; of two users:
+ * \`gurt-sandbox: mixed owners\`, both exit 123); with none writable, the first owner of a mount
+ * that is not root; else nobody. The gid: that user's own group, else the path's group, never 0.
+ * Each mount's path must be a folder or a file, not a link, a FIFO or a device. Other failures
+ * print \`gurt-sandbox:\` on stderr and exit 125.
  */
-const WRAPPER = `root=$1 name=$2 max=$3 kib=$4 mounts=$5
-shift 5
-fd=3
-while [ "$mounts" -gt 0 ]; do
-  path=$1
-  shift
+const STAGE_ROOT = `root=$1 name=$2 max=$3 kib=$4 filter=$5 setpriv=$6 n=$7
+shift 6
+uid= gid= wuid= wgid= k=0
+for arg in "$@"; do
+  k=$((k + 1))
+  [ "$k" -eq 1 ] && continue
+  [ "$k" -gt $((2 * n + 1)) ] && break
+  if [ $((k % 2)) -eq 0 ]; then mode=$arg; continue; fi
+  path=$arg
   # Not a link, a FIFO or a device: opening one of those may block, or act.
   [ ! -L "$path" ] && { [ -d "$path" ] || [ -f "$path" ]; } ||
     { echo "gurt-sandbox: linked path" >&2; exit 124; }
-  eval "command exec $fd<\\"\\$path\\"" 2>/dev/null ||
-    { echo "gurt-sandbox: cannot open a granted path" >&2; exit 125; }
-  # The x keeps a trailing newline of the path, which $(...) would drop.
-  [ "$(readlink "/proc/self/fd/$fd"; echo x)" = "$path
-x" ] || { echo "gurt-sandbox: linked path" >&2; exit 124; }
-  fd=$((fd + 1))
-  mounts=$((mounts - 1))
+  owner=$(stat -c '%u %g' -- "$path") ||
+    { echo "gurt-sandbox: cannot look at a granted path" >&2; exit 125; }
+  group=\${owner#* } owner=\${owner% *}
+  if [ "$mode" = w ]; then
+    [ "$owner" != 0 ] || { echo "gurt-sandbox: root-owned path" >&2; exit 123; }
+    [ -z "$wuid" ] || [ "$wuid" = "$owner" ] || { echo "gurt-sandbox: mixed owners" >&2; exit 123; }
+    wuid=$owner wgid=$group
+  elif [ -z "$uid" ] && [ "$owner" != 0 ]; then
+    uid=$owner gid=$group
+  fi
 done
+[ -z "$wuid" ] || uid=$wuid gid=$wgid
+if [ -z "$uid" ]; then
+  uid=${NOBODY} gid=${NOBODY}
+else
+  own=$(getent passwd "$uid" | cut -d: -f4)
+  [ -z "$own" ] || gid=$own
+  [ "$gid" != 0 ] || gid=${NOBODY}
+fi
 if [ -n "$root" ]; then
   group="$root/$name"
   { [ -d "$group" ] || mkdir -p "$group"; } && echo "$max" > "$group/pids.max" &&
@@ -61,7 +88,40 @@ if [ -n "$root" ]; then
 fi
 ulimit -c 0 && ulimit -v "$kib" ||
   { echo "gurt-sandbox: cannot set the memory limit" >&2; exit 125; }
+exec 9<"$filter" || { echo "gurt-sandbox: cannot open the seccomp filter" >&2; exit 125; }
+exec "$setpriv" --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs \
+  --inh-caps=-all --bounding-set=-all -- /bin/sh -c "$STAGE_USER" gurt-sandbox "$uid" "$@"`;
+
+/**
+ * The second stage, as the call's uid: $1 the uid, $2 how many mounts, their modes and paths, then
+ * bubblewrap and its arguments. Each path is opened on fd 3, 4, … (bubblewrap binds those
+ * descriptors), and the object opened must be at that very path: a path that leads elsewhere
+ * through a link (one a task put in a folder it may write, say) is refused with
+ * \`gurt-sandbox: linked path\` and exit 124. A writable mount must still belong to the uid, or
+ * the path was swapped since the first stage looked: refused the same way. The check and the mount
+ * are of the same opened object, so swapping the path back and forth between them gains nothing.
+ */
+const STAGE_USER = `uid=$1 n=$2
+shift 2
+fd=3
+while [ "$n" -gt 0 ]; do
+  mode=$1 path=$2
+  shift 2
+  eval "command exec $fd<\\"\\$path\\"" 2>/dev/null ||
+    { echo "gurt-sandbox: cannot open a granted path" >&2; exit 125; }
+  # The x keeps a trailing newline of the path, which $(...) would drop.
+  [ "$(readlink "/proc/$$/fd/$fd"; echo x)" = "$path
+x" ] || { echo "gurt-sandbox: linked path" >&2; exit 124; }
+  [ "$mode" = r ] || [ "$(stat -L -c %u "/proc/$$/fd/$fd")" = "$uid" ] ||
+    { echo "gurt-sandbox: linked path" >&2; exit 124; }
+  fd=$((fd + 1))
+  n=$((n - 1))
+done
 exec "$@"`;
+
+/** Both stages: the first hands the second its text in STAGE_USER. */
+const WRAPPER = `STAGE_USER='${STAGE_USER.replaceAll("'", "'\\''")}'
+${STAGE_ROOT}`;
 
 const MAX_STDERR = 4096;
 
@@ -72,8 +132,10 @@ export function wrappedArgv(
     bwrap: string;
     cgroup: CgroupPlan | null;
     memoryBytes: number;
-    /** The mounts' paths, in the order of bwrapArgs' --bind-fd and --ro-bind-fd. */
-    mounts: readonly string[];
+    /** The seccomp filter's file, which the wrapper opens as root on bubblewrap's `--seccomp` fd. */
+    filter: string;
+    /** The mounts, in the order of bwrapArgs' --bind-fd and --ro-bind-fd. */
+    mounts: readonly Mount[];
   },
 ): string[] {
   const cgroup = options.cgroup;
@@ -86,8 +148,10 @@ export function wrappedArgv(
     cgroup?.name ?? "",
     String(cgroup?.maxProcesses ?? 0),
     String(Math.floor(options.memoryBytes / 1024)),
+    options.filter,
+    SETPRIV,
     String(options.mounts.length),
-    ...options.mounts,
+    ...options.mounts.flatMap((mount) => [mount.writable ? "w" : "r", mount.path]),
     options.bwrap,
     ...bwrapArgs,
   ];
@@ -101,13 +165,15 @@ export async function runSandbox(
     stdin: string | null;
     limits: SandboxLimits;
     cgroup: CgroupPlan | null;
-    mounts: readonly string[];
+    filter: string;
+    mounts: readonly Mount[];
   },
 ): Promise<SandboxEnd> {
   const argv = wrappedArgv(bwrapArgs, {
     bwrap: options.bwrap,
     mounts: options.mounts,
     cgroup: options.cgroup,
+    filter: options.filter,
     memoryBytes: options.limits.memoryBytes,
   });
   const child = new Deno.Command(argv[0], {

@@ -15,6 +15,7 @@ import {
   sweepCgroups,
 } from "./process_cap.ts";
 import {
+  type Mount,
   RefusingRuntime,
   RunError,
   type RunOutput,
@@ -23,6 +24,7 @@ import {
 } from "./run_spec.ts";
 import { bwrapArgs, MAX_MOUNTS, sandboxArgs, type SystemLayout } from "./sandbox_args.ts";
 import { runSandbox, type SandboxEnd } from "./sandbox_process.ts";
+import { hostFilterArch, toolSeccompFilter } from "./seccomp_filter.ts";
 import { probeSystemLayout } from "./system_layout.ts";
 
 /** gurt.toml's [runtime] table. */
@@ -37,7 +39,11 @@ export const RUN_ERRORS = {
   linkedPath:
     "the grant's path leads elsewhere through a link, which the sandbox never follows; see runbook.md#runtime-linked-path",
   tooManyPaths:
-    "the grant has more than 7 paths, more than one call can mount; see runbook.md#runtime-linked-path",
+    "the grant has more than 6 paths, more than one call can mount; see runbook.md#runtime-linked-path",
+  rootOwned:
+    "the grant lets a tool write in a folder or file that root owns, and tools never run as root; give the path to an ordinary user (chown), or grant a folder of one; see runbook.md#runtime-root-owned-path",
+  mixedOwners:
+    "the grant lets a tool write in paths of two different owners, and a tool runs as exactly one of them; split the grant by owner; see runbook.md#runtime-root-owned-path",
   readFailed:
     "the file could not be read: it does not exist inside the granted path or is not a readable file",
   writeFailed:
@@ -61,6 +67,11 @@ export interface RuntimeOptions {
   protectedPaths?: readonly string[];
   /** Where the runtime says what went wrong inside (bubblewrap's own complaints). */
   log?: (line: string) => void;
+  /**
+   * A folder only root may write, where the runtime keeps the seccomp filter its wrapper loads
+   * (the core gives BOX_HOME/run). By default a new temporary folder, removed at close.
+   */
+  stateDir?: string;
 }
 
 /** Runs built-in tools in bubblewrap, and http_fetch in the core. */
@@ -76,7 +87,9 @@ export class SandboxRuntime implements Runtime {
     readonly bwrap: string,
     readonly log: (line: string) => void,
     /** The protected paths, as given and as resolved (symlinks followed). */
-    readonly protectedPaths: readonly string[] = [],
+    readonly protectedPaths: readonly string[],
+    /** The seccomp filter's file, and the temporary folder holding it (null when given). */
+    readonly filter: { path: string; made: string | null },
   ) {}
 
   /**
@@ -100,6 +113,16 @@ export class SandboxRuntime implements Runtime {
       maxRedirects: settings.max_redirects,
       allowPrivateHosts: settings.allow_private_hosts,
     }, options.fetcher);
+    const arch = hostFilterArch();
+    if (arch === null) {
+      return {
+        runtime: new RefusingRuntime(),
+        notices: [
+          `gurt: built-in tools are refused: the sandbox's seccomp filter has no table for ${Deno.build.arch}; see runbook.md#runtime-unavailable`,
+        ],
+      };
+    }
+    const filter = await writeFilter(toolSeccompFilter(arch), options.stateDir);
     let root = options.cgroupRoot === undefined ? null : options.cgroupRoot;
     if (options.cgroupRoot === undefined) {
       await sweepCgroups(PIDS_CGROUP_ROOT);
@@ -115,6 +138,7 @@ export class SandboxRuntime implements Runtime {
         bwrap,
         log,
         protectedPaths,
+        filter,
       );
       const problem = await capped.#check();
       if (problem === null) return { runtime: capped, notices: [] };
@@ -128,9 +152,11 @@ export class SandboxRuntime implements Runtime {
       bwrap,
       log,
       protectedPaths,
+      filter,
     );
     const problem = await uncapped.#check();
     if (problem !== null) {
+      await uncapped.#removeFilter();
       return {
         runtime: new RefusingRuntime(),
         notices: [
@@ -146,10 +172,17 @@ export class SandboxRuntime implements Runtime {
     };
   }
 
-  /** Removes this runtime's folder of pids cgroups (its calls have ended). */
+  /** Removes this runtime's folder of pids cgroups (its calls have ended) and its own files. */
   async close(): Promise<void> {
+    await this.#removeFilter();
     if (this.cgroupRoot === null) return;
     await sweepCgroups(this.cgroupRoot.slice(0, this.cgroupRoot.lastIndexOf("/")), this.cgroupRoot);
+  }
+
+  async #removeFilter(): Promise<void> {
+    if (this.filter.made !== null) {
+      await Deno.remove(this.filter.made, { recursive: true }).catch(() => {});
+    }
   }
 
   /** Whether each call gets its own pids cgroup (max_processes holds). */
@@ -177,7 +210,7 @@ export class SandboxRuntime implements Runtime {
     }
     const end = await this.#sandbox(bwrapArgs(spec, this.#argOptions()), {
       stdin: args.kind === "write_file" ? args.content : null,
-      mounts: spec.mounts.map((mount) => mount.path),
+      mounts: spec.mounts,
     });
     if (end.kind === "timed_out") throw new RunError(RUN_ERRORS.timedOut);
     const output = new TextDecoder().decode(end.output);
@@ -228,7 +261,7 @@ export class SandboxRuntime implements Runtime {
   /** Runs a sandbox; throws the fixed sentence if bubblewrap or the wrapper failed. */
   async #sandbox(
     args: string[],
-    options: { stdin: string | null; timeoutMs?: number; mounts: readonly string[] },
+    options: { stdin: string | null; timeoutMs?: number; mounts: readonly Mount[] },
   ): Promise<SandboxEnd> {
     const end = await this.#spawn(args, options).catch((error) => {
       this.log(`gurt: the sandbox could not be started: ${describe(error)}`);
@@ -236,6 +269,8 @@ export class SandboxRuntime implements Runtime {
     });
     const problem = sandboxProblem(end);
     if (problem === "gurt-sandbox: linked path") throw new RunError(RUN_ERRORS.linkedPath);
+    if (problem === "gurt-sandbox: root-owned path") throw new RunError(RUN_ERRORS.rootOwned);
+    if (problem === "gurt-sandbox: mixed owners") throw new RunError(RUN_ERRORS.mixedOwners);
     if (problem !== null) {
       this.log(`gurt: the sandbox could not start: ${problem}`);
       throw new RunError(RUN_ERRORS.sandboxFailed);
@@ -245,7 +280,7 @@ export class SandboxRuntime implements Runtime {
 
   async #spawn(
     args: string[],
-    options: { stdin: string | null; timeoutMs?: number; mounts: readonly string[] },
+    options: { stdin: string | null; timeoutMs?: number; mounts: readonly Mount[] },
   ): Promise<SandboxEnd> {
     const root = this.cgroupRoot;
     const slot = root === null ? null : this.#slots.take();
@@ -254,6 +289,7 @@ export class SandboxRuntime implements Runtime {
         bwrap: this.bwrap,
         stdin: options.stdin,
         mounts: options.mounts,
+        filter: this.filter.path,
         cgroup: root === null || slot === null
           ? null
           : cgroupPlan(this.settings.max_processes, { slot, root }),
@@ -293,6 +329,24 @@ export class SandboxRuntime implements Runtime {
   #argOptions(): { layout: SystemLayout; tmpBytes: number } {
     return { layout: this.layout, tmpBytes: this.settings.memory_bytes };
   }
+}
+
+/**
+ * Writes the seccomp filter where the wrapper opens it as root: in `dir` (made 0700 if missing), or
+ * in a new temporary folder. Written anew at every start, through a new file renamed into place.
+ */
+async function writeFilter(
+  bytes: Uint8Array,
+  dir: string | undefined,
+): Promise<{ path: string; made: string | null }> {
+  const made = dir === undefined ? await Deno.makeTempDir({ prefix: "gurt-runtime-" }) : null;
+  const folder = dir ?? made!;
+  await Deno.mkdir(folder, { recursive: true, mode: 0o700 });
+  const path = `${folder}/tool-seccomp.bpf`;
+  const fresh = `${path}.${Deno.pid}.tmp`;
+  await Deno.writeFile(fresh, bytes, { mode: 0o600 });
+  await Deno.rename(fresh, path);
+  return { path, made };
 }
 
 /** bubblewrap's or the wrapper's own complaint, if the run ended with one; else null. */

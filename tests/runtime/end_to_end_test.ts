@@ -8,12 +8,14 @@ import { denialText } from "../../mod/policy/mod.ts";
 import { RUNTIME_UNAVAILABLE } from "../../mod/runtime/mod.ts";
 import { startBox } from "../core/harness.ts";
 import { grantToml } from "../policy/helpers.ts";
+import { ownTree } from "./helpers.ts";
 import { startTlsServer } from "./tls_fixture.ts";
 
 Deno.test("a secret read raises the taint, and a later http_fetch under a private grant is denied with the taint text", async () => {
   const server = await startTlsServer(() => new Response("public page"));
   const files = await Deno.makeTempDir({ prefix: "gurt-e2e-files-" });
   await Deno.writeTextFile(`${files}/token.txt`, "the secret token");
+  await ownTree(files);
   const box = await startBox({
     grants: {
       "keys-read": grantToml({ tool: "read_file", paths: [files], result_class: "secret" }),

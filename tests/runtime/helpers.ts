@@ -17,3 +17,29 @@ export function specFor(grant: GrantSpec, tool: string, input: unknown): RunSpec
 export function settings(extra: Partial<RuntimeSettings> = {}): RuntimeSettings {
   return { ...parseConfig("gurt.toml", "").runtime, ...extra };
 }
+
+/**
+ * The unprivileged owner of the folders the runtime tests grant: a tool runs as the owner of its
+ * grant's path, never as root, and refuses to write where root owns the path.
+ */
+export const TOOL_OWNER = { uid: 61234, gid: 61234 } as const;
+
+/** Gives `path`, and everything under it, to TOOL_OWNER (as root). */
+export async function ownTree(path: string): Promise<void> {
+  const out = await new Deno.Command("chown", {
+    args: ["-R", "--no-dereference", `${TOOL_OWNER.uid}:${TOOL_OWNER.gid}`, "--", path],
+  }).output();
+  if (!out.success) throw new Error(`chown ${path}: ${new TextDecoder().decode(out.stderr)}`);
+}
+
+/** A new temporary folder of TOOL_OWNER's (0755), removed after `fn`. */
+export async function withOwnedDir(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "gurt-runtime-" });
+  try {
+    await Deno.chmod(dir, 0o755);
+    await ownTree(dir);
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}

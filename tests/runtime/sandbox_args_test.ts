@@ -34,6 +34,8 @@ const PREFIX = [
   "--new-session",
   "--cap-drop",
   "ALL",
+  "--seccomp",
+  "9",
   "--hostname",
   "gurt-sandbox",
   "--clearenv",
@@ -161,13 +163,14 @@ Deno.test("http_fetch has egress and no mounts, and never becomes a sandbox comm
   assertThrows(() => bwrapArgs(spec, OPTIONS), Error, "does not run in the sandbox");
 });
 
-Deno.test("the wrapper joins the call's pids cgroup slot and sets the memory limit before bubblewrap", () => {
+Deno.test("the wrapper joins the call's pids cgroup slot, sets the memory limit and opens the filter before bubblewrap, and hands on each mount's mode", () => {
   const plan = cgroupPlan(16, { slot: 3, root: "/sys/fs/cgroup/pids/gurt" });
   const argv = wrappedArgv(["--unshare-net", "--", "/bin/true"], {
     bwrap: "bwrap",
     cgroup: plan,
     memoryBytes: 64 * 1024 * 1024,
-    mounts: ["/srv/a", "/srv/b"],
+    filter: "/var/lib/gurt/run/tool-seccomp.bpf",
+    mounts: [{ path: "/srv/a", writable: false }, { path: "/srv/b", writable: true }],
   });
   assertEquals(argv.slice(0, 2), ["/bin/sh", "-c"]);
   assertEquals(argv.slice(3), [
@@ -176,8 +179,12 @@ Deno.test("the wrapper joins the call's pids cgroup slot and sets the memory lim
     "call-3",
     "16",
     "65536",
+    "/var/lib/gurt/run/tool-seccomp.bpf",
+    "/usr/bin/setpriv",
     "2",
+    "r",
     "/srv/a",
+    "w",
     "/srv/b",
     "bwrap",
     "--unshare-net",
@@ -188,9 +195,22 @@ Deno.test("the wrapper joins the call's pids cgroup slot and sets the memory lim
     bwrap: "bwrap",
     cgroup: null,
     memoryBytes: 1024,
+    filter: "/f",
     mounts: [],
   });
-  assertEquals(none.slice(3), ["gurt-sandbox", "", "", "0", "1", "0", "bwrap", "--", "/bin/true"]);
+  assertEquals(none.slice(3), [
+    "gurt-sandbox",
+    "",
+    "",
+    "0",
+    "1",
+    "/f",
+    "/usr/bin/setpriv",
+    "0",
+    "bwrap",
+    "--",
+    "/bin/true",
+  ]);
 });
 
 Deno.test("cgroup slots: a call takes the lowest free slot, and a slot given back is taken again", () => {
