@@ -50,8 +50,9 @@ export async function spawnWorker(
     mode: 0o600,
   });
   try {
-    const child = new Deno.Command(program, {
-      args,
+    const found = await findProgram(program, env.PATH, { cwd: `${places.dir}/home`, ...places });
+    const child = new Deno.Command(SETPRIV, {
+      args: [...dropTo(places.user), "--", found, ...args],
       env,
       clearEnv: true,
       cwd: `${places.dir}/home`,
@@ -59,7 +60,6 @@ export async function spawnWorker(
       stdout: "piped",
       stderr: "piped",
       detached: true,
-      ...(places.user === null ? {} : { uid: places.user.uid, gid: places.user.gid }),
     }).spawn();
     Promise.all([copy(child.stdout, log), copy(child.stderr, log)]).finally(() => log.close());
     return child;
@@ -67,6 +67,56 @@ export async function spawnWorker(
     log.close();
     throw error;
   }
+}
+
+/** The program that starts a worker: it drops root (as root) and sets no_new_privs, then execs it. */
+const SETPRIV = "/usr/bin/setpriv";
+
+/**
+ * setpriv's options for a worker: as root, the task's uid and gid with no supplementary group, no
+ * capability in any set; always no_new_privs, so no setuid or setgid file, nor a file capability,
+ * gains any process of the task anything.
+ */
+export function dropTo(user: TaskUser | null): string[] {
+  const always = ["--no-new-privs"];
+  if (user === null) return always;
+  return [
+    `--reuid=${user.uid}`,
+    `--regid=${user.gid}`,
+    "--clear-groups",
+    "--inh-caps=-all",
+    "--bounding-set=-all",
+    ...always,
+  ];
+}
+
+/**
+ * The program a worker runs, as the task's user finds it on the worker's PATH; throws when there is
+ * none it may run, so a worker that cannot start still fails at once rather than inside setpriv.
+ */
+async function findProgram(
+  program: string,
+  path: string,
+  places: { cwd: string; user: TaskUser | null },
+): Promise<string> {
+  const user = places.user;
+  const out = await new Deno.Command("/bin/sh", {
+    args: ["-c", 'command -v -- "$1"', "gurt-find", program],
+    env: { PATH: path },
+    clearEnv: true,
+    cwd: places.cwd,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+    ...(user === null ? {} : { uid: user.uid, gid: user.gid }),
+  }).output();
+  const found = new TextDecoder().decode(out.stdout).trim();
+  if (!out.success || found === "") {
+    throw new Error(
+      `no program ${JSON.stringify(program)} that the task's user may run was found on ${path}`,
+    );
+  }
+  return program.includes("/") ? program : found;
 }
 
 /**
