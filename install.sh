@@ -55,11 +55,12 @@ say "dependencies installed from deno.lock"
 # libcrypto that gurt audit verify hashes with; without it, it hashes more slowly with
 # node:crypto); with --test, also what the tests need: the desktop, the browser, curl, openssl
 # (test certificates), gcc (a test rebuilds the guest's session helper from its C source and
-# compares it with the checked-in bytes).
+# compares it with the checked-in bytes), libcap2-bin (setcap: a test shows a tool cannot set a
+# file capability).
 packages=(bubblewrap libssl3)
 if [ "$with_test" = 1 ]; then
   packages+=(xvfb openbox xdotool wmctrl x11-utils x11-apps x11-xkb-utils imagemagick
-    ffmpeg x11vnc novnc websockify chromium fonts-dejavu-core curl procps openssl gcc)
+    ffmpeg x11vnc novnc websockify chromium fonts-dejavu-core curl procps openssl gcc libcap2-bin)
 fi
 missing=()
 for p in "${packages[@]}"; do
