@@ -27,8 +27,9 @@ export function corePermissions(config: Config): RolePermissions {
     net: true,
     env: true,
     run: true,
-    // "ca": node:https reads the system's CA store for http_fetch.
-    sys: ["uid", "gid", "hostname", "osRelease", "systemMemoryInfo", "ca"],
+    // "ca": node:https reads the system's CA store for http_fetch; "networkInterfaces": http_fetch
+    // refuses the box's own addresses, read at each fetch.
+    sys: ["uid", "gid", "hostname", "osRelease", "systemMemoryInfo", "ca", "networkInterfaces"],
     ffi: false,
     import: false,
   };

@@ -2,7 +2,8 @@
  * Which IP addresses http_fetch will not reach unless the owner allows the host: loopback,
  * private, link-local, unique-local, and the other ranges that name this box or its own network
  * (unspecified, shared address space, multicast, reserved). IPv4 inside IPv6 (mapped, NAT64) is
- * judged as the IPv4 address it carries. Pure.
+ * judged as the IPv4 address it carries. And whether an address is one of the box's own (any
+ * interface's, which http_fetch reads at each fetch), in any spelling of it. Pure.
  */
 
 /** The IPv4 ranges refused, as [first octets as a number, prefix length]. */
@@ -40,6 +41,34 @@ export function isRestrictedAddress(address: string): boolean {
   if ((a & 0xffc0) === 0xfec0) return true; // site-local fec0::/10 (deprecated)
   if ((a & 0xff00) === 0xff00) return true; // multicast
   return false;
+}
+
+/**
+ * Whether `address` is one of `own` (the addresses assigned to the box's interfaces), however
+ * either is spelled: an IPv4 address matches its IPv4-mapped, IPv4-compatible and NAT64 forms.
+ */
+export function isOwnAddress(address: string, own: readonly string[]): boolean {
+  const key = addressKey(address);
+  if (key === null) return false;
+  return own.some((mine) => addressKey(mine) === key);
+}
+
+/**
+ * An address in the one form it is compared in: IPv4, alone or carried in IPv6, as `v4:<number>`;
+ * any other IPv6 as `v6:` and its eight words; null if it is not an address.
+ */
+function addressKey(address: string): string | null {
+  const v4 = parseV4(address);
+  if (v4 !== null) return `v4:${v4}`;
+  const v6 = parseV6(address);
+  if (v6 === null) return null;
+  const [a, b, c, d, e, f, g, h] = v6;
+  const carried = ((g << 16) | h) >>> 0;
+  const zeros = a === 0 && b === 0 && c === 0 && d === 0 && e === 0;
+  const mapped = zeros && f === 0xffff;
+  const compatible = zeros && f === 0 && carried > 1; // :: and ::1 are IPv6's own
+  if (mapped || compatible || (a === 0x64 && b === 0xff9b)) return `v4:${carried}`;
+  return `v6:${v6.join(":")}`;
 }
 
 function restrictedV4(value: number): boolean {

@@ -1,7 +1,8 @@
 /**
  * http_fetch, run in the core (never in the sandbox): https only; the host matched against the
  * grant's patterns, again for every redirect before it is followed; every address the host
- * resolves to checked, and the connection pinned to those addresses (no second lookup to rebind);
+ * resolves to checked (no private range, none of the box's own addresses, read at each fetch),
+ * and the connection pinned to those addresses (no second lookup to rebind);
  * a size cap and a time limit over the whole fetch. Certificates are always verified; tests give
  * their own CA.
  */
@@ -10,7 +11,7 @@ import https from "node:https";
 import type { IncomingMessage } from "node:http";
 import type { LookupFunction } from "node:net";
 import { hostMatches, parseUrl } from "../policy/mod.ts";
-import { isRestrictedAddress } from "./address_ranges.ts";
+import { isOwnAddress, isRestrictedAddress } from "./address_ranges.ts";
 import { RunError, type RunOutput } from "./run_spec.ts";
 
 /** The limits of http_fetch, from gurt.toml's [runtime]. */
@@ -18,15 +19,27 @@ export interface FetchSettings {
   timeoutMs: number;
   maxBytes: number;
   maxRedirects: number;
-  /** Hosts that may resolve to loopback, private, link-local or unique-local addresses. */
+  /**
+   * Hosts that may resolve to loopback, private, link-local or unique-local addresses, or to one
+   * of the box's own.
+   */
   allowPrivateHosts: readonly string[];
 }
 
-/** For tests: a CA to trust instead of the system's, a resolver, and the port to connect to. */
+/**
+ * For tests: a CA to trust instead of the system's, a resolver, the port to connect to, and the
+ * box's own addresses instead of its interfaces'.
+ */
 export interface FetcherOptions {
   ca?: string;
   resolve?: (host: string) => Promise<string[]>;
   port?: number;
+  boxAddresses?: () => string[];
+}
+
+/** Every address assigned to the box's interfaces now, IPv4 and IPv6, loopback included. */
+export function boxAddresses(): string[] {
+  return Deno.networkInterfaces().map((entry) => entry.address);
 }
 
 /** The fixed sentences of http_fetch's failures. */
@@ -38,7 +51,9 @@ export const FETCH_ERRORS = {
   tooManyRedirects: "the site redirected too many times",
   unresolved: "the host name could not be resolved",
   privateAddress:
-    "the host resolves to a loopback, private, link-local or unique-local address, which http_fetch does not reach; see runbook.md#fetch-private-address",
+    "the host resolves to an address of this box, or to a loopback, private, link-local or unique-local address, which http_fetch does not reach; see runbook.md#fetch-private-address",
+  boxAddressesUnknown:
+    "gurt could not read this box's own addresses, so http_fetch reaches no host that is not in allow_private_hosts; see runbook.md#fetch-private-address",
   unreachable: "the site could not be reached over https with a valid certificate",
   timedOut: "the fetch took longer than the time limit and was stopped",
 } as const;
@@ -104,12 +119,16 @@ export class HttpFetcher {
       throw new RunError(FETCH_ERRORS.unresolved);
     }
     if (addresses.length === 0) throw new RunError(FETCH_ERRORS.unresolved);
-    if (
-      !this.#settings.allowPrivateHosts.includes(host) &&
-      addresses.some((address) => isRestrictedAddress(address))
-    ) {
-      throw new RunError(FETCH_ERRORS.privateAddress);
+    if (this.#settings.allowPrivateHosts.includes(host)) return addresses;
+    // Read at every fetch, not at start: an interface may gain an address while the core runs.
+    let own: string[];
+    try {
+      own = (this.#options.boxAddresses ?? boxAddresses)();
+    } catch {
+      throw new RunError(FETCH_ERRORS.boxAddressesUnknown);
     }
+    const refused = (address: string) => isRestrictedAddress(address) || isOwnAddress(address, own);
+    if (addresses.some(refused)) throw new RunError(FETCH_ERRORS.privateAddress);
     return addresses;
   }
 

@@ -12,6 +12,10 @@ import {
   RunError,
 } from "../../mod/runtime/mod.ts";
 import { startTlsServer, type TlsServer } from "./tls_fixture.ts";
+import type { ProbeLine } from "./own_address_probe.ts";
+import { loadConfig } from "../../mod/config/mod.ts";
+import { corePermissions } from "../../mod/core/permissions.ts";
+import { runRole } from "../../mod/roles/mod.ts";
 
 const SETTINGS: FetchSettings = {
   timeoutMs: 5000,
@@ -204,4 +208,74 @@ Deno.test("restricted addresses: loopback, private, link-local, unique-local and
   ];
   for (const address of refused) assertEquals(isRestrictedAddress(address), true, address);
   for (const address of reached) assertEquals(isRestrictedAddress(address), false, address);
+});
+
+/** Addresses outside every refused range, assigned to lo in a network namespace of the test's own. */
+const OWN_V4 = "203.0.113.7";
+const OWN_V6 = "2001:db8::7";
+
+Deno.test({
+  name:
+    "as root, in a network namespace of its own: an address assigned to the box (v4 and v6, in no private range) is refused with the blocked-address sentence and nothing is sent; allowed for the host, the same fetch reaches it",
+  ignore: Deno.uid() !== 0,
+  fn: async () => {
+    const probe = new URL("./own_address_probe.ts", import.meta.url).pathname;
+    const setup = `ip link set lo up && ip addr add ${OWN_V4}/32 dev lo && ` +
+      `ip -6 addr add ${OWN_V6}/128 dev lo nodad && exec "$0" run --quiet --allow-all "$@"`;
+    const out = await new Deno.Command("unshare", {
+      args: ["--net", "sh", "-c", setup, Deno.execPath(), probe, OWN_V4, OWN_V6],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stderr = new TextDecoder().decode(out.stderr);
+    assertEquals(out.code, 0, stderr);
+    const lines: ProbeLine[] = new TextDecoder().decode(out.stdout).trim().split("\n")
+      .map((line) => JSON.parse(line));
+    assertEquals(lines.map((line) => line.address), [OWN_V4, OWN_V6], stderr);
+    for (const line of lines) {
+      assertEquals(isRestrictedAddress(line.address), false, line.address);
+      assertEquals(line.ordinary, `refused: ${FETCH_ERRORS.privateAddress}`, line.address);
+      assertEquals(line.requests, [], `${line.address} was sent a request`);
+      // The server was there all along: the refusal above was http_fetch's.
+      assertStringIncludes(line.allowed, "the box itself", line.address);
+    }
+  },
+});
+
+Deno.test("the core role may read the box's own addresses, which http_fetch refuses", async () => {
+  const home = await Deno.makeTempDir({ prefix: "gurt-fetch-role-" });
+  try {
+    const config = loadConfig({ home, env: { BOX_VAULT: `${home}/vault.env` }, root: false });
+    const status = await runRole({
+      role: "core",
+      permissions: corePermissions(config),
+      entry: new URL("./box_addresses_role.ts", import.meta.url),
+      args: {},
+    });
+    assertEquals(status, 0);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("where the box's own addresses cannot be read, a host the owner did not allow is refused, fail-closed, and nothing is sent", async () => {
+  await withServer(async (server) => {
+    const blind = new HttpFetcher({ ...SETTINGS, allowPrivateHosts: ["other.test"] }, {
+      ca: server.ca,
+      resolve: resolveLocal,
+      port: server.port,
+      boxAddresses: () => {
+        throw new Deno.errors.NotCapable("no networkInterfaces");
+      },
+    });
+    await assertRejects(
+      () => blind.fetch("https://good.test/hello", ["good.test"]),
+      RunError,
+      FETCH_ERRORS.boxAddressesUnknown,
+    );
+    assertEquals(server.requests, []);
+    // A host the owner allowed needs no such reading.
+    const allowed = await blind.fetch("https://other.test/hello", ["other.test"]);
+    assertStringIncludes(allowed.content, "hello from good.test");
+  });
 });

@@ -21,9 +21,13 @@ async function openssl(dir: string, args: string[]): Promise<void> {
   }
 }
 
-/** Starts the server; `handler` answers every request, after it is recorded. */
+/**
+ * Starts the server on `hostname` (127.0.0.1 unless given); `handler` answers every request, after
+ * it is recorded.
+ */
 export async function startTlsServer(
   handler: (request: Request) => Response | Promise<Response>,
+  options: { hostname?: string } = {},
 ): Promise<TlsServer> {
   const dir = await Deno.makeTempDir({ prefix: "gurt-tls-" });
   try {
@@ -77,7 +81,7 @@ export async function startTlsServer(
     const key = await Deno.readTextFile(`${dir}/leaf.key`);
     const requests: string[] = [];
     const server = Deno.serve(
-      { hostname: "127.0.0.1", port: 0, cert, key, onListen: () => {} },
+      { hostname: options.hostname ?? "127.0.0.1", port: 0, cert, key, onListen: () => {} },
       (request) => {
         const url = new URL(request.url);
         requests.push(`${request.headers.get("host")?.split(":")[0]}${url.pathname}`);
