@@ -1,5 +1,6 @@
 /** `gurt task start|list|show|stop`: the owner's view of tasks. */
 import type { Command } from "commander";
+import type { Config } from "../config/mod.ts";
 import { adminSocketPath } from "./permissions.ts";
 import { configFor, exitWith, runCliRole } from "./run.ts";
 import type { TaskArgs } from "./task_main.ts";
@@ -32,7 +33,11 @@ export function registerTaskCommands(program: Command): void {
     .option("--model <name>", "the loop worker's model (default: gurt.toml [models] model)")
     .description("start a task and print its id")
     .action((prompt: string | undefined, options: StartOptions, command: Command) =>
-      run(command, async () => ({ action: "start", body: await startBody(prompt, options) }))
+      run(command, async (config) => {
+        // The test worker is the default: without --script, the owner may not know of the others.
+        const chosen = command.getOptionValueSource("worker") !== "default";
+        return { action: "start", body: await startBody(prompt, options, { config, chosen }) };
+      })
     );
   task.command("list").description("list tasks with state and spending")
     .action((_o, command: Command) => run(command, () => Promise.resolve({ action: "list" })));
@@ -63,10 +68,10 @@ type Action = { action: "start"; body: Record<string, unknown> } | { action: "li
   id: string;
 } | { action: "stop"; id: string };
 
-function run(command: Command, action: () => Promise<Action>): Promise<never> {
+function run(command: Command, action: (config: Config) => Promise<Action>): Promise<never> {
   return exitWith(async () => {
     const config = configFor(command);
-    const args = { socket: adminSocketPath(config.home), ...(await action()) } as TaskArgs;
+    const args = { socket: adminSocketPath(config.home), ...(await action(config)) } as TaskArgs;
     return runCliRole(config, entry, args);
   });
 }
@@ -95,13 +100,34 @@ function afterCommand(args: readonly string[]): string[] {
   return dash === -1 ? [] : args.slice(dash + 1);
 }
 
+/**
+ * The sentence for a start without a worker that can run: every worker and what each needs. `chosen`
+ * says whether the owner asked for the test worker or got it as the default.
+ */
+function workerChoices(config: Config, chosen: boolean): string {
+  const key = config.models.key === ""
+    ? "the model service of gurt.toml [models]"
+    : `the model key ${config.models.key}, set with gurt vault set ${config.models.key}`;
+  const lead = chosen
+    ? "--worker test needs --script FILE"
+    : "a task needs a worker, and the default, --worker test, needs --script FILE";
+  return `${lead}; ` +
+    `choose one of --worker loop (a model works on the prompt; needs ${key}), ` +
+    `--worker cmd [PROMPT] -- COMMAND… (a program of yours runs as the task), ` +
+    `--worker test --script FILE (a file of broker requests, METHOD PATH [JSON] per line) or ` +
+    `--worker none (nothing runs; you speak to the task's socket yourself)`;
+}
+
 async function startBody(
   prompt: string | undefined,
   options: StartOptions,
+  context: { config: Config; chosen: boolean },
 ): Promise<Record<string, unknown>> {
   let worker: Record<string, unknown>;
   if (options.worker === "test") {
-    if (options.script === undefined) throw new Error("--worker test needs --script FILE");
+    if (options.script === undefined) {
+      throw new Error(workerChoices(context.config, context.chosen));
+    }
     worker = { kind: "test", scriptText: await Deno.readTextFile(options.script) };
   } else if (options.worker === "cmd") {
     const command = afterCommand(Deno.args);

@@ -1,0 +1,32 @@
+/**
+ * `gurt task start` without a worker that can run: one sentence naming every worker and what each
+ * needs, before anything reaches the core.
+ */
+import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import { gurt } from "./gurt.ts";
+
+const CHOICES = [
+  "--worker loop",
+  "--worker cmd [PROMPT] -- COMMAND",
+  "--worker test --script FILE",
+  "--worker none",
+];
+
+Deno.test("gurt task start with a prompt and no worker names every worker and what each needs, in one line, and starts nothing", async () => {
+  const home = await Deno.makeTempDir({ prefix: "gurt-task-start-" });
+  try {
+    for (const args of [["tidy my notes"], ["--worker", "test", "tidy my notes"]]) {
+      const run = await gurt(["--home", home, "task", "start", ...args]);
+      assertEquals(run.code, 1, run.stderr);
+      assertEquals(run.stdout, "");
+      const lines = run.stderr.trim().split("\n");
+      assertEquals(lines.length, 1, run.stderr);
+      for (const choice of CHOICES) assertStringIncludes(lines[0], choice);
+      assertStringIncludes(lines[0], "gurt vault set ANTHROPIC_API_KEY");
+      // Nothing was asked of a core: there is none, and no socket was looked for.
+      assert(!lines[0].includes("admin.sock"), lines[0]);
+    }
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
