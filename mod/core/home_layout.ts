@@ -6,6 +6,8 @@
  * what the owner put there, so the owner looks first (see runbook.md#home-permissions).
  */
 
+import { firstClosedFolder, unreachableText } from "./home_reach.ts";
+
 /** A folder the core keeps under the home, made in this order, and the mode it keeps it at. */
 const GUARDED: readonly { name: string; mode: number }[] = [
   { name: "grants", mode: 0o700 },
@@ -27,6 +29,9 @@ const AUDIT_FILE = /^(\d{4}-\d{2}-\d{2}\.jsonl|\.lock)$/;
 
 const POINTER = "see runbook.md#home-permissions";
 
+/** No user's uid or gid: what a task's user is to folders it does not own. */
+const ANY_OTHER = { uid: -1, gid: -1 };
+
 /**
  * Makes every folder the core needs and checks those found: the home passable by task users when
  * `taskUsers`, each folder at its mode, the audit files 0600. Returns a sentence for each mode it
@@ -45,6 +50,15 @@ export async function ensureHomeLayout(
   // Others may pass through the home (each task's user to its own folder), never list or write it.
   const homeMode = (found.mode! & 0o711) | (options.taskUsers === true ? 0o001 : 0);
   await setMode(home, found.mode!, homeMode, notices);
+  const closed = options.taskUsers === true ? await firstClosedFolder(home, ANY_OTHER) : null;
+  if (closed !== null) {
+    // Not a refusal: tasks whose worker is none still work. Said now, not at each task's failure.
+    notices.push(
+      `gurt serve: no task's worker will start: ${
+        unreachableText(`the task users (box-<id>) cannot reach the box home ${home}`, closed)
+      }`,
+    );
+  }
   for (const file of OWNER_FILES) {
     // The file as the core reads it: through a link, if the owner keeps it elsewhere.
     const info = await Deno.stat(`${home}/${file}`).catch(notFoundIsNull);

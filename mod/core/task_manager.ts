@@ -23,6 +23,7 @@ import {
 } from "../broker/mod.ts";
 import type { StartTask } from "./admin_schemas.ts";
 import { serveSocket } from "./home_layout.ts";
+import { firstClosedFolder, unreachableText } from "./home_reach.ts";
 import { ensureTaskUser, removeTaskUser, type TaskUser, taskUsers } from "./task_users.ts";
 import { alive, isWorkerOf, spawnWorker, stopWorker } from "./worker_process.ts";
 
@@ -35,6 +36,7 @@ interface Live {
 }
 
 const STOP_GRACE_MS = 2000;
+const SPAWN_STEP = "the worker could not start";
 
 /** Owns the live tasks of one core. */
 export class TaskManager {
@@ -248,10 +250,17 @@ export class TaskManager {
         if (options.fresh) await Deno.chown(`${dir}/home/tmp`, live.user.uid, live.user.gid);
         await Deno.chmod(dir, 0o711);
       }
-      step = "the worker could not start";
+      step = SPAWN_STEP;
       child = await spawnWorker(record, { socket, dir, user: live.user });
     } catch (error) {
-      const reason = `${step}: ${describe(error)}`;
+      // A worker whose user cannot reach its home fails with the OS's bare "Permission denied":
+      // say which folder closes the way, and to whom.
+      const user = step === SPAWN_STEP ? live.user : null;
+      const closed = user === null ? null : await firstClosedFolder(`${dir}/home`, user);
+      const who = `its user ${user?.name} (uid ${user?.uid}) cannot reach its home ${dir}/home`;
+      const reason = closed === null
+        ? `${step}: ${describe(error)}`
+        : `${step}: ${unreachableText(who, closed)}`;
       this.deps.log(`gurt: task ${record.id} failed: ${reason}`);
       await this.#end(live, "failed", reason);
       return live.handle.record;
