@@ -9,7 +9,9 @@ import {
   decide,
   type Decision,
   denialText,
+  deniedOutcome,
   type DenyReason,
+  type GrantLoad,
   loadGrants,
   type Outcome,
   readSessionState,
@@ -78,9 +80,6 @@ export async function handleCall(
   if (used !== null && !sameCall(used, body)) throw keyReused(body.key, used.tool);
   const answered = task.journal.state.calls.get(body.key);
   if (answered !== undefined) return answered;
-  if (!task.record.tools.includes(body.tool)) {
-    return { ok: false, error: `the tool ${body.tool} is not one of this task's tools` };
-  }
   const inputKey = `${body.tool}\u0000${canonicalJson(body.input)}`;
   let flight = task.callsByKey.get(body.key) ?? task.callsByInput.get(inputKey);
   if (flight === undefined) {
@@ -139,7 +138,10 @@ async function decideAndRun(
   body: KeyedCall,
   flight: InFlight<unknown>,
 ): Promise<Ended> {
-  const app = deps.registry.app(body.tool);
+  // A tool outside the task's list is decided too (no_grant, with its Decision record): every
+  // probe of a tool is in the log.
+  const listed = task.record.tools.includes(body.tool);
+  const app = listed ? deps.registry.app(body.tool) : undefined;
   let input = body.input;
   let cost = 0;
   let valid = true;
@@ -151,7 +153,7 @@ async function decideAndRun(
       cost = app.cost?.(input) ?? 0;
     }
   }
-  const step = await decisionStep(deps, task, body, { app, input, cost, valid });
+  const step = await decisionStep(deps, task, body, { app, input, cost, valid, listed });
   if (step.kind === "denied") return await deny(deps, task, body, step.reason, null);
   let decision: Decision;
   if (step.kind === "ask") {
@@ -180,12 +182,59 @@ type Step =
   | { kind: "allowed"; decision: Decision; seq: number; callLine: PreparedLine | null }
   | { kind: "ask"; ask: Ask; seq: number; state: SessionState };
 
+/** What the Decision step knows of a call before it decides. */
+interface CallFacts {
+  app: AppTool<unknown> | undefined;
+  input: unknown;
+  cost: number;
+  /** Whether the input parsed against the app tool's schema (true for a built-in tool). */
+  valid: boolean;
+  /** Whether the tool is one of the task's tools. */
+  listed: boolean;
+}
+
+/**
+ * The outcome of a call and the session state it was decided with, in seed 002 §3's order: the
+ * grant set invalid, the state unreadable, the tool not one of the task's (no_grant), its input
+ * not valid for its schema, then the grants. The state is read in every case, so the Decision
+ * record shows the taint as it was; only one that cannot be read is recorded as the most
+ * restrictive, so nothing is understated.
+ */
+async function decideCall(
+  deps: BrokerDeps,
+  task: TaskHandle,
+  request: { body: KeyedCall; call: CallFacts; grants: GrantLoad },
+): Promise<{ outcome: Outcome; state: SessionState }> {
+  const { body, call, grants } = request;
+  let state: SessionState;
+  try {
+    state = await readSessionState(deps.home, task.id);
+  } catch (error) {
+    if (!(error instanceof StateUnreadableError)) throw error;
+    deps.log(error.message);
+    const reason = grants.ok ? "state_unreadable" : "grants_invalid";
+    return { outcome: deniedOutcome(reason), state: UNKNOWN_STATE };
+  }
+  if (!grants.ok) return { outcome: deniedOutcome("grants_invalid"), state };
+  if (!call.listed) return { outcome: deniedOutcome("no_grant"), state };
+  // The input was parsed against the tool's schema once, before; the parse is pure.
+  if (!call.valid) return { outcome: deniedOutcome("invalid_arguments"), state };
+  const budget = task.record.budgetCents;
+  const overBudget = budget !== null && task.committedCents() + call.cost > budget;
+  const outcome = decide({ tool: body.tool, arguments: call.input }, grants.grants, {
+    state,
+    now: deps.clock(),
+    overBudget,
+  });
+  return { outcome, state };
+}
+
 /** Reads the grants and the state, decides, and writes the Decision record, under the ledger. */
 async function decisionStep(
   deps: BrokerDeps,
   task: TaskHandle,
   body: KeyedCall,
-  call: { app: AppTool<unknown> | undefined; input: unknown; cost: number; valid: boolean },
+  call: CallFacts,
 ): Promise<Step> {
   const grants = await loadGrants(`${deps.home}/grants`, {
     appTools: deps.registry.appToolNames(),
@@ -193,38 +242,7 @@ async function decisionStep(
   const report = deps.grantsReporter.next(grants);
   if (report !== null) deps.log(report);
   const decided = await task.ledger.exclusive(async () => {
-    let outcome: Outcome;
-    let state: SessionState = UNKNOWN_STATE;
-    if (!grants.ok) {
-      outcome = {
-        kind: "denied",
-        denial: { reason: "grants_invalid", grant: null, grant_sha256: null },
-      };
-    } else {
-      try {
-        state = await readSessionState(deps.home, task.id);
-        const budget = task.record.budgetCents;
-        const overBudget = budget !== null && task.committedCents() + call.cost > budget;
-        // The input was parsed against the tool's schema once, above; the parse is pure.
-        outcome = !call.valid
-          ? {
-            kind: "denied",
-            denial: { reason: "invalid_arguments", grant: null, grant_sha256: null },
-          }
-          : decide({ tool: body.tool, arguments: call.input }, grants.grants, {
-            state,
-            now: deps.clock(),
-            overBudget,
-          });
-      } catch (error) {
-        if (!(error instanceof StateUnreadableError)) throw error;
-        deps.log(error.message);
-        outcome = {
-          kind: "denied",
-          denial: { reason: "state_unreadable", grant: null, grant_sha256: null },
-        };
-      }
-    }
+    const { outcome, state } = await decideCall(deps, task, { body, call, grants });
     const recorded = recordedOutcome(outcome);
     const grant = outcome.kind === "allowed"
       ? outcome.decision

@@ -240,6 +240,11 @@ function callFields(tool: string, args: ToolArgs, winner: Winner): CallFields {
   };
 }
 
+/** A denial that no grant gave: the reasons the broker finds before or beside matching. */
+export function deniedOutcome(reason: DenyReason): { kind: "denied"; denial: Denial } {
+  return denied(reason, null);
+}
+
 function denied(reason: DenyReason, winner: Winner | null): { kind: "denied"; denial: Denial } {
   return {
     kind: "denied",

@@ -20,6 +20,7 @@ export {
   decideLoaded,
   type DecideOptions,
   Decision,
+  deniedOutcome,
   explainDecision,
   type Explanation,
   type Outcome,
