@@ -110,8 +110,10 @@ export async function close(
       ));
     });
   } catch (error) {
+    // The log lacks the answer, so no answer is kept for the key either: audit_unavailable is
+    // the box's state, not the call's, and the call may be asked again once the log works.
     deps.log(auditFailure(error));
-    entry.settle({ kind: "denied", reason });
+    entry.settle({ kind: "denied", reason: "audit_unavailable" });
     return { kind: "unrecorded" };
   }
   entry.settle({ kind: "denied", reason });

@@ -107,6 +107,10 @@ async function askFlow(
   deps.pendingChanged(task);
   const verdict = await entry.verdict;
   if (verdict.kind === "withdrawn") return verdict;
+  // An answer the audit log could not record is no answer to keep: the key may ask again.
+  if (verdict.kind === "denied" && verdict.reason === "audit_unavailable") {
+    return { kind: "answer", answer: false };
+  }
   const approved = verdict.kind === "approved";
   await task.journal.append({
     type: "ask.answer",

@@ -47,7 +47,9 @@ export function answerText(
     const error = typeof answer.body.error === "string"
       ? answer.body.error
       : JSON.stringify(answer.body);
-    return { text: `${id}: ${error}`, ok: false, error: true };
+    // The core's own sentences about an approval begin with its id already.
+    const text = error.startsWith(`${id}: `) ? error : `${id}: ${error}`;
+    return { text, ok: false, error: true };
   }
   if (action === "refuse") return { text: `refused ${id}`, ok: true, error: false };
   const outcome = answer.body.outcome as { outcome: string; reason?: string };

@@ -1,11 +1,14 @@
 /**
  * Every call is in the audit log (seed 002 §3, §14): a call to a tool outside the task's list, or
  * to a name no tool has, is decided no_grant with its Decision record before it is answered; a
- * grants_invalid Decision records the session state as the file says it.
+ * grants_invalid Decision records the session state as the file says it; a refusal whose Approval
+ * record cannot be written keeps no answer for the key, since the log lacks it.
  */
+import { realFileOps } from "../../mod/audit/mod.ts";
+import { answerText } from "../../mod/cli/approvals_format.ts";
 import { denialText } from "../../mod/policy/mod.ts";
 import { assertEquals } from "../assert.ts";
-import { counter, grant, startBox } from "../core/harness.ts";
+import { counter, grant, pendingApproval, startBox, until } from "../core/harness.ts";
 
 Deno.test("a call to a tool outside the task's list, or to a made-up name, is a no_grant Decision record before its answer, runs nothing, and its key keeps that answer", async () => {
   const { runs, tool } = counter();
@@ -51,6 +54,63 @@ Deno.test("a grants_invalid Decision records the task's taint and untrusted flag
       [last.event.outcome, last.event.taint, last.event.untrusted],
       [{ outcome: "denied", reason: "grants_invalid" }, "private", false],
     );
+  } finally {
+    await box.close();
+  }
+});
+
+Deno.test("a refusal whose Approval record cannot be written answers audit_unavailable and keeps no answer for the key: after a restart the same call and the same /ask are asked afresh", async () => {
+  const { runs, tool } = counter();
+  let failWrites = false;
+  const box = await startBox({
+    grants: { count: grant({ tool: "test.count", mode: "ask" }) },
+    tools: [tool],
+    fileOps: {
+      async write(file, bytes) {
+        if (failWrites) throw new Error("disk full (test)");
+        await realFileOps.write(file, bytes);
+      },
+    },
+  });
+  try {
+    const task = await box.startTask({ tools: ["test.count"] });
+    const call = task.call("test.count", { n: 1 }, "k1");
+    const callApproval = await pendingApproval(box, task);
+    const ask = task.request("POST", "/ask", { question: "May I?", key: "a1" });
+    await until(async () => (await box.admin("GET", "/approvals")).body.items.length === 2);
+    const askApproval = (await box.admin("GET", "/approvals")).body.items
+      .find((item: { kind: string }) => item.kind === "ask").approval;
+    failWrites = true;
+    for (const id of [callApproval, askApproval]) {
+      const refused = await box.admin("POST", `/approvals/${id}/refuse`);
+      assertEquals([refused.status, refused.body.code], [503, "audit_unavailable"]);
+      // The CLI says the id once.
+      const shown = answerText(id, "refuse", refused);
+      assertEquals(shown.text.startsWith(`${id}: the answer could not be written`), true);
+    }
+    assertEquals(await call, { ok: false, error: denialText("audit_unavailable") });
+    assertEquals((await ask).body, { approved: false });
+    const journal = await Deno.readTextFile(`${box.home}/tasks/${task.id}/journal.jsonl`);
+    const kept = journal.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line))
+      .filter((line) => line.type === "tool.result" || line.type === "ask.answer");
+    assertEquals(kept, []);
+
+    failWrites = false;
+    await box.restart();
+    const before = (await box.records()).length;
+    const again = task.call("test.count", { n: 1 }, "k1");
+    const askAgain = task.request("POST", "/ask", { question: "May I?", key: "a1" });
+    await until(async () => (await box.admin("GET", "/approvals")).body.items.length === 2);
+    const decisions = (await box.records()).slice(before).filter((r) =>
+      r.event.type === "decision"
+    );
+    assertEquals(decisions.map((r) => r.event.call).sort(), ["a1", "k1"]);
+    for (const item of (await box.admin("GET", "/approvals")).body.items) {
+      await box.admin("POST", `/approvals/${item.approval}/refuse`);
+    }
+    assertEquals(await again, { ok: false, error: denialText("approval_refused") });
+    assertEquals((await askAgain).body, { approved: false });
+    assertEquals(runs.length, 0);
   } finally {
     await box.close();
   }
