@@ -1,0 +1,68 @@
+/**
+ * A task's budget counts the calls in flight (design.md, one call, step 4): a call whose cost, with
+ * the cents spent and the cents reserved by calls still running, would pass the budget becomes a
+ * budget approval, through a real core and its real sockets.
+ */
+import { z } from "zod";
+import { type AppTool, defineTool } from "../../mod/tools/mod.ts";
+import { assertEquals } from "../assert.ts";
+import { grant, type Json, pendingApproval, startBox, until } from "../core/harness.ts";
+
+/** A tool that costs 6 cents and runs until the test lets it end: a slow paid call. */
+function slowSpend(): { started: number[]; release: () => void; tool: AppTool<never> } {
+  const started: number[] = [];
+  const gate = Promise.withResolvers<void>();
+  const tool = defineTool({
+    name: "test.slow_spend",
+    description: "Costs 6 cents and runs until the test releases it.",
+    input: z.strictObject({ n: z.number() }),
+    cost: () => 6,
+    secrets: [],
+    run: async (_ctx, input) => {
+      started.push(input.n);
+      await gate.promise;
+      return { n: input.n };
+    },
+  });
+  return { started, release: () => gate.resolve(), tool: tool as AppTool<never> };
+}
+
+Deno.test("a 10-cent budget with a 6-cent call still running: a second 6-cent call with another key becomes a budget approval and does not run", async () => {
+  const slow = slowSpend();
+  const box = await startBox({
+    grants: { slow: grant({ tool: "test.slow_spend" }) },
+    tools: [slow.tool],
+  });
+  try {
+    const task = await box.startTask({ tools: ["test.slow_spend"], budgetCents: 10 });
+    const first = task.call("test.slow_spend", { n: 1 }, "a");
+    await until(() => slow.started.length === 1); // the first call is running: 6 cents reserved
+    const second = task.call("test.slow_spend", { n: 2 }, "b");
+    const decisionOf = async (key: string): Promise<Json> =>
+      (await box.records()).find((r) => r.event.type === "decision" && r.event.call === key);
+    await until(async () => (await decisionOf("b")) !== undefined);
+
+    // 0 spent + 6 reserved + 6 asked > 10: the owner is asked, and nothing runs meanwhile.
+    assertEquals((await decisionOf("b")).event.outcome, { outcome: "ask" });
+    const id = await pendingApproval(box, task);
+    assertEquals(id, (await decisionOf("b")).seq);
+    const shown = (await box.admin("GET", "/approvals")).body.items;
+    assertEquals(
+      shown.map((item: Json) => [item.key, item.kind, item.costCents]),
+      [["b", "budget", 6]],
+    );
+    assertEquals(slow.started, [1], "the second call ran while the first held its 6 cents");
+
+    // The first call ends and is charged; refusing the spend answers seed 000's `not approved`.
+    slow.release();
+    assertEquals(await first, { ok: true, output: { n: 1 } });
+    assertEquals((await task.request("GET", "/task")).body.task.spentCents, 6);
+    assertEquals((await box.admin("POST", `/approvals/${id}/refuse`)).status, 200);
+    assertEquals(await second, { ok: false, error: "not approved" });
+    assertEquals(slow.started, [1]);
+    assertEquals((await task.request("GET", "/task")).body.task.spentCents, 6);
+  } finally {
+    slow.release();
+    await box.close();
+  }
+});
