@@ -1,9 +1,10 @@
 /**
  * Each socket answers only its own requests. The task socket refuses the owner's, the admin
- * socket refuses a task's: nothing in gurt sends a wrong kind, so one means a bug or a component
- * doing what it should not (seed 002 §6).
+ * socket refuses a task's, and both refuse a request of no kind at all: nothing in gurt sends a
+ * wrong kind, so one means a bug or a component doing what it should not (seed 002 §6). The
+ * refusal is 403 forbidden, and the connection is closed after it.
  */
-import type { Hono } from "hono";
+import type { Context, Hono } from "hono";
 import { HttpError } from "./http_error.ts";
 
 /** The paths of the owner's requests. */
@@ -21,7 +22,10 @@ export const TASK_PATHS = [
   "/model",
 ];
 
-/** Makes `app` refuse every request under `paths` with 403 forbidden, and log it. */
+/**
+ * Makes `app` refuse every request under `paths`, and every request no route answers, with 403
+ * forbidden, and log it.
+ */
 export function refuse(
   app: Hono,
   paths: readonly string[],
@@ -30,16 +34,18 @@ export function refuse(
 ): void {
   for (const path of paths) {
     for (const pattern of [path, `${path}/*`]) {
-      app.all(pattern, (c) => {
-        log(
-          `gurt: refused ${c.req.method} ${c.req.path} on ${socket}; see runbook.md#socket-forbidden`,
-        );
-        throw new HttpError(
-          403,
-          `forbidden: ${c.req.method} ${c.req.path} is not answered on this socket; see runbook.md#socket-forbidden`,
-          "forbidden",
-        );
-      });
+      app.all(pattern, (c) => forbid(c, socket, log));
     }
   }
+  app.notFound((c) => forbid(c, socket, log));
+}
+
+/** Logs a request of the wrong kind and throws its 403, which closes the connection. */
+function forbid(c: Context, socket: string, log: (line: string) => void): never {
+  log(`gurt: refused ${c.req.method} ${c.req.path} on ${socket}; see runbook.md#socket-forbidden`);
+  throw new HttpError(
+    403,
+    `forbidden: ${c.req.method} ${c.req.path} is not answered on this socket; see runbook.md#socket-forbidden`,
+    "forbidden",
+  );
 }

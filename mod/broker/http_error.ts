@@ -15,7 +15,8 @@ export function errorResponse(error: Error, c: Context, log: (line: string) => v
   if (error instanceof HttpError) {
     const body: Record<string, string> = { error: error.message };
     if (error.code !== undefined) body.code = error.code;
-    return c.json(body, error.status);
+    // A forbidden request ends its connection too (seed 002 §6): nothing more is read from it.
+    return c.json(body, error.status, error.code === "forbidden" ? { connection: "close" } : {});
   }
   log(`gurt: ${c.req.method} ${c.req.path} failed inside the core: ${error.message}`);
   return c.json({ error: "the request failed inside gurt" }, 500);

@@ -86,7 +86,6 @@ export function taskRoutes(deps: BrokerDeps, task: TaskHandle): Hono {
   });
 
   refuse(app, ADMIN_PREFIXES, task.socket, deps.log);
-  app.notFound((c) => c.json({ error: "no such request on the task broker" }, 404));
   // An error may quote what the task sent (an unknown field's name): the backstop applies to it too.
   app.onError((error, c) =>
     errorResponse(

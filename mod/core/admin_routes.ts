@@ -86,7 +86,6 @@ export function adminRoutes(
   if (vault !== undefined) app.route("/api/vault", vaultRoutes(deps, vault));
 
   refuse(app, TASK_PATHS, socket, deps.log);
-  app.notFound((c) => c.json({ error: "no such request on the admin socket" }, 404));
   app.onError((error, c) => errorResponse(error, c, deps.log));
   return app;
 }

@@ -2,13 +2,15 @@
  * Every call is in the audit log (seed 002 §3, §14): a call to a tool outside the task's list, or
  * to a name no tool has, is decided no_grant with its Decision record before it is answered; a
  * grants_invalid Decision records the session state as the file says it; a refusal whose Approval
- * record cannot be written keeps no answer for the key, since the log lacks it.
+ * record cannot be written keeps no answer for the key, since the log lacks it; a request of the
+ * wrong kind, or of no kind, on either socket is 403 forbidden.
  */
 import { realFileOps } from "../../mod/audit/mod.ts";
 import { answerText } from "../../mod/cli/approvals_format.ts";
 import { denialText } from "../../mod/policy/mod.ts";
-import { assertEquals } from "../assert.ts";
+import { assert, assertEquals } from "../assert.ts";
 import { counter, grant, pendingApproval, startBox, until } from "../core/harness.ts";
+import { parseResponse, requestBytes, sendBytes } from "../core/raw_http.ts";
 
 Deno.test("a call to a tool outside the task's list, or to a made-up name, is a no_grant Decision record before its answer, runs nothing, and its key keeps that answer", async () => {
   const { runs, tool } = counter();
@@ -111,6 +113,32 @@ Deno.test("a refusal whose Approval record cannot be written answers audit_unava
     assertEquals(await again, { ok: false, error: denialText("approval_refused") });
     assertEquals((await askAgain).body, { approved: false });
     assertEquals(runs.length, 0);
+  } finally {
+    await box.close();
+  }
+});
+
+Deno.test("a request of another socket's kind, or of no kind, is 403 forbidden on either socket, telling the client to close the connection", async () => {
+  const box = await startBox();
+  try {
+    const task = await box.startTask();
+    const admin = `${box.home}/run/owner-broker/admin.sock`;
+    for (
+      const [socket, path] of [
+        [task.socket, "/approvals"],
+        [task.socket, "/no/such/thing"],
+        [admin, "/no/such/thing"],
+        [admin, "/call"],
+      ]
+    ) {
+      const text = await sendBytes(socket, requestBytes({ method: "GET", path }));
+      const answer = parseResponse(text);
+      assertEquals([answer.status, answer.body.code], [403, "forbidden"], text);
+      // Deno.serve gives a handler no way to close its own connection (denoland/deno#9411); the
+      // answer says close, which clients honour.
+      assert(/^connection: close\r$/im.test(text), text);
+      assert(box.logs.some((line) => line.includes(`refused GET ${path} on ${socket}`)));
+    }
   } finally {
     await box.close();
   }

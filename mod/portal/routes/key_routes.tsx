@@ -29,7 +29,7 @@ export function keyRoutes(options: RouteDeps): Hono<PortalEnv> {
       path: `/api/vault/${encodeURIComponent(name)}`,
       body: { value },
     });
-    if (answer.status === 404) return keysError(c, admin, vaultMissing(), 503);
+    if (unanswered(answer)) return keysError(c, admin, vaultMissing(), 503);
     if (answer.status !== 200) {
       return keysError(c, admin, `The key ${name} was not set: ${errorOf(answer)}`, 400);
     }
@@ -47,7 +47,7 @@ export function keyRoutes(options: RouteDeps): Hono<PortalEnv> {
           path: `${path}/${act}`,
           body: { app: formText(form, "app") },
         });
-      if (answer.status === 404 && (await vaultKeys(admin)) === null) {
+      if (unanswered(answer) && (await vaultKeys(admin)) === null) {
         return keysError(c, admin, vaultMissing(), 503);
       }
       if (answer.status !== 200) {
@@ -67,6 +67,14 @@ async function vaultKeys(admin: AdminFetch): Promise<KeyView[] | null> {
   const answer = await adminJson(admin, { method: "GET", path: "/api/vault" });
   if (answer.status !== 200 || !Array.isArray(answer.body?.keys)) return null;
   return answer.body.keys;
+}
+
+/**
+ * Whether the core has no such request at all (a core without vault routes): the admin socket
+ * answers a request of no kind with 403 forbidden; an older core answered 404.
+ */
+function unanswered(answer: { status: number; body: { code?: unknown } | null }): boolean {
+  return answer.status === 404 || (answer.status === 403 && answer.body?.code === "forbidden");
 }
 
 function vaultMissing(): string {
