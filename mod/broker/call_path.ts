@@ -34,6 +34,8 @@ export interface CallBody {
   tool: string;
   input: unknown;
   key: string;
+  /** The input's JSON text exactly as received, which the Decision record keeps; else serialised. */
+  raw?: string;
 }
 
 /** A call with the SHA-256 of its canonical input: what its key is bound to once used. */
@@ -250,7 +252,12 @@ async function decisionStep(
       ? outcome.ask
       : null;
     const event = decisionEvent(
-      { task: task.id, key: body.key, tool: body.tool, arguments: JSON.stringify(body.input) },
+      {
+        task: task.id,
+        key: body.key,
+        tool: body.tool,
+        arguments: argumentsText(deps, body),
+      },
       recorded,
       {
         grant: grant?.grant ?? (outcome.kind === "denied" ? outcome.denial.grant : null),
@@ -366,6 +373,17 @@ async function deny(
     });
   }
   return { kind: "answer", answer };
+}
+
+/**
+ * The arguments a Decision record keeps: the input's text exactly as received, unless the input
+ * holds a vault value. Then the input serialised again, which the audit appender redacts: in the
+ * raw text the value could be spelled with JSON escapes no redactor looks for.
+ */
+function argumentsText(deps: BrokerDeps, body: CallBody): string {
+  const serialised = JSON.stringify(body.input);
+  if (body.raw === undefined || deps.redact(serialised) !== serialised) return serialised;
+  return body.raw;
 }
 
 /** The Decision record's view of an outcome. */

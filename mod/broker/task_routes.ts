@@ -8,6 +8,7 @@ import { parseJsonBody, readBodyBytes } from "./http_body.ts";
 import { errorResponse, HttpError } from "./http_error.ts";
 import { addModelRoutes } from "./model_relay.ts";
 import { priceUsage } from "./pricing.ts";
+import { rawMember } from "./raw_member.ts";
 import { syncDirectory } from "./files.ts";
 import type { TaskHandle } from "./task_handle.ts";
 import { askBody, callBody, costBody, stepBody, usageBody } from "./task_schemas.ts";
@@ -52,9 +53,13 @@ export function taskRoutes(deps: BrokerDeps, task: TaskHandle): Hono {
   });
 
   app.post("/call", async (c) => {
-    const call = parseJsonBody(await body(c.req.raw, total), callBody);
+    const bytes = await body(c.req.raw, total);
+    const call = parseJsonBody(bytes, callBody);
     if (call.key === undefined) throw new HttpError(400, "a key is required");
-    const answer = await handleCall(deps, task, { ...call, key: call.key }, c.req.raw.signal);
+    // The input's text as received, for the Decision record (parseJsonBody checked it is UTF-8).
+    const raw = rawMember(new TextDecoder().decode(bytes), "input") ?? JSON.stringify(call.input);
+    const request = { ...call, key: call.key, raw };
+    const answer = await handleCall(deps, task, request, c.req.raw.signal);
     return c.json(answer);
   });
 

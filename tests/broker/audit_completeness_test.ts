@@ -3,7 +3,8 @@
  * to a name no tool has, is decided no_grant with its Decision record before it is answered; a
  * grants_invalid Decision records the session state as the file says it; a refusal whose Approval
  * record cannot be written keeps no answer for the key, since the log lacks it; a request of the
- * wrong kind, or of no kind, on either socket is 403 forbidden.
+ * wrong kind, or of no kind, on either socket is 403 forbidden; a Decision record keeps the
+ * arguments as received.
  */
 import { realFileOps } from "../../mod/audit/mod.ts";
 import { answerText } from "../../mod/cli/approvals_format.ts";
@@ -138,6 +139,46 @@ Deno.test("a request of another socket's kind, or of no kind, is 403 forbidden o
       // answer says close, which clients honour.
       assert(/^connection: close\r$/im.test(text), text);
       assert(box.logs.some((line) => line.includes(`refused GET ${path} on ${socket}`)));
+    }
+  } finally {
+    await box.close();
+  }
+});
+
+Deno.test("a Decision record keeps the call's arguments exactly as the task sent them, escapes, spacing and order included", async () => {
+  const box = await startBox({ grants: { echo: grant({ tool: "example.echo" }) } });
+  try {
+    const task = await box.startTask();
+    const raw = '{ "text" : "\\u002fetc é" }';
+    const text = `{"tool":"example.echo","input":${raw},"key":"raw-1"}`;
+    const answer = parseResponse(
+      await sendBytes(task.socket, requestBytes({ method: "POST", path: "/call", body: text })),
+    );
+    assertEquals([answer.status, answer.body.ok], [200, true], answer.text);
+    const decision = (await box.records()).find((r) => r.event.type === "decision");
+    assertEquals(decision.event.arguments, raw);
+  } finally {
+    await box.close();
+  }
+});
+
+Deno.test("arguments that hold a vault value, even spelled with JSON escapes, are recorded serialised again and redacted", async () => {
+  const secret = "sk-test-0123456789abcdef";
+  const box = await startBox({ grants: { echo: grant({ tool: "example.echo" }) } });
+  try {
+    await Deno.writeTextFile(`${box.home}/vault.env`, `OPENAI_API_KEY=${secret}\n`);
+    await box.restart();
+    const task = await box.startTask();
+    const escaped = [...secret].map((ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`)
+      .join("");
+    const text = `{"tool":"example.echo","input":{"text":"${escaped}"},"key":"s-1"}`;
+    await sendBytes(task.socket, requestBytes({ method: "POST", path: "/call", body: text }));
+    const decision = (await box.records()).find((r) => r.event.type === "decision");
+    assertEquals(decision.event.arguments, '{"text":"[a vault key]"}');
+    const log = await Array.fromAsync(Deno.readDir(`${box.home}/audit`));
+    for (const file of log.filter((entry) => entry.name.endsWith(".jsonl"))) {
+      const written = await Deno.readTextFile(`${box.home}/audit/${file.name}`);
+      assertEquals(written.includes(secret) || written.includes(escaped), false);
     }
   } finally {
     await box.close();
