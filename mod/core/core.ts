@@ -65,7 +65,9 @@ export class Core {
    */
   static async start(config: Config, options: CoreOptions = {}): Promise<Core> {
     const asRoot = options.asRoot ?? Deno.uid() === 0;
-    await ensureHomeLayout(config.home, { taskUsers: asRoot });
+    // Only what the audit lock needs, before it is taken: a second core that finds it taken must
+    // have made or changed nothing of the running core's.
+    const laidOut = await ensureHomeLayout(config.home, { taskUsers: asRoot, part: "audit" });
     const vault = await Vault.open({
       path: config.vault,
       home: config.home,
@@ -86,6 +88,8 @@ export class Core {
     });
     notices.push(...voided);
     try {
+      laidOut.push(...await ensureHomeLayout(config.home, { taskUsers: asRoot, part: "rest" }));
+      notices.unshift(...laidOut);
       let runtime = options.runtime;
       if (runtime === undefined) {
         const started = await SandboxRuntime.start(config.runtime, {

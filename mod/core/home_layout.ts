@@ -39,7 +39,16 @@ const ANY_OTHER = { uid: -1, gid: -1 };
  */
 export async function ensureHomeLayout(
   home: string,
-  options: { taskUsers?: boolean } = {},
+  options: {
+    taskUsers?: boolean;
+    /**
+     * "audit": only the home, grants/ and audit/ with its files, all a core needs to take the audit
+     * lock; "rest": the folders after those, for the core that holds the lock, so a second core
+     * that finds the lock taken has made or changed none of the running core's folders. Both by
+     * default.
+     */
+    part?: "audit" | "rest";
+  } = {},
 ): Promise<string[]> {
   const me = Deno.uid() ?? 0;
   const notices: string[] = [];
@@ -50,7 +59,9 @@ export async function ensureHomeLayout(
   // Others may pass through the home (each task's user to its own folder), never list or write it.
   const homeMode = (found.mode! & 0o711) | (options.taskUsers === true ? 0o001 : 0);
   await setMode(home, found.mode!, homeMode, notices);
-  const closed = options.taskUsers === true ? await firstClosedFolder(home, ANY_OTHER) : null;
+  const closed = options.taskUsers === true && options.part !== "rest"
+    ? await firstClosedFolder(home, ANY_OTHER)
+    : null;
   if (closed !== null) {
     // Not a refusal: tasks whose worker is none still work. Said now, not at each task's failure.
     notices.push(
@@ -66,7 +77,13 @@ export async function ensureHomeLayout(
     if (!info.isFile) throw new Error(`${home}/${file} is not a regular file; ${POINTER}`);
     checkOwnerAndWriters(`${home}/${file}`, info, [me, 0]);
   }
-  for (const folder of GUARDED) {
+  const audit = GUARDED.findIndex((folder) => folder.name === "audit");
+  const folders = options.part === "audit"
+    ? GUARDED.slice(0, audit + 1)
+    : options.part === "rest"
+    ? GUARDED.slice(audit + 1)
+    : GUARDED;
+  for (const folder of folders) {
     const path = `${home}/${folder.name}`;
     const info = await Deno.lstat(path).catch(notFoundIsNull);
     if (info === null) {
@@ -88,7 +105,7 @@ export async function ensureHomeLayout(
     checkOwnerAndWriters(path, info, [me]);
     await setMode(path, info.mode!, folder.mode, notices);
   }
-  await checkAuditFiles(`${home}/audit`, me, notices);
+  if (options.part !== "rest") await checkAuditFiles(`${home}/audit`, me, notices);
   return notices;
 }
 

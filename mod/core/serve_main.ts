@@ -4,7 +4,6 @@ import { adminSocketPath } from "../cli/permissions.ts";
 import { type Portal, startPortal } from "../portal/mod.ts";
 import { adminRoutes } from "./admin_routes.ts";
 import { Core } from "./core.ts";
-import { ensureHomeLayout } from "./home_layout.ts";
 
 /** What `gurt serve` passes to the core role. */
 export interface ServeArgs {
@@ -21,10 +20,8 @@ export default async function main(args: ServeArgs): Promise<number> {
   }
   let core: Core;
   try {
-    // The home's folders are checked (and loose modes tightened) here first, to say what changed;
-    // Core.start checks them again, finding nothing more to change.
-    const tightened = await ensureHomeLayout(args.config.home, { taskUsers: Deno.uid() === 0 });
-    for (const notice of tightened) console.error(notice);
+    // Core.start checks the home's folders (and tightens loose modes), the ones the audit lock
+    // needs first, the rest once it holds the lock; its notices say what changed.
     core = await Core.start(args.config, { acceptBreak: args.acceptBreak });
   } catch (error) {
     console.error(error instanceof Error ? error.message : String(error));

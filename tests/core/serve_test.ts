@@ -102,6 +102,14 @@ Deno.test("a second gurt serve on the same home exits 1 with serve-already-runni
       assertStringIncludes(second.stderr(), "see runbook.md#serve-already-running");
       // The stale-socket removal happens only under the lock: the first still answers.
       assertEquals((await first.admin("GET", "/approvals")).status, 200);
+      // Nor did it make or change any folder the first core keeps past the lock: a folder gone
+      // while the first runs stays gone, and a mode changed stays changed, until the lock is free.
+      await Deno.remove(`${home}/portal`, { recursive: true });
+      await Deno.chmod(`${home}/run`, 0o750);
+      const third = await startServe(home);
+      assertEquals(third.exited?.code, 1, third.stderr());
+      assertEquals(await Deno.stat(`${home}/portal`).catch(() => null), null);
+      assertEquals((await Deno.stat(`${home}/run`)).mode! & 0o777, 0o750);
     } finally {
       assertEquals((await first.stop()).code, 0);
     }
