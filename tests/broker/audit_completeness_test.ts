@@ -12,6 +12,7 @@ import { denialText } from "../../mod/policy/mod.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { counter, grant, pendingApproval, startBox, until } from "../core/harness.ts";
 import { parseResponse, requestBytes, sendBytes } from "../core/raw_http.ts";
+import { gurt } from "../cli/gurt.ts";
 
 Deno.test("a call to a tool outside the task's list, or to a made-up name, is a no_grant Decision record before its answer, runs nothing, and its key keeps that answer", async () => {
   const { runs, tool } = counter();
@@ -180,6 +181,45 @@ Deno.test("arguments that hold a vault value, even spelled with JSON escapes, ar
       const written = await Deno.readTextFile(`${box.home}/audit/${file.name}`);
       assertEquals(written.includes(secret) || written.includes(escaped), false);
     }
+  } finally {
+    await box.close();
+  }
+});
+
+Deno.test("gurt audit verify on the log of a run with probes, refusals and invalid grants counts every call, each with its Decision record and none left open", async () => {
+  const box = await startBox({
+    grants: {
+      echo: grant({ tool: "example.echo" }),
+      spend: grant({ tool: "example.spend", mode: "ask" }),
+    },
+  });
+  try {
+    const task = await box.startTask({ tools: ["example.echo", "example.spend"] });
+    const keys: string[] = [];
+    const call = (tool: string, input: unknown, key: string) => {
+      keys.push(key);
+      return task.call(tool, input, key);
+    };
+    assertEquals((await call("example.echo", { text: "hi" }, "ok-1")).ok, true);
+    await call("shell", { command: "id" }, "probe-unlisted");
+    await call("made.up", {}, "probe-made-up");
+    await call("example.echo", { nope: 1 }, "probe-invalid");
+    const spend = call("example.spend", { cents: 5, payee: "ACME" }, "refused-1");
+    await box.admin("POST", `/approvals/${await pendingApproval(box, task)}/refuse`);
+    await spend;
+    await box.writeGrant("broken", "tool = \n");
+    await call("example.echo", { text: "again" }, "grants-invalid");
+    await box.removeGrant("broken");
+
+    const { code, stdout, stderr } = await gurt(["--home", box.home, "audit", "verify"]);
+    assertEquals(code, 0, stderr);
+    const records = await box.records();
+    const lines = stdout.trimEnd().split("\n");
+    assertEquals(lines[0].startsWith(`audit: ok, ${records.length} records, head `), true, stdout);
+    // Nothing open: every ask was answered, every allowed call has its Result.
+    assertEquals(lines.slice(1), []);
+    const decided = records.filter((r) => r.event.type === "decision").map((r) => r.event.call);
+    assertEquals(decided, keys);
   } finally {
     await box.close();
   }
