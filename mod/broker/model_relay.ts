@@ -6,7 +6,6 @@
  */
 import type { Hono } from "hono";
 import type { BrokerDeps } from "./deps.ts";
-import { readBodyBytes } from "./http_body.ts";
 import { HttpError } from "./http_error.ts";
 import { priceUsage, type TokenCounts } from "./pricing.ts";
 import type { TaskHandle } from "./task_handle.ts";
@@ -34,12 +33,10 @@ export function modelKeyProblem(deps: BrokerDeps): string | null {
 export function addModelRoutes(
   app: Hono,
   deps: BrokerDeps,
-  options: {
-    task: TaskHandle;
-    charge: (cents: number, model: string) => Promise<void>;
-  },
+  options: RelayOptions,
 ): void {
   const { task } = options;
+  const most = deps.config.broker.max_model_requests;
   app.get("/model", (c) =>
     c.json({
       kind: deps.config.models.kind,
@@ -49,68 +46,137 @@ export function addModelRoutes(
     }));
 
   app.post("/model", async (c) => {
-    // Not counted toward the task's 20 MB: a model request is relayed, not kept in the log.
-    const bytes = await readBodyBytes(c.req.raw, deps.config.broker.max_task_bytes);
-    const request = parseModelRequest(bytes, deps.config.models.kind);
-    const problem = modelKeyProblem(deps);
-    if (problem !== null) throw new HttpError(503, problem, "no_model_key");
-    const model = taskModel(deps, task);
-    const { kind, base_url: base, key } = deps.config.models;
-    const body: Record<string, unknown> = { ...request, model };
-    if (kind === "openai" && body.stream === true) {
-      body.stream_options = { include_usage: true };
-    }
-    const headers: Record<string, string> = { "content-type": "application/json" };
-    const value = key === "" ? undefined : deps.vault.value(key);
-    if (kind === "anthropic") {
-      headers["anthropic-version"] = "2023-06-01";
-      if (value !== undefined) headers["x-api-key"] = value;
-    } else if (value !== undefined) {
-      headers.authorization = `Bearer ${value}`;
-    }
-    const url = `${base.replace(/\/$/, "")}${
-      kind === "anthropic" ? "/v1/messages" : "/v1/chat/completions"
-    }`;
-    let upstream: Response;
-    try {
-      upstream = await fetch(url, {
-        method: "POST",
-        headers,
-        body: JSON.stringify(body),
-        // The requester going away, or the core closing, ends the upstream request.
-        signal: AbortSignal.any([c.req.raw.signal, deps.shutdown]),
-      });
-    } catch (error) {
-      deps.log(`gurt: the model service at ${url} cannot be reached: ${describe(error)}`);
-      throw new HttpError(502, `the model service at ${base} cannot be reached`);
-    }
-    const record = (tokens: TokenCounts | null) => {
-      if (tokens === null) return Promise.resolve();
-      const cents = priceUsage(model, tokens) ?? 0;
-      return options.charge(cents, model).catch((error) =>
-        deps.log(`gurt: the model usage of task ${task.id} could not be recorded: ${error}`)
+    // Refused before its body is read: a task may not hold more of the core than this at once.
+    if (task.modelRequests >= most) {
+      throw new HttpError(
+        429,
+        `this task already has ${most} model requests under way, the most gurt.toml [broker] max_model_requests allows; wait for one to end; see runbook.md#model-requests-limit`,
+        "too_many_model_requests",
       );
-    };
-    const type = upstream.headers.get("content-type") ?? "application/json";
-    if (!upstream.ok || !type.includes("text/event-stream") || upstream.body === null) {
-      const text = deps.redact(await upstream.text());
-      if (upstream.ok) await record(usageOfAnswer(kind, text));
-      return new Response(text, { status: upstream.status, headers: { "content-type": type } });
     }
-    const { relayed, copy } = relayWithCopy(upstream.body);
-    // Recorded after the answer has gone; the task's journal stays open until it is.
-    task.trail(
-      usageOfStream(kind, copy).then(
-        record,
-        (error) =>
-          deps.log(`gurt: the model answer of task ${task.id} was cut off: ${describe(error)}`),
-      ),
-    );
-    // What reaches the worker is redacted like every other result, chunk boundaries included.
-    return new Response(relayed.pipeThrough(deps.redactStream()), {
-      status: 200,
-      headers: { "content-type": type },
+    task.modelRequests++;
+    let held = true;
+    const release = () => {
+      if (held) task.modelRequests--;
+      held = false;
+    };
+    try {
+      return await relayModel(deps, options, { raw: c.req.raw, release });
+    } catch (error) {
+      release();
+      throw error;
+    }
+  });
+}
+
+/** What the model relay needs of its task's app. */
+interface RelayOptions {
+  task: TaskHandle;
+  /** Reads a request's body, drawing on the task's byte total like every other body. */
+  body: (request: Request) => Promise<Uint8Array>;
+  charge: (cents: number, model: string) => Promise<void>;
+}
+
+/** Relays one model request; `release` is called once its answer has ended, or it failed. */
+async function relayModel(
+  deps: BrokerDeps,
+  options: RelayOptions,
+  incoming: { raw: Request; release: () => void },
+): Promise<Response> {
+  const { task } = options;
+  const bytes = await options.body(incoming.raw);
+  const request = parseModelRequest(bytes, deps.config.models.kind);
+  const problem = modelKeyProblem(deps);
+  if (problem !== null) throw new HttpError(503, problem, "no_model_key");
+  const model = taskModel(deps, task);
+  const { kind, base_url: base, key } = deps.config.models;
+  const body: Record<string, unknown> = { ...request, model };
+  if (kind === "openai" && body.stream === true) {
+    body.stream_options = { include_usage: true };
+  }
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  const value = key === "" ? undefined : deps.vault.value(key);
+  if (kind === "anthropic") {
+    headers["anthropic-version"] = "2023-06-01";
+    if (value !== undefined) headers["x-api-key"] = value;
+  } else if (value !== undefined) {
+    headers.authorization = `Bearer ${value}`;
+  }
+  const url = `${base.replace(/\/$/, "")}${
+    kind === "anthropic" ? "/v1/messages" : "/v1/chat/completions"
+  }`;
+  let upstream: Response;
+  try {
+    upstream = await fetch(url, {
+      method: "POST",
+      headers,
+      body: JSON.stringify(body),
+      // The requester going away, or the core closing, ends the upstream request.
+      signal: AbortSignal.any([incoming.raw.signal, deps.shutdown]),
     });
+  } catch (error) {
+    deps.log(`gurt: the model service at ${url} cannot be reached: ${describe(error)}`);
+    throw new HttpError(502, `the model service at ${base} cannot be reached`);
+  }
+  const record = (tokens: TokenCounts | null) => {
+    if (tokens === null) return Promise.resolve();
+    const cents = priceUsage(model, tokens) ?? 0;
+    return options.charge(cents, model).catch((error) =>
+      deps.log(`gurt: the model usage of task ${task.id} could not be recorded: ${error}`)
+    );
+  };
+  const type = upstream.headers.get("content-type") ?? "application/json";
+  if (!upstream.ok || !type.includes("text/event-stream") || upstream.body === null) {
+    const text = deps.redact(await upstream.text());
+    incoming.release();
+    if (upstream.ok) await record(usageOfAnswer(kind, text));
+    return new Response(text, { status: upstream.status, headers: { "content-type": type } });
+  }
+  const { relayed, copy } = relayWithCopy(upstream.body);
+  // Recorded after the answer has gone; the task's journal stays open until it is.
+  task.trail(
+    usageOfStream(kind, copy).then(
+      record,
+      (error) =>
+        deps.log(`gurt: the model answer of task ${task.id} was cut off: ${describe(error)}`),
+    ),
+  );
+  // What reaches the worker is redacted like every other result, chunk boundaries included.
+  // The request's slot is free once the answer has ended, whole or cut off.
+  const answer = relayed.pipeThrough(deps.redactStream()).pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({ flush: incoming.release }),
+  );
+  return new Response(releasingOnCancel(answer, incoming.release), {
+    status: 200,
+    headers: { "content-type": type },
+  });
+}
+
+/** `stream`, calling `release` too when its reader cancels it (the worker went away). */
+function releasingOnCancel(
+  stream: ReadableStream<Uint8Array>,
+  release: () => void,
+): ReadableStream<Uint8Array> {
+  const reader = stream.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          release();
+          controller.close();
+        } else {
+          controller.enqueue(value);
+        }
+      } catch (error) {
+        release();
+        controller.error(error);
+      }
+    },
+    async cancel(reason) {
+      release();
+      await reader.cancel(reason).catch(() => {});
+    },
   });
 }
 

@@ -53,8 +53,10 @@ export class InFlight<A> {
 export class TaskHandle {
   /** Serialises this task's state reads and raises with the audit records that follow them. */
   readonly ledger = new Mutex();
-  /** Bytes of steps, questions, costs and call inputs written since the core started. */
+  /** Bytes of every body the task sent since the core started: steps, calls, model requests. */
   bytesWritten = 0;
+  /** Model requests (POST /model) under way: read, relayed, or their answer still streaming. */
+  modelRequests = 0;
   /** True once this core has written and synced the task's session state file. */
   stateWritten = false;
   /** Cents reserved by calls that are running or approved but not yet recorded. */

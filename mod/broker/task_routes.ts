@@ -4,7 +4,8 @@ import { handleAsk } from "./ask_path.ts";
 import { handleCall } from "./call_path.ts";
 import type { BrokerDeps } from "./deps.ts";
 import { ADMIN_PREFIXES, refuse } from "./forbidden.ts";
-import { parseJsonBody, readBodyBytes } from "./http_body.ts";
+import { parseJsonBody } from "./http_body.ts";
+import { readTaskBody } from "./task_body.ts";
 import { errorResponse, HttpError } from "./http_error.ts";
 import { addModelRoutes } from "./model_relay.ts";
 import { priceUsage } from "./pricing.ts";
@@ -24,17 +25,9 @@ export function taskRoutes(deps: BrokerDeps, task: TaskHandle): Hono {
   const app = new Hono();
   const { max_body_bytes: small, max_task_bytes: total } = deps.config.broker;
 
-  /** Reads a body under `limit` and counts it toward the task's total since the core started. */
-  async function body(request: Request, limit: number): Promise<Uint8Array> {
-    const bytes = await readBodyBytes(request, limit);
-    if (task.bytesWritten + bytes.length > total) {
-      throw new HttpError(
-        429,
-        `this task has written ${total} bytes since gurt serve started, its limit; see runbook.md#task-write-limit`,
-      );
-    }
-    task.bytesWritten += bytes.length;
-    return bytes;
+  /** Reads a body under `limit`, drawing on the task's total since the core started. */
+  function body(request: Request, limit: number): Promise<Uint8Array> {
+    return readTaskBody(task, request, { limit, total });
   }
 
   app.get("/task", (c) => c.json({ task: publicTask(task), steps: task.journal.state.steps }));
@@ -87,6 +80,7 @@ export function taskRoutes(deps: BrokerDeps, task: TaskHandle): Hono {
 
   addModelRoutes(app, deps, {
     task,
+    body: (request) => body(request, total),
     charge: (cents, model) => charge(deps, task, cents, "model", model),
   });
 

@@ -14,8 +14,17 @@ export const configSchema = z.strictObject({
   broker: z.strictObject({
     /** The largest step, question or cost body, in bytes. */
     max_body_bytes: z.number().int().positive().default(64 * 1024),
-    /** What one task may write in all since the core started, in bytes. */
+    /** What one task may send in all since the core started, in bytes: model requests included. */
     max_task_bytes: z.number().int().positive().default(20 * 1024 * 1024),
+    /** How many model requests (POST /model) one task may have under way at once. */
+    max_model_requests: z.number().int().min(1).max(64).default(4),
+  }).prefault({}),
+  tasks: z.strictObject({
+    /**
+     * The most bytes tasks/<id>/worker.log holds: past it, its head and its newest tail are kept,
+     * with a line saying how many bytes were dropped between them.
+     */
+    worker_log_bytes: z.number().int().min(4096).default(4 * 1024 * 1024),
   }).prefault({}),
   portal: z.strictObject({
     /** The owner API and portal's loopback address. */

@@ -43,8 +43,33 @@ Deno.test("TOML that does not parse reports the parser's line", () => {
 Deno.test("an empty file gives every default", () => {
   const config = parseConfig("g.toml", "");
   assertEquals(config.approvals, { ttl_ms: 900_000, wait_ms: 150_000 });
-  assertEquals(config.broker, { max_body_bytes: 65_536, max_task_bytes: 20 * 1024 * 1024 });
+  assertEquals(config.broker, {
+    max_body_bytes: 65_536,
+    max_task_bytes: 20 * 1024 * 1024,
+    max_model_requests: 4,
+  });
+  assertEquals(config.tasks, { worker_log_bytes: 4 * 1024 * 1024 });
   assertEquals(config.portal.listen, "127.0.0.1:7780");
+});
+
+Deno.test("the model request cap and the worker log's size are read, and nonsense is refused with its key", () => {
+  const config = parseConfig(
+    "g.toml",
+    "[broker]\nmax_model_requests = 2\n[tasks]\nworker_log_bytes = 65536\n",
+  );
+  assertEquals(config.broker.max_model_requests, 2);
+  assertEquals(config.tasks.worker_log_bytes, 65_536);
+  for (
+    const [text, key] of [
+      ["[broker]\nmax_model_requests = 0\n", "broker.max_model_requests"],
+      ["[broker]\nmax_model_requests = 1.5\n", "broker.max_model_requests"],
+      ["[tasks]\nworker_log_bytes = 100\n", "tasks.worker_log_bytes"],
+      ["[tasks]\nworker_lines = 100\n", "tasks.worker_lines"],
+    ]
+  ) {
+    const error = assertThrows(() => parseConfig("g.toml", text), ConfigError);
+    assertEquals([error.line, error.key], [2, key], text);
+  }
 });
 
 Deno.test("a portal address that is not loopback is refused", () => {
