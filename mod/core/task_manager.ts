@@ -251,7 +251,8 @@ export class TaskManager {
         await Deno.chmod(dir, 0o711);
       }
       step = SPAWN_STEP;
-      child = await spawnWorker(record, { socket, dir, user: live.user });
+      const logBytes = this.deps.config.tasks.worker_log_bytes;
+      child = await spawnWorker(record, { socket, dir, user: live.user, logBytes });
     } catch (error) {
       // A worker whose user cannot reach its home fails with the OS's bare "Permission denied":
       // say which folder closes the way, and to whom.

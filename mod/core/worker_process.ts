@@ -6,6 +6,7 @@
 import type { TaskRecord } from "../broker/mod.ts";
 import { gurtInvocation } from "./self_command.ts";
 import type { TaskUser } from "./task_users.ts";
+import { WorkerLog } from "./worker_log.ts";
 
 /** The environment a worker gets: nothing of the core's but PATH, LANG and the CA bundle. */
 export function workerEnv(task: TaskRecord, socket: string, dir: string): Record<string, string> {
@@ -24,10 +25,13 @@ export function workerEnv(task: TaskRecord, socket: string, dir: string): Record
   return env;
 }
 
-/** Starts the worker of `task`; its stdout and stderr go to tasks/<id>/worker.log. */
+/**
+ * Starts the worker of `task`; its stdout and stderr go to tasks/<id>/worker.log, capped at
+ * `places.logBytes` (gurt.toml's `[tasks] worker_log_bytes`).
+ */
 export async function spawnWorker(
   task: TaskRecord,
-  places: { socket: string; dir: string; user: TaskUser | null },
+  places: { socket: string; dir: string; user: TaskUser | null; logBytes: number },
 ): Promise<Deno.ChildProcess | null> {
   let program: string;
   let args: string[];
@@ -44,11 +48,7 @@ export async function spawnWorker(
     [program, ...args] = task.worker.command;
     env.BOX_MCP_CONFIG = await writeMcpConfig(task, places);
   }
-  const log = await Deno.open(`${places.dir}/worker.log`, {
-    append: true,
-    create: true,
-    mode: 0o600,
-  });
+  const log = await WorkerLog.open(`${places.dir}/worker.log`, places.logBytes);
   try {
     const found = await findProgram(program, env.PATH, { cwd: `${places.dir}/home`, ...places });
     const child = new Deno.Command(SETPRIV, {
@@ -61,10 +61,12 @@ export async function spawnWorker(
       stderr: "piped",
       detached: true,
     }).spawn();
-    Promise.all([copy(child.stdout, log), copy(child.stderr, log)]).finally(() => log.close());
+    Promise.all([copy(child.stdout, log), copy(child.stderr, log)]).finally(() =>
+      log.close().catch(() => {})
+    );
     return child;
   } catch (error) {
-    log.close();
+    await log.close().catch(() => {});
     throw error;
   }
 }
@@ -139,11 +141,16 @@ async function writeMcpConfig(
   return path;
 }
 
-async function copy(stream: ReadableStream<Uint8Array>, file: Deno.FsFile): Promise<void> {
+/**
+ * Copies a worker's output into its log until the worker closes it. The output is a convenience:
+ * a write that fails loses that chunk, and the stream is still read to its end, so a worker never
+ * waits on a full pipe.
+ */
+async function copy(stream: ReadableStream<Uint8Array>, log: WorkerLog): Promise<void> {
   try {
-    for await (const chunk of stream) await file.write(chunk);
+    for await (const chunk of stream) await log.write(chunk).catch(() => {});
   } catch {
-    // The worker's output is a convenience; losing its tail never stops the task.
+    // The stream broke: nothing more to read.
   }
 }
 
