@@ -60,6 +60,7 @@ export function registerGuestCommand(program: Command): void {
           hostPort: options.hostPort,
           desktop,
           sessionHelper: helper?.path ?? null,
+          filesHelper: helper?.files ?? null,
         };
         let permissions = guestPermissions({
           workspace,

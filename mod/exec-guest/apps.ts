@@ -8,6 +8,7 @@ import denoJson from "../../deno.json" with { type: "json" };
 import { ExecRegistry } from "./exec_registry.ts";
 import { execRouter } from "./exec_routes.ts";
 import { errorResponses, ExecInfo } from "./exec_schemas.ts";
+import { FilesHelper } from "./files_helper.ts";
 import { filesRouter } from "./files_routes.ts";
 import { type CapabilityState, commonRouter, hostRouter, PROTOCOL } from "./host_routes.ts";
 import { Jail } from "./jail.ts";
@@ -95,7 +96,8 @@ export function createExecApp(options: ExecAppOptions): GuestService {
     "/v1/exec",
     execRouter({ ...settings, jail, registry, baseEnv: childEnv(options.baseEnv) }),
   );
-  app.route("/v1/files", filesRouter({ ...settings, jail }));
+  const helper = settings.filesHelper ? new FilesHelper(settings.filesHelper, jail.root) : null;
+  app.route("/v1/files", filesRouter({ ...settings, jail, helper }));
   return { app, close: () => registry.shutdown() };
 }
 

@@ -150,9 +150,10 @@ const DESCRIPTIONS: Record<number, string> = {
   400: "invalid_request, path_escape or exec_failed",
   401: "unauthorized: missing or invalid bearer token",
   404: "not_found",
-  409: "the destination already exists",
+  409: "invalid_request: the path exists, or changed while the guest was using it (try again)",
   413: "payload_too_large",
   429: "busy: every exec slot is in use",
   500: "io_error or internal",
-  503: "not_ready",
+  503: "not_ready: for /v1/ready, the exec service or display is down; for /v1/files, the " +
+    "files helper cannot run here",
 };

@@ -9,6 +9,7 @@ import {
   movePath,
   openRaw,
   readPath,
+  type Workspace,
   writePath,
 } from "./files_ops.ts";
 import {
@@ -25,16 +26,13 @@ import {
   WriteRequest,
   WriteResult,
 } from "./files_schemas.ts";
-import type { Jail } from "./jail.ts";
 import { type CachedBody, type GuestEnv, newRouter, readCapped } from "./middleware.ts";
 
-/** What the file routes run with. */
-export interface FilesDeps extends FileLimits {
-  jail: Jail;
-}
+/** What the file routes run with: the workspace (its jail and files helper) and the limits. */
+export interface FilesDeps extends FileLimits, Workspace {}
 
 const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
-const PATH_ERRORS = [400, 401, 404, 413, 500];
+const PATH_ERRORS = [400, 401, 404, 409, 413, 500, 503];
 
 const readRoute = createRoute({
   method: "get",
@@ -109,7 +107,7 @@ const mkdirRoute = createRoute({
   request: { body: { ...json(MkdirRequest), required: true } },
   responses: {
     200: { description: "the directory", ...json(MkdirResult) },
-    ...errorResponses([...PATH_ERRORS, 409]),
+    ...errorResponses(PATH_ERRORS),
   },
 });
 
@@ -120,7 +118,7 @@ const moveRoute = createRoute({
   request: { body: { ...json(MoveRequest), required: true } },
   responses: {
     200: { description: "moved", ...json(MoveResult) },
-    ...errorResponses([...PATH_ERRORS, 409]),
+    ...errorResponses(PATH_ERRORS),
   },
 });
 
@@ -130,7 +128,7 @@ export function filesRouter(deps: FilesDeps): OpenAPIHono<GuestEnv> {
 
   router.openapi(readRoute, async (c) => {
     const query = c.req.valid("query");
-    const answer = await readPath(deps.jail, query.path ?? "", {
+    const answer = await readPath(deps, query.path ?? "", {
       ...deps,
       encoding: query.encoding ?? "utf8",
     });
@@ -138,8 +136,8 @@ export function filesRouter(deps: FilesDeps): OpenAPIHono<GuestEnv> {
   });
 
   router.openapi(rawGetRoute, async (c) => {
-    const file = await openRaw(deps.jail, c.req.valid("query").path);
-    return new Response(file.readable, {
+    const bytes = await openRaw(deps, c.req.valid("query").path);
+    return new Response(bytes, {
       status: 200,
       headers: { "content-type": "application/octet-stream" },
     });
@@ -151,7 +149,7 @@ export function filesRouter(deps: FilesDeps): OpenAPIHono<GuestEnv> {
     const bytes = cached !== undefined
       ? new Uint8Array(await cached)
       : await readCapped(c.req.raw, deps.maxFileBytes);
-    const written = await writePath(deps.jail, query.path, {
+    const written = await writePath(deps, query.path, {
       bytes,
       createDirs: query.create_dirs === "true" || query.create_dirs === "1",
       maxFileBytes: deps.maxFileBytes,
@@ -164,7 +162,7 @@ export function filesRouter(deps: FilesDeps): OpenAPIHono<GuestEnv> {
     const bytes = body.encoding === "base64"
       ? fromBase64(body.content)
       : new TextEncoder().encode(body.content);
-    const written = await writePath(deps.jail, body.path, {
+    const written = await writePath(deps, body.path, {
       bytes,
       createDirs: body.create_dirs ?? false,
       maxFileBytes: deps.maxFileBytes,
@@ -175,17 +173,17 @@ export function filesRouter(deps: FilesDeps): OpenAPIHono<GuestEnv> {
   router.openapi(deleteRoute, async (c) => {
     const query = c.req.valid("query");
     const recursive = query.recursive === "true" || query.recursive === "1";
-    return c.json(await deletePath(deps.jail, query.path, recursive), 200);
+    return c.json(await deletePath(deps, query.path, recursive), 200);
   });
 
   router.openapi(mkdirRoute, async (c) => {
     const body = c.req.valid("json");
-    return c.json(await makeDirectory(deps.jail, body.path, body.parents ?? true), 200);
+    return c.json(await makeDirectory(deps, body.path, body.parents ?? true), 200);
   });
 
   router.openapi(moveRoute, async (c) => {
     const body = c.req.valid("json");
-    return c.json(await movePath(deps.jail, body.from, body.to), 200);
+    return c.json(await movePath(deps, body.from, body.to), 200);
   });
 
   return router;

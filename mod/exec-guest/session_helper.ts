@@ -9,6 +9,7 @@
  * If it cannot start the program it writes `gurt-setsid: errno NNN` to stderr and exits 127, so
  * the daemon can tell a program that could not start from one that ran ({@link helperFailure}).
  */
+import { filesHelperElf } from "./files_helper.ts";
 import { SESSION_HELPER_ELF_BASE64 } from "./session_helper_elf.ts";
 
 /** The helper's bytes. */
@@ -16,9 +17,12 @@ export function sessionHelperElf(): Uint8Array {
   return Uint8Array.from(atob(SESSION_HELPER_ELF_BASE64), (char) => char.charCodeAt(0));
 }
 
-/** Where the helper was written, and how to remove it. */
+/** Where the helpers were written, and how to remove them. */
 export interface InstalledHelper {
-  path: string;
+  /** The session helper, or null where it cannot serve (util-linux setsid is used instead). */
+  path: string | null;
+  /** The files helper (files_helper.ts), or null where it cannot serve (the file routes answer 503). */
+  files: string | null;
   remove(): Promise<void>;
 }
 
@@ -29,10 +33,12 @@ const HELPER_DIR = /^gurt-guest-[1-9][0-9]*-/;
 const SWEEP_AFTER_MS = 60_000;
 
 /**
- * Writes the helper into a new private directory (0700, the file 0500) and checks that it runs
- * there and starts a new session. Returns null where it cannot serve: not x86-64 Linux, or a
- * temporary directory mounted noexec; the guest then uses util-linux setsid. First it removes the
- * directories that guests killed before they could remove their own left behind.
+ * Writes the session helper and the files helper into a new private directory (0700, the files
+ * 0500) and checks that each runs there: the session helper starts a new session, the files helper
+ * lists a folder (openat2 needs Linux 5.6). Returns null where neither can serve: not x86-64 Linux,
+ * or a temporary directory mounted noexec; the guest then uses util-linux setsid, and its file
+ * routes answer 503. First it removes the directories that guests killed before they could remove
+ * their own left behind.
  */
 export async function installSessionHelper(): Promise<InstalledHelper | null> {
   if (Deno.build.os !== "linux" || Deno.build.arch !== "x86_64") return null;
@@ -51,9 +57,7 @@ export async function installSessionHelper(): Promise<InstalledHelper | null> {
     await lock.lock(true);
     await removeLeftHelpers(dir.slice(0, dir.lastIndexOf("/")));
     await Deno.chmod(dir, 0o700);
-    const path = `${dir}/setsid`;
-    await Deno.writeFile(path, sessionHelperElf(), { mode: 0o500 });
-    await Deno.chmod(path, 0o500);
+    const path = await written(`${dir}/setsid`, sessionHelperElf());
     // sh prints its own /proc stat line: "pid (sh) state ppid pgrp session …".
     const probe = await new Deno.Command(path, {
       args: ["/bin/sh", "-c", 'read -r line < /proc/self/stat; echo "$line"'],
@@ -62,15 +66,34 @@ export async function installSessionHelper(): Promise<InstalledHelper | null> {
       stderr: "null",
     }).output().catch(() => null);
     const fields = probe === null ? [] : new TextDecoder().decode(probe.stdout).split(" ");
-    if (probe?.code !== 0 || fields.length < 6 || fields[0] !== fields[5]) {
+    const session = probe?.code === 0 && fields.length >= 6 && fields[0] === fields[5];
+    const files = await written(`${dir}/files`, filesHelperElf());
+    // Its own folder, listed: "d\n" then an entry for each helper.
+    const listing = await new Deno.Command(files, {
+      args: [dir, "read", ".", "0", "8"],
+      clearEnv: true,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+    }).output().catch(() => null);
+    const filesRuns = listing?.code === 0 &&
+      new TextDecoder().decode(listing.stdout).startsWith("d\n");
+    if (!session && !filesRuns) {
       await remove();
       return null;
     }
-    return { path, remove };
+    return { path: session ? path : null, files: filesRuns ? files : null, remove };
   } catch {
     await remove();
     return null;
   }
+}
+
+/** Writes an executable 0500 and returns its path. */
+async function written(path: string, bytes: Uint8Array): Promise<string> {
+  await Deno.writeFile(path, bytes, { mode: 0o500 });
+  await Deno.chmod(path, 0o500);
+  return path;
 }
 
 /**

@@ -14,6 +14,8 @@ export interface GuestFlags {
   desktop?: DesktopOptions | null;
   /** The session helper `gurt guest` wrote (session_helper.ts), or null to use util-linux setsid. */
   sessionHelper?: string | null;
+  /** The files helper `gurt guest` wrote (files_helper.ts), or null: the file routes answer 503. */
+  filesHelper?: string | null;
 }
 
 /** Everything the guest daemon runs with. */

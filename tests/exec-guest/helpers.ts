@@ -118,6 +118,7 @@ export async function startInProcess(
   const settings: GuestSettings = {
     ...GUEST_DEFAULTS,
     sessionHelper: helper?.path ?? null,
+    filesHelper: helper?.files ?? null,
     execPort: 0,
     hostPort: 0,
     workspace,

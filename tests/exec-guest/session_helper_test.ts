@@ -39,10 +39,14 @@ async function runHelper(
 
 async function withHelper(work: (helper: string, dir: string) => Promise<void>): Promise<void> {
   const installed = await installSessionHelper();
-  assert(installed !== null, "the helper installs on x86-64 Linux with an executable /tmp");
+  assert(
+    installed !== null && installed.path !== null,
+    "the helper installs on x86-64 Linux with an executable /tmp",
+  );
+  const helper = installed.path;
   const dir = await Deno.makeTempDir({ prefix: "gurt-helper-test-" });
   try {
-    await work(installed.path, dir);
+    await work(helper, dir);
   } finally {
     await Deno.remove(dir, { recursive: true });
     await installed.remove();
@@ -208,7 +212,7 @@ Deno.test("installing the helper removes the helper folders of guests that are g
   await liveLock.lock(true);
   const installed = await installSessionHelper();
   try {
-    assert(installed !== null);
+    assert(installed !== null && installed.path !== null);
     assert(installed.path.startsWith(`${tmp}/gurt-guest-${Deno.pid}-`), installed.path);
     const exists = (path: string) => Deno.lstat(path).then(() => true, () => false);
     assertEquals(await exists(left), false, "the folder of a guest that is gone");
