@@ -10,6 +10,16 @@ export function cuaDisabled(): GuestError {
   );
 }
 
+/** 503 cua_disabled: the guest runs without --desktop, so there is no desktop to use. */
+export function noDesktop(): GuestError {
+  return new GuestError(
+    "cua_disabled",
+    503,
+    "computer use is not running: the guest was started without --desktop; " +
+      "see runbook.md#cua-disabled",
+  );
+}
+
 /** 503 display_unavailable: the X server does not answer. */
 export function displayUnavailable(display: string, reason: string): GuestError {
   return new GuestError(

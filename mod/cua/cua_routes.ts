@@ -3,7 +3,8 @@
  * their aliases, and batch recipes. Errors are thrown as GuestErrors for the host's one handler.
  */
 import { createRoute, OpenAPIHono, type z } from "@hono/zod-openapi";
-import { cuaDisabled, invalidRequest } from "./cua_errors.ts";
+import type { GuestError } from "../exec-guest/errors.ts";
+import { invalidRequest } from "./cua_errors.ts";
 import type { Cua } from "./cua_service.ts";
 import type { DevTools } from "./devtools.ts";
 import { runRecipe } from "./recipe_runner.ts";
@@ -27,7 +28,8 @@ import { Buffer } from "node:buffer";
 
 /** What the CUA routes act on. */
 export interface CuaRouteContext {
-  enabled: boolean;
+  /** Why every route answers 503 (BOX_CUA=0, or no desktop), or null when computer use runs. */
+  refusal: (() => GuestError) | null;
   cua: Cua;
   devtools: DevTools;
   workspace: string;
@@ -39,7 +41,11 @@ const errors = {
     description: "cua_backend: the X server refused the request",
     content: json(ErrorResponse),
   },
-  503: { description: "cua_disabled or display_unavailable", content: json(ErrorResponse) },
+  503: {
+    description: "cua_disabled (BOX_CUA=0, or the guest runs without --desktop) or " +
+      "display_unavailable",
+    content: json(ErrorResponse),
+  },
 };
 
 /** Throws a zod failure as 400 invalid_request naming each bad field. */
@@ -55,7 +61,7 @@ export function validationHook(result: { success: boolean; error?: z.ZodError })
 export function cuaRoutes(context: CuaRouteContext): OpenAPIHono {
   const app = new OpenAPIHono({ defaultHook: validationHook });
   app.use("*", async (_c, next) => {
-    if (!context.enabled) throw cuaDisabled();
+    if (context.refusal !== null) throw context.refusal();
     await next();
   });
 

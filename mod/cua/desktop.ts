@@ -1,9 +1,11 @@
 /** The desktop as the guest sees it: start, stop, ready, and the routes to mount. */
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { cuaDisabled, noDesktop } from "./cua_errors.ts";
 import { Cua } from "./cua_service.ts";
 import { cuaRoutes } from "./cua_routes.ts";
-import { type DesktopOptions, parseGeometry } from "./options.ts";
-import { statusRoutes } from "./status_routes.ts";
+import { DevTools } from "./devtools.ts";
+import { CDP_PORT, type DesktopOptions, displayFromEnv, parseGeometry } from "./options.ts";
+import { liveStatus, offStatus, statusRoutes } from "./status_routes.ts";
 import { Supervisor } from "./supervisor.ts";
 
 /** The X desktop with computer use. */
@@ -35,13 +37,13 @@ export function createDesktop(options: DesktopOptions): Desktop {
     {
       path: "/v1/cua",
       app: cuaRoutes({
-        enabled: options.cua,
+        refusal: options.cua ? null : cuaDisabled,
         cua,
         devtools: supervisor.devtools,
         workspace: options.workspace,
       }),
     },
-    { path: "/v1", app: statusRoutes({ options, supervisor, cua }) },
+    { path: "/v1", app: statusRoutes(liveStatus({ options, supervisor, cua })) },
   ];
   return {
     start: async () => {
@@ -71,4 +73,36 @@ export function createDesktop(options: DesktopOptions): Desktop {
     },
     mounts: () => apps,
   };
+}
+
+/**
+ * The desktop's routes for a guest run without --desktop: the same routes and shapes, so that a
+ * client reads the state instead of a 404: /v1/desktop and /v1/chrome say enabled: false (with the
+ * display, geometry and DevTools port --desktop would use), /v1/windows is empty, and every
+ * /v1/cua route answers 503 cua_disabled saying how to turn it on. Nothing is started.
+ */
+export function desktopOff(
+  env: Record<string, string | undefined>,
+  workspace: string,
+): { path: string; app: OpenAPIHono }[] {
+  let shown = { display: ":1", geometry: "1280x800x24" };
+  try {
+    shown = displayFromEnv(env);
+  } catch {
+    // A bad BOX_DISPLAY matters only to --desktop, which refuses to start with it.
+  }
+  const desktop = { ...shown, cdpPort: CDP_PORT, workspace };
+  const geometry = parseGeometry(desktop.geometry);
+  return [
+    {
+      path: "/v1/cua",
+      app: cuaRoutes({
+        refusal: noDesktop,
+        cua: new Cua(desktop.display, { width: geometry.width, height: geometry.height }, null),
+        devtools: new DevTools(desktop.cdpPort),
+        workspace: desktop.workspace,
+      }),
+    },
+    { path: "/v1", app: statusRoutes(offStatus(desktop)) },
+  ];
 }

@@ -27,6 +27,9 @@ export interface DesktopOptions {
   windowManager: boolean;
 }
 
+/** Chromium's DevTools port on 127.0.0.1 (seed 004). */
+export const CDP_PORT = 9222;
+
 /** The framebuffer's width, height and depth, parsed from BOX_DISPLAY_GEOM. */
 export interface Geometry {
   width: number;
@@ -50,19 +53,14 @@ export function desktopOptionsFromEnv(
   env: Record<string, string | undefined>,
   places: { workspace: string; home: string },
 ): DesktopOptions {
-  const display = env.BOX_DISPLAY ?? ":1";
-  if (!/^:\d{1,4}$/.test(display)) {
-    throw new Error(`BOX_DISPLAY ${JSON.stringify(display)} is not a local display such as :1.`);
-  }
-  const geometry = env.BOX_DISPLAY_GEOM ?? "1280x800x24";
-  parseGeometry(geometry);
+  const { display, geometry } = displayFromEnv(env);
   return {
     display,
     geometry,
     cua: env.BOX_CUA !== "0",
     workspace: places.workspace,
     chromeProfile: `${places.home}/chrome-profile`,
-    cdpPort: 9222,
+    cdpPort: CDP_PORT,
     startUrl: "about:blank",
     vncPassword: vncPasswordFrom(env),
     vncPort: 5900,
@@ -70,6 +68,19 @@ export function desktopOptionsFromEnv(
     viewerHost: "127.0.0.1",
     windowManager: true,
   };
+}
+
+/** BOX_DISPLAY and BOX_DISPLAY_GEOM, with seed 004's defaults; throws a sentence if either is bad. */
+export function displayFromEnv(
+  env: Record<string, string | undefined>,
+): { display: string; geometry: string } {
+  const display = env.BOX_DISPLAY ?? ":1";
+  if (!/^:\d{1,4}$/.test(display)) {
+    throw new Error(`BOX_DISPLAY ${JSON.stringify(display)} is not a local display such as :1.`);
+  }
+  const geometry = env.BOX_DISPLAY_GEOM ?? "1280x800x24";
+  parseGeometry(geometry);
+  return { display, geometry };
 }
 
 /** BOX_VNC_PASSWORD, else the first line of BOX_VNC_PASSWORD_FILE, else null. */

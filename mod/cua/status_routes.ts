@@ -35,23 +35,30 @@ const WindowList = z.object({
   })),
 }).openapi("WindowList");
 
-/** The /v1 status app; mount it at /v1. */
-export function statusRoutes(
+/** What /v1/desktop answers. */
+export type DesktopStatusBody = z.infer<typeof DesktopStatus>;
+/** What /v1/chrome answers. */
+export type ChromeStatusBody = z.infer<typeof ChromeStatus>;
+/** One window of /v1/windows. */
+export type WindowBody = z.infer<typeof WindowList>["windows"][number];
+
+/** Where the status routes read the desktop: a running one, or none (`gurt guest` alone). */
+export interface StatusSource {
+  desktop(): Promise<DesktopStatusBody>;
+  chrome(): Promise<ChromeStatusBody>;
+  windows(): Promise<WindowBody[]>;
+}
+
+/** The status of a running desktop. */
+export function liveStatus(
   context: { options: DesktopOptions; supervisor: Supervisor; cua: Cua },
-): OpenAPIHono {
+): StatusSource {
   const { options, supervisor, cua } = context;
-  const app = new OpenAPIHono({ defaultHook: validationHook });
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/desktop",
-      summary: "The X display, its geometry, VNC and the noVNC viewer",
-      responses: { 200: { description: "desktop status", content: json(DesktopStatus) } },
-    }),
-    async (c) => {
+  return {
+    desktop: async () => {
       const ready = await cua.displayAnswers();
       const viewerHost = options.viewerHost === "0.0.0.0" ? "127.0.0.1" : options.viewerHost;
-      return c.json({
+      return {
         enabled: true,
         ready,
         available: ready && options.cua,
@@ -65,36 +72,80 @@ export function statusRoutes(
             url: `http://${viewerHost}:${options.viewerPort}/vnc.html`,
           }
           : null,
-      }, 200);
+      };
     },
+    chrome: async () => ({
+      enabled: options.chromeProfile !== null,
+      // A status read, not an observation: a loaded box gets a second to answer.
+      ready: await supervisor.devtools.ready({ timeoutMs: STATUS_TIMEOUT_MS }),
+      running: supervisor.chromeRunning,
+      profile: options.chromeProfile,
+      cdp: `127.0.0.1:${options.cdpPort}`,
+      display: options.display,
+    }),
+    windows: () => cua.windows(),
+  };
+}
+
+/** The status of a guest without a desktop: the same shapes, every one enabled: false. */
+export function offStatus(
+  desktop: { display: string; geometry: string; cdpPort: number },
+): StatusSource {
+  return {
+    desktop: () =>
+      Promise.resolve({
+        enabled: false,
+        ready: false,
+        available: false,
+        display: desktop.display,
+        geometry: desktop.geometry,
+        vnc: null,
+        viewer: null,
+      }),
+    chrome: () =>
+      Promise.resolve({
+        enabled: false,
+        ready: false,
+        running: false,
+        profile: null,
+        cdp: `127.0.0.1:${desktop.cdpPort}`,
+        display: desktop.display,
+      }),
+    windows: () => Promise.resolve([]),
+  };
+}
+
+/** The /v1 status app; mount it at /v1. */
+export function statusRoutes(source: StatusSource): OpenAPIHono {
+  const app = new OpenAPIHono({ defaultHook: validationHook });
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/desktop",
+      summary: "The X display, its geometry, VNC and the noVNC viewer; enabled: false without " +
+        "--desktop",
+      responses: { 200: { description: "desktop status", content: json(DesktopStatus) } },
+    }),
+    async (c) => c.json(await source.desktop(), 200),
   );
   app.openapi(
     createRoute({
       method: "get",
       path: "/chrome",
-      summary: "Chromium: running, and ready when GET /json/version answers on loopback",
+      summary: "Chromium: running, and ready when GET /json/version answers on loopback; " +
+        "enabled: false without --desktop",
       responses: { 200: { description: "Chromium status", content: json(ChromeStatus) } },
     }),
-    async (c) => {
-      return c.json({
-        enabled: options.chromeProfile !== null,
-        // A status read, not an observation: a loaded box gets a second to answer.
-        ready: await supervisor.devtools.ready({ timeoutMs: STATUS_TIMEOUT_MS }),
-        running: supervisor.chromeRunning,
-        profile: options.chromeProfile,
-        cdp: `127.0.0.1:${options.cdpPort}`,
-        display: options.display,
-      }, 200);
-    },
+    async (c) => c.json(await source.chrome(), 200),
   );
   app.openapi(
     createRoute({
       method: "get",
       path: "/windows",
-      summary: "The client windows, like wmctrl -lx; empty if the desktop is down",
+      summary: "The client windows, like wmctrl -lx; empty if the desktop is down or not run",
       responses: { 200: { description: "windows", content: json(WindowList) } },
     }),
-    async (c) => c.json({ windows: await cua.windows() }, 200),
+    async (c) => c.json({ windows: await source.windows() }, 200),
   );
   return app;
 }

@@ -114,6 +114,7 @@ export function createHostApp(options: HostAppOptions, extras?: HostExtras): Gue
       workspace: settings.workspace,
       endpoints: options.endpoints,
       desktopRequired: settings.desktopRequired,
+      filesHelper: Boolean(settings.filesHelper),
       execReady: options.execReady ?? (() => healthAnswers(options.endpoints.exec)),
       desktopReady: extras?.desktopReady,
       capabilities: extras?.capabilities,

@@ -1,5 +1,5 @@
 /** The guest role's entry: reads its settings (in the role, with its permissions) and runs. */
-import { createDesktop } from "../cua/mod.ts";
+import { createDesktop, desktopOff } from "../cua/mod.ts";
 import { runGuest } from "./daemon.ts";
 import { type GuestFlags, GuestSettingsError, loadGuestSettings } from "./settings.ts";
 
@@ -16,7 +16,12 @@ export default async function main(flags: GuestFlags): Promise<number> {
     console.error(`gurt guest: ${error.message}`);
     return 1;
   }
-  if (!flags.desktop) return await runGuest(settings);
+  if (!flags.desktop) {
+    // The desktop's routes still answer, saying there is no desktop (seed 004), never 404.
+    return await runGuest(settings, {
+      mounts: desktopOff(Deno.env.toObject(), settings.workspace),
+    });
+  }
   const desktop = createDesktop(flags.desktop);
   try {
     await desktop.start();

@@ -84,6 +84,8 @@ export interface HostDeps {
   workspace: string;
   endpoints: { exec: string; host: string };
   desktopRequired: boolean;
+  /** Whether the files helper runs (without it the file routes answer 503). */
+  filesHelper: boolean;
   /** Whether the exec service answers /v1/health now. */
   execReady: () => Promise<boolean>;
   desktopReady?: () => Promise<boolean>;
@@ -148,7 +150,7 @@ export function hostRouter(deps: HostDeps): OpenAPIHono<GuestEnv> {
         version: { box_host: deps.version, box_exec: deps.version, protocol: PROTOCOL },
         capabilities: {
           exec,
-          files: exec,
+          files: { enabled: true, ready: execReady && deps.filesHelper },
           desktop: extra.desktop ?? OFF,
           chrome: extra.chrome ?? OFF,
           cua: extra.cua ?? OFF,

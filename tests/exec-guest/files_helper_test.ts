@@ -49,9 +49,9 @@ Deno.test("the files helper refuses a link anywhere on a path, and .. or an abso
     const helper = new FilesHelper(installed.files, `${work}/ws`);
     const read = await helper.read("d/inside", { maxBytes: 100, maxEntries: 10 });
     assertEquals(read.kind === "file" && decoder.decode(read.bytes!), "inside");
-    const errno = async (work: () => Promise<unknown>): Promise<number> => {
+    const errno = async (attempt: () => Promise<unknown>): Promise<number> => {
       try {
-        await work();
+        await attempt();
       } catch (error) {
         if (error instanceof HelperErrno) return error.errno;
         throw error;
@@ -101,6 +101,8 @@ Deno.test("without the files helper, every file route answers 503 not_ready with
       assertStringIncludes(answer.body.error.message, "runbook.md#guest-files-helper-unavailable");
     }
     assertEquals(await Deno.readTextFile(`${guest.workspace}/a.txt`), "x");
+    const info = await call(guest, `${guest.host}/v1/info`);
+    assertEquals(info.body.capabilities.files, { enabled: true, ready: false });
   } finally {
     await guest.stop();
   }

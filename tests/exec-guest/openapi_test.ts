@@ -1,7 +1,8 @@
 /** openapi.yaml is generated from the route schemas; the checked-in copy must match. */
 import { parse } from "yaml";
 import { assert, assertEquals } from "../assert.ts";
-import { publishedOpenApiYaml } from "../../mod/exec-guest/mod.ts";
+import { desktopOff } from "../../mod/cua/mod.ts";
+import { guestOpenApiYaml, publishedOpenApiYaml } from "../../mod/exec-guest/mod.ts";
 
 const file = new URL("../../openapi.yaml", import.meta.url);
 
@@ -56,4 +57,16 @@ Deno.test("openapi.yaml documents every guest route with its schemas and bearer 
   assert("command" in request.properties);
   assertEquals(document.components.securitySchemes.bearer, { type: "http", scheme: "bearer" });
   assertEquals(document.paths["/v1/health"].servers.length, 2, "health is on both services");
+});
+
+Deno.test("a guest without --desktop publishes the same document: its desktop routes answer, disabled", () => {
+  const withoutDesktop = guestOpenApiYaml({ mounts: desktopOff({}, "/workspace") });
+  assert(
+    withoutDesktop === publishedOpenApiYaml(),
+    "the routes of a guest without --desktop differ from openapi.yaml",
+  );
+  const document = parse(withoutDesktop);
+  const cua503 = document.paths["/v1/cua/click"].post.responses["503"].description;
+  assert(cua503.includes("without --desktop"), cua503);
+  assert(document.paths["/v1/desktop"].get.summary.includes("enabled: false"));
 });
