@@ -4,6 +4,8 @@ import { InvalidArgumentError } from "commander";
 // The defaults only, from the one module of exec-guest that imports nothing at run time: its mod.ts
 // loads the guest's whole Hono graph, which every other command would then load too (program.ts).
 import { GUEST_DEFAULTS } from "../exec-guest/settings.ts";
+// Likewise the desktop's defaults, from the one module of cua that imports nothing.
+import { CDP_PORT, DISPLAY_DEFAULTS } from "../cua/options.ts";
 import { runRole } from "../roles/mod.ts";
 import type { RolePermissions } from "../roles/mod.ts";
 import { exitWith, loadModule } from "./run.ts";
@@ -35,6 +37,7 @@ export function registerGuestCommand(program: Command): void {
       "--desktop",
       "also run the X desktop (Xvfb, openbox, Chromium, VNC) and serve computer use on the host port",
     )
+    .addHelpText("after", environmentHelp())
     .action((options: GuestOptions) =>
       exitWith(async () => {
         const { desktopOptionsFromEnv, desktopPermissionNeeds } = await loadModule<Cua>(
@@ -83,6 +86,57 @@ export function registerGuestCommand(program: Command): void {
         }
       })
     );
+}
+
+/** The BOX_* settings the guest reads at start, each with its default, for --help. */
+function environmentHelp(): string {
+  const d = GUEST_DEFAULTS;
+  const rows: [string, string][] = [
+    ["BOX_TOKEN", "required: the bearer token of every route but GET /v1/health"],
+    ["BOX_TOKEN_FILE", "a file holding the token, instead of BOX_TOKEN"],
+    ["BOX_HOST_TOKEN", "the host service's token (default: BOX_TOKEN)"],
+    ["BOX_HOST_TOKEN_FILE", "a file holding it, instead of BOX_HOST_TOKEN"],
+    [
+      "BOX_DEFAULT_TIMEOUT_MS",
+      `an exec's time limit when it gives none (default: ${d.defaultTimeoutMs})`,
+    ],
+    ["BOX_MAX_TIMEOUT_MS", `the longest time limit an exec may ask (default: ${d.maxTimeoutMs})`],
+    [
+      "BOX_EXEC_KILL_GRACE_MS",
+      `from SIGTERM to SIGKILL when an exec is stopped (default: ${d.killGraceMs})`,
+    ],
+    [
+      "BOX_MAX_CONCURRENT_EXECS",
+      `execs at once; more answer 429 busy (default: ${d.maxConcurrentExecs})`,
+    ],
+    [
+      "BOX_MAX_OUTPUT_BYTES",
+      `stdout and stderr kept per exec, each (default: ${d.maxOutputBytes})`,
+    ],
+    [
+      "BOX_EXEC_RETENTION_MS",
+      `how long a finished exec stays readable (default: ${d.execRetentionMs})`,
+    ],
+    [
+      "BOX_MAX_FILE_BYTES",
+      `the largest file written, or read but raw (default: ${d.maxFileBytes})`,
+    ],
+    ["BOX_MAX_DIR_ENTRIES", `entries listed per folder (default: ${d.maxDirEntries})`],
+    ["BOX_CORS_ORIGINS", "exact origins a browser may call from, comma-separated (default: none)"],
+    ["BOX_DESKTOP_REQUIRED", "1: /v1/ready waits for the X display too (default: 0)"],
+    ["BOX_ID", `the box's name in /v1/info (default: ${d.boxId})`],
+  ];
+  const desktop: [string, string][] = [
+    ["BOX_DISPLAY", `the X display (default: ${DISPLAY_DEFAULTS.display})`],
+    ["BOX_DISPLAY_GEOM", `its WIDTHxHEIGHTxDEPTH (default: ${DISPLAY_DEFAULTS.geometry})`],
+    ["BOX_CUA", "0 turns computer use off: /v1/cua answers 503 (default: 1)"],
+    ["BOX_VNC_PASSWORD", "starts VNC and noVNC on 6080 with it (default: none, no VNC)"],
+    ["BOX_VNC_PASSWORD_FILE", "a file whose first line is it, instead of BOX_VNC_PASSWORD"],
+  ];
+  const table = (list: [string, string][]) =>
+    list.map(([name, text]) => `  ${name.padEnd(26)}${text}`).join("\n");
+  return `\nEnvironment (read at start; times in ms, sizes in bytes):\n${table(rows)}\n` +
+    `\nWith --desktop (Chromium's DevTools on 127.0.0.1:${CDP_PORT}):\n${table(desktop)}\n`;
 }
 
 function port(value: string): number {

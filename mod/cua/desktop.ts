@@ -4,7 +4,13 @@ import { cuaDisabled, noDesktop } from "./cua_errors.ts";
 import { Cua } from "./cua_service.ts";
 import { cuaRoutes } from "./cua_routes.ts";
 import { DevTools } from "./devtools.ts";
-import { CDP_PORT, type DesktopOptions, displayFromEnv, parseGeometry } from "./options.ts";
+import {
+  CDP_PORT,
+  type DesktopOptions,
+  DISPLAY_DEFAULTS,
+  displayFromEnv,
+  parseGeometry,
+} from "./options.ts";
 import { liveStatus, offStatus, statusRoutes } from "./status_routes.ts";
 import { Supervisor } from "./supervisor.ts";
 
@@ -85,7 +91,7 @@ export function desktopOff(
   env: Record<string, string | undefined>,
   workspace: string,
 ): { path: string; app: OpenAPIHono }[] {
-  let shown = { display: ":1", geometry: "1280x800x24" };
+  let shown: { display: string; geometry: string } = DISPLAY_DEFAULTS;
   try {
     shown = displayFromEnv(env);
   } catch {

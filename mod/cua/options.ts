@@ -27,6 +27,9 @@ export interface DesktopOptions {
   windowManager: boolean;
 }
 
+/** BOX_DISPLAY and BOX_DISPLAY_GEOM when unset (seed 004). */
+export const DISPLAY_DEFAULTS = { display: ":1", geometry: "1280x800x24" } as const;
+
 /** Chromium's DevTools port on 127.0.0.1 (seed 004). */
 export const CDP_PORT = 9222;
 
@@ -74,11 +77,11 @@ export function desktopOptionsFromEnv(
 export function displayFromEnv(
   env: Record<string, string | undefined>,
 ): { display: string; geometry: string } {
-  const display = env.BOX_DISPLAY ?? ":1";
+  const display = env.BOX_DISPLAY ?? DISPLAY_DEFAULTS.display;
   if (!/^:\d{1,4}$/.test(display)) {
     throw new Error(`BOX_DISPLAY ${JSON.stringify(display)} is not a local display such as :1.`);
   }
-  const geometry = env.BOX_DISPLAY_GEOM ?? "1280x800x24";
+  const geometry = env.BOX_DISPLAY_GEOM ?? DISPLAY_DEFAULTS.geometry;
   parseGeometry(geometry);
   return { display, geometry };
 }
