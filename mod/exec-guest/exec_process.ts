@@ -92,6 +92,11 @@ export class RunningProcess {
     });
   }
 
+  /** How long it has run so far, in whole milliseconds. */
+  elapsedMs(): number {
+    return Math.round(performance.now() - this.started);
+  }
+
   /** Whether the process has finished and its outcome is known. */
   get finished(): boolean {
     return this.exited;
@@ -158,7 +163,7 @@ export class RunningProcess {
       exit_code: exitCode,
       timed_out: timedOut,
       cancelled: this.stopReason === "cancel" || this.stopReason === "hangup",
-      duration_ms: Math.round(performance.now() - this.started),
+      duration_ms: this.elapsedMs(),
       truncated: this.stdout.truncated || this.stderr.truncated || !complete,
       output_complete: complete,
     };

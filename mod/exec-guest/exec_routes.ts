@@ -203,7 +203,7 @@ export function execRouter(deps: ExecDeps): OpenAPIHono<GuestEnv> {
       {
         exit_code: outcome?.exit_code ?? null,
         timed_out: outcome?.timed_out ?? false,
-        duration_ms: outcome?.duration_ms ?? 0,
+        duration_ms: outcome?.duration_ms ?? process.elapsedMs(),
         truncated: outcome?.truncated ?? (process.stdout.truncated || process.stderr.truncated),
         output_complete: outcome?.output_complete ?? false,
         cwd: record.cwd,

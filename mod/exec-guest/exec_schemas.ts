@@ -68,8 +68,9 @@ export const ExecStatus = z.object({
     description: "pass as stderr_since to read only new stderr",
   }),
 }).openapi("ExecStatus", {
-  description: "While status is running, exit_code is null and output_complete is false; once " +
-    "exited, the fields mean what they mean in ExecResult.",
+  description: "While status is running, exit_code is null, output_complete is false and " +
+    "duration_ms is the time it has run so far; once exited, the fields mean what they mean in " +
+    "ExecResult.",
 });
 
 /** The query of GET /v1/exec/{id}. */

@@ -207,6 +207,30 @@ Deno.test("detach returns at once; GET /v1/exec/{id} polls; ?since= returns only
   });
 });
 
+Deno.test("a running detached exec reports the time it has run so far as duration_ms", async () => {
+  await withGuest({}, async (guest) => {
+    const marker = `${guest.workspace}/started`;
+    const started = await exec(guest, {
+      command: `echo up > ${marker}; sleep 60`,
+      detach: true,
+    });
+    const url = `${guest.exec}/v1/exec/${started.body.exec_id}`;
+    try {
+      await fileAppears(marker);
+      // The time so far is what is measured: let some pass.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const first = await call(guest, url);
+      assertEquals(first.body.status, "running");
+      assert(first.body.duration_ms >= 50, `duration_ms ${first.body.duration_ms} while running`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const later = await call(guest, url);
+      assert(later.body.duration_ms >= first.body.duration_ms + 20, "it grows while it runs");
+    } finally {
+      await call(guest, url, { method: "DELETE" });
+    }
+  });
+});
+
 Deno.test("DELETE cancels a detached exec; again it is cancelled false; unknown ids are 404", async () => {
   await withGuest({}, async (guest) => {
     const started = await exec(guest, { command: ["sleep", "60"], detach: true });
