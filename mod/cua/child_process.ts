@@ -42,7 +42,7 @@ export class RunningProgram {
       }).spawn();
     } catch (error) {
       throw new Error(
-        `${spec.name} could not be started (${spec.command}: ${(error as Error).message}).`,
+        `${spec.name} could not be started (${spec.command}: ${(error as Error).message})`,
       );
     }
     return new RunningProgram(spec, child);

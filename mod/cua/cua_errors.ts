@@ -62,6 +62,6 @@ export function pathEscape(path: string): GuestError {
   return new GuestError(
     "path_escape",
     400,
-    `artifact_dir ${JSON.stringify(path)} is outside the workspace; give a path inside it.`,
+    `artifact_dir ${JSON.stringify(path)} is outside the workspace; give a path inside it`,
   );
 }

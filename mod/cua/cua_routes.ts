@@ -4,7 +4,7 @@
  */
 import { createRoute, OpenAPIHono, type z } from "@hono/zod-openapi";
 import type { GuestError } from "../exec-guest/errors.ts";
-import { invalidRequest } from "./cua_errors.ts";
+import { validationHook } from "../exec-guest/middleware.ts";
 import type { Cua } from "./cua_service.ts";
 import type { DevTools } from "./devtools.ts";
 import { runRecipe } from "./recipe_runner.ts";
@@ -47,15 +47,6 @@ const errors = {
     content: json(ErrorResponse),
   },
 };
-
-/** Throws a zod failure as 400 invalid_request naming each bad field. */
-export function validationHook(result: { success: boolean; error?: z.ZodError }): void {
-  if (result.success || !result.error) return;
-  const detail = result.error.issues
-    .map((issue) => `${issue.path.join(".") || "body"}: ${issue.message}`)
-    .join("; ");
-  throw invalidRequest(`the request body is not valid: ${detail}.`);
-}
 
 /** The /v1/cua app; mount it at /v1/cua. */
 export function cuaRoutes(context: CuaRouteContext): OpenAPIHono {

@@ -76,10 +76,10 @@ export function keysymOf(name: string): number | undefined {
 /** Parses a chord (`ctrl+l`, `Return`, `shift+Tab`) into keysyms; throws a sentence if bad. */
 export function parseChord(key: string): number[] {
   if (key.length === 0 || key.length > 64) {
-    throw new Error("key must be 1 to 64 characters, such as Return or ctrl+l.");
+    throw new Error("key must be 1 to 64 characters, such as Return or ctrl+l");
   }
   if (/[\s;]/.test(key)) {
-    throw new Error(`key ${JSON.stringify(key)} contains whitespace or ";": name one chord.`);
+    throw new Error(`key ${JSON.stringify(key)} contains whitespace or ";": name one chord`);
   }
   // A lone "+" is the plus key; "ctrl++" is ctrl and plus.
   const parts = key === "+"
@@ -93,7 +93,7 @@ export function parseChord(key: string): number[] {
       throw new Error(
         `key ${JSON.stringify(key)}: ${
           JSON.stringify(part)
-        } is not an X keysym name (try Return, Tab, ctrl, shift, a, F5).`,
+        } is not an X keysym name (try Return, Tab, ctrl, shift, a, F5)`,
       );
     }
     return keysym;

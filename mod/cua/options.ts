@@ -45,7 +45,7 @@ export function parseGeometry(geometry: string): Geometry {
   const match = /^(\d{2,5})x(\d{2,5})x(8|16|24)$/.exec(geometry);
   if (!match) {
     throw new Error(
-      `BOX_DISPLAY_GEOM ${JSON.stringify(geometry)} is not WIDTHxHEIGHTxDEPTH, e.g. 1280x800x24.`,
+      `BOX_DISPLAY_GEOM ${JSON.stringify(geometry)} is not WIDTHxHEIGHTxDEPTH such as 1280x800x24`,
     );
   }
   return { width: Number(match[1]), height: Number(match[2]), depth: Number(match[3]) };
@@ -79,7 +79,7 @@ export function displayFromEnv(
 ): { display: string; geometry: string } {
   const display = env.BOX_DISPLAY ?? DISPLAY_DEFAULTS.display;
   if (!/^:\d{1,4}$/.test(display)) {
-    throw new Error(`BOX_DISPLAY ${JSON.stringify(display)} is not a local display such as :1.`);
+    throw new Error(`BOX_DISPLAY ${JSON.stringify(display)} is not a local display such as :1`);
   }
   const geometry = env.BOX_DISPLAY_GEOM ?? DISPLAY_DEFAULTS.geometry;
   parseGeometry(geometry);
@@ -98,7 +98,7 @@ function vncPasswordFrom(env: Record<string, string | undefined>): string | null
     throw new Error(
       `BOX_VNC_PASSWORD_FILE ${JSON.stringify(file)} could not be read: ${
         (error as Error).message
-      }.`,
+      }`,
     );
   }
   const password = text.split("\n")[0].trim();

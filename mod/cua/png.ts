@@ -10,7 +10,7 @@ export function encodePng(
 ): Uint8Array<ArrayBuffer> {
   const { width, height } = size;
   if (bgrx.length < width * height * 4) {
-    throw new Error(`the frame holds ${bgrx.length} bytes, fewer than ${width}x${height}x4.`);
+    throw new Error(`the frame holds ${bgrx.length} bytes, fewer than ${width}x${height}x4`);
   }
   const stride = width * 3 + 1;
   const raw = new Uint8Array(stride * height);

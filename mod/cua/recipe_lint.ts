@@ -23,18 +23,18 @@ export function lintRecipe(
 ): LintProblem[] {
   const problems: LintProblem[] = [];
   if (batch.steps.length === 0) {
-    problems.push({ code: "invalid_request", message: "the recipe has no steps." });
+    problems.push({ code: "invalid_request", message: "the recipe has no steps" });
   }
   if (batch.steps.length > MAX_STEPS) {
     problems.push({
       code: "invalid_request",
-      message: `the recipe has ${batch.steps.length} steps; at most ${MAX_STEPS} are allowed.`,
+      message: `the recipe has ${batch.steps.length} steps; at most ${MAX_STEPS} are allowed`,
     });
   }
   if (batch.record && batch.artifact_dir === undefined) {
     problems.push({
       code: "invalid_request",
-      message: "record: true needs artifact_dir, the workspace folder the MP4 is written to.",
+      message: "record: true needs artifact_dir, the workspace folder the MP4 is written to",
     });
   }
   batch.steps.forEach((step, index) => {
@@ -44,7 +44,7 @@ export function lintRecipe(
     if (step.op === "wait" && step.ms > MAX_WAIT_MS) {
       problems.push({
         code: "invalid_request",
-        message: `step ${index} (wait): ${step.ms} ms is over the ${MAX_WAIT_MS} ms limit.`,
+        message: `step ${index} (wait): ${step.ms} ms is over the ${MAX_WAIT_MS} ms limit`,
       });
     }
     if (step.op === "key") {
@@ -89,7 +89,7 @@ export function stepProblems(step: Step, size: { width: number; height: number }
     if (x < 0 || y < 0 || x >= size.width || y >= size.height) {
       problems.push(
         `${name} (${x}, ${y}) is outside the ${size.width}x${size.height} framebuffer ` +
-          `(x 0-${size.width - 1}, y 0-${size.height - 1}).`,
+          `(x 0-${size.width - 1}, y 0-${size.height - 1})`,
       );
     }
   }

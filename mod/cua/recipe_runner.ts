@@ -45,7 +45,7 @@ export async function runRecipe(batch: Batch, context: RecipeContext): Promise<R
   if (problems.length > 0) {
     const code = problems[0].code;
     const message = `the recipe was not run, nothing moved: ${
-      problems.map((p) => p.message).join(" ")
+      problems.map((p) => p.message).join("; ")
     }`;
     throw new GuestError(code, 400, message);
   }

@@ -261,7 +261,7 @@ export class Supervisor {
     });
     this.#watch("x11vnc", program);
     const line = await withDeadline(program.waitForLine((l) => l.startsWith("PORT=")), "x11vnc");
-    if (line === undefined) throw new Error("x11vnc exited before it listened.");
+    if (line === undefined) throw new Error("x11vnc exited before it listened");
   }
 
   async #startViewer(): Promise<void> {
@@ -292,18 +292,18 @@ async function poll(
 ): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    if (gone()) throw new Error(`${what} exited before it answered.`);
+    if (gone()) throw new Error(`${what} exited before it answered`);
     if (await check().catch(() => false)) return;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
-  throw new Error(`${what} did not answer within ${READY_TIMEOUT_MS / 1000} s.`);
+  throw new Error(`${what} did not answer within ${READY_TIMEOUT_MS / 1000} s`);
 }
 
 async function withDeadline<T>(work: Promise<T>, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new Error(`${what} did not answer within ${READY_TIMEOUT_MS / 1000} s.`)),
+      () => reject(new Error(`${what} did not answer within ${READY_TIMEOUT_MS / 1000} s`)),
       READY_TIMEOUT_MS,
     );
   });

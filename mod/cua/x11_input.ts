@@ -191,7 +191,7 @@ export class XInput {
     const known = this.#map.get(keysym);
     if (known) return known;
     if (this.#scratch === 0) {
-      throw new Error(`no free keycode to type keysym 0x${keysym.toString(16)}.`);
+      throw new Error(`no free keycode to type keysym 0x${keysym.toString(16)}`);
     }
     this.x.changeKeyboardMapping(this.#scratch, [keysym, keysym]);
     await this.x.sync();

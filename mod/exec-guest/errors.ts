@@ -1,4 +1,10 @@
-/** The guest's error: one shape for every failure, `{"error": {"code", "message", "status"}}`. */
+/**
+ * The guest's error: one shape for every failure of every router (exec, files, host, computer
+ * use), `{"error": {"code", "message", "status"}}`, and one style for its message: a single
+ * lowercase sentence a caller can act on, naming the input that was wrong, clauses joined by ";",
+ * no full stop, and `see runbook.md#<anchor>` last where the guest fails closed.
+ * tests/exec-guest/error_style_test.ts holds every router to it.
+ */
 
 /** The error codes of seed 004. */
 export type GuestErrorCode =

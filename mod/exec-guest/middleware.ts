@@ -30,7 +30,8 @@ export function newRouter(): OpenAPIHono<GuestEnv> {
   return new OpenAPIHono<GuestEnv>({ defaultHook: validationHook });
 }
 
-function validationHook(
+/** Turns a zod failure into 400 invalid_request naming each bad field; every guest router uses it. */
+export function validationHook(
   result: { success: true } | { success: false; error: ZodError },
 ): void {
   if (result.success) return;

@@ -58,5 +58,5 @@ Deno.test("a frame shorter than its size is refused with the sizes named", () =>
   } catch (error) {
     message = (error as Error).message;
   }
-  assertEquals(message, "the frame holds 10 bytes, fewer than 4x4x4.");
+  assertEquals(message, "the frame holds 10 bytes, fewer than 4x4x4");
 });

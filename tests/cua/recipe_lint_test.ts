@@ -57,7 +57,7 @@ Deno.test("any point outside the framebuffer is reported with its step index", (
 });
 
 Deno.test("the lint refuses empty plans, more than 256 steps and waits over 10 s", () => {
-  assertEquals(lintRecipe(plan([]), SIZE).map((p) => p.message), ["the recipe has no steps."]);
+  assertEquals(lintRecipe(plan([]), SIZE).map((p) => p.message), ["the recipe has no steps"]);
   const wait = { op: "wait", ms: 10_000 };
   assertEquals(lintRecipe(plan(Array(MAX_STEPS).fill(wait)), SIZE), []);
   assertEquals(lintRecipe(plan(Array(MAX_STEPS + 1).fill(wait)), SIZE).length, 1);
