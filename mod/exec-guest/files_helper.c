@@ -10,9 +10,9 @@
  * and gives this helper the link-free result, relative to ROOT ("." for ROOT itself).
  *
  *   files ROOT read PATH MAX_BYTES MAX_ENTRIES   a regular file: "f SIZE\n" then its bytes (at
- *                                                most MAX_BYTES + 1); larger: "b SIZE\n"; a folder:
- *                                                "d\n" then "KIND SIZE NAME\0" per entry (KIND f, d,
- *                                                l or o), and "t\0" past MAX_ENTRIES
+ *                                                most MAX_BYTES + 1); larger: "b SIZE\n"; a
+ *                                                folder: "d\n" then "KIND SIZE NAME\0" per entry
+ *                                                (KIND f, d, l or o), and "t\0" past MAX_ENTRIES
  *   files ROOT raw PATH                          a regular file: "f SIZE\n" then all its bytes
  *   files ROOT write PATH                        standard input into the regular file PATH, made
  *                                                (0666 less the umask) if it is not there: "ok\n"
@@ -191,7 +191,8 @@ static long root_fd;
 
 /* Opens a path beneath the root; no link may be on the way, the last name included. */
 static long beneath(const char *path, long flags) {
-  struct open_how how = {(unsigned long)(flags | O_CLOEXEC), 0, RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS};
+  struct open_how how = {(unsigned long)(flags | O_CLOEXEC), 0,
+                         RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS};
   return check(sys(SYS_openat2, root_fd, (long)path, (long)&how, sizeof how, 0));
 }
 
@@ -407,7 +408,9 @@ void helper_main(long *stack) {
   root_fd = check(sys(SYS_openat, -100, (long)argv[1], O_PATH | O_DIRECTORY | O_CLOEXEC, 0, 0));
   const char *op = argv[2];
   char *path = argv[3];
-  if (same(op, "read") && argc == 6) read_path(path, parse_number(argv[4]), parse_number(argv[5]), 0);
+  if (same(op, "read") && argc == 6) {
+    read_path(path, parse_number(argv[4]), parse_number(argv[5]), 0);
+  }
   if (same(op, "raw") && argc == 4) read_path(path, 0, 0, 1);
   if (same(op, "write") && argc == 4) write_path(path);
   if (same(op, "mkdir") && argc == 4) {

@@ -30,7 +30,10 @@ export interface HelperEntry {
   size: number;
 }
 
-/** What a read found: a file's bytes (null past the limit), a folder, a folder asked as a file, or neither. */
+/**
+ * What a read found: a file's bytes (null past the limit), a folder, a folder where a file was
+ * wanted, or neither.
+ */
 export type HelperRead =
   | { kind: "file"; size: number; bytes: Uint8Array | null }
   | { kind: "directory"; entries: HelperEntry[]; truncated: boolean }
@@ -44,7 +47,7 @@ const KINDS: Record<string, HelperEntry["kind"]> = {
   o: "other",
 };
 
-/** Runs the helper at `program` on the workspace `root`; paths are relative to it ("." the root). */
+/** Runs the helper at `program` on the workspace `root`; paths are relative to it, "." the root. */
 export class FilesHelper {
   constructor(readonly program: string, readonly root: string) {}
 

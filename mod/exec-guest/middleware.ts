@@ -30,7 +30,7 @@ export function newRouter(): OpenAPIHono<GuestEnv> {
   return new OpenAPIHono<GuestEnv>({ defaultHook: validationHook });
 }
 
-/** Turns a zod failure into 400 invalid_request naming each bad field; every guest router uses it. */
+/** A zod failure as 400 invalid_request naming each bad field; every guest router uses it. */
 export function validationHook(
   result: { success: true } | { success: false; error: ZodError },
 ): void {

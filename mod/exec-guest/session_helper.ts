@@ -21,7 +21,7 @@ export function sessionHelperElf(): Uint8Array {
 export interface InstalledHelper {
   /** The session helper, or null where it cannot serve (util-linux setsid is used instead). */
   path: string | null;
-  /** The files helper (files_helper.ts), or null where it cannot serve (the file routes answer 503). */
+  /** The files helper (files_helper.ts), or null where it cannot serve (file routes: 503). */
   files: string | null;
   remove(): Promise<void>;
 }
