@@ -2,7 +2,7 @@
  * The guest's error: one shape for every failure of every router (exec, files, host, computer
  * use), `{"error": {"code", "message", "status"}}`, and one style for its message: a single
  * lowercase sentence a caller can act on, naming the input that was wrong, clauses joined by ";",
- * no full stop, and `see runbook.md#<anchor>` last where the guest fails closed.
+ * no full stop, and the runbook pointer last where the guest fails closed.
  * tests/exec-guest/error_style_test.ts holds every router to it.
  */
 

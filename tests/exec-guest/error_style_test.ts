@@ -18,7 +18,7 @@ function styleProblems(message: string): string[] {
   }
   // An identifier may lead (BOX_CUA, X11 names); a capitalised word may not.
   if (/^[A-Z][a-z]/.test(message)) problems.push("starts with a capital");
-  if (message.includes("see runbook.md#") && !/see runbook\.md#[a-z0-9-]+$/.test(message)) {
+  if (/see runbook\.md#/.test(message) && !/see runbook\.md#[a-z0-9-]+$/.test(message)) {
     problems.push("goes on after its runbook pointer");
   }
   return problems;
