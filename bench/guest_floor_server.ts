@@ -7,7 +7,8 @@
 import { installSessionHelper } from "../mod/exec-guest/mod.ts";
 
 const helper = await installSessionHelper();
-if (helper === null) throw new Error("the session helper does not run here");
+const setsid = helper?.path ?? null;
+if (helper === null || setsid === null) throw new Error("the session helper does not run here");
 
 async function drain(stream: ReadableStream<Uint8Array>): Promise<number> {
   const reader = stream.getReader({ mode: "byob" });
@@ -32,7 +33,7 @@ const server = Deno.serve(
       return new Response(null, { status: 204 });
     }
     const { command } = await request.json() as { command: string[] };
-    const child = new Deno.Command(helper.path, {
+    const child = new Deno.Command(setsid, {
       args: command,
       // The environment the guest gives a command: its own (LANG included, which `true` acts on).
       clearEnv: true,
