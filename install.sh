@@ -56,11 +56,12 @@ say "dependencies installed from deno.lock"
 # node:crypto); with --test, also what the tests need: the desktop, the browser, curl, openssl
 # (test certificates), gcc (a test rebuilds the guest's session helper from its C source and
 # compares it with the checked-in bytes), libcap2-bin (setcap: a test shows a tool cannot set a
-# file capability).
+# file capability), python3 (the attack tests' racers and prctl calls, run as a task would).
 packages=(bubblewrap libssl3)
 if [ "$with_test" = 1 ]; then
   packages+=(xvfb openbox xdotool wmctrl x11-utils x11-apps x11-xkb-utils imagemagick
-    ffmpeg x11vnc novnc websockify chromium fonts-dejavu-core curl procps openssl gcc libcap2-bin)
+    ffmpeg x11vnc novnc websockify chromium fonts-dejavu-core curl procps openssl gcc libcap2-bin
+    python3)
 fi
 missing=()
 for p in "${packages[@]}"; do

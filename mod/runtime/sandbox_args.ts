@@ -33,7 +33,19 @@ export interface SandboxCommand {
   cwd: string;
   /** What goes to the command's stdin (write_file's content), or null for nothing. */
   stdin: string | null;
+  /**
+   * Where bubblewrap puts stdin's bytes instead, as a read-only file inside the sandbox (the shell
+   * tool's command: in argv, any user of the host would read it in /proc/PID/cmdline), or absent
+   * for a stdin that is the command's own.
+   */
+  stdinAt?: string;
 }
+
+/**
+ * Where a shell call's command lies inside its sandbox: at the root bubblewrap makes, which no
+ * grant's path can shadow (a grant on / would hold the box home, which is never mounted).
+ */
+export const COMMAND_FILE = "/.gurt/command";
 
 /** The command for a built-in tool run in the sandbox; throws for http_fetch and app tools. */
 export function sandboxCommand(spec: RunSpec): SandboxCommand {
@@ -48,12 +60,15 @@ export function sandboxCommand(spec: RunSpec): SandboxCommand {
         stdin: args.content,
       };
     case "shell":
-      // The command's stderr joins its stdout inside, so bubblewrap's own stderr stays its own.
-      // The redirection is its own first line: it runs before the command is even parsed.
+      // The command reaches the sandbox on stdin, which bubblewrap turns into COMMAND_FILE, never
+      // in an argv. The shell reads it from there once its stdin is /dev/null (bubblewrap closed
+      // the pipe) and its stderr joins its stdout, so bubblewrap's own stderr stays its own; both
+      // redirections run before the command is even parsed.
       return {
-        argv: ["/bin/sh", "-c", `exec 2>&1\n${args.command}`],
+        argv: ["/bin/sh", "-c", `exec </dev/null 2>&1; . ${COMMAND_FILE}`],
         cwd: args.cwd ?? "/tmp",
-        stdin: null,
+        stdin: `${args.command}\n`,
+        stdinAt: COMMAND_FILE,
       };
     default:
       throw new Error(`the tool ${spec.tool} does not run in the sandbox`);
@@ -129,6 +144,7 @@ export function sandboxArgs(
     "--tmpfs",
     "/tmp",
   );
+  if (command.stdinAt !== undefined) args.push("--ro-bind-data", "0", command.stdinAt);
   if (mounts.length > MAX_MOUNTS) throw new Error(`a call has at most ${MAX_MOUNTS} mounts`);
   mounts.forEach((mount, i) => {
     args.push(

@@ -46,12 +46,33 @@ export const SETPRIV = "/usr/bin/setpriv";
  * writable folder of root's is refused: \`gurt-sandbox: root-owned path\`; of two users:
  * \`gurt-sandbox: mixed owners\`, both exit 123); with none writable, the first owner of a mount
  * that is not root; else nobody. The gid: that user's own group, else the path's group, never 0.
- * Each mount's path must be a folder or a file, not a link, a FIFO or a device. Other failures
- * print \`gurt-sandbox:\` on stderr and exit 125.
+ * Each mount's path must be a folder or a file, not a link, a FIFO or a device. Unless the uid is
+ * nobody, every folder above a mount's path must be a folder, not a link, of root's, the uid's or
+ * the mount's owner's, and not writable by others unless it is sticky (/tmp): else someone else
+ * could have put at the path whatever the tool would run as the owner of (another user's folder,
+ * moved there by a task with a shell grant above it): \`gurt-sandbox: open parent\`, exit 122.
+ * The second stage gets the device and inode of what this stage looked at, and mounts that object
+ * or nothing. Other failures print \`gurt-sandbox:\` on stderr and exit 125.
  */
 const STAGE_ROOT = `root=$1 name=$2 max=$3 kib=$4 filter=$5 setpriv=$6 n=$7
 shift 6
-uid= gid= wuid= wgid= k=0
+# Whether every folder above $3 is safe: a folder, of root's, $1's or $2's, that others cannot write
+# (or sticky). stat looks at each without following it, so a link is no folder.
+parents() {
+  a=$1 b=$2 p=$3
+  set --
+  while [ "$p" != / ]; do p=\${p%/*}; p=\${p:-/}; set -- "$@" "$p"; done
+  out=$(stat -c '%u %f' -- "$@") || return 1
+  u=
+  for w in $out; do
+    if [ -z "$u" ]; then u=$w; continue; fi
+    m=$((0x$w))
+    [ $((m & 61440)) -eq 16384 ] && { [ "$u" = 0 ] || [ "$u" = "$a" ] || [ "$u" = "$b" ]; } &&
+      { [ $((m & 18)) -eq 0 ] || [ $((m & 512)) -ne 0 ]; } || return 1
+    u=
+  done
+}
+uid= gid= wuid= wgid= k=0 owners= ids=
 for arg in "$@"; do
   k=$((k + 1))
   [ "$k" -eq 1 ] && continue
@@ -61,9 +82,10 @@ for arg in "$@"; do
   # Not a link, a FIFO or a device: opening one of those may block, or act.
   [ ! -L "$path" ] && { [ -d "$path" ] || [ -f "$path" ]; } ||
     { echo "gurt-sandbox: linked path" >&2; exit 124; }
-  owner=$(stat -c '%u %g' -- "$path") ||
+  st=$(stat -c '%u %g %d:%i' -- "$path") ||
     { echo "gurt-sandbox: cannot look at a granted path" >&2; exit 125; }
-  group=\${owner#* } owner=\${owner% *}
+  owner=\${st%% *} group=\${st#* } group=\${group% *}
+  owners="$owners$owner " ids="$ids\${st##* } "
   if [ "$mode" = w ]; then
     [ "$owner" != 0 ] || { echo "gurt-sandbox: root-owned path" >&2; exit 123; }
     [ -z "$wuid" ] || [ "$wuid" = "$owner" ] || { echo "gurt-sandbox: mixed owners" >&2; exit 123; }
@@ -80,6 +102,16 @@ else
   [ -z "$own" ] || gid=$own
   [ "$gid" != 0 ] || gid=${NOBODY}
 fi
+# nobody gains no one anything: what is at the path is only read or written with others' rights.
+k=0 left=$owners
+[ "$uid" != ${NOBODY} ] && for arg in "$@"; do
+  k=$((k + 1))
+  [ "$k" -eq 1 ] && continue
+  [ "$k" -gt $((2 * n + 1)) ] && break
+  [ $((k % 2)) -eq 0 ] && continue
+  parents "$uid" "\${left%% *}" "$arg" || { echo "gurt-sandbox: open parent" >&2; exit 122; }
+  left=\${left#* }
+done
 if [ -n "$root" ]; then
   group="$root/$name"
   { [ -d "$group" ] || mkdir -p "$group"; } && echo "$max" > "$group/pids.max" &&
@@ -90,29 +122,32 @@ ulimit -c 0 && ulimit -v "$kib" ||
   { echo "gurt-sandbox: cannot set the memory limit" >&2; exit 125; }
 exec 9<"$filter" || { echo "gurt-sandbox: cannot open the seccomp filter" >&2; exit 125; }
 exec "$setpriv" --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs \
-  --inh-caps=-all --bounding-set=-all -- /bin/sh -c "$STAGE_USER" gurt-sandbox "$uid" "$@"`;
+  --inh-caps=-all --bounding-set=-all -- /bin/sh -c "$STAGE_USER" gurt-sandbox "$uid" "$ids" "$@"`;
 
 /**
- * The second stage, as the call's uid: $1 the uid, $2 how many mounts, their modes and paths, then
- * bubblewrap and its arguments. Each path is opened on fd 3, 4, … (bubblewrap binds those
- * descriptors), and the object opened must be at that very path: a path that leads elsewhere
- * through a link (one a task put in a folder it may write, say) is refused with
- * \`gurt-sandbox: linked path\` and exit 124. A writable mount must still belong to the uid, or
- * the path was swapped since the first stage looked: refused the same way. The check and the mount
- * are of the same opened object, so swapping the path back and forth between them gains nothing.
+ * The second stage, as the call's uid: $1 the uid, $2 the device:inode the first stage saw at each
+ * mount's path, $3 how many mounts, their modes and paths, then bubblewrap and its arguments. Each
+ * path is opened on fd 3, 4, … (bubblewrap binds those descriptors), and the object opened must be
+ * at that very path and be the object the first stage looked at: a path that leads elsewhere
+ * through a link (one a task put in a folder it may write, say), or whose object was swapped since
+ * (the uid was picked from what the first stage saw), is refused with \`gurt-sandbox: linked path\`
+ * and exit 124. A writable mount must still belong to the uid. The checks and the mount are of the
+ * same opened object, so swapping the path back and forth between them gains nothing.
  */
-const STAGE_USER = `uid=$1 n=$2
-shift 2
+const STAGE_USER = `uid=$1 ids=$2 n=$3
+shift 3
 fd=3
 while [ "$n" -gt 0 ]; do
-  mode=$1 path=$2
+  mode=$1 path=$2 id=\${ids%% *} ids=\${ids#* }
   shift 2
   eval "command exec $fd<\\"\\$path\\"" 2>/dev/null ||
     { echo "gurt-sandbox: cannot open a granted path" >&2; exit 125; }
   # The x keeps a trailing newline of the path, which $(...) would drop.
   [ "$(readlink "/proc/$$/fd/$fd"; echo x)" = "$path
 x" ] || { echo "gurt-sandbox: linked path" >&2; exit 124; }
-  [ "$mode" = r ] || [ "$(stat -L -c %u "/proc/$$/fd/$fd")" = "$uid" ] ||
+  st=$(stat -L -c '%u %d:%i' "/proc/$$/fd/$fd")
+  [ "\${st#* }" = "$id" ] || { echo "gurt-sandbox: linked path" >&2; exit 124; }
+  [ "$mode" = r ] || [ "\${st%% *}" = "$uid" ] ||
     { echo "gurt-sandbox: linked path" >&2; exit 124; }
   fd=$((fd + 1))
   n=$((n - 1))
@@ -208,14 +243,27 @@ export async function runSandbox(
     timedOut = true;
     kill();
   }, options.limits.timeoutMs);
+  // Once bubblewrap has gone, every process of the call has too, and the pipes close at once. If
+  // one is still open after a moment, something of the call outlived it: the pipes are let go, so
+  // the call returns all the same, and the call's cgroup is emptied.
+  const stop = new AbortController();
+  let lingering: ReturnType<typeof setTimeout> | undefined;
+  status.then(() => {
+    lingering = setTimeout(() => stop.abort(), AFTER_EXIT_MS);
+  });
   try {
-    const writing = options.stdin === null ? Promise.resolve() : writeAll(child, options.stdin);
+    const writing = options.stdin === null
+      ? Promise.resolve()
+      : writeAll(child, options.stdin, stop.signal);
     const [output, stderr, ended] = await Promise.all([
-      readCapped(child.stdout, options.limits.maxOutputBytes, kill),
-      readCapped(child.stderr, MAX_STDERR, () => {}),
+      readCapped(child.stdout, options.limits.maxOutputBytes, kill, stop.signal),
+      readCapped(child.stderr, MAX_STDERR, () => {}, stop.signal),
       status,
       writing,
     ]);
+    if ((killed || stop.signal.aborted) && options.cgroup !== null) {
+      await killGroup(options.cgroup);
+    }
     if (timedOut) return { kind: "timed_out" };
     const code = ended.signal === null ? ended.code : 128 + signalNumber(ended.signal);
     return {
@@ -231,43 +279,89 @@ export async function runSandbox(
       kill();
       await status;
     }
+    clearTimeout(lingering);
   }
 }
 
-async function writeAll(child: Deno.ChildProcess, text: string): Promise<void> {
+/** How long the pipes may stay open once bubblewrap has gone. */
+const AFTER_EXIT_MS = 250;
+
+/**
+ * Kills every process left in a call's pids cgroup, as root (Deno may not touch /sys): what a call
+ * left behind after bubblewrap was killed, which its pid namespace should already have taken.
+ */
+async function killGroup(plan: CgroupPlan): Promise<void> {
+  const script = `g=$1/$2
+for i in 1 2 3 4 5 6 7 8 9 10; do
+  pids=$(cat "$g/cgroup.procs" 2>/dev/null)
+  [ -n "$pids" ] || exit 0
+  kill -9 $pids 2>/dev/null
+  sleep 0.02
+done`;
+  await new Deno.Command("/bin/sh", {
+    args: ["-c", script, "gurt-kill", plan.root, plan.name],
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+    clearEnv: true,
+    env: { PATH: "/usr/local/bin:/usr/bin:/bin" },
+  }).output().catch(() => {});
+}
+
+async function writeAll(child: Deno.ChildProcess, text: string, stop: AbortSignal): Promise<void> {
   const writer = child.stdin.getWriter();
+  const abort = () => writer.abort().catch(() => {});
+  stop.addEventListener("abort", abort, { once: true });
   try {
     await writer.write(new TextEncoder().encode(text));
     await writer.close();
   } catch {
     // The sandbox stopped reading (it failed or was killed); its exit says what happened.
+  } finally {
+    stop.removeEventListener("abort", abort);
   }
 }
 
-/** Reads a stream to its end, keeping at most `max` bytes; calls `over` once when it passes it. */
+/**
+ * Reads a stream to its end, or until `stop`, keeping at most `max` bytes; calls `over` once when
+ * it passes it.
+ */
 async function readCapped(
   stream: ReadableStream<Uint8Array>,
   max: number,
   over: () => void,
+  stop: AbortSignal,
 ): Promise<{ bytes: Uint8Array; truncated: boolean }> {
   const chunks: Uint8Array[] = [];
   let kept = 0;
   let truncated = false;
-  for await (const chunk of stream) {
-    const room = max - kept;
-    if (chunk.length <= room) {
-      chunks.push(chunk);
-      kept += chunk.length;
-      continue;
+  const reader = stream.getReader();
+  const cancel = () => reader.cancel().catch(() => {});
+  stop.addEventListener("abort", cancel, { once: true });
+  try {
+    for (;;) {
+      const next = await reader.read();
+      if (next.done) break;
+      const chunk = next.value;
+      const room = max - kept;
+      if (chunk.length <= room) {
+        chunks.push(chunk);
+        kept += chunk.length;
+        continue;
+      }
+      if (room > 0) {
+        chunks.push(chunk.subarray(0, room));
+        kept += room;
+      }
+      if (!truncated) {
+        truncated = true;
+        over();
+      }
     }
-    if (room > 0) {
-      chunks.push(chunk.subarray(0, room));
-      kept += room;
-    }
-    if (!truncated) {
-      truncated = true;
-      over();
-    }
+  } catch {
+    // Cancelled: what was read is kept.
+  } finally {
+    stop.removeEventListener("abort", cancel);
   }
   const bytes = new Uint8Array(kept);
   let offset = 0;

@@ -22,7 +22,7 @@ import {
   type RunSpec,
   type Runtime,
 } from "./run_spec.ts";
-import { bwrapArgs, MAX_MOUNTS, sandboxArgs, type SystemLayout } from "./sandbox_args.ts";
+import { MAX_MOUNTS, sandboxArgs, sandboxCommand, type SystemLayout } from "./sandbox_args.ts";
 import { runSandbox, type SandboxEnd } from "./sandbox_process.ts";
 import { hostFilterArch, toolSeccompFilter } from "./seccomp_filter.ts";
 import { probeSystemLayout } from "./system_layout.ts";
@@ -44,6 +44,8 @@ export const RUN_ERRORS = {
     "the grant lets a tool write in a folder or file that root owns, and tools never run as root; give the path to an ordinary user (chown), or grant a folder of one; see runbook.md#runtime-root-owned-path",
   mixedOwners:
     "the grant lets a tool write in paths of two different owners, and a tool runs as exactly one of them; split the grant by owner; see runbook.md#runtime-root-owned-path",
+  openParent:
+    "a folder above the grant's path is another user's, a link, or one others may write, so someone else could have put what is at the path there, and a tool runs as its owner; see runbook.md#runtime-open-parent",
   readFailed:
     "the file could not be read: it does not exist inside the granted path or is not a readable file",
   writeFailed:
@@ -208,8 +210,9 @@ export class SandboxRuntime implements Runtime {
     if (await this.#touchesProtected(spec.mounts.map((mount) => mount.path))) {
       throw new RunError(RUN_ERRORS.protectedPath);
     }
-    const end = await this.#sandbox(bwrapArgs(spec, this.#argOptions()), {
-      stdin: args.kind === "write_file" ? args.content : null,
+    const command = sandboxCommand(spec);
+    const end = await this.#sandbox(sandboxArgs(spec.mounts, command, this.#argOptions()), {
+      stdin: command.stdin,
       mounts: spec.mounts,
     });
     if (end.kind === "timed_out") throw new RunError(RUN_ERRORS.timedOut);
@@ -271,6 +274,7 @@ export class SandboxRuntime implements Runtime {
     if (problem === "gurt-sandbox: linked path") throw new RunError(RUN_ERRORS.linkedPath);
     if (problem === "gurt-sandbox: root-owned path") throw new RunError(RUN_ERRORS.rootOwned);
     if (problem === "gurt-sandbox: mixed owners") throw new RunError(RUN_ERRORS.mixedOwners);
+    if (problem === "gurt-sandbox: open parent") throw new RunError(RUN_ERRORS.openParent);
     if (problem !== null) {
       this.log(`gurt: the sandbox could not start: ${problem}`);
       throw new RunError(RUN_ERRORS.sandboxFailed);

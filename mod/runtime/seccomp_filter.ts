@@ -7,6 +7,11 @@
  * either bit. Calls the filter cannot inspect (openat2 passes its mode in a struct, io_uring does
  * the work in the kernel) answer ENOSYS, which makes libc fall back to the inspected calls. A call
  * from another architecture's ABI (x86's 32-bit or x32 calls on x86_64) kills the process.
+ *
+ * It also keeps every process's parent-death signal SIGKILL or none: prctl(PR_SET_PDEATHSIG) with
+ * any other signal, 0 included, answers EPERM. The command is its pid namespace's pid 1, and
+ * bubblewrap gives it SIGKILL for when bubblewrap dies (`--die-with-parent`); had it cleared that,
+ * or set one it ignores, it would outlive the kill at its time limit, and its namespace with it.
  */
 
 /** The architectures the filter is written for, as Deno names them. */
@@ -16,7 +21,8 @@ export type FilterArch = "x86_64" | "aarch64";
 type Rule =
   | { kind: "mode"; mode: number }
   | { kind: "create"; flags: number; mode: number }
-  | { kind: "enosys" };
+  | { kind: "enosys" }
+  | { kind: "pdeathsig" };
 
 interface ArchTable {
   /** AUDIT_ARCH_* of the architecture: the filter kills a call from any other. */
@@ -36,6 +42,7 @@ const ARCHES: Record<FilterArch, ArchTable> = {
       [90, { kind: "mode", mode: 1 }], // chmod
       [91, { kind: "mode", mode: 1 }], // fchmod
       [133, { kind: "mode", mode: 1 }], // mknod
+      [157, { kind: "pdeathsig" }], // prctl
       [257, { kind: "create", flags: 2, mode: 3 }], // openat
       [259, { kind: "mode", mode: 2 }], // mknodat
       [268, { kind: "mode", mode: 2 }], // fchmodat
@@ -52,6 +59,7 @@ const ARCHES: Record<FilterArch, ArchTable> = {
       [52, { kind: "mode", mode: 1 }], // fchmod
       [53, { kind: "mode", mode: 2 }], // fchmodat
       [56, { kind: "create", flags: 2, mode: 3 }], // openat
+      [167, { kind: "pdeathsig" }], // prctl
       [425, { kind: "enosys" }], // io_uring_setup
       [437, { kind: "enosys" }], // openat2
       [452, { kind: "mode", mode: 2 }], // fchmodat2
@@ -59,6 +67,9 @@ const ARCHES: Record<FilterArch, ArchTable> = {
   },
 };
 
+/** prctl's option that sets the parent-death signal, and the one signal it may set. */
+const PR_SET_PDEATHSIG = 1;
+const SIGKILL = 9;
 /** S_ISUID | S_ISGID. */
 const SET_ID_BITS = 0o6000;
 /** O_CREAT | __O_TMPFILE: the flags with which open and openat take a mode. */
@@ -107,6 +118,14 @@ export function toolSeccompFilter(arch: FilterArch): Uint8Array {
     const label = `call${i}`;
     if (rule.kind === "enosys") {
       ops.push({ code: RET, k: ERRNO | ENOSYS, label });
+      return;
+    }
+    if (rule.kind === "pdeathsig") {
+      // The kernel reads the option as an int and refuses a signal past 64, so the low words tell.
+      ops.push({ code: LD_ABS_W, k: arg(0), label });
+      ops.push({ code: JEQ, k: PR_SET_PDEATHSIG, jt: "next", jf: "allow" });
+      ops.push({ code: LD_ABS_W, k: arg(1) });
+      ops.push({ code: JEQ, k: SIGKILL, jt: "allow", jf: "eperm" });
       return;
     }
     if (rule.kind === "create") {

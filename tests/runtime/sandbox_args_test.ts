@@ -4,6 +4,7 @@ import {
   bwrapArgs,
   cgroupPlan,
   CgroupSlots,
+  sandboxCommand,
   type SystemLayout,
   wrappedArgv,
 } from "../../mod/runtime/mod.ts";
@@ -124,6 +125,9 @@ Deno.test("shell mounts every path of the grant writable and starts in cwd", () 
   });
   assertEquals(bwrapArgs(spec, OPTIONS), [
     ...PREFIX,
+    "--ro-bind-data",
+    "0",
+    "/.gurt/command",
     "--bind-fd",
     "3",
     "/srv/a",
@@ -135,8 +139,10 @@ Deno.test("shell mounts every path of the grant writable and starts in cwd", () 
     "--",
     "/bin/sh",
     "-c",
-    "exec 2>&1\nls",
+    "exec </dev/null 2>&1; . /.gurt/command",
   ]);
+  // The command itself is in no argv: it goes on stdin, which bubblewrap makes that file.
+  assertEquals(sandboxCommand(spec).stdin, "ls\n");
 });
 
 Deno.test("shell under a grant with no paths mounts nothing and starts in the private /tmp", () => {
@@ -145,13 +151,17 @@ Deno.test("shell under a grant with no paths mounts nothing and starts in the pr
   assertEquals(spec.egress, null);
   assertEquals(bwrapArgs(spec, OPTIONS), [
     ...PREFIX,
+    "--ro-bind-data",
+    "0",
+    "/.gurt/command",
     "--chdir",
     "/tmp",
     "--",
     "/bin/sh",
     "-c",
-    "exec 2>&1\ntrue",
+    "exec </dev/null 2>&1; . /.gurt/command",
   ]);
+  assertEquals(sandboxCommand(spec).stdin, "true\n");
 });
 
 Deno.test("http_fetch has egress and no mounts, and never becomes a sandbox command", () => {

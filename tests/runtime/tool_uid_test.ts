@@ -126,24 +126,25 @@ Deno.test({
     const rt = await runtime();
     try {
       await withOwnedDir(async (dir) => {
-        const marker = `gurt-uid-probe-${crypto.randomUUID()}`;
-        const running = rt.run(shell(`touch started; sleep 2 # ${marker}`, [dir]));
-        const statuses: string[] = [];
+        const running = rt.run(shell("touch started; sleep 2", [dir]));
+        // Once the shell has touched started, bubblewrap has set up and dropped what it had.
         const deadline = Date.now() + 10_000;
-        while (statuses.length < 2 && Date.now() < deadline) {
-          statuses.length = 0;
-          for (const entry of Deno.readDirSync("/proc")) {
-            if (!/^\d+$/.test(entry.name)) continue;
-            const cmdline = await Deno.readTextFile(`/proc/${entry.name}/cmdline`).catch(() => "");
-            if (!cmdline.includes(marker)) continue;
-            const status = await Deno.readTextFile(`/proc/${entry.name}/status`).catch(() => "");
-            if (status !== "") statuses.push(status);
-          }
-          await new Promise((resolve) => setTimeout(resolve, 50));
+        while (!await Deno.lstat(`${dir}/started`).then(() => true, () => false)) {
+          assert(Date.now() < deadline, "the call never started");
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        // bubblewrap (the folder is in its argv) and the shell and sleep it runs (in the folder).
+        const statuses: string[] = [];
+        for (const entry of Deno.readDirSync("/proc")) {
+          if (!/^\d+$/.test(entry.name) || Number(entry.name) === Deno.pid) continue;
+          const cmdline = await Deno.readTextFile(`/proc/${entry.name}/cmdline`).catch(() => "");
+          const cwd = await Deno.readLink(`/proc/${entry.name}/cwd`).catch(() => "");
+          if (!cmdline.split("\0").includes(dir) && cwd !== dir) continue;
+          const status = await Deno.readTextFile(`/proc/${entry.name}/status`).catch(() => "");
+          if (status !== "") statuses.push(status);
         }
         await running;
-        // bubblewrap and the shell it runs (the sleep's line is the shell's own).
-        assert(statuses.length >= 2, `found ${statuses.length} processes of the call`);
+        assert(statuses.length >= 3, `found ${statuses.length} processes of the call`);
         for (const status of statuses) {
           const uids = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status)!.slice(1).map(Number);
           const gids = /^Gid:\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status)!.slice(1).map(Number);

@@ -1,0 +1,243 @@
+/**
+ * What keeps a call inside its own run, behind the attacks of tests/runtime/attack_review_test.ts:
+ * the seccomp filter keeps a process's parent-death signal SIGKILL or none; a call whose pipes a
+ * leftover process holds open returns all the same, and its cgroup is emptied; a folder above a
+ * grant's path that someone other than root, the tool's uid or the path's owner could change
+ * refuses the call, where a tool would otherwise run as whoever owns what was put at the path.
+ */
+import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
+import {
+  cgroupPlan,
+  PIDS_CGROUP_ROOT,
+  RUN_ERRORS,
+  RunError,
+  runSandbox,
+  runtimeCgroupRoot,
+  SandboxRuntime,
+  sweepCgroups,
+} from "../../mod/runtime/mod.ts";
+import { ownTree, settings, specFor, TOOL_OWNER, withOwnedDir } from "./helpers.ts";
+
+const asRoot = Deno.uid() === 0;
+const hasPidsCgroup = asRoot && Deno.statSync("/sys/fs/cgroup/pids").isDirectory;
+
+/** Another user of the box, neither the task nor the grant's owner. */
+const BOB = { uid: 61241, gid: 61241 } as const;
+
+async function runtime(): Promise<SandboxRuntime> {
+  const started = await SandboxRuntime.start(settings({ timeout_ms: 20_000 }), { log: () => {} });
+  assert(started.runtime instanceof SandboxRuntime, started.notices.join(" "));
+  return started.runtime;
+}
+
+const shell = (command: string, paths: string[]) =>
+  specFor({ tool: "shell", paths }, "shell", { command, cwd: paths[0] });
+
+/** The pids of host processes whose argv holds `marker`. */
+async function processesWith(marker: string): Promise<number[]> {
+  const found: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name) || Number(entry.name) === Deno.pid) continue;
+    const cmdline = await Deno.readTextFile(`/proc/${entry.name}/cmdline`).catch(() => "");
+    if (cmdline.includes(marker)) found.push(Number(entry.name));
+  }
+  return found;
+}
+
+Deno.test({
+  name:
+    "a tool's process may set its parent-death signal to SIGKILL, and to nothing else: clearing it or choosing another signal answers EPERM",
+  ignore: !asRoot,
+  fn: async () => {
+    const rt = await runtime();
+    try {
+      await withOwnedDir(async (dir) => {
+        const ran = await rt.run(shell(
+          `python3 -c 'import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+for sig in (0, 15, 10, 9):
+    r = libc.prctl(1, sig, 0, 0, 0)
+    print(sig, "ok" if r == 0 else os.strerror(ctypes.get_errno()))'`,
+          [dir],
+        ));
+        assertStringIncludes(
+          ran.content,
+          "0 Operation not permitted\n15 Operation not permitted\n10 Operation not permitted\n9 ok\n",
+        );
+      });
+    } finally {
+      await rt.close();
+    }
+  },
+});
+
+/**
+ * Runs runSandbox with a stand-in for bubblewrap that leaves a process holding its output open
+ * and exits at once: the one thing the sandbox's pid namespace would never let happen.
+ */
+async function withLeftover(
+  cgroup: boolean,
+  check: (end: { status: number; output: string }, marker: string) => Promise<void>,
+): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "gurt-leftover-" });
+  const marker = `gurt-leftover-${crypto.randomUUID()}`;
+  const root = cgroup ? runtimeCgroupRoot() : null;
+  try {
+    await Deno.chmod(dir, 0o755);
+    const fake = `${dir}/bwrap`;
+    await Deno.writeTextFile(fake, `#!/bin/sh\nsh -c 'sleep 30; : ${marker}' &\necho started\n`, {
+      mode: 0o755,
+    });
+    const filter = `${dir}/filter`;
+    await Deno.writeFile(filter, new Uint8Array(8), { mode: 0o600 });
+    const end = await runSandbox([], {
+      bwrap: fake,
+      stdin: null,
+      limits: { timeoutMs: 20_000, memoryBytes: 512 * 1024 * 1024, maxOutputBytes: 65536 },
+      cgroup: root === null ? null : cgroupPlan(16, { slot: 0, root }),
+      filter,
+      mounts: [],
+    });
+    assert(end.kind === "exited", end.kind);
+    await check({ status: end.status, output: new TextDecoder().decode(end.output) }, marker);
+  } finally {
+    for (const pid of await processesWith(marker)) {
+      try {
+        Deno.kill(pid, "SIGKILL");
+      } catch {
+        // Gone already.
+      }
+    }
+    if (root !== null) await sweepCgroups(PIDS_CGROUP_ROOT, root);
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test({
+  name:
+    "a call returns once bubblewrap has gone even while a leftover process holds its output open, with what was written before; in its cgroup, that process is killed",
+  ignore: !hasPidsCgroup,
+  fn: async () => {
+    await withLeftover(true, async (end, marker) => {
+      assertEquals(end, { status: 0, output: "started\n" });
+      assertEquals(await processesWith(marker), [], "the leftover process still runs");
+    });
+    // Without a cgroup the call still returns (the leftover is the test's to kill).
+    await withLeftover(false, async (end, marker) => {
+      assertEquals(end, { status: 0, output: "started\n" });
+      assert((await processesWith(marker)).length > 0, "the stand-in left nothing behind");
+    });
+  },
+});
+
+async function chown(path: string, who: { uid: number; gid: number }): Promise<void> {
+  await Deno.chown(path, who.uid, who.gid);
+}
+
+Deno.test({
+  name:
+    "a call is refused with its own sentence when a folder above its grant's path is another user's, a link, or open to others' writes; root's folders, a sticky /tmp and the path owner's own are fine",
+  ignore: !asRoot,
+  fn: async () => {
+    const rt = await runtime();
+    try {
+      await withOwnedDir(async (dir) => {
+        // bob's folder (0755) holding alice's project: bob could swap the project for anything.
+        await Deno.mkdir(`${dir}/bobs/proj`, { recursive: true });
+        await Deno.mkdir(`${dir}/open/proj`, { recursive: true });
+        await Deno.mkdir(`${dir}/real/proj`, { recursive: true });
+        await ownTree(dir);
+        await chown(`${dir}/bobs`, BOB);
+        await Deno.chmod(`${dir}/bobs`, 0o755);
+        // A folder of alice's that her group may write (not sticky).
+        await Deno.chmod(`${dir}/open`, 0o775);
+        await Deno.symlink(`${dir}/real`, `${dir}/alias`);
+        for (const path of [`${dir}/bobs/proj`, `${dir}/open/proj`, `${dir}/alias/proj`]) {
+          const error = await assertRejects(
+            () => rt.run(shell("echo planted > planted.txt", [path])),
+            RunError,
+          );
+          assertEquals(error.message, RUN_ERRORS.openParent, path);
+          await assertRejects(() => Deno.lstat(`${path}/planted.txt`), Deno.errors.NotFound);
+        }
+        // Sticky and open to all (alice's own /tmp-like folder) is fine, as /tmp is.
+        await Deno.chmod(`${dir}/open`, 0o1777);
+        const ran = await rt.run(shell("echo ok > ok.txt && id -u", [`${dir}/open/proj`]));
+        assertStringIncludes(ran.content, `${TOOL_OWNER.uid}\n`);
+        // Under alice's folder, a folder of bob's is one alice could have put there: refused.
+        await Deno.mkdir(`${dir}/bobs/pub`);
+        await Deno.writeTextFile(`${dir}/bobs/pub/notes.txt`, "bob's public notes");
+        await chown(`${dir}/bobs/pub`, BOB);
+        await chown(`${dir}/bobs/pub/notes.txt`, BOB);
+        const readPub = specFor({ tool: "read_file", paths: [`${dir}/bobs/pub`] }, "read_file", {
+          path: `${dir}/bobs/pub/notes.txt`,
+        });
+        const refused = await assertRejects(() => rt.run(readPub), RunError);
+        assertEquals(refused.message, RUN_ERRORS.openParent);
+        // Moved under a folder of root's, the same folder of bob's is read as bob.
+        const rootDir = await Deno.makeTempDir({ prefix: "gurt-root-" });
+        try {
+          await Deno.chmod(rootDir, 0o755);
+          await Deno.rename(`${dir}/bobs`, `${rootDir}/bobs`);
+          const read = await rt.run(
+            specFor({ tool: "read_file", paths: [`${rootDir}/bobs/pub`] }, "read_file", {
+              path: `${rootDir}/bobs/pub/notes.txt`,
+            }),
+          );
+          assertEquals(read.content, "bob's public notes");
+          await Deno.rename(`${rootDir}/bobs`, `${dir}/bobs`);
+        } finally {
+          await Deno.remove(rootDir, { recursive: true });
+        }
+        // A folder root owns, read under bob's folder, runs as nobody: nobody gains no one anything.
+        await Deno.mkdir(`${dir}/bobs/rootdocs`);
+        await Deno.writeTextFile(`${dir}/bobs/rootdocs/a.txt`, "root's doc");
+        const asNobody = await rt.run(
+          specFor({ tool: "read_file", paths: [`${dir}/bobs/rootdocs`] }, "read_file", {
+            path: `${dir}/bobs/rootdocs/a.txt`,
+          }),
+        );
+        assertEquals(asNobody.content, "root's doc");
+      });
+    } finally {
+      await rt.close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "bob's folder moved by a task to its grant's path is refused with the open-parent sentence, and nothing is read or written there",
+  ignore: !asRoot,
+  fn: async () => {
+    const rt = await runtime();
+    try {
+      await withOwnedDir(async (dir) => {
+        await Deno.mkdir(`${dir}/shared`);
+        await Deno.mkdir(`${dir}/bob`);
+        await ownTree(dir);
+        await Deno.writeTextFile(`${dir}/bob/secret.txt`, "BOB-SECRET", { mode: 0o600 });
+        await chown(`${dir}/bob`, BOB);
+        await chown(`${dir}/bob/secret.txt`, BOB);
+        await rt.run(shell("mv shared shared.old && mv bob shared", [dir]));
+        for (
+          const spec of [
+            specFor({ tool: "read_file", paths: [`${dir}/shared`] }, "read_file", {
+              path: `${dir}/shared/secret.txt`,
+            }),
+            specFor({ tool: "write_file", paths: [`${dir}/shared`] }, "write_file", {
+              path: `${dir}/shared/planted.txt`,
+              content: "planted",
+            }),
+          ]
+        ) {
+          const error = await assertRejects(() => rt.run(spec), RunError);
+          assertEquals(error.message, RUN_ERRORS.openParent);
+        }
+        await assertRejects(() => Deno.lstat(`${dir}/shared/planted.txt`), Deno.errors.NotFound);
+      });
+    } finally {
+      await rt.close();
+    }
+  },
+});
