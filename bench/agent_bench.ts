@@ -12,7 +12,7 @@
 import { loadConfig } from "../mod/config/mod.ts";
 import { Core } from "../mod/core/core.ts";
 import { requestJson, requestStream } from "../mod/net/mod.ts";
-import { adminSocketPath } from "../mod/cli/permissions.ts";
+import { adminSocketPath } from "../mod/config/mod.ts";
 import { exampleApp, ToolRegistry } from "../mod/tools/mod.ts";
 import { startFakeModel } from "../tests/loop/fake_model.ts";
 import { type BenchRow, printTable } from "./table.ts";

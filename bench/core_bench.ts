@@ -7,7 +7,7 @@
  */
 import { realFileOps } from "../mod/audit/mod.ts";
 import { gurtInvocation } from "../mod/core/self_command.ts";
-import { adminSocketPath } from "../mod/cli/permissions.ts";
+import { adminSocketPath } from "../mod/config/mod.ts";
 import { postCall, requestJson } from "../mod/net/mod.ts";
 import { printTable } from "./table.ts";
 import { p50 as median } from "./measure.ts";

@@ -5,7 +5,7 @@
  * reads. Sequential requests from one client; figures are requests per second.
  */
 import { requestJson } from "../mod/net/mod.ts";
-import { adminSocketPath } from "../mod/cli/permissions.ts";
+import { adminSocketPath } from "../mod/config/mod.ts";
 import { grant } from "../tests/core/harness.ts";
 import { startPortalBox } from "../tests/portal/helpers.ts";
 import { type BenchRow, printTable } from "./table.ts";

@@ -7,7 +7,7 @@
  * sandbox's own overhead (wrapper, limits, pids cgroup) from the core's; a fourth, the runtime
  * without its pids cgroup, to show what the process cap costs.
  */
-import { adminSocketPath } from "../mod/cli/permissions.ts";
+import { adminSocketPath } from "../mod/config/mod.ts";
 import { loadConfig } from "../mod/config/mod.ts";
 import { Core } from "../mod/core/core.ts";
 import { requestJson } from "../mod/net/mod.ts";

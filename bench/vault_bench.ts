@@ -8,7 +8,7 @@
  */
 import { loadConfig } from "../mod/config/mod.ts";
 import { Core } from "../mod/core/core.ts";
-import { adminSocketPath } from "../mod/cli/permissions.ts";
+import { adminSocketPath } from "../mod/config/mod.ts";
 import { requestJson } from "../mod/net/mod.ts";
 import { Redactor, StreamRedactor, writeVaultFile } from "../mod/vault/mod.ts";
 import { type BenchRow, printTable } from "./table.ts";

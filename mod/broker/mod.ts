@@ -38,7 +38,6 @@ export {
   readTask,
   readTasks,
   TASK_STATES,
-  taskDir,
   type TaskRecord,
   type TaskState,
   type WorkerSpec,

@@ -1,5 +1,6 @@
 /** tasks/<id>/task.json: the task's prompt, worker, tools, budget and state, written atomically. */
 import { z } from "zod";
+import { taskDir } from "../config/mod.ts";
 import { writeFileAtomic } from "./files.ts";
 
 /** The states of a task; running and waiting are live, the others are ended. */
@@ -35,11 +36,6 @@ export type TaskRecord = z.infer<typeof taskRecord>;
 /** Whether a task in this state still has a socket and a worker. */
 export function isLive(state: TaskState): boolean {
   return state === "running" || state === "waiting";
-}
-
-/** The folder of task `id`. */
-export function taskDir(home: string, id: string): string {
-  return `${home}/tasks/${id}`;
 }
 
 /** Reads and checks a task.json. */

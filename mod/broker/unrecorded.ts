@@ -10,9 +10,10 @@
  * lines in the page cache that the restarted core would answer from, and a power cut would then
  * take back an answer that was given.
  */
+import { taskDir } from "../config/mod.ts";
 import { syncFile } from "./files.ts";
 import { Journal } from "./journal.ts";
-import { isLive, readTasks, taskDir } from "./task_store.ts";
+import { isLive, readTasks } from "./task_store.ts";
 
 /**
  * Voids the answers of live tasks whose Result record is `lostFrom` or later (the audit writer's

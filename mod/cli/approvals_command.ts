@@ -1,6 +1,6 @@
 /** `gurt approvals`, `gurt approve ID`, `gurt refuse ID [--reason TEXT]`. */
 import type { Command } from "commander";
-import { adminSocketPath } from "./permissions.ts";
+import { adminSocketPath } from "../config/mod.ts";
 import { configFor, exitWith, runCliRole } from "./run.ts";
 import type { ApprovalsArgs } from "./approvals_main.ts";
 

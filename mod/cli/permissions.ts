@@ -2,14 +2,9 @@
  * The owner CLI's permissions (seed 002's bxctl): it reads the audit log, the grants and
  * gurt.toml, and talks to the admin socket. It writes nothing.
  */
-import type { Config } from "../config/mod.ts";
+import { adminSocketPath, type Config } from "../config/mod.ts";
 import type { RolePermissions } from "../roles/mod.ts";
 import { codeDir } from "../roles/mod.ts";
-
-/** The admin socket, under the box home. */
-export function adminSocketPath(home: string): string {
-  return `${home}/run/owner-broker/admin.sock`;
-}
 
 /** The permissions of every `gurt` owner command. */
 export function cliPermissions(config: Config): RolePermissions {

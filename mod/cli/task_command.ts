@@ -1,7 +1,6 @@
 /** `gurt task start|list|show|stop`: the owner's view of tasks. */
 import type { Command } from "commander";
-import type { Config } from "../config/mod.ts";
-import { adminSocketPath } from "./permissions.ts";
+import { adminSocketPath, type Config } from "../config/mod.ts";
 import { configFor, exitWith, runCliRole } from "./run.ts";
 import type { TaskArgs } from "./task_main.ts";
 import type { WatchArgs } from "./watch_main.ts";

@@ -1,6 +1,6 @@
 /** `gurt vault set NAME`, `rm NAME`, `list`, `deny APP NAME`, `allow APP NAME`. */
 import type { Command } from "commander";
-import { adminSocketPath } from "./permissions.ts";
+import { adminSocketPath } from "../config/mod.ts";
 import { configFor, exitWith, loadModule, runCliRole } from "./run.ts";
 import { readSecretValue } from "./secret_input.ts";
 import type { VaultArgs } from "./vault_main.ts";

@@ -5,6 +5,14 @@ import type { FileConfig } from "./schema.ts";
 
 export { ConfigError, parseConfig } from "./load.ts";
 export { type PathInputs, resolveHome, resolveVault } from "./paths.ts";
+export {
+  adminSocketPath,
+  ownerTokenPath,
+  portalAddrPath,
+  portalDir,
+  taskDir,
+  taskSocketPath,
+} from "./home_paths.ts";
 export type { FileConfig } from "./schema.ts";
 
 /** Everything a role needs to know about where things are and how they behave. */

@@ -3,8 +3,7 @@
  * admin socket, reopens the tasks that were live, and answers until it is closed.
  */
 import { AuditWriter } from "../audit/mod.ts";
-import { adminSocketPath } from "../cli/permissions.ts";
-import type { Config } from "../config/mod.ts";
+import { adminSocketPath, type Config } from "../config/mod.ts";
 import {
   type ApprovalContext,
   ApprovalTable,

@@ -1,6 +1,5 @@
 /** The core role's entry: `gurt serve` runs here, inside the core's permissions. */
-import type { Config } from "../config/mod.ts";
-import { adminSocketPath } from "../cli/permissions.ts";
+import { adminSocketPath, type Config } from "../config/mod.ts";
 import { type Portal, startPortal } from "../portal/mod.ts";
 import { adminRoutes } from "./admin_routes.ts";
 import { Core } from "./core.ts";

@@ -14,13 +14,13 @@ import {
   publicTask,
   readTask,
   readTasks,
-  taskDir,
   TaskHandle,
   type TaskRecord,
   taskRoutes,
   type TaskState,
   writeTask,
 } from "../broker/mod.ts";
+import { taskDir, taskSocketPath } from "../config/mod.ts";
 import type { StartTask } from "./admin_schemas.ts";
 import { serveSocket } from "./home_layout.ts";
 import { firstClosedFolder, unreachableText } from "./home_reach.ts";
@@ -222,7 +222,7 @@ export class TaskManager {
    */
   async #open(record: TaskRecord, options: { fresh: boolean }): Promise<TaskRecord> {
     const dir = taskDir(this.deps.home, record.id);
-    const socket = `${dir}/broker.sock`;
+    const socket = taskSocketPath(this.deps.home, record.id);
     let journal: Journal | null = null;
     let server: Deno.HttpServer;
     let handle: TaskHandle;

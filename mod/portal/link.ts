@@ -1,5 +1,6 @@
 /** `gurt portal`'s link: the portal's address and a fresh one-time login code. */
-import { loginCode, portalAddrPath, readOwnerToken } from "./owner_token.ts";
+import { portalAddrPath } from "../config/mod.ts";
+import { loginCode, readOwnerToken } from "./owner_token.ts";
 
 /** The one-time sign-in link for the portal of the home's running core. */
 export async function loginLink(home: string, now: Date): Promise<string> {

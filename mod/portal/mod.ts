@@ -3,13 +3,7 @@
  * links from `gurt portal`, session cookies, CSRF checks, a strict CSP).
  */
 export { type AdminFetch, adminPathOf } from "./admin_client.ts";
-export {
-  ensureOwnerToken,
-  loginCode,
-  ownerTokenPath,
-  portalAddrPath,
-  readOwnerToken,
-} from "./owner_token.ts";
+export { ensureOwnerToken, loginCode, readOwnerToken } from "./owner_token.ts";
 export { loginLink } from "./link.ts";
 export { portalLinkPermissions } from "./permissions.ts";
 export { parseListen, type Portal, type PortalOptions, startPortal } from "./server.ts";

@@ -5,21 +5,7 @@
  */
 import { Buffer } from "node:buffer";
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-
-/** The folder of the portal's files in the box home. */
-export function portalDir(home: string): string {
-  return `${home}/portal`;
-}
-
-/** The owner token file. */
-export function ownerTokenPath(home: string): string {
-  return `${portalDir(home)}/owner.token`;
-}
-
-/** The file where `gurt serve` writes the portal's bound address (`127.0.0.1:7780`). */
-export function portalAddrPath(home: string): string {
-  return `${home}/run/portal.addr`;
-}
+import { ownerTokenPath, portalDir } from "../config/mod.ts";
 
 const TOKEN = /^[0-9a-f]{64}$/;
 

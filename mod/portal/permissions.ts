@@ -2,10 +2,9 @@
  * The permissions of `gurt portal` (an owner command in the CLI role): it reads the owner token
  * and the portal's address file, and prints a link. It writes nothing and reaches no network.
  */
-import type { Config } from "../config/mod.ts";
+import { type Config, ownerTokenPath, portalAddrPath } from "../config/mod.ts";
 import type { RolePermissions } from "../roles/mod.ts";
 import { codeDir } from "../roles/mod.ts";
-import { ownerTokenPath, portalAddrPath } from "./owner_token.ts";
 
 /** The permissions of `gurt portal`. */
 export function portalLinkPermissions(config: Config): RolePermissions {

@@ -3,11 +3,12 @@
  * owner token on first start and the bound address to `<home>/run/portal.addr`.
  */
 import type { BrokerDeps } from "../broker/mod.ts";
+import { portalAddrPath } from "../config/mod.ts";
 import type { AdminFetch } from "./admin_client.ts";
 import { portalApp } from "./app.tsx";
 import { allowedHosts } from "./guard.ts";
 import { LiveStreams } from "./live_events.ts";
-import { ensureOwnerToken, portalAddrPath } from "./owner_token.ts";
+import { ensureOwnerToken } from "./owner_token.ts";
 import { SessionStore } from "./sessions.ts";
 
 /** How a portal is started. */

@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { assert, assertEquals } from "../assert.ts";
 import { verifyHome } from "../../mod/audit/mod.ts";
-import { adminSocketPath } from "../../mod/cli/permissions.ts";
+import { adminSocketPath } from "../../mod/config/mod.ts";
 import { startBox, type TestBox } from "./harness.ts";
 import { parseResponse, rawJson, requestBytes, sendBytes } from "./raw_http.ts";
 

@@ -3,7 +3,7 @@
  * Tasks use the worker `none`, so the test is the worker and speaks to the task socket itself.
  */
 import { type AuditFileOps, AuditWriter } from "../../mod/audit/mod.ts";
-import { adminSocketPath } from "../../mod/cli/permissions.ts";
+import { adminSocketPath } from "../../mod/config/mod.ts";
 import { loadConfig } from "../../mod/config/mod.ts";
 import { Core, type CoreOptions } from "../../mod/core/core.ts";
 import { requestJson } from "../../mod/net/mod.ts";

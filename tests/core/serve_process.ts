@@ -2,7 +2,7 @@
  * A real `gurt serve` as a child process, for the tests that kill it: started on a home, ready once
  * it says its admin socket is ready, stopped with SIGTERM or killed with SIGKILL.
  */
-import { adminSocketPath } from "../../mod/cli/permissions.ts";
+import { adminSocketPath } from "../../mod/config/mod.ts";
 import { gurtArgs } from "../cli/gurt.ts";
 import type { Json } from "./harness.ts";
 import { rawJson } from "./raw_http.ts";

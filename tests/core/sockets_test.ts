@@ -3,7 +3,7 @@
  * socket refusing the other's requests, and, as root, one task's user unable to open another's.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { adminSocketPath } from "../../mod/cli/permissions.ts";
+import { adminSocketPath } from "../../mod/config/mod.ts";
 import { startBox } from "./harness.ts";
 import { startServe } from "./serve_process.ts";
 

@@ -3,7 +3,7 @@
  * starts, a scripted llama-style (OpenAI-compatible) model service, and the real `gurt task watch`.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { adminSocketPath } from "../../mod/cli/permissions.ts";
+import { adminSocketPath } from "../../mod/config/mod.ts";
 import { requestJson } from "../../mod/net/mod.ts";
 import { grant, type Json } from "../core/harness.ts";
 import { gurt, gurtArgs } from "../cli/gurt.ts";

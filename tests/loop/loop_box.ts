@@ -2,7 +2,7 @@
  * A real core in-process on a temporary home whose tasks run the real `gurt loop` worker, with a
  * vault view set by the test and a core that can be restarted on the same home.
  */
-import { adminSocketPath } from "../../mod/cli/permissions.ts";
+import { adminSocketPath } from "../../mod/config/mod.ts";
 import { loadConfig } from "../../mod/config/mod.ts";
 import { Core } from "../../mod/core/core.ts";
 import { requestJson } from "../../mod/net/mod.ts";

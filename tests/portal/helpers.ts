@@ -3,7 +3,7 @@
  * code `gurt portal` would print, spent through the portal's own sign-in form.
  */
 import { Hono } from "hono";
-import { adminSocketPath } from "../../mod/cli/permissions.ts";
+import { adminSocketPath } from "../../mod/config/mod.ts";
 import { adminRoutes } from "../../mod/core/admin_routes.ts";
 import { loginCode, type Portal, startPortal } from "../../mod/portal/mod.ts";
 import { type BoxOptions, startBox, type TestBox, type TestTask, until } from "../core/harness.ts";

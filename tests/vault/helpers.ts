@@ -1,5 +1,5 @@
 /** Shared by the vault's tests: a vault file in its own folder, and the admin socket's vault routes. */
-import { adminSocketPath } from "../../mod/cli/permissions.ts";
+import { adminSocketPath } from "../../mod/config/mod.ts";
 import { requestJson } from "../../mod/net/mod.ts";
 import type { Json, TestBox } from "../core/harness.ts";
 

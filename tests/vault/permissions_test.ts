@@ -5,7 +5,7 @@
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
 import { loadConfig } from "../../mod/config/mod.ts";
 import { Core } from "../../mod/core/core.ts";
-import { adminSocketPath } from "../../mod/cli/permissions.ts";
+import { adminSocketPath } from "../../mod/config/mod.ts";
 import { VaultFileError } from "../../mod/vault/mod.ts";
 import { gurt } from "../cli/gurt.ts";
 import { vaultFolder } from "./helpers.ts";
