@@ -1,7 +1,7 @@
 /** The CLI role's side of `gurt approvals`, `gurt approve` and `gurt refuse` (seed 002 §9). */
 import type { PendingApproval } from "../broker/mod.ts";
 import { admin } from "./admin_client.ts";
-import { answerText, approvalBlock } from "./approvals_format.ts";
+import { answerText, approvalBlock } from "../owner-text/mod.ts";
 
 /** What the owner asked. */
 export type ApprovalsArgs =

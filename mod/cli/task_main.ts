@@ -1,6 +1,6 @@
 /** The CLI role's side of `gurt task …`: start, list, show and stop, over the admin socket. */
 import { admin, errorOf } from "./admin_client.ts";
-import { escapeArguments, escapeModelText } from "./escape.ts";
+import { escapeArguments, escapeModelText } from "../owner-text/mod.ts";
 
 /** What the owner asked. */
 export type TaskArgs =

@@ -4,7 +4,7 @@
  * `[denied <name>: <reason>]` with the runbook pointer of the box's own failures.
  */
 import type { JournalLine } from "../broker/mod.ts";
-import { escapeArguments, escapeModelText } from "./escape.ts";
+import { escapeArguments, escapeModelText } from "../owner-text/mod.ts";
 
 /** The runbook pointer printed under a denial that describes the box, not the call. */
 const POINTERS: Record<string, string> = {

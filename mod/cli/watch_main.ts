@@ -7,8 +7,7 @@
  */
 import type { JournalLine, PendingApproval } from "../broker/mod.ts";
 import { admin, errorOf } from "./admin_client.ts";
-import { answerText, approvalBlock } from "./approvals_format.ts";
-import { escapeArguments } from "./escape.ts";
+import { answerText, approvalBlock, escapeArguments } from "../owner-text/mod.ts";
 import { LineReader } from "./line_reader.ts";
 import { pendingId, watchLine } from "./watch_format.ts";
 

@@ -7,7 +7,7 @@
  * arguments as received.
  */
 import { realFileOps } from "../../mod/audit/mod.ts";
-import { answerText } from "../../mod/cli/approvals_format.ts";
+import { answerText } from "../../mod/owner-text/mod.ts";
 import { denialText } from "../../mod/policy/mod.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { counter, grant, pendingApproval, startBox, until } from "../core/harness.ts";

@@ -3,8 +3,7 @@
 // reconciler, and Hono would print them as attributes.
 import type { Child } from "hono/jsx";
 import type { PendingApproval } from "../../broker/mod.ts";
-import { approvalBlock } from "../../cli/approvals_format.ts";
-import { escapeArguments } from "../../cli/escape.ts";
+import { approvalBlock, escapeArguments } from "../../owner-text/mod.ts";
 import { Csrf, Layout, Notice } from "./layout.tsx";
 
 /** The list of pending approvals; the live view replaces this element whole. */

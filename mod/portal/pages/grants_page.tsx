@@ -2,7 +2,7 @@
 // deno-lint-ignore-file jsx-key -- rendered on the server only: keys matter to a client
 // reconciler, and Hono would print them as attributes.
 import type { Child } from "hono/jsx";
-import { escapeArguments } from "../../cli/escape.ts";
+import { escapeArguments } from "../../owner-text/mod.ts";
 import { DataTable } from "./data_table.tsx";
 import { Layout } from "./layout.tsx";
 

@@ -4,7 +4,7 @@
  * for an app. Without the vault's admin routes it says the vault is not available.
  */
 import type { Child } from "hono/jsx";
-import { escapeArguments } from "../../cli/escape.ts";
+import { escapeArguments } from "../../owner-text/mod.ts";
 import { Csrf, Layout, Notice } from "./layout.tsx";
 
 /** One vault key as the admin handlers list it: never its value. */

@@ -2,7 +2,7 @@
 // deno-lint-ignore-file jsx-key -- rendered on the server only: keys matter to a client
 // reconciler, and Hono would print them as attributes.
 import type { Child } from "hono/jsx";
-import { escapeArguments, escapeModelText } from "../../cli/escape.ts";
+import { escapeArguments, escapeModelText } from "../../owner-text/mod.ts";
 import { DataTable } from "./data_table.tsx";
 import { Csrf, Layout, Notice } from "./layout.tsx";
 
