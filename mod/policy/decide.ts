@@ -189,17 +189,33 @@ export function explainDecision(
   return { outcome, candidates: match.candidates, argumentsProblem: null };
 }
 
+/** What decideLoaded needs besides the call and the grants: what the caller found of the call. */
+export type LoadedOptions = Omit<DecideOptions, "state"> & {
+  /** The session's state, or null where it could not be read. */
+  state: SessionState | null;
+  /** Whether the tool is one the session was given at all (a task's tools); true if omitted. */
+  offered?: boolean;
+  /** Whether an app tool's input parsed against its schema; true if omitted. */
+  inputValid?: boolean;
+};
+
 /**
- * Decides a call against a load of the grant files: an invalid set denies every call with
- * grants_invalid (seed 002 §3, "Loading"); a valid one is decided by `decide`.
+ * Decides a call against a load of the grant files, in seed 002 §3's order: an invalid set denies
+ * every call with grants_invalid ("Loading"), then a state that could not be read denies with
+ * state_unreadable, a tool the session was not given with no_grant, and an app tool's input its
+ * schema refused with invalid_arguments; the rest is decided by `decide`.
  */
 export function decideLoaded(
   request: ToolRequest,
   load: GrantLoad,
-  options: DecideOptions,
+  options: LoadedOptions,
 ): Outcome {
+  const { state, offered = true, inputValid = true, ...rest } = options;
   if (!load.ok) return denied("grants_invalid", null);
-  return decide(request, load.grants, options);
+  if (state === null) return denied("state_unreadable", null);
+  if (!offered) return denied("no_grant", null);
+  if (!inputValid) return denied("invalid_arguments", null);
+  return decide(request, load.grants, { ...rest, state });
 }
 
 /**

@@ -1,4 +1,5 @@
 /** The model-facing text of each denial (seed 002 §8): a plain tool result the model can explain. */
+import type { AskWhy } from "./decide.ts";
 import type { DenyReason } from "./types.ts";
 
 const TEXTS: Record<DenyReason, string> = {
@@ -14,7 +15,16 @@ const TEXTS: Record<DenyReason, string> = {
   state_unreadable: "Denied: this session's broker state is damaged; the owner has been told.",
 };
 
-/** The text the model receives as the result of a call denied for `reason`. */
-export function denialText(reason: DenyReason): string {
-  return TEXTS[reason];
+/** What a refused or expired spend over budget answers (seed 000, "Budget"). */
+const NOT_APPROVED = "not approved";
+
+/**
+ * The text the model receives as the result of a call denied for `reason`. A call that asked the
+ * owner for a spend over its budget (`askedFor: "budget"`) and was refused, or not answered in
+ * time, answers seed 000's `not approved` instead.
+ */
+export function denialText(reason: DenyReason, options: { askedFor?: AskWhy } = {}): string {
+  const spend = options.askedFor === "budget" &&
+    (reason === "approval_refused" || reason === "approval_expired");
+  return spend ? NOT_APPROVED : TEXTS[reason];
 }

@@ -23,6 +23,7 @@ export {
   deniedOutcome,
   explainDecision,
   type Explanation,
+  type LoadedOptions,
   type Outcome,
   redecide,
   type Redecision,
