@@ -7,9 +7,11 @@ export {
   HttpFetcher,
 } from "./http_fetch.ts";
 export {
+  callMemoryLimit,
   type CgroupPlan,
   cgroupPlan,
   CgroupSlots,
+  memoryCgroupRoot,
   PIDS_CGROUP_ROOT,
   runtimeCgroupRoot,
   sweepCgroups,

@@ -1,6 +1,6 @@
 /**
  * The process limit of a call: a pids cgroup per running call, under /sys/fs/cgroup/pids/gurt
- * (cgroup v1). RLIMIT_NPROC cannot do this job: the kernel does not apply it to root, and for any
+ * (cgroup v1), and beside it a memory cgroup under /sys/fs/cgroup/memory/gurt. RLIMIT_NPROC cannot do this job: the kernel does not apply it to root, and for any
  * other user it counts every process of that user on the box. Deno refuses a scoped role any
  * access to /sys, so the sandbox's wrapper (sandbox_process.ts) makes and joins the group; the core
  * only picks its name. Groups are slots, reused once their call has ended: making and removing a
@@ -12,6 +12,27 @@
 
 /** Where the wrapper makes the pids cgroups of calls: one folder per runtime, `<pid>-<n>`. */
 export const PIDS_CGROUP_ROOT = "/sys/fs/cgroup/pids/gurt";
+
+/**
+ * The memory cgroup folder beside a pids one (`/sys/fs/cgroup/memory/…` for
+ * `/sys/fs/cgroup/pids/…`), where each call's memory, the files it keeps in its tmpfs and memfds
+ * included, is capped; null for a folder that is not under the pids hierarchy.
+ */
+export function memoryCgroupRoot(pidsRoot: string): string | null {
+  const prefix = "/sys/fs/cgroup/pids/";
+  return pidsRoot.startsWith(prefix)
+    ? `/sys/fs/cgroup/memory/${pidsRoot.slice(prefix.length)}`
+    : null;
+}
+
+/**
+ * A call's memory cgroup limit: twice its address-space limit (memory_bytes), which its processes
+ * and what it holds in files in memory (its /tmp, /dev/shm and memfds) share. Past it the kernel
+ * kills a process of the call.
+ */
+export function callMemoryLimit(memoryBytes: number): number {
+  return 2 * memoryBytes;
+}
 
 let runtimes = 0;
 
@@ -48,20 +69,28 @@ exit 0`;
   }).output();
 }
 
-/** What the wrapper needs to put one call in its own pids cgroup. */
+/** What the wrapper needs to put one call in its own pids cgroup, and its memory cgroup. */
 export interface CgroupPlan {
   root: string;
-  /** The slot's directory name, `call-<n>`. */
+  /** The slot's directory name, `call-<n>`, the same in both hierarchies. */
   name: string;
   maxProcesses: number;
+  /** The folder of memory cgroup slots, or null where the call's memory is not capped so. */
+  memoryRoot: string | null;
 }
 
 /** The plan for a call that holds `slot`. */
 export function cgroupPlan(
   maxProcesses: number,
-  options: { slot: number; root?: string },
+  options: { slot: number; root?: string; memoryRoot?: string | null },
 ): CgroupPlan {
-  return { root: options.root ?? PIDS_CGROUP_ROOT, name: `call-${options.slot}`, maxProcesses };
+  const root = options.root ?? PIDS_CGROUP_ROOT;
+  return {
+    root,
+    name: `call-${options.slot}`,
+    maxProcesses,
+    memoryRoot: options.memoryRoot === undefined ? memoryCgroupRoot(root) : options.memoryRoot,
+  };
 }
 
 /** The slots of the calls running now: a call takes the lowest free one and gives it back. */

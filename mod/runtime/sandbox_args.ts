@@ -153,6 +153,8 @@ export function sandboxArgs(
       mount.path,
     );
   });
-  args.push("--chdir", command.cwd, "--", ...command.argv);
+  // The root bubblewrap builds is a tmpfs of half the host's memory: read-only once built, so no
+  // call keeps files in it (/tmp and /dev/shm are the sized places to write).
+  args.push("--remount-ro", "/", "--chdir", command.cwd, "--", ...command.argv);
   return args;
 }

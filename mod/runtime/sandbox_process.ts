@@ -8,7 +8,7 @@
  * belongs to the owner of the folder it writes in. The sandbox is killed at the time limit or once
  * the output passes its cap; its pid namespace takes every process of the call with it.
  */
-import type { CgroupPlan } from "./process_cap.ts";
+import { callMemoryLimit, type CgroupPlan } from "./process_cap.ts";
 import type { Mount } from "./run_spec.ts";
 
 /** The limits of one sandboxed run. */
@@ -38,9 +38,13 @@ export const NOBODY = 65534;
 export const SETPRIV = "/usr/bin/setpriv";
 
 /**
- * The wrapper's first stage, as root. $1 the cgroup root ("" for none), $2 the group's name, $3 its
- * pids.max, $4 the address-space limit in KiB, $5 the seccomp filter's file, $6 setpriv, $7 how
- * many mounts, then for each a mode (r or w) and a path; then bubblewrap and its arguments.
+ * The wrapper's first stage, as root, in bash (the one shell that can close a descriptor past 9):
+ * $1 the cgroup root ("" for none), $2 the group's name, $3 its pids.max, $4 the memory cgroup root
+ * ("" for none), $5 its limit in bytes, $6 the address-space limit in KiB, $7 the seccomp filter's
+ * file, $8 setpriv, $9 how many mounts, then for each a mode (r or w) and a path; then bubblewrap
+ * and its arguments. It first closes every descriptor but 0, 1 and 2: what the core holds without
+ * close-on-exec (left open by whatever started it) would be open in the tool, a folder outside the
+ * grant among them.
  *
  * The uid: the owner of the writable mounts, which must all have one owner and not root (a
  * writable folder of root's is refused: \`gurt-sandbox: root-owned path\`; of two users:
@@ -54,8 +58,12 @@ export const SETPRIV = "/usr/bin/setpriv";
  * The second stage gets the device and inode of what this stage looked at, and mounts that object
  * or nothing. Other failures print \`gurt-sandbox:\` on stderr and exit 125.
  */
-const STAGE_ROOT = `root=$1 name=$2 max=$3 kib=$4 filter=$5 setpriv=$6 n=$7
-shift 6
+const STAGE_ROOT = `for fd in /proc/$$/fd/*; do
+  fd=\${fd##*/}
+  [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null
+done
+root=$1 name=$2 max=$3 mroot=$4 mlimit=$5 kib=$6 filter=$7 setpriv=$8 n=$9
+shift 8
 # Whether every folder above $3 is safe: a folder, of root's, $1's or $2's, that others cannot write
 # (or sticky). stat looks at each without following it, so a link is no folder.
 parents() {
@@ -118,6 +126,12 @@ if [ -n "$root" ]; then
     echo $$ > "$group/cgroup.procs" ||
     { echo "gurt-sandbox: cannot join the pids cgroup $group" >&2; exit 125; }
 fi
+if [ -n "$mroot" ]; then
+  group="$mroot/$name"
+  { [ -d "$group" ] || mkdir -p "$group"; } && echo "$mlimit" > "$group/memory.limit_in_bytes" &&
+    echo $$ > "$group/cgroup.procs" ||
+    { echo "gurt-sandbox: cannot join the memory cgroup $group" >&2; exit 125; }
+fi
 ulimit -c 0 && ulimit -v "$kib" ||
   { echo "gurt-sandbox: cannot set the memory limit" >&2; exit 125; }
 exec 9<"$filter" || { echo "gurt-sandbox: cannot open the seccomp filter" >&2; exit 125; }
@@ -175,13 +189,15 @@ export function wrappedArgv(
 ): string[] {
   const cgroup = options.cgroup;
   return [
-    "/bin/sh",
+    "/bin/bash",
     "-c",
     WRAPPER,
     "gurt-sandbox",
     cgroup?.root ?? "",
     cgroup?.name ?? "",
     String(cgroup?.maxProcesses ?? 0),
+    cgroup?.memoryRoot ?? "",
+    String(callMemoryLimit(options.memoryBytes)),
     String(Math.floor(options.memoryBytes / 1024)),
     options.filter,
     SETPRIV,

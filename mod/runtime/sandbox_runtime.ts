@@ -10,6 +10,7 @@ import { type FetcherOptions, HttpFetcher } from "./http_fetch.ts";
 import {
   cgroupPlan,
   CgroupSlots,
+  memoryCgroupRoot,
   PIDS_CGROUP_ROOT,
   runtimeCgroupRoot,
   sweepCgroups,
@@ -92,6 +93,8 @@ export class SandboxRuntime implements Runtime {
     readonly protectedPaths: readonly string[],
     /** The seccomp filter's file, and the temporary folder holding it (null when given). */
     readonly filter: { path: string; made: string | null },
+    /** Whether each call also gets a memory cgroup beside its pids one. */
+    readonly capsMemory: boolean,
   ) {}
 
   /**
@@ -128,10 +131,14 @@ export class SandboxRuntime implements Runtime {
     let root = options.cgroupRoot === undefined ? null : options.cgroupRoot;
     if (options.cgroupRoot === undefined) {
       await sweepCgroups(PIDS_CGROUP_ROOT);
+      await sweepCgroups(memoryCgroupRoot(PIDS_CGROUP_ROOT)!);
       root = runtimeCgroupRoot();
     }
     let capProblem = "no cgroup root is configured";
-    if (root !== null) {
+    let memoryProblem = "";
+    for (
+      const capsMemory of root === null || memoryCgroupRoot(root) === null ? [] : [true, false]
+    ) {
       const capped = new SandboxRuntime(
         settings,
         layout,
@@ -141,9 +148,18 @@ export class SandboxRuntime implements Runtime {
         log,
         protectedPaths,
         filter,
+        capsMemory,
       );
       const problem = await capped.#check();
-      if (problem === null) return { runtime: capped, notices: [] };
+      if (problem === null) {
+        return {
+          runtime: capped,
+          notices: capsMemory ? [] : [
+            `gurt: this box has no memory cgroup the core can use (${memoryProblem}), so a call's memory is held only by its address-space limit and the sizes of its /tmp and /dev/shm, not what it keeps in memfds; see runbook.md#runtime-limit`,
+          ],
+        };
+      }
+      if (capsMemory) memoryProblem = problem;
       capProblem = problem;
     }
     const uncapped = new SandboxRuntime(
@@ -155,6 +171,7 @@ export class SandboxRuntime implements Runtime {
       log,
       protectedPaths,
       filter,
+      false,
     );
     const problem = await uncapped.#check();
     if (problem !== null) {
@@ -178,7 +195,11 @@ export class SandboxRuntime implements Runtime {
   async close(): Promise<void> {
     await this.#removeFilter();
     if (this.cgroupRoot === null) return;
-    await sweepCgroups(this.cgroupRoot.slice(0, this.cgroupRoot.lastIndexOf("/")), this.cgroupRoot);
+    for (
+      const own of [this.cgroupRoot, this.capsMemory ? memoryCgroupRoot(this.cgroupRoot) : null]
+    ) {
+      if (own !== null) await sweepCgroups(own.slice(0, own.lastIndexOf("/")), own);
+    }
   }
 
   async #removeFilter(): Promise<void> {
@@ -294,9 +315,11 @@ export class SandboxRuntime implements Runtime {
         stdin: options.stdin,
         mounts: options.mounts,
         filter: this.filter.path,
-        cgroup: root === null || slot === null
-          ? null
-          : cgroupPlan(this.settings.max_processes, { slot, root }),
+        cgroup: root === null || slot === null ? null : cgroupPlan(this.settings.max_processes, {
+          slot,
+          root,
+          memoryRoot: this.capsMemory ? memoryCgroupRoot(root) : null,
+        }),
         limits: {
           timeoutMs: options.timeoutMs ?? this.settings.timeout_ms,
           memoryBytes: this.settings.memory_bytes,

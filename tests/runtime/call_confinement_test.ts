@@ -8,6 +8,7 @@
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
 import {
   cgroupPlan,
+  memoryCgroupRoot,
   PIDS_CGROUP_ROOT,
   RUN_ERRORS,
   RunError,
@@ -108,7 +109,11 @@ async function withLeftover(
         // Gone already.
       }
     }
-    if (root !== null) await sweepCgroups(PIDS_CGROUP_ROOT, root);
+    if (root !== null) {
+      await sweepCgroups(PIDS_CGROUP_ROOT, root);
+      const memory = memoryCgroupRoot(root)!;
+      await sweepCgroups(memory.slice(0, memory.lastIndexOf("/")), memory);
+    }
     await Deno.remove(dir, { recursive: true });
   }
 }

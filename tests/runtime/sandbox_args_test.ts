@@ -88,6 +88,8 @@ Deno.test("read_file mounts the matched grant path read-only, at the same path, 
     "--ro-bind-fd",
     "3",
     "/home/kyle/notes",
+    "--remount-ro",
+    "/",
     "--chdir",
     "/tmp",
     "--",
@@ -107,6 +109,8 @@ Deno.test("write_file mounts the matched grant path writable and passes the path
     "--bind-fd",
     "3",
     "/srv/out",
+    "--remount-ro",
+    "/",
     "--chdir",
     "/tmp",
     "--",
@@ -134,6 +138,8 @@ Deno.test("shell mounts every path of the grant writable and starts in cwd", () 
     "--bind-fd",
     "4",
     "/srv/b",
+    "--remount-ro",
+    "/",
     "--chdir",
     "/srv/b/sub",
     "--",
@@ -154,6 +160,8 @@ Deno.test("shell under a grant with no paths mounts nothing and starts in the pr
     "--ro-bind-data",
     "0",
     "/.gurt/command",
+    "--remount-ro",
+    "/",
     "--chdir",
     "/tmp",
     "--",
@@ -173,7 +181,7 @@ Deno.test("http_fetch has egress and no mounts, and never becomes a sandbox comm
   assertThrows(() => bwrapArgs(spec, OPTIONS), Error, "does not run in the sandbox");
 });
 
-Deno.test("the wrapper joins the call's pids cgroup slot, sets the memory limit and opens the filter before bubblewrap, and hands on each mount's mode", () => {
+Deno.test("the wrapper joins the call's pids and memory cgroup slots, sets the memory limit and opens the filter before bubblewrap, and hands on each mount's mode", () => {
   const plan = cgroupPlan(16, { slot: 3, root: "/sys/fs/cgroup/pids/gurt" });
   const argv = wrappedArgv(["--unshare-net", "--", "/bin/true"], {
     bwrap: "bwrap",
@@ -182,12 +190,14 @@ Deno.test("the wrapper joins the call's pids cgroup slot, sets the memory limit 
     filter: "/var/lib/gurt/run/tool-seccomp.bpf",
     mounts: [{ path: "/srv/a", writable: false }, { path: "/srv/b", writable: true }],
   });
-  assertEquals(argv.slice(0, 2), ["/bin/sh", "-c"]);
+  assertEquals(argv.slice(0, 2), ["/bin/bash", "-c"]);
   assertEquals(argv.slice(3), [
     "gurt-sandbox",
     "/sys/fs/cgroup/pids/gurt",
     "call-3",
     "16",
+    "/sys/fs/cgroup/memory/gurt",
+    String(128 * 1024 * 1024),
     "65536",
     "/var/lib/gurt/run/tool-seccomp.bpf",
     "/usr/bin/setpriv",
@@ -213,6 +223,8 @@ Deno.test("the wrapper joins the call's pids cgroup slot, sets the memory limit 
     "",
     "",
     "0",
+    "",
+    "2048",
     "1",
     "/f",
     "/usr/bin/setpriv",
