@@ -59,23 +59,23 @@ export async function installSessionHelper(): Promise<InstalledHelper | null> {
     await Deno.chmod(dir, 0o700);
     const path = await written(`${dir}/setsid`, sessionHelperElf());
     // sh prints its own /proc stat line: "pid (sh) state ppid pgrp session …".
-    const probe = await new Deno.Command(path, {
+    const probe = await firstRun(path, {
       args: ["/bin/sh", "-c", 'read -r line < /proc/self/stat; echo "$line"'],
       stdin: "null",
       stdout: "piped",
       stderr: "null",
-    }).output().catch(() => null);
+    });
     const fields = probe === null ? [] : new TextDecoder().decode(probe.stdout).split(" ");
     const session = probe?.code === 0 && fields.length >= 6 && fields[0] === fields[5];
     const files = await written(`${dir}/files`, filesHelperElf());
     // Its own folder, listed: "d\n" then an entry for each helper.
-    const listing = await new Deno.Command(files, {
+    const listing = await firstRun(files, {
       args: [dir, "read", ".", "0", "8"],
       clearEnv: true,
       stdin: "null",
       stdout: "piped",
       stderr: "null",
-    }).output().catch(() => null);
+    });
     const filesRuns = listing?.code === 0 &&
       new TextDecoder().decode(listing.stdout).startsWith("d\n");
     if (!session && !filesRuns) {
@@ -87,6 +87,26 @@ export async function installSessionHelper(): Promise<InstalledHelper | null> {
     await remove();
     return null;
   }
+}
+
+/**
+ * The first run of a helper just written, or null if it cannot start. A spawn elsewhere in this
+ * process may hold the file's write descriptor between its fork and its exec, and the kernel then
+ * refuses to run the file (ETXTBSY, "Text file busy"): so a failed start is tried again, a few
+ * times, a moment apart.
+ */
+async function firstRun(
+  path: string,
+  options: Deno.CommandOptions,
+): Promise<Deno.CommandOutput | null> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      return await new Deno.Command(path, options).output();
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 20 * (attempt + 1)));
+    }
+  }
+  return null;
 }
 
 /** Writes an executable 0500 and returns its path. */
