@@ -54,7 +54,8 @@ export const SETPRIV = "/usr/bin/setpriv";
  * nobody, every folder above a mount's path must be a folder, not a link, of root's, the uid's or
  * the mount's owner's, and not writable by others unless it is sticky (/tmp): else someone else
  * could have put at the path whatever the tool would run as the owner of (another user's folder,
- * moved there by a task with a shell grant above it): \`gurt-sandbox: open parent\`, exit 122.
+ * moved there by a task with a shell grant above it): \`gurt-sandbox: open parent\` and, on the
+ * next line, the folder, exit 122. A path that does not exist: \`gurt-sandbox: missing path\`.
  * The second stage gets the device and inode of what this stage looked at, and mounts that object
  * or nothing. Other failures print \`gurt-sandbox:\` on stderr and exit 125.
  */
@@ -76,8 +77,9 @@ parents() {
     if [ -z "$u" ]; then u=$w; continue; fi
     m=$((0x$w))
     [ $((m & 61440)) -eq 16384 ] && { [ "$u" = 0 ] || [ "$u" = "$a" ] || [ "$u" = "$b" ]; } &&
-      { [ $((m & 18)) -eq 0 ] || [ $((m & 512)) -ne 0 ]; } || return 1
+      { [ $((m & 18)) -eq 0 ] || [ $((m & 512)) -ne 0 ]; } || { bad=$1; return 1; }
     u=
+    shift
   done
 }
 uid= gid= wuid= wgid= k=0 owners= ids=
@@ -87,6 +89,7 @@ for arg in "$@"; do
   [ "$k" -gt $((2 * n + 1)) ] && break
   if [ $((k % 2)) -eq 0 ]; then mode=$arg; continue; fi
   path=$arg
+  [ -e "$path" ] || [ -L "$path" ] || { echo "gurt-sandbox: missing path" >&2; exit 124; }
   # Not a link, a FIFO or a device: opening one of those may block, or act.
   [ ! -L "$path" ] && { [ -d "$path" ] || [ -f "$path" ]; } ||
     { echo "gurt-sandbox: linked path" >&2; exit 124; }
@@ -117,7 +120,9 @@ k=0 left=$owners
   [ "$k" -eq 1 ] && continue
   [ "$k" -gt $((2 * n + 1)) ] && break
   [ $((k % 2)) -eq 0 ] && continue
-  parents "$uid" "\${left%% *}" "$arg" || { echo "gurt-sandbox: open parent" >&2; exit 122; }
+  bad=
+  parents "$uid" "\${left%% *}" "$arg" ||
+    { printf 'gurt-sandbox: open parent\n%s\n' "$bad" >&2; exit 122; }
   left=\${left#* }
 done
 if [ -n "$root" ]; then

@@ -47,6 +47,10 @@ export const RUN_ERRORS = {
     "the grant lets a tool write in paths of two different owners, and a tool runs as exactly one of them; split the grant by owner; see runbook.md#runtime-root-owned-path",
   openParent:
     "a folder above the grant's path is another user's, a link, or one others may write, so someone else could have put what is at the path there, and a tool runs as its owner; see runbook.md#runtime-open-parent",
+  missingPath:
+    "the grant's path does not exist on this box (moved, removed, or mistyped in the grant); see runbook.md#runtime-missing-path",
+  missingCwd:
+    "the shell's cwd does not exist inside the granted path; see runbook.md#runtime-missing-path",
   readFailed:
     "the file could not be read: it does not exist inside the granted path or is not a readable file",
   writeFailed:
@@ -295,7 +299,17 @@ export class SandboxRuntime implements Runtime {
     if (problem === "gurt-sandbox: linked path") throw new RunError(RUN_ERRORS.linkedPath);
     if (problem === "gurt-sandbox: root-owned path") throw new RunError(RUN_ERRORS.rootOwned);
     if (problem === "gurt-sandbox: mixed owners") throw new RunError(RUN_ERRORS.mixedOwners);
-    if (problem === "gurt-sandbox: open parent") throw new RunError(RUN_ERRORS.openParent);
+    if (problem === "gurt-sandbox: open parent") {
+      const folder = end.kind === "exited" ? end.stderr.split("\n")[1] ?? "" : "";
+      this.log(
+        `gurt: a call was refused: the folder ${
+          JSON.stringify(folder)
+        } above its grant's path is another user's, a link, or open to others' writes; see runbook.md#runtime-open-parent`,
+      );
+      throw new RunError(RUN_ERRORS.openParent);
+    }
+    if (problem === "gurt-sandbox: missing path") throw new RunError(RUN_ERRORS.missingPath);
+    if (problem?.startsWith("bwrap: Can't chdir to ")) throw new RunError(RUN_ERRORS.missingCwd);
     if (problem !== null) {
       this.log(`gurt: the sandbox could not start: ${problem}`);
       throw new RunError(RUN_ERRORS.sandboxFailed);
@@ -347,6 +361,9 @@ export class SandboxRuntime implements Runtime {
       if (end.kind === "timed_out") return "it did not finish within its time limit";
       if (end.status === 0) return null;
       const said = sandboxProblem(end) ?? "";
+      if (said.startsWith("setpriv:") && Deno.uid() !== 0) {
+        return "gurt serve does not run as root, and a tool runs as the owner of its grant's path, which only root can become";
+      }
       return `it exited with status ${end.status}${said === "" ? "" : `: ${said}`}`;
     } catch (error) {
       return describe(error);
@@ -380,7 +397,10 @@ async function writeFilter(
 function sandboxProblem(end: SandboxEnd): string | null {
   if (end.kind !== "exited") return null;
   const first = end.stderr.trim().split("\n")[0] ?? "";
-  return first.startsWith("bwrap:") || first.startsWith("gurt-sandbox:") ? first : null;
+  return first.startsWith("bwrap:") || first.startsWith("gurt-sandbox:") ||
+      first.startsWith("setpriv:")
+    ? first
+    : null;
 }
 
 function describe(error: unknown): string {

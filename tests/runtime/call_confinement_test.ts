@@ -246,3 +246,51 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "a grant path that does not exist, and a shell cwd that does not, each answer their own sentence (not a link's); an open parent is named in gurt serve's log",
+  ignore: !asRoot,
+  fn: async () => {
+    const logged: string[] = [];
+    const started = await SandboxRuntime.start(settings({ timeout_ms: 20_000 }), {
+      log: (line) => logged.push(line),
+    });
+    const rt = started.runtime as SandboxRuntime;
+    try {
+      await withOwnedDir(async (dir) => {
+        const missing = `${dir}/note`; // the grant says note, the folder is notes
+        await Deno.mkdir(`${dir}/notes`);
+        await ownTree(dir);
+        for (
+          const spec of [
+            specFor({ tool: "read_file", paths: [missing] }, "read_file", {
+              path: `${missing}/a.txt`,
+            }),
+            shell("true", [missing]),
+          ]
+        ) {
+          const error = await assertRejects(() => rt.run(spec), RunError);
+          assertEquals(error.message, RUN_ERRORS.missingPath);
+        }
+        const cwd = specFor({ tool: "shell", paths: [`${dir}/notes`] }, "shell", {
+          command: "true",
+          cwd: `${dir}/notes/sub`,
+        });
+        const error = await assertRejects(() => rt.run(cwd), RunError);
+        assertEquals(error.message, RUN_ERRORS.missingCwd);
+        // A folder of alice's open to her group's writes: refused, and the log names it.
+        await Deno.mkdir(`${dir}/open/proj`, { recursive: true });
+        await ownTree(`${dir}/open`);
+        await Deno.chmod(`${dir}/open`, 0o775);
+        await assertRejects(() => rt.run(shell("true", [`${dir}/open/proj`])), RunError);
+        assert(
+          logged.some((line) => line.includes(`the folder "${dir}/open" above its grant's path`)),
+          logged.join("\n"),
+        );
+      });
+    } finally {
+      await rt.close();
+    }
+  },
+});
