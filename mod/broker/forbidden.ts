@@ -5,7 +5,7 @@
  * refusal is 403 forbidden, and the connection is closed after it.
  */
 import type { Context, Hono } from "hono";
-import { HttpError } from "./http_error.ts";
+import { HttpError } from "../common/mod.ts";
 
 /** The paths of the owner's requests. */
 export const ADMIN_PREFIXES = ["/approvals", "/grants", "/tasks", "/api", "/audit", "/vault"];

@@ -1,23 +1,2 @@
-/** The broker's HTTP error: status and a sentence, answered as `{"error": "…"}` (seed 000). */
-import type { Context } from "hono";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
-
-/** Thrown by any broker or admin handler; the one error handler turns it into the response. */
-export class HttpError extends Error {
-  constructor(readonly status: ContentfulStatusCode, message: string, readonly code?: string) {
-    super(message);
-    this.name = "HttpError";
-  }
-}
-
-/** The one error handler of the task and admin sockets. */
-export function errorResponse(error: Error, c: Context, log: (line: string) => void): Response {
-  if (error instanceof HttpError) {
-    const body: Record<string, string> = { error: error.message };
-    if (error.code !== undefined) body.code = error.code;
-    // A forbidden request ends its connection too (seed 002 §6): nothing more is read from it.
-    return c.json(body, error.status, error.code === "forbidden" ? { connection: "close" } : {});
-  }
-  log(`gurt: ${c.req.method} ${c.req.path} failed inside the core: ${error.message}`);
-  return c.json({ error: "the request failed inside gurt" }, 500);
-}
+/** Moved to mod/common (issue 22): kept for the broker files that still import it from here. */
+export { errorResponse, HttpError } from "../common/mod.ts";

@@ -20,13 +20,9 @@ export type {
   VaultView,
   Verdict,
 } from "./deps.ts";
-export { syncDirectory, writeFileAtomic } from "./files.ts";
 export { ADMIN_PREFIXES, refuse, TASK_PATHS } from "./forbidden.ts";
-export { parseJsonBody, parseOptionalJsonBody, readBodyBytes } from "./http_body.ts";
-export { errorResponse, HttpError } from "./http_error.ts";
-export { redactValue } from "./redact_value.ts";
+export { redactValue } from "../common/mod.ts";
 export { type CallAnswer, Journal, type JournalLine } from "./journal.ts";
-export { Mutex } from "./mutex.ts";
 export { pricedModels, priceUsage } from "./pricing.ts";
 export { modelKeyProblem, noModelKeyMessage, taskModel } from "./model_relay.ts";
 export { TaskHandle } from "./task_handle.ts";

@@ -4,8 +4,7 @@
  * core by sending. A body takes its share as it arrives (its declared length at once, else chunk
  * by chunk), so bodies sent together never pass the total between them.
  */
-import { HttpError } from "./http_error.ts";
-import { readBodyBytes } from "./http_body.ts";
+import { HttpError, readBodyBytes } from "../common/mod.ts";
 import type { TaskHandle } from "./task_handle.ts";
 
 /** Reads a body of at most `limit` bytes, drawing on the task's total of `total` bytes. */

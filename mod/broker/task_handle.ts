@@ -1,6 +1,6 @@
 /** A live task inside the core: its record, journal, counters, lock and calls in flight. */
 import type { Journal, KeyUse } from "./journal.ts";
-import { Mutex } from "./mutex.ts";
+import { Mutex } from "../common/mod.ts";
 import type { TaskRecord } from "./task_store.ts";
 
 /** The final answer of a call or an ask, or the note that its requester withdrew it. */

@@ -4,13 +4,11 @@ import { handleAsk } from "./ask_path.ts";
 import { handleCall } from "./call_path.ts";
 import type { BrokerDeps } from "./deps.ts";
 import { ADMIN_PREFIXES, refuse } from "./forbidden.ts";
-import { parseJsonBody } from "./http_body.ts";
 import { readTaskBody } from "./task_body.ts";
-import { errorResponse, HttpError } from "./http_error.ts";
+import { errorResponse, HttpError, parseJsonBody, syncDirectory } from "../common/mod.ts";
 import { addModelRoutes } from "./model_relay.ts";
 import { priceUsage } from "./pricing.ts";
 import { rawMember } from "./raw_member.ts";
-import { syncDirectory } from "./files.ts";
 import type { TaskHandle } from "./task_handle.ts";
 import { askBody, callBody, costBody, stepBody, usageBody } from "./task_schemas.ts";
 

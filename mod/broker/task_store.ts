@@ -1,7 +1,7 @@
 /** tasks/<id>/task.json: the task's prompt, worker, tools, budget and state, written atomically. */
 import { z } from "zod";
 import { taskDir } from "../config/mod.ts";
-import { writeFileAtomic } from "./files.ts";
+import { writeFileAtomic } from "../common/mod.ts";
 
 /** The states of a task; running and waiting are live, the others are ended. */
 export const TASK_STATES = ["running", "waiting", "done", "failed", "stopped"] as const;

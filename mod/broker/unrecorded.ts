@@ -11,7 +11,7 @@
  * take back an answer that was given.
  */
 import { taskDir } from "../config/mod.ts";
-import { syncFile } from "./files.ts";
+import { syncFile } from "../common/mod.ts";
 import { Journal } from "./journal.ts";
 import { isLive, readTasks } from "./task_store.ts";
 

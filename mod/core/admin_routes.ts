@@ -3,19 +3,15 @@
  * owner API. It refuses a task's requests with forbidden.
  */
 import { Hono } from "hono";
+import { type AnswerResult, approve, close, refuse, TASK_PATHS } from "../broker/mod.ts";
+import type { BrokerDeps } from "../broker/mod.ts";
 import {
-  type AnswerResult,
-  approve,
-  close,
   errorResponse,
   HttpError,
   parseJsonBody,
   parseOptionalJsonBody,
   readBodyBytes,
-  refuse,
-  TASK_PATHS,
-} from "../broker/mod.ts";
-import type { BrokerDeps } from "../broker/mod.ts";
+} from "../common/mod.ts";
 import { loadGrants } from "../policy/mod.ts";
 import { approveBody, refuseBody, startTaskBody, stopTaskBody } from "./admin_schemas.ts";
 import { followJournal } from "./journal_follow.ts";

@@ -3,7 +3,8 @@
  * answers the lines after the first N at once, or waits up to MS for the next one (a long poll).
  * `ended` says the task has ended and no line will follow.
  */
-import { HttpError, type JournalLine, readTask } from "../broker/mod.ts";
+import { type JournalLine, readTask } from "../broker/mod.ts";
+import { HttpError } from "../common/mod.ts";
 import { taskDir } from "../config/mod.ts";
 import type { TaskManager } from "./task_manager.ts";
 

@@ -6,7 +6,6 @@
 import {
   type BrokerDeps,
   closeTaskApprovals,
-  HttpError,
   isLive,
   Journal,
   modelKeyProblem,
@@ -20,6 +19,7 @@ import {
   type TaskState,
   writeTask,
 } from "../broker/mod.ts";
+import { HttpError } from "../common/mod.ts";
 import { taskDir, taskSocketPath } from "../config/mod.ts";
 import type { StartTask } from "./admin_schemas.ts";
 import { serveSocket } from "./home_layout.ts";

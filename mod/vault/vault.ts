@@ -4,7 +4,8 @@
  * check, and the redactor built from the current values. No method returns a value except
  * `readSecret` and the core's own `view`.
  */
-import { Mutex, type SecretReader, type VaultView } from "../broker/mod.ts";
+import type { SecretReader, VaultView } from "../broker/mod.ts";
+import { Mutex } from "../common/mod.ts";
 import { type DenyList, policyPath, readDenyList, writeDenyList } from "./deny_policy.ts";
 import { checkAppName, checkKeyName, VaultNameError } from "./names.ts";
 import { Redactor } from "./redactor.ts";

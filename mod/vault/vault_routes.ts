@@ -11,7 +11,8 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AuditEvent } from "../audit/mod.ts";
-import { auditFailure, type BrokerDeps, HttpError, readBodyBytes } from "../broker/mod.ts";
+import { auditFailure, type BrokerDeps } from "../broker/mod.ts";
+import { HttpError, readBodyBytes } from "../common/mod.ts";
 import { ANTHROPIC_KEY_NAME, checkAnthropicKey } from "./anthropic_check.ts";
 import { checkAppName, checkKeyName, VaultNameError } from "./names.ts";
 import type { Vault } from "./vault.ts";

@@ -1,0 +1,10 @@
+/**
+ * What the core's modules share below any of them: the HTTP error and body reading of the task
+ * socket, the admin socket and the vault's routes, an async mutex, durable file writes, and
+ * redaction of every string in a JSON value.
+ */
+export { appendLineSynced, syncDirectory, syncFile, writeFileAtomic, writeLine } from "./files.ts";
+export { parseJsonBody, parseOptionalJsonBody, readBodyBytes } from "./http_body.ts";
+export { errorResponse, HttpError } from "./http_error.ts";
+export { Mutex } from "./mutex.ts";
+export { redactValue } from "./redact_value.ts";
