@@ -6,6 +6,7 @@ import type { Runtime } from "../runtime/mod.ts";
 import type { ToolRegistry } from "../tools/mod.ts";
 import type { ApprovalTable } from "./approvals.ts";
 import type { InFlight, TaskHandle } from "./task_handle.ts";
+import type { TextRedaction } from "./piece_stream.ts";
 
 /** The one writer of the audit log, as the broker sees it. */
 export interface AuditAppender {
@@ -59,8 +60,8 @@ export interface BrokerDeps {
   vault: VaultView;
   /** Replaces every vault value in text that leaves the core. */
   redact(text: string): string;
-  /** A fresh stream that redacts as redact() does, catching a value split across two chunks. */
-  redactStream(): TransformStream<Uint8Array, Uint8Array>;
+  /** The vault's redaction as it is now, for the model relay to apply to an answer's texts. */
+  redaction(): TextRedaction;
   clock(): Date;
   /** Says once per distinct set of problems that the grant files are invalid. */
   grantsReporter: GrantsInvalidReporter;

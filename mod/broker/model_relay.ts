@@ -5,6 +5,7 @@
  * the tokens it used, priced as /usage prices them. The key never reaches the worker.
  */
 import type { Hono } from "hono";
+import { redactingAnswerStream, redactWholeAnswer, unreadableMessage } from "./answer_redactor.ts";
 import type { BrokerDeps } from "./deps.ts";
 import { HttpError } from "./http_error.ts";
 import { priceUsage, type TokenCounts } from "./pricing.ts";
@@ -126,9 +127,25 @@ async function relayModel(
     );
   };
   const type = upstream.headers.get("content-type") ?? "application/json";
+  const redaction = deps.redaction();
   if (!upstream.ok || !type.includes("text/event-stream") || upstream.body === null) {
-    const text = deps.redact(await upstream.text());
+    // A whole answer, an error's included: its decoded strings redacted. One that is not JSON is
+    // refused, since its text could spell a value in a way no redaction of the bytes would see.
+    const text = redactWholeAnswer(await upstream.text(), redaction);
     incoming.release();
+    if (text === null) {
+      deps.log(
+        `gurt: the model answer of task ${task.id} (status ${upstream.status}) is not JSON; refused`,
+      );
+      throw new HttpError(
+        502,
+        unreadableMessage(
+          kind === "anthropic" ? "an Anthropic Messages answer" : "an OpenAI chat completion",
+          `its body, with status ${upstream.status}, is not JSON`,
+        ),
+        "model_answer_unreadable",
+      );
+    }
     if (upstream.ok) await record(usageOfAnswer(kind, text));
     return new Response(text, { status: upstream.status, headers: { "content-type": type } });
   }
@@ -141,9 +158,17 @@ async function relayModel(
         deps.log(`gurt: the model answer of task ${task.id} was cut off: ${describe(error)}`),
     ),
   );
-  // What reaches the worker is redacted like every other result, chunk boundaries included.
+  // What reaches the worker is redacted as the worker will read it: event by event, each text it
+  // joins as one stream, escapes decoded; an event that cannot be read so ends the answer.
   // The request's slot is free once the answer has ended, whole or cut off.
-  const answer = relayed.pipeThrough(deps.redactStream()).pipeThrough(
+  const redacted = redactingAnswerStream(redaction, {
+    kind,
+    choices: Number.isSafeInteger(request.n) && (request.n as number) >= 1
+      ? request.n as number
+      : 1,
+    cut: (reason) => deps.log(`gurt: the model answer of task ${task.id} was cut off: ${reason}`),
+  });
+  const answer = relayed.pipeThrough(redacted).pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({ flush: incoming.release }),
   );
   return new Response(releasingOnCancel(answer, incoming.release), {

@@ -17,7 +17,7 @@ import {
 import { GrantsInvalidReporter } from "../policy/mod.ts";
 import { type Runtime, type RuntimeOptions, SandboxRuntime } from "../runtime/mod.ts";
 import { standardRegistry, type ToolRegistry } from "../tools/mod.ts";
-import { redactingAppender, redactingByteStream, Vault } from "../vault/mod.ts";
+import { answerRedaction, redactingAppender, Vault } from "../vault/mod.ts";
 import { adminRoutes } from "./admin_routes.ts";
 import { ensureHomeLayout, serveSocket } from "./home_layout.ts";
 import { TaskManager } from "./task_manager.ts";
@@ -114,7 +114,7 @@ export class Core {
         readSecret: vault.readSecret,
         vault: options.vault ?? vault.view(),
         redact,
-        redactStream: () => redactingByteStream(vault.redactor()),
+        redaction: () => answerRedaction(vault.redactor()),
         clock: options.clock ?? (() => new Date()),
         log,
         grantsReporter: new GrantsInvalidReporter(),

@@ -5,7 +5,13 @@ export { formsOf } from "./encodings.ts";
 export { checkKeyName, isKeyName, isRedactedName, MIN_REDACTED_LENGTH } from "./names.ts";
 export { redactingAppender, redactResponses } from "./redact_sinks.ts";
 export { REDACTED, Redactor } from "./redactor.ts";
-export { redactingByteStream, redactingStream, StreamRedactor } from "./stream_redactor.ts";
+export {
+  answerRedaction,
+  redactingByteStream,
+  redactingStream,
+  type Span,
+  StreamRedactor,
+} from "./stream_redactor.ts";
 export { SecretRefusedError, Vault, type VaultKeyListing, type VaultOptions } from "./vault.ts";
 export { checkFileInfo, readVaultFile, VaultFileError, writeVaultFile } from "./vault_file.ts";
 export { parseVaultText, renderVaultText } from "./vault_text.ts";

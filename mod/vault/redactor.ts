@@ -12,10 +12,15 @@ export const REDACTED = "[a vault key]";
 /** Replaces a fixed set of secret forms in text. Immutable: a changed vault builds a new one. */
 export class Redactor {
   readonly #pattern: RegExp | null;
+  readonly #forms: string[];
+  /** The first character of every form, to pass quickly over where none can start. */
+  readonly #starts: Set<number>;
   /** The length of the longest form: a streamed text must keep this much minus one back. */
   readonly longest: number;
 
   private constructor(forms: string[]) {
+    this.#forms = forms;
+    this.#starts = new Set(forms.map((form) => form.charCodeAt(0)));
     this.longest = forms.reduce((max, form) => Math.max(max, form.length), 0);
     this.#pattern = forms.length === 0 ? null : new RegExp(forms.map(escapeRegExp).join("|"), "g");
   }
@@ -54,6 +59,30 @@ export class Redactor {
     }
     return out;
   }
+
+  /**
+   * Where a stream must start holding `text` back, looking no earlier than `from`: the first index
+   * from which the rest of `text` is the start of some form but not that whole form, so that more
+   * text could still make it a match (or a longer one). `text.length` when nothing need be held.
+   */
+  heldFrom(text: string, from: number): number {
+    for (let at = Math.max(from, text.length - this.longest + 1); at < text.length; at++) {
+      if (!this.#starts.has(text.charCodeAt(at))) continue;
+      const rest = text.length - at;
+      for (const form of this.#forms) {
+        if (form.length > rest && startsWithAt(form, text, at)) return at;
+      }
+    }
+    return text.length;
+  }
+}
+
+/** Whether `form` starts with `text` from `at` to its end; compares from the first character. */
+function startsWithAt(form: string, text: string, at: number): boolean {
+  for (let i = at; i < text.length; i++) {
+    if (form.charCodeAt(i - at) !== text.charCodeAt(i)) return false;
+  }
+  return true;
 }
 
 function escapeRegExp(text: string): string {

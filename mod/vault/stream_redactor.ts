@@ -1,9 +1,17 @@
 /**
  * Redaction of a streamed text: a secret split across two chunks is still caught. The redactor holds
- * back at most the longest secret form minus one character, and what it emits is exactly what
- * redacting the whole text at once would give (a property test proves it).
+ * back only what could still become a secret (a tail that is the start of some form, at most the
+ * longest form minus one character), and what it emits is exactly what redacting the whole text at
+ * once would give (a property test proves it).
  */
 import { REDACTED, type Redactor } from "./redactor.ts";
+
+/** A run of a stream's text, now decided: passed on as it is, or replaced by REDACTED as a whole. */
+export interface Span {
+  /** Its length in the text pushed (UTF-16 code units). */
+  length: number;
+  secret: boolean;
+}
 
 /** Redacts a text that arrives in chunks. Call `push` for each chunk and `flush` at the end. */
 export class StreamRedactor {
@@ -14,29 +22,57 @@ export class StreamRedactor {
   /** Takes the next chunk; returns the redacted text that is now safe to pass on. */
   push(chunk: string): string {
     const text = this.#held + chunk;
-    const keep = Math.max(0, this.redactor.longest - 1);
-    let cut = Math.max(0, text.length - keep);
-    // Every match that starts before the cut is decided by text already here; one that straddles
-    // the cut moves the cut to its end, so no secret is ever split between emitted and held text.
-    let out = "";
-    let from = 0;
-    for (const [start, end] of this.redactor.matches(text)) {
-      if (start >= cut) break;
-      out += text.slice(from, start) + REDACTED;
-      from = end;
-      if (end > cut) cut = end;
-    }
-    out += text.slice(from, Math.max(from, cut));
-    this.#held = text.slice(Math.max(from, cut));
-    return out;
+    return render(text, this.spans(chunk));
   }
 
   /** Ends the stream: the held text, redacted. */
   flush(): string {
-    const rest = this.redactor.redact(this.#held);
-    this.#held = "";
-    return rest;
+    const text = this.#held;
+    return render(text, this.endSpans());
   }
+
+  /**
+   * Takes the next chunk; returns the runs of the held text and the chunk that are now decided, in
+   * order, for a caller that keeps the text itself (the model relay maps them onto its events).
+   */
+  spans(chunk: string): Span[] {
+    return this.#decide(this.#held + chunk, false);
+  }
+
+  /** Ends the stream: the runs of the held text, all decided. */
+  endSpans(): Span[] {
+    return this.#decide(this.#held, true);
+  }
+
+  #decide(text: string, end: boolean): Span[] {
+    // Every match that starts before the held point is decided by text already here (nothing more
+    // could make a longer one start there); one that straddles the point moves it to its end, so no
+    // secret is ever split between decided and held text.
+    let held = end ? text.length : this.redactor.heldFrom(text, 0);
+    const spans: Span[] = [];
+    let from = 0;
+    for (const [start, stop] of this.redactor.matches(text)) {
+      if (start >= held) break;
+      if (start > from) spans.push({ length: start - from, secret: false });
+      spans.push({ length: stop - start, secret: true });
+      from = stop;
+      if (stop > held) held = end ? text.length : this.redactor.heldFrom(text, stop);
+    }
+    if (held > from) spans.push({ length: held - from, secret: false });
+    this.#held = text.slice(Math.max(from, held));
+    return spans;
+  }
+}
+
+/** The text the spans of `text` stand for: each secret as REDACTED. */
+function render(text: string, spans: Span[]): string {
+  let out = "";
+  let at = 0;
+  for (const span of spans) {
+    out += span.secret ? REDACTED : text.slice(at, at + span.length);
+    at += span.length;
+  }
+  return out;
 }
 
 /** A TransformStream of text chunks that redacts across chunk boundaries. */
@@ -69,4 +105,15 @@ export function redactingByteStream(redactor: Redactor): TransformStream<Uint8Ar
       if (out !== "") controller.enqueue(encoder.encode(out));
     },
   });
+}
+
+/** The redaction the model relay applies to answers: this redactor, and streams of it. */
+export function answerRedaction(
+  redactor: Redactor,
+): { marker: string; redact(text: string): string; stream(): StreamRedactor } {
+  return {
+    marker: REDACTED,
+    redact: (text) => redactor.redact(text),
+    stream: () => new StreamRedactor(redactor),
+  };
 }

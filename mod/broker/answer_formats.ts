@@ -1,0 +1,315 @@
+/**
+ * The two streamed wire formats, read event by event for redaction. Each names the texts a worker
+ * joins across events, and each such text is one stream, redacted as one continuous text:
+ *
+ * - Anthropic Messages: the text of every text block of the message (gurt's own worker joins the
+ *   blocks, so a value cut between two blocks is caught too), the thinking likewise, and each
+ *   tool_use block's `partial_json`, read as JSON.
+ * - OpenAI chat completions: per choice, `content`, `refusal`, `reasoning_content` and
+ *   `reasoning`; per tool call, its `function.name` and its `function.arguments`, read as JSON.
+ *
+ * Every other string of an event (ids, a signature, a citation, an error, a field gurt does not
+ * know) is redacted whole, decoded. An event that breaks the order a worker relies on (a delta for
+ * a block that has stopped or never started, a choice the request did not ask for, text after a
+ * choice has finished) is refused, since a worker could join it to text already passed on.
+ *
+ * Events keep their order, so while the end of a text is held back the events after it wait too:
+ * a text block that ends in what could be the start of a value holds the blocks after it until
+ * the next text block, or the message's end, decides it.
+ */
+import { AnswerUnreadable, JsonTextStream, redactInPlace } from "./json_text_stream.ts";
+import { Piece, PieceStream, type TextRedaction } from "./piece_stream.ts";
+
+type Fields = Record<string, unknown>;
+
+/** One event's data, read: the pieces it carries and how to write it back. */
+export class Draft {
+  readonly pieces: Piece[] = [];
+  readonly #slots: { holder: Fields; key: string; piece: Piece }[] = [];
+  #changed = false;
+
+  constructor(readonly original: string, readonly value: Fields | null) {}
+
+  /** Adds `holder[key]`, a string, to `stream` as a piece of this event. */
+  slot(stream: PieceStream | JsonTextStream, holder: Fields, key: string): void {
+    const piece = new Piece(holder[key] as string);
+    this.pieces.push(piece);
+    this.#slots.push({ holder, key, piece });
+    stream.push(piece, piece.original);
+  }
+
+  /** Redacts every other string of the event whole (the pieces' fields are written over later). */
+  redactRest(redaction: TextRedaction): void {
+    if (this.value !== null && redactInPlace(this.value, redaction)) this.#changed = true;
+  }
+
+  /** Whether every piece has been decided, so the event can go. */
+  get ready(): boolean {
+    return this.pieces.every((piece) => piece.ready);
+  }
+
+  /** The data to send: the original text when nothing in it changed. */
+  data(): string {
+    let changed = this.#changed;
+    for (const { holder, key, piece } of this.#slots) {
+      holder[key] = piece.out;
+      if (piece.out !== piece.original) changed = true;
+    }
+    return changed ? JSON.stringify(this.value) : this.original;
+  }
+}
+
+/** A wire format's reading of a streamed answer, event by event. */
+export interface AnswerFormat {
+  /** Its name in messages. */
+  readonly name: string;
+  /** Reads one event's data; throws AnswerUnreadable when it cannot. */
+  read(data: string): Draft;
+  /** The answer has ended: every text still open is decided. */
+  end(): void;
+  /** The event that ends an answer the relay cut off, in this format's error shape. */
+  cutEvent(message: string): string;
+}
+
+function parseObject(data: string): Fields {
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch {
+    throw new AnswerUnreadable("an event's data is not JSON");
+  }
+  if (!isObject(value)) throw new AnswerUnreadable("an event's data is not a JSON object");
+  return value;
+}
+
+function isObject(value: unknown): value is Fields {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isIndex(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
+}
+
+/** True when `holder[key]` is a string; throws when it is not (a delta of its type must have it). */
+function mustBeString(holder: Fields, key: string, what: string): true {
+  if (typeof holder[key] === "string") return true;
+  throw new AnswerUnreadable(`${what} has no string ${key}`);
+}
+
+/** Anthropic's Messages API, streamed. */
+export class AnthropicAnswer implements AnswerFormat {
+  readonly name = "Anthropic Messages events";
+  readonly #redaction: TextRedaction;
+  readonly #text: PieceStream;
+  readonly #thinking: PieceStream;
+  readonly #blocks = new Map<number, { stopped: boolean; json: JsonTextStream }>();
+  #started = false;
+  #stopped = false;
+
+  constructor(redaction: TextRedaction) {
+    this.#redaction = redaction;
+    this.#text = new PieceStream(redaction);
+    this.#thinking = new PieceStream(redaction);
+  }
+
+  read(data: string): Draft {
+    const event = parseObject(data);
+    const draft = new Draft(data, event);
+    switch (event.type) {
+      case "message_start":
+        if (this.#started) throw new AnswerUnreadable("a second message_start");
+        this.#started = true;
+        break;
+      case "content_block_start": {
+        this.#inMessage("content_block_start");
+        if (!isIndex(event.index) || this.#blocks.has(event.index)) {
+          throw new AnswerUnreadable("a content_block_start for a block already started");
+        }
+        const block = event.content_block;
+        if (!isObject(block)) throw new AnswerUnreadable("a content_block_start with no block");
+        this.#blocks.set(event.index, {
+          stopped: false,
+          json: new JsonTextStream(this.#redaction),
+        });
+        if (typeof block.text === "string") draft.slot(this.#text, block, "text");
+        if (typeof block.thinking === "string") draft.slot(this.#thinking, block, "thinking");
+        break;
+      }
+      case "content_block_delta": {
+        const block = this.#open(event, "content_block_delta");
+        const delta = event.delta;
+        if (!isObject(delta)) throw new AnswerUnreadable("a content_block_delta with no delta");
+        if (delta.type === "text_delta" && mustBeString(delta, "text", "a text_delta")) {
+          draft.slot(this.#text, delta, "text");
+        } else if (
+          delta.type === "thinking_delta" && mustBeString(delta, "thinking", "a thinking_delta")
+        ) {
+          draft.slot(this.#thinking, delta, "thinking");
+        } else if (
+          delta.type === "input_json_delta" &&
+          mustBeString(delta, "partial_json", "an input_json_delta")
+        ) {
+          draft.slot(block.json, delta, "partial_json");
+        }
+        // Any other delta (signature_delta, citations_delta, one gurt does not know) is redacted
+        // whole: a worker sets those, it does not join them.
+        break;
+      }
+      case "content_block_stop": {
+        const block = this.#open(event, "content_block_stop");
+        block.stopped = true;
+        block.json.end();
+        break;
+      }
+      case "message_stop":
+        this.end();
+        this.#stopped = true;
+        break;
+    }
+    draft.redactRest(this.#redaction);
+    return draft;
+  }
+
+  end(): void {
+    this.#text.end();
+    this.#thinking.end();
+    for (const block of this.#blocks.values()) block.json.end();
+  }
+
+  cutEvent(message: string): string {
+    const data = { type: "error", error: { type: "api_error", message } };
+    return `event: error\ndata: ${JSON.stringify(data)}\n\n`;
+  }
+
+  #inMessage(type: string): void {
+    if (!this.#started) throw new AnswerUnreadable(`a ${type} before message_start`);
+    if (this.#stopped) throw new AnswerUnreadable(`a ${type} after message_stop`);
+  }
+
+  #open(event: Fields, type: string): { stopped: boolean; json: JsonTextStream } {
+    this.#inMessage(type);
+    const block = isIndex(event.index) ? this.#blocks.get(event.index) : undefined;
+    if (block === undefined) throw new AnswerUnreadable(`a ${type} for a block never started`);
+    if (block.stopped) throw new AnswerUnreadable(`a ${type} for a block that has stopped`);
+    return block;
+  }
+}
+
+/** The fields of an OpenAI delta that a worker joins across chunks, as text. */
+const OPENAI_TEXTS = ["content", "refusal", "reasoning_content", "reasoning"];
+
+/** The streams of one OpenAI choice. */
+class Choice {
+  finished = false;
+  readonly texts = new Map<string, PieceStream>();
+  readonly arguments = new Map<number, JsonTextStream>();
+
+  constructor(readonly redaction: TextRedaction) {}
+
+  text(name: string): PieceStream {
+    let stream = this.texts.get(name);
+    if (stream === undefined) this.texts.set(name, stream = new PieceStream(this.redaction));
+    return stream;
+  }
+
+  json(index: number): JsonTextStream {
+    let stream = this.arguments.get(index);
+    if (stream === undefined) {
+      this.arguments.set(index, stream = new JsonTextStream(this.redaction));
+    }
+    return stream;
+  }
+
+  end(): void {
+    for (const stream of this.texts.values()) stream.end();
+    for (const stream of this.arguments.values()) stream.end();
+  }
+}
+
+/** OpenAI's chat completions, streamed. */
+export class OpenAIAnswer implements AnswerFormat {
+  readonly name = "OpenAI chat completion chunks";
+  readonly #redaction: TextRedaction;
+  readonly #choices = new Map<number, Choice>();
+  /** How many choices the request asked for (its `n`). */
+  readonly #asked: number;
+  #done = false;
+
+  constructor(redaction: TextRedaction, asked: number) {
+    this.#redaction = redaction;
+    this.#asked = asked;
+  }
+
+  read(data: string): Draft {
+    if (this.#done) throw new AnswerUnreadable("an event after [DONE]");
+    if (data.trim() === "[DONE]") {
+      this.end();
+      this.#done = true;
+      return new Draft(data, null);
+    }
+    const chunk = parseObject(data);
+    const draft = new Draft(data, chunk);
+    const choices = chunk.choices ?? [];
+    if (!Array.isArray(choices)) throw new AnswerUnreadable("a chunk whose choices are no list");
+    for (const choice of choices) {
+      if (!isObject(choice)) throw new AnswerUnreadable("a choice that is not an object");
+      if (!isIndex(choice.index) || choice.index >= this.#asked) {
+        throw new AnswerUnreadable(
+          `a choice the request did not ask for (it asked for ${this.#asked})`,
+        );
+      }
+      let state = this.#choices.get(choice.index);
+      if (state === undefined) {
+        this.#choices.set(choice.index, state = new Choice(this.#redaction));
+      }
+      const delta = choice.delta ?? {};
+      if (!isObject(delta)) throw new AnswerUnreadable("a choice whose delta is not an object");
+      this.#readDelta(draft, state, delta);
+      if (choice.finish_reason !== null && choice.finish_reason !== undefined) {
+        state.end();
+        state.finished = true;
+      }
+    }
+    draft.redactRest(this.#redaction);
+    return draft;
+  }
+
+  #readDelta(draft: Draft, choice: Choice, delta: Fields): void {
+    const late = (value: unknown) => {
+      if (choice.finished && value !== "") {
+        throw new AnswerUnreadable("text for a choice after its finish_reason");
+      }
+    };
+    for (const name of OPENAI_TEXTS) {
+      if (typeof delta[name] !== "string") continue;
+      late(delta[name]);
+      draft.slot(choice.text(name), delta, name);
+    }
+    const calls = delta.tool_calls ?? [];
+    if (!Array.isArray(calls)) throw new AnswerUnreadable("a delta whose tool_calls are no list");
+    for (const call of calls) {
+      if (!isObject(call) || !isIndex(call.index)) {
+        throw new AnswerUnreadable("a tool call without an index");
+      }
+      const fn = call.function ?? {};
+      if (!isObject(fn)) throw new AnswerUnreadable("a tool call whose function is not an object");
+      if (typeof fn.name === "string") {
+        late(fn.name);
+        draft.slot(choice.text(`tool ${call.index} name`), fn, "name");
+      }
+      if (typeof fn.arguments === "string") {
+        late(fn.arguments);
+        draft.slot(choice.json(call.index), fn, "arguments");
+      }
+    }
+  }
+
+  end(): void {
+    for (const choice of this.#choices.values()) choice.end();
+  }
+
+  cutEvent(message: string): string {
+    const data = { error: { message, type: "server_error", code: "model_answer_unreadable" } };
+    return `data: ${JSON.stringify(data)}\n\n`;
+  }
+}

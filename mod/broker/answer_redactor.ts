@@ -1,0 +1,234 @@
+/**
+ * Redaction of a model answer as a worker will read it, not as its bytes happen to fall. A streamed
+ * answer is server-sent events: a vault value the service spreads over two events, or spells with
+ * JSON escapes, is in no run of its bytes, yet a worker that joins the deltas gets it whole. So the
+ * relay reads each event, redacts the decoded texts a worker joins as continuous streams (see
+ * answer_formats.ts), and writes the event again: the same events in the same order, each passed on
+ * once every piece of text it carries is decided (held back only while it could still be the start
+ * of a vault value), byte for byte when nothing in it changed.
+ *
+ * What the relay cannot read as the format it expects it does not pass on. Redacting the raw bytes
+ * of an event it cannot parse would not do: the bytes need not spell the value for a worker's
+ * parser to decode it. So a streamed answer is cut off at the first such event: what is held back
+ * is dropped, an error event in the format's own shape ends the answer, and the core says why in
+ * its log. A whole (not streamed) answer that is not JSON is refused in the same way.
+ */
+import { type AnswerFormat, AnthropicAnswer, type Draft, OpenAIAnswer } from "./answer_formats.ts";
+import { AnswerUnreadable, redactInPlace } from "./json_text_stream.ts";
+import type { TextRedaction } from "./piece_stream.ts";
+
+export { AnswerUnreadable } from "./json_text_stream.ts";
+
+/** The most of an answer held at once: an event not yet complete, and events waiting to go. */
+const MOST_HELD = 8 * 1024 * 1024;
+
+/** The sentence a worker gets when the relay cuts its answer off, or refuses it. */
+export function unreadableMessage(what: string, reason: string): string {
+  return `gurt stopped passing on the model service's answer: it could not read it as ${what} (${reason}), so it could not check it for vault values; see runbook.md#model-answer-unreadable`;
+}
+
+/** One event read from the stream. */
+interface SseEvent {
+  name: string | null;
+  data: string;
+}
+
+/**
+ * Server-sent events, read as they arrive. Comments, `id:`, `retry:` and unknown fields are dropped:
+ * neither wire format uses them, and a worker needs none of them to read the answer.
+ */
+class SseReader {
+  #buffer = "";
+  #name: string | null = null;
+  #data: string[] | null = null;
+  #size = 0;
+
+  /** How much is held: the part of a line not yet ended and the event not yet complete. */
+  get held(): number {
+    return this.#buffer.length + this.#size;
+  }
+
+  /** Takes more text; returns the events now complete. */
+  push(text: string): SseEvent[] {
+    this.#buffer += text;
+    const events: SseEvent[] = [];
+    const ends = /[\r\n]/g;
+    let start = 0;
+    while (true) {
+      ends.lastIndex = start;
+      const found = ends.exec(this.#buffer);
+      if (found === null) break;
+      const at = found.index;
+      // A CR at the end may be the first half of a CRLF: wait for the next text.
+      if (this.#buffer[at] === "\r" && at + 1 === this.#buffer.length) break;
+      this.#line(this.#buffer.slice(start, at), events);
+      start = at + (this.#buffer.startsWith("\r\n", at) ? 2 : 1);
+    }
+    this.#buffer = this.#buffer.slice(start);
+    return events;
+  }
+
+  /** The stream has ended: a last line without its end, and an event without its blank line. */
+  end(): SseEvent[] {
+    const events: SseEvent[] = [];
+    if (this.#buffer !== "") this.#line(this.#buffer.replace(/\r$/, ""), events);
+    this.#buffer = "";
+    this.#line("", events);
+    return events;
+  }
+
+  #line(line: string, events: SseEvent[]): void {
+    if (line === "") {
+      const data = this.#data?.join("\n") ?? "";
+      if (data !== "") events.push({ name: this.#name, data });
+      this.#name = null;
+      this.#data = null;
+      this.#size = 0;
+      return;
+    }
+    const colon = line.indexOf(":");
+    if (colon === 0) return; // a comment
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? "" : line.slice(colon + 1);
+    if (value.startsWith(" ")) value = value.slice(1);
+    if (field === "event") this.#name = value;
+    if (field === "data") (this.#data ??= []).push(value);
+    this.#size += line.length;
+  }
+}
+
+/** A streamed answer's events, redacted; `push` and `end` return the text now safe to send. */
+export class EventRedactor {
+  readonly #format: AnswerFormat;
+  readonly #redaction: TextRedaction;
+  readonly #reader = new SseReader();
+  readonly #queue: { name: string | null; draft: Draft }[] = [];
+  #queued = 0;
+  #out = "";
+
+  constructor(format: AnswerFormat, redaction: TextRedaction) {
+    this.#format = format;
+    this.#redaction = redaction;
+  }
+
+  /**
+   * Takes the next text of the answer; returns what is now safe to send. Throws AnswerUnreadable
+   * where it cannot be read, after which `sendable` still gives what came before that point.
+   */
+  push(text: string): string {
+    for (const event of this.#reader.push(text)) this.#read(event);
+    if (this.#reader.held + this.#queued > MOST_HELD) {
+      throw new AnswerUnreadable(
+        `more than ${MOST_HELD / 1024 / 1024} MiB of it would have to be held back`,
+      );
+    }
+    return this.sendable();
+  }
+
+  /** The answer has ended: the rest, every text decided. */
+  end(): string {
+    for (const event of this.#reader.end()) this.#read(event);
+    this.#format.end();
+    this.#drain();
+    return this.sendable();
+  }
+
+  /** What is ready to send and has not been taken yet. */
+  sendable(): string {
+    const out = this.#out;
+    this.#out = "";
+    return out;
+  }
+
+  /** The event that ends a cut answer, in the format's shape. */
+  cutEvent(reason: string): string {
+    return this.#format.cutEvent(unreadableMessage(this.#format.name, reason));
+  }
+
+  #read(event: SseEvent): void {
+    if (event.name !== null && this.#redaction.redact(event.name) !== event.name) {
+      throw new AnswerUnreadable("an event's name holds a vault value");
+    }
+    this.#queue.push({ name: event.name, draft: this.#format.read(event.data) });
+    this.#queued += event.data.length;
+    this.#drain();
+  }
+
+  #drain(): void {
+    while (this.#queue.length > 0 && this.#queue[0].draft.ready) {
+      const { name, draft } = this.#queue.shift()!;
+      this.#queued -= draft.original.length;
+      const data = draft.data();
+      // The last check: a value in what no stream reads (a number, say) cannot be replaced there.
+      if (this.#redaction.redact(data) !== data) {
+        throw new AnswerUnreadable("an event holds a vault value where it cannot be replaced");
+      }
+      if (name !== null) this.#out += `event: ${name}\n`;
+      for (const line of data.split("\n")) this.#out += `data: ${line}\n`;
+      this.#out += "\n";
+    }
+  }
+}
+
+/** What reading a streamed answer needs besides the vault's redaction. */
+export interface AnswerOptions {
+  kind: "anthropic" | "openai";
+  /** How many choices an OpenAI request asked for (its `n`). */
+  choices: number;
+  /** Called once, with the reason (never the answer's text), when the answer is cut off. */
+  cut(reason: string): void;
+}
+
+/** A TransformStream that redacts a streamed answer's events, and cuts it off where it must. */
+export function redactingAnswerStream(
+  redaction: TextRedaction,
+  options: AnswerOptions,
+): TransformStream<Uint8Array, Uint8Array> {
+  const format = options.kind === "anthropic"
+    ? new AnthropicAnswer(redaction)
+    : new OpenAIAnswer(redaction, options.choices);
+  const events = new EventRedactor(format, redaction);
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  let cut = false;
+  const step = (
+    controller: TransformStreamDefaultController<Uint8Array>,
+    next: () => string,
+  ) => {
+    if (cut) return;
+    try {
+      const out = next();
+      if (out !== "") controller.enqueue(encoder.encode(out));
+    } catch (error) {
+      if (!(error instanceof AnswerUnreadable)) throw error;
+      cut = true;
+      options.cut(error.message);
+      // The events before the one that could not be read go; what is held back does not.
+      controller.enqueue(encoder.encode(events.sendable() + events.cutEvent(error.message)));
+      controller.terminate();
+    }
+  };
+  return new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      step(controller, () => events.push(decoder.decode(chunk, { stream: true })));
+    },
+    flush(controller) {
+      step(controller, () => events.push(decoder.decode()) + events.end());
+    },
+  });
+}
+
+/**
+ * A whole answer, redacted: every decoded string (escapes, and JSON held in a string, included),
+ * the original text when nothing changed, and the raw text's forms last. Null when it is not JSON.
+ */
+export function redactWholeAnswer(text: string, redaction: TextRedaction): string | null {
+  const holder: unknown[] = [];
+  try {
+    holder.push(JSON.parse(text));
+  } catch {
+    return null;
+  }
+  const out = redactInPlace(holder, redaction) ? JSON.stringify(holder[0]) : text;
+  return redaction.redact(out);
+}
