@@ -1,0 +1,182 @@
+/**
+ * The lines of a task's journal (tasks/<id>/journal.jsonl), one zod schema, and what a journal
+ * says about its task once its lines are read: steps, spending, and the answers by key.
+ */
+import { z } from "zod";
+
+/** What a /call answered: `{ok, output}` or `{ok: false, error}`. */
+export type CallAnswer = { ok: true; output: unknown } | { ok: false; error: string };
+
+const callAnswer = z.union([
+  z.strictObject({ ok: z.literal(true), output: z.unknown() }),
+  z.strictObject({ ok: z.literal(false), error: z.string() }),
+]);
+
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+
+/** The schema of one line. */
+export const journalLine = z.discriminatedUnion("type", [
+  z.strictObject({
+    type: z.literal("step"),
+    time: z.string(),
+    text: z.string(),
+    data: z.unknown(),
+  }),
+  z.strictObject({
+    type: z.literal("tool.call"),
+    time: z.string(),
+    key: z.string(),
+    tool: z.string(),
+    input: z.unknown(),
+    decision: z.number().int().nullable(),
+    /** The SHA-256 of the input's canonical JSON: what the key was used for (absent in old lines). */
+    input_sha256: sha256.optional(),
+  }),
+  z.strictObject({
+    type: z.literal("tool.result"),
+    time: z.string(),
+    key: z.string(),
+    tool: z.string(),
+    answer: callAnswer,
+    cost: z.number().int().min(0),
+    /** The seq of the call's Result record; absent for a denial, which has none. */
+    result: z.number().int().min(0).optional(),
+    /** As on the tool.call line; a denial has no tool.call line, so this binds its key. */
+    input_sha256: sha256.optional(),
+  }),
+  z.strictObject({
+    type: z.literal("tool.unrecorded"),
+    time: z.string(),
+    key: z.string(),
+    /** The Result record the voided tool.result line named, which never reached the log. */
+    result: z.number().int().min(0),
+  }),
+  z.strictObject({
+    type: z.literal("ask"),
+    time: z.string(),
+    key: z.string(),
+    question: z.string(),
+    approval: z.number().int(),
+  }),
+  z.strictObject({
+    type: z.literal("ask.answer"),
+    time: z.string(),
+    key: z.string(),
+    approved: z.boolean(),
+  }),
+  z.strictObject({
+    type: z.literal("cost"),
+    time: z.string(),
+    cents: z.number().int().min(0),
+    what: z.string(),
+    model: z.string().optional(),
+  }),
+  z.strictObject({
+    type: z.literal("event"),
+    time: z.string(),
+    event: z.string(),
+    detail: z.unknown(),
+  }),
+]);
+
+/** One journal line. */
+export type JournalLine = z.infer<typeof journalLine>;
+
+/**
+ * The call a key was used for: its tool and the SHA-256 of its canonical input (null for a line
+ * written before the journal kept it; such a key is known by its tool only).
+ */
+export interface KeyUse {
+  tool: string;
+  inputSha256: string | null;
+}
+
+/** What a journal says about its task once read: steps, spending, and the answers by key. */
+export interface JournalState {
+  steps: { text: string; data: unknown }[];
+  spentCents: number;
+  calls: Map<string, CallAnswer>;
+  /**
+   * What each call key was used for, from its tool.call or tool.result line. A voided answer
+   * (tool.unrecorded) leaves it: the call may have run, and only the same call may run again.
+   */
+  keys: Map<string, KeyUse>;
+  /** For a key answered by a tool.result line naming its Result record: that seq and the cost. */
+  recorded: Map<string, { result: number; cost: number }>;
+  asks: Map<string, boolean>;
+  /** Lines that did not parse: a torn last line after a crash, never acknowledged. */
+  skipped: number;
+}
+
+/** The state of a journal with no lines. */
+export function emptyState(): JournalState {
+  return {
+    steps: [],
+    spentCents: 0,
+    calls: new Map(),
+    keys: new Map(),
+    recorded: new Map(),
+    asks: new Map(),
+    skipped: 0,
+  };
+}
+
+/** The state after `text`, a journal file's content: every line that parses, in order. */
+export function readState(text: string): JournalState {
+  const state = emptyState();
+  for (const raw of text.split("\n")) {
+    if (raw === "") continue;
+    let parsed: JournalLine;
+    try {
+      parsed = journalLine.parse(JSON.parse(raw));
+    } catch {
+      state.skipped++;
+      continue;
+    }
+    apply(state, parsed);
+  }
+  return state;
+}
+
+/** Makes `state` reflect one more line. */
+export function apply(state: JournalState, entry: JournalLine): void {
+  switch (entry.type) {
+    case "step":
+      state.steps.push({ text: entry.text, data: entry.data });
+      break;
+    case "tool.call":
+      useKey(state, entry.key, entry.tool, entry.input_sha256);
+      break;
+    case "tool.result":
+      useKey(state, entry.key, entry.tool, entry.input_sha256);
+      state.calls.set(entry.key, entry.answer);
+      state.spentCents += entry.cost;
+      if (entry.result === undefined) state.recorded.delete(entry.key);
+      else state.recorded.set(entry.key, { result: entry.result, cost: entry.cost });
+      break;
+    case "tool.unrecorded": {
+      // Voids the answer only if it is still the one the line names.
+      const recorded = state.recorded.get(entry.key);
+      if (recorded?.result !== entry.result) break;
+      state.calls.delete(entry.key);
+      state.spentCents -= recorded.cost;
+      state.recorded.delete(entry.key);
+      break;
+    }
+    case "ask.answer":
+      state.asks.set(entry.key, entry.approved);
+      break;
+    case "cost":
+      state.spentCents += entry.cents;
+      break;
+    default:
+      break;
+  }
+}
+
+/** Records what `key` was used for; a line without a digest does not forget one already known. */
+function useKey(state: JournalState, key: string, tool: string, digest: string | undefined): void {
+  const known = state.keys.get(key);
+  if (digest === undefined && known !== undefined && known.tool === tool) return;
+  state.keys.set(key, { tool, inputSha256: digest ?? null });
+}
