@@ -1,18 +1,19 @@
 /** `gurt guest`: runs the guest daemon (exec and files on one port, host on another). */
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
-// The defaults only, from the one module of exec-guest that imports nothing at run time: its mod.ts
+// The defaults only, from exec-guest's light entry, which imports nothing at run time: its mod.ts
 // loads the guest's whole Hono graph, which every other command would then load too (program.ts).
+// tests/policy/boundary_test.ts lists the light entries.
 import { GUEST_DEFAULTS } from "../exec-guest/settings.ts";
-// Likewise the desktop's defaults, from the one module of cua that imports nothing.
+// Likewise the desktop's defaults, from cua's light entry.
 import { CDP_PORT, DISPLAY_DEFAULTS } from "../cua/options.ts";
 import { runRole } from "../roles/mod.ts";
 import type { RolePermissions } from "../roles/mod.ts";
+import type { GuestArgs } from "../guest/mod.ts";
 import { exitWith, loadModule } from "./run.ts";
 
-/** The modules the guest's action loads when it runs (run.ts's loadModule says why). */
-type Cua = typeof import("../cua/mod.ts");
-type ExecGuest = typeof import("../exec-guest/mod.ts");
+/** The module the guest's action loads when it runs (run.ts's loadModule says why). */
+type Guest = typeof import("../guest/mod.ts");
 
 interface GuestOptions {
   workspace: string;
@@ -40,15 +41,14 @@ export function registerGuestCommand(program: Command): void {
     .addHelpText("after", environmentHelp())
     .action((options: GuestOptions) =>
       exitWith(async () => {
-        const { desktopOptionsFromEnv, desktopPermissionNeeds } = await loadModule<Cua>(
-          new URL("../cua/mod.ts", import.meta.url),
-        );
-        const { guestEntry, guestPermissions, installSessionHelper, tokenFilesIn } =
-          await loadModule<
-            ExecGuest
-          >(
-            new URL("../exec-guest/mod.ts", import.meta.url),
-          );
+        const {
+          desktopOptionsFromEnv,
+          desktopPermissionNeeds,
+          guestEntry,
+          guestPermissions,
+          installSessionHelper,
+          tokenFilesIn,
+        } = await loadModule<Guest>(new URL("../guest/mod.ts", import.meta.url));
         const workspace = realWorkspace(options.workspace);
         const env = Deno.env.toObject();
         const desktop = options.desktop === true
@@ -56,7 +56,7 @@ export function registerGuestCommand(program: Command): void {
           : null;
         // Written here, where writing outside the workspace is allowed; the role only runs it.
         const helper = await installSessionHelper();
-        const args = {
+        const args: GuestArgs = {
           workspace,
           bind: options.bind,
           execPort: options.execPort,
@@ -163,7 +163,7 @@ function realWorkspace(path: string): string {
 /** The guest's permissions plus what the desktop adds (mod/cua/permissions.ts). */
 function withDesktop(
   base: RolePermissions,
-  needs: ReturnType<Cua["desktopPermissionNeeds"]>,
+  needs: ReturnType<Guest["desktopPermissionNeeds"]>,
 ): RolePermissions {
   const list = (value: string[] | boolean | false): string[] => Array.isArray(value) ? value : [];
   return {

@@ -1,5 +1,5 @@
 /** The CUA failures of seed 004 as GuestErrors, each a sentence a caller can act on. */
-import { GuestError } from "../exec-guest/errors.ts";
+import { GuestError } from "../exec-guest/mod.ts";
 
 /** 503 cua_disabled: BOX_CUA=0. */
 export function cuaDisabled(): GuestError {

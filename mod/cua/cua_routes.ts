@@ -3,8 +3,7 @@
  * their aliases, and batch recipes. Errors are thrown as GuestErrors for the host's one handler.
  */
 import { createRoute, OpenAPIHono, type z } from "@hono/zod-openapi";
-import type { GuestError } from "../exec-guest/errors.ts";
-import { validationHook } from "../exec-guest/middleware.ts";
+import { type GuestError, validationHook } from "../exec-guest/mod.ts";
 import type { Cua } from "./cua_service.ts";
 import type { DevTools } from "./devtools.ts";
 import { runRecipe } from "./recipe_runner.ts";

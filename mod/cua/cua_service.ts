@@ -2,7 +2,7 @@
  * Computer use on one display: two held X connections (input, observation), one step at a time
  * (there is one pointer), every failure turned into seed 004's status.
  */
-import { GuestError } from "../exec-guest/errors.ts";
+import { GuestError } from "../exec-guest/mod.ts";
 import { cuaBackend, displayUnavailable, invalidRequest, outOfRange } from "./cua_errors.ts";
 import { parseChord } from "./keys.ts";
 import { encodePng } from "./png.ts";

@@ -3,7 +3,7 @@
  * time, the observation the caller asked for, screenshots, and the recording's artifact.
  */
 import { Buffer } from "node:buffer";
-import { GuestError } from "../exec-guest/errors.ts";
+import { GuestError } from "../exec-guest/mod.ts";
 import { invalidRequest, pathEscape, recordingFailed } from "./cua_errors.ts";
 import type { Cua } from "./cua_service.ts";
 import type { DevTools } from "./devtools.ts";

@@ -3,7 +3,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Cua } from "./cua_service.ts";
 import type { DesktopOptions } from "./options.ts";
 import type { Supervisor } from "./supervisor.ts";
-import { validationHook } from "../exec-guest/middleware.ts";
+import { validationHook } from "../exec-guest/mod.ts";
 
 const STATUS_TIMEOUT_MS = 1000;
 

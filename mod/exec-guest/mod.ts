@@ -1,4 +1,7 @@
-/** The guest daemon (`gurt guest`): seed 004's box-exec and box-host as two Hono services. */
+/**
+ * The exec guest: seed 004's box-exec and box-host as two Hono services (exec and files; ready,
+ * info and the mounts of the desktop), their settings and permissions. mod/guest runs them.
+ */
 export {
   createExecApp,
   createHostApp,
@@ -8,11 +11,9 @@ export {
   type HostAppOptions,
   type HostExtras,
 } from "./apps.ts";
-export { runGuest, urlOf } from "./daemon.ts";
 export { GuestError, type GuestErrorCode } from "./errors.ts";
 export { type CapabilityState } from "./host_routes.ts";
-export { type GuestEnv, newRouter } from "./middleware.ts";
-export { guestOpenApiYaml, publishedOpenApiYaml } from "./openapi.ts";
+export { type GuestEnv, newRouter, validationHook } from "./middleware.ts";
 export { guestPermissions, type GuestPlaces } from "./permissions.ts";
 export { type InstalledHelper, installSessionHelper } from "./session_helper.ts";
 export {
@@ -24,6 +25,3 @@ export {
   SECRET_ENV,
   tokenFilesIn,
 } from "./settings.ts";
-
-/** The guest role's entry module, for runRole. */
-export const guestEntry: URL = new URL("./guest_main.ts", import.meta.url);

@@ -2,16 +2,13 @@
  * The guest's settings: the flags of `gurt guest` and every environment knob of seed 004, with
  * its default. A value that does not parse stops the guest; a missing token stops it too.
  */
-import type { DesktopOptions } from "../cua/mod.ts";
 
-/** The flags of `gurt guest`. */
+/** The flags of `gurt guest` the exec guest reads (the desktop's are mod/guest's GuestArgs). */
 export interface GuestFlags {
   workspace: string;
   bind: string;
   execPort: number;
   hostPort: number;
-  /** `--desktop`: the X desktop and computer use to run beside the host service, or null. */
-  desktop?: DesktopOptions | null;
   /** The session helper `gurt guest` wrote (session_helper.ts), or null to use util-linux setsid. */
   sessionHelper?: string | null;
   /** The files helper `gurt guest` wrote (files_helper.ts), or null: the file routes answer 503. */

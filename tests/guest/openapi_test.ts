@@ -2,15 +2,15 @@
 import { parse } from "yaml";
 import { assert, assertEquals } from "../assert.ts";
 import { desktopOff } from "../../mod/cua/mod.ts";
-import { guestOpenApiYaml, publishedOpenApiYaml } from "../../mod/exec-guest/mod.ts";
+import { guestOpenApiYaml, publishedOpenApiYaml } from "../../mod/guest/mod.ts";
 
 const file = new URL("../../openapi.yaml", import.meta.url);
 
-Deno.test("the checked-in openapi.yaml is what the route schemas generate (regenerate: deno run -A mod/exec-guest/openapi.ts)", async () => {
+Deno.test("the checked-in openapi.yaml is what the route schemas generate (regenerate: deno run -A mod/guest/openapi.ts)", async () => {
   const checkedIn = await Deno.readTextFile(file);
   assert(
     checkedIn === publishedOpenApiYaml(),
-    "openapi.yaml is stale: run `deno run -A mod/exec-guest/openapi.ts` and commit the result",
+    "openapi.yaml is stale: run `deno run -A mod/guest/openapi.ts` and commit the result",
   );
 });
 

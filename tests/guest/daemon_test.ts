@@ -7,7 +7,7 @@ import {
   processAlive,
   runDaemonToEnd,
   startDaemon,
-} from "./helpers.ts";
+} from "../exec-guest/helpers.ts";
 
 Deno.test("the daemon serves health openly, refuses other routes without the token, and shuts down", async () => {
   const guest = await startDaemon();

@@ -3,8 +3,12 @@
  * as one JSON line, and on POST /v1/shutdown (or SIGTERM/SIGINT) stops every exec and both
  * servers gracefully.
  */
-import { createExecApp, createHostApp, type HostExtras } from "./apps.ts";
-import type { GuestSettings } from "./settings.ts";
+import {
+  createExecApp,
+  createHostApp,
+  type GuestSettings,
+  type HostExtras,
+} from "../exec-guest/mod.ts";
 
 /** The line the daemon prints once both services listen. */
 export interface ListeningLine {

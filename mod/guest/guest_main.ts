@@ -1,10 +1,16 @@
 /** The guest role's entry: reads its settings (in the role, with its permissions) and runs. */
-import { createDesktop, desktopOff } from "../cua/mod.ts";
+import { createDesktop, desktopOff, type DesktopOptions } from "../cua/mod.ts";
+import { type GuestFlags, GuestSettingsError, loadGuestSettings } from "../exec-guest/mod.ts";
 import { runGuest } from "./daemon.ts";
-import { type GuestFlags, GuestSettingsError, loadGuestSettings } from "./settings.ts";
+
+/** What `gurt guest` hands the role: the exec guest's flags, and the desktop to run if any. */
+export interface GuestArgs extends GuestFlags {
+  /** `--desktop`: the X desktop and computer use to run beside the host service, or null. */
+  desktop?: DesktopOptions | null;
+}
 
 /** Runs `gurt guest` inside the guest role's Worker. */
-export default async function main(flags: GuestFlags): Promise<number> {
+export default async function main(flags: GuestArgs): Promise<number> {
   let settings;
   try {
     settings = loadGuestSettings(flags, {

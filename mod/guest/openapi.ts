@@ -1,8 +1,14 @@
 /** openapi.yaml: generated from the routes' zod schemas of both guest services. */
 import { stringify } from "yaml";
 import { createDesktop, desktopOptionsFromEnv } from "../cua/mod.ts";
-import { createExecApp, createHostApp, GUEST_VERSION, type HostExtras } from "./apps.ts";
-import { GUEST_DEFAULTS, type GuestSettings } from "./settings.ts";
+import {
+  createExecApp,
+  createHostApp,
+  GUEST_DEFAULTS,
+  GUEST_VERSION,
+  type GuestSettings,
+  type HostExtras,
+} from "../exec-guest/mod.ts";
 
 /** Settings for generating the document: defaults, a placeholder token, /workspace. */
 function documentSettings(): GuestSettings {
@@ -26,7 +32,7 @@ export function guestOpenApiYaml(extras?: HostExtras): string {
     info: {
       title: "gurt guest (box-exec and box-host)",
       version: GUEST_VERSION,
-      description: "Generated from the route schemas by mod/exec-guest/openapi.ts; do not edit. " +
+      description: "Generated from the route schemas by mod/guest/openapi.ts; do not edit. " +
         "Every route but GET /v1/health needs Authorization: Bearer <BOX_TOKEN> " +
         "(the host service: BOX_HOST_TOKEN if set).",
     },
