@@ -1,6 +1,5 @@
 /** gurt: one binary, one subcommand per role. Parses the command and runs its role. */
-import { buildProgram } from "./mod/cli/program.ts";
-import { beforeCommand } from "./mod/cli/task_command.ts";
+import { beforeCommand, buildProgram } from "./mod/cli/mod.ts";
 
 if (import.meta.main) {
   // What follows `--` is the command of `gurt task start --worker cmd -- COMMAND…`, read there;

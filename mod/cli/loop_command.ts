@@ -1,6 +1,6 @@
 /** `gurt loop`: the model loop worker of a task, run in the worker role on BOX_SOCKET. */
 import type { Command } from "commander";
-import { type LoopArgs, workerPermissions } from "../loop/mod.ts";
+import { type LoopArgs, loopEntry, workerPermissions } from "../loop/mod.ts";
 import { runRole } from "../roles/mod.ts";
 import { exitWith } from "./run.ts";
 
@@ -20,7 +20,7 @@ export function registerLoopCommand(program: Command): void {
         return runRole({
           role: "worker",
           permissions: workerPermissions(socket),
-          entry: new URL("../loop/loop_main.ts", import.meta.url),
+          entry: loopEntry,
           args,
         });
       })

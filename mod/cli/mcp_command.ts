@@ -11,7 +11,7 @@ export function registerMcpCommand(program: Command): void {
     .description("an MCP server on stdio offering the task's tools and box_ask (needs BOX_SOCKET)")
     .action(() =>
       exitWith(async () => {
-        const { relayPermissions } = await loadModule<typeof import("../mcp/mod.ts")>(
+        const { relayEntry, relayPermissions } = await loadModule<typeof import("../mcp/mod.ts")>(
           new URL("../mcp/mod.ts", import.meta.url),
         );
         const socket = Deno.env.get("BOX_SOCKET");
@@ -22,7 +22,7 @@ export function registerMcpCommand(program: Command): void {
         return await runRole({
           role: "relay",
           permissions: relayPermissions(socket),
-          entry: new URL("../mcp/relay_main.ts", import.meta.url),
+          entry: relayEntry,
           args,
         });
       })

@@ -12,8 +12,8 @@ export function registerServeCommand(program: Command): void {
     .action((options: { acceptBreak?: boolean }, command: Command) =>
       exitWith(async () => {
         const config = configFor(command);
-        const { corePermissions } = await loadModule<typeof import("../core/permissions.ts")>(
-          new URL("../core/permissions.ts", import.meta.url),
+        const { corePermissions, serveEntry } = await loadModule<typeof import("../core/mod.ts")>(
+          new URL("../core/mod.ts", import.meta.url),
         );
         // The core's Worker listens for SIGTERM and SIGINT and stops cleanly. A listener here too
         // keeps Deno from ending the whole process on the signal before the Worker's has run.
@@ -22,7 +22,7 @@ export function registerServeCommand(program: Command): void {
         return await runRole({
           role: "core",
           permissions: corePermissions(config),
-          entry: new URL("../core/serve_main.ts", import.meta.url),
+          entry: serveEntry,
           args: { config, acceptBreak: options.acceptBreak === true },
         });
       })

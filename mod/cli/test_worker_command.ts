@@ -1,7 +1,8 @@
 /** `gurt test-worker --script F`: the test worker, run in the worker role on BOX_SOCKET. */
 import type { Command } from "commander";
-import { workerPermissions } from "../loop/permissions.ts";
+import { workerPermissions } from "../loop/mod.ts";
 import { runRole } from "../roles/mod.ts";
+import { type TestWorkerArgs, testWorkerEntry } from "../workers/mod.ts";
 import { exitWith } from "./run.ts";
 
 /** Registers `gurt test-worker`. */
@@ -25,8 +26,8 @@ export function registerTestWorkerCommand(program: Command): void {
         return runRole({
           role: "worker",
           permissions: workerPermissions(socket, { read: [script] }),
-          entry: new URL("../workers/test_worker.ts", import.meta.url),
-          args: { socket, task, script },
+          entry: testWorkerEntry,
+          args: { socket, task, script } satisfies TestWorkerArgs,
         });
       })
     );

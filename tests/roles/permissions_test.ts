@@ -4,7 +4,7 @@ import { loadConfig } from "../../mod/config/mod.ts";
 import { runRole } from "../../mod/roles/mod.ts";
 import type { RoleName, RolePermissions } from "../../mod/roles/mod.ts";
 import { cliPermissions } from "../../mod/cli/permissions.ts";
-import { corePermissions } from "../../mod/core/permissions.ts";
+import { corePermissions } from "../../mod/core/mod.ts";
 import { workerPermissions } from "../../mod/loop/permissions.ts";
 import { relayPermissions } from "../../mod/mcp/permissions.ts";
 import { guestPermissions } from "../../mod/exec-guest/permissions.ts";

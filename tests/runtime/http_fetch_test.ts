@@ -14,7 +14,7 @@ import {
 import { startTlsServer, type TlsServer } from "./tls_fixture.ts";
 import type { ProbeLine } from "./own_address_probe.ts";
 import { loadConfig } from "../../mod/config/mod.ts";
-import { corePermissions } from "../../mod/core/permissions.ts";
+import { corePermissions } from "../../mod/core/mod.ts";
 import { runRole } from "../../mod/roles/mod.ts";
 
 const SETTINGS: FetchSettings = {
