@@ -23,19 +23,49 @@ export function writeLine(file: Deno.FsFile, line: string): void {
   while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
 }
 
-/** Replaces `path` with `text`: a temporary file, synced, renamed over it, the folder synced. */
+/**
+ * Replaces `path` with `text` (mode 0600 unless given), so that a reader sees the old file or the
+ * new one and a power cut leaves one of them: the text goes to `<path>.tmp`, written to its end and
+ * synced, which is renamed over `path`, and the folder is synced. The temporary file is created
+ * anew (exclusively): whatever was at its name, a link someone planted there included, is removed
+ * first, never followed; one planted after that makes the write fail rather than go elsewhere.
+ */
 export async function writeFileAtomic(path: string, text: string, mode = 0o600): Promise<void> {
   const temporary = `${path}.tmp`;
-  const file = await Deno.open(temporary, { write: true, create: true, truncate: true, mode });
+  await Deno.remove(temporary).catch((error) => {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  });
+  const file = await Deno.open(temporary, { write: true, createNew: true, mode });
   try {
-    await file.write(encoder.encode(text));
+    const bytes = encoder.encode(text);
+    let written = 0;
+    while (written < bytes.length) written += await file.write(bytes.subarray(written));
     await file.sync();
-  } finally {
+    await exactMode(file, temporary, mode);
+  } catch (error) {
     file.close();
+    await Deno.remove(temporary).catch(() => {});
+    throw error;
   }
-  await Deno.chmod(temporary, mode);
+  file.close();
   await Deno.rename(temporary, path);
   await syncDirectory(path.slice(0, path.lastIndexOf("/")) || "/");
+}
+
+/**
+ * Gives a file just created the mode asked for where the umask took bits from it. Deno has no
+ * fchmod, so the chmod goes by name, and only once the name is checked to be the open file.
+ */
+async function exactMode(file: Deno.FsFile, path: string, mode: number): Promise<void> {
+  const opened = await file.stat();
+  if ((opened.mode! & 0o7777) === mode) return;
+  const named = await Deno.lstat(path);
+  if (named.dev !== opened.dev || named.ino !== opened.ino) {
+    throw new Error(
+      `${path} was replaced by another file or a link while gurt wrote it, so gurt did not write it`,
+    );
+  }
+  await Deno.chmod(path, mode);
 }
 
 /** fdatasync of a file as it is; a file that does not exist has nothing to sync. */

@@ -1,9 +1,10 @@
 /**
  * The session state store (seed 002 §4): each task's taint and untrusted flag in
  * `<home>/broker/sessions/<task>.json`. Absent means private and trusted; the taint only rises;
- * every write is atomic (temporary file, sync, rename, sync the directory). The caller (the core's
- * ledger) serialises reads and writes for one task.
+ * every write is atomic (mod/common's writeFileAtomic). The caller (the core's ledger) serialises
+ * reads and writes for one task.
  */
+import { writeFileAtomic } from "../common/mod.ts";
 import { higherClass, type Label, type SessionState } from "./types.ts";
 
 /** A state file that exists but cannot be used: every call of its task is denied. */
@@ -100,23 +101,7 @@ export async function raiseSessionState(
   const next = raisedState(await readSessionState(home, task), label);
   const dir = `${home}/broker/sessions`;
   await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
-  const tmp = `${file}.tmp`;
-  const body = new TextEncoder().encode(JSON.stringify(next));
-  const handle = await Deno.open(tmp, { write: true, create: true, truncate: true, mode: 0o600 });
-  try {
-    let written = 0;
-    while (written < body.length) written += await handle.write(body.subarray(written));
-    await handle.sync();
-  } finally {
-    handle.close();
-  }
-  await Deno.rename(tmp, file);
-  const dirHandle = await Deno.open(dir, { read: true });
-  try {
-    await dirHandle.sync();
-  } finally {
-    dirHandle.close();
-  }
+  await writeFileAtomic(file, JSON.stringify(next));
   return next;
 }
 

@@ -1,9 +1,9 @@
 /**
  * Reading and writing the vault file safely: it must be a regular file (not a symlink), owned by the
  * user gurt runs as (root on a box), with no permission for group or others. A missing vault is
- * created empty with mode 0600. A rewrite is atomic: a 0600 temporary file, synced, renamed over
- * the vault, and the folder synced.
+ * created empty with mode 0600. A rewrite is atomic (mod/common's writeFileAtomic, mode 0600).
  */
+import { writeFileAtomic } from "../common/mod.ts";
 
 /** The vault file cannot be used as it is: `gurt serve` refuses to start. */
 export class VaultFileError extends Error {
@@ -101,23 +101,7 @@ export function checkFileInfo(path: string, info: Deno.FileInfo, owner: VaultOwn
 
 /** Replaces the vault with `text`, atomically, keeping it 0600. */
 export async function writeVaultFile(path: string, text: string): Promise<void> {
-  const temporary = `${path}.tmp`;
-  await Deno.remove(temporary).catch(() => {});
-  const file = await Deno.open(temporary, { write: true, createNew: true, mode: 0o600 });
-  try {
-    await Deno.chmod(temporary, 0o600);
-    const bytes = new TextEncoder().encode(text);
-    let written = 0;
-    while (written < bytes.length) written += await file.write(bytes.subarray(written));
-    await file.sync();
-  } catch (error) {
-    file.close();
-    await Deno.remove(temporary).catch(() => {});
-    throw error;
-  }
-  file.close();
-  await Deno.rename(temporary, path);
-  await syncFolder(folderOf(path));
+  await writeFileAtomic(path, text, 0o600);
 }
 
 async function createEmpty(path: string): Promise<void> {
