@@ -1,5 +1,6 @@
 /** `gurt task start|list|show|stop`: the owner's view of tasks. */
 import type { Command } from "commander";
+import type { StartTaskInput } from "../admin/mod.ts";
 import { adminSocketPath, type Config } from "../config/mod.ts";
 import { configFor, exitWith, runCliRole } from "./run.ts";
 import type { TaskArgs } from "./task_main.ts";
@@ -62,7 +63,7 @@ export function registerTaskCommands(program: Command): void {
     );
 }
 
-type Action = { action: "start"; body: Record<string, unknown> } | { action: "list" } | {
+type Action = { action: "start"; body: StartTaskInput } | { action: "list" } | {
   action: "show";
   id: string;
 } | { action: "stop"; id: string };
@@ -121,8 +122,8 @@ async function startBody(
   prompt: string | undefined,
   options: StartOptions,
   context: { config: Config; chosen: boolean },
-): Promise<Record<string, unknown>> {
-  let worker: Record<string, unknown>;
+): Promise<StartTaskInput> {
+  let worker: StartTaskInput["worker"];
   if (options.worker === "test") {
     if (options.script === undefined) {
       throw new Error(workerChoices(context.config, context.chosen));

@@ -1,76 +1,84 @@
 /** The CLI role's side of `gurt task …`: start, list, show and stop, over the admin socket. */
-import { admin, errorOf } from "./admin_client.ts";
+import {
+  AdminClient,
+  type JournalLineView,
+  type ListedTask,
+  type StartTaskInput,
+} from "../admin/mod.ts";
+import type { TaskShowAnswer, TaskView } from "../admin/mod.ts";
 import { escapeArguments, escapeModelText } from "../owner-text/mod.ts";
 
 /** What the owner asked. */
 export type TaskArgs =
-  | { socket: string; action: "start"; body: Record<string, unknown> }
+  | { socket: string; action: "start"; body: StartTaskInput }
   | { socket: string; action: "list" }
   | { socket: string; action: "show"; id: string }
   | { socket: string; action: "stop"; id: string };
 
-type Shown = Record<string, unknown>;
-
 /** Prints the answer; exit status 1 when the core refused. */
 export default async function main(args: TaskArgs): Promise<number> {
-  const request = args.action === "start"
-    ? { method: "POST" as const, path: "/tasks", body: args.body }
-    : args.action === "list"
-    ? { method: "GET" as const, path: "/tasks" }
-    : args.action === "show"
-    ? { method: "GET" as const, path: `/tasks/${encodeURIComponent(args.id)}` }
-    : { method: "POST" as const, path: `/tasks/${encodeURIComponent(args.id)}/stop` };
-  const answer = await admin(args.socket, request);
-  if (answer.status !== 200) {
-    console.error(`gurt task ${args.action}: ${errorOf(answer.body)}`);
+  const admin = new AdminClient(args.socket);
+  const refused = (error: string) => {
+    console.error(`gurt task ${args.action}: ${error}`);
     return 1;
-  }
+  };
   if (args.action === "start") {
-    const task = answer.body.task as Shown;
+    const answer = await admin.startTask(args.body);
+    if (!answer.ok) return refused(answer.error);
+    const task = answer.value.task;
     console.log(task.id);
     if (task.state === "failed") {
       console.error(`gurt task start: task ${task.id} failed: ${task.endReason}`);
       return 1;
     }
+    return 0;
   }
-  if (args.action === "stop") console.log(`stopped ${(answer.body.task as Shown).id}`);
-  if (args.action === "list") printList(answer.body.tasks as Shown[]);
-  if (args.action === "show") printTask(answer.body);
+  if (args.action === "list") {
+    const answer = await admin.tasks();
+    if (!answer.ok) return refused(answer.error);
+    printList(answer.value.tasks);
+    return 0;
+  }
+  if (args.action === "show") {
+    const answer = await admin.task(args.id);
+    if (!answer.ok) return refused(answer.error);
+    printTask(answer.value);
+    return 0;
+  }
+  const answer = await admin.stopTask(args.id);
+  if (!answer.ok) return refused(answer.error);
+  console.log(`stopped ${answer.value.task.id}`);
   return 0;
 }
 
-function money(task: Shown): string {
+function money(task: TaskView): string {
   const budget = task.budgetCents === null ? "no budget" : `${task.budgetCents}¢`;
   return `${task.spentCents}¢ of ${budget}`;
 }
 
-function printList(tasks: Shown[]): void {
+function printList(tasks: ListedTask[]): void {
   if (tasks.length === 0) console.log("no tasks");
   for (const task of tasks) {
-    const pending = (task.pending as number[]).length > 0
-      ? `  pending ${(task.pending as number[]).join(",")}`
-      : "";
-    const prompt = escapeArguments(String(task.prompt)).slice(0, 60);
+    const pending = task.pending.length > 0 ? `  pending ${task.pending.join(",")}` : "";
+    const prompt = escapeArguments(task.prompt).slice(0, 60);
     console.log(`${task.id}  ${task.state}  ${money(task)}${pending}  ${prompt}`);
   }
 }
 
-function printTask(body: Shown): void {
-  const task = body.task as Shown;
+function printTask(body: TaskShowAnswer): void {
+  const task = body.task;
   console.log(`task ${task.id}: ${task.state}${task.endReason ? ` (${task.endReason})` : ""}`);
   console.log(`  spent ${money(task)}`);
-  console.log(`  tools ${(task.tools as string[]).join(", ")}`);
+  console.log(`  tools ${task.tools.join(", ")}`);
   console.log(`  created ${task.created}${task.ended ? `, ended ${task.ended}` : ""}`);
-  if ((body.pending as number[]).length > 0) {
-    console.log(`  pending approvals ${(body.pending as number[]).join(", ")}`);
-  }
-  if (String(task.prompt) !== "") console.log(`  prompt ${escapeModelText(String(task.prompt))}`);
+  if (body.pending.length > 0) console.log(`  pending approvals ${body.pending.join(", ")}`);
+  if (task.prompt !== "") console.log(`  prompt ${escapeModelText(task.prompt)}`);
   console.log("journal:");
-  for (const line of body.journal as Shown[]) console.log(`  ${journalLine(line)}`);
+  for (const line of body.journal) console.log(`  ${journalLine(line)}`);
 }
 
-function journalLine(line: Shown): string {
-  const time = String(line.time).slice(11, 19);
+function journalLine(line: JournalLineView): string {
+  const time = line.time.slice(11, 19);
   const json = (value: unknown) => escapeArguments(JSON.stringify(value));
   // A key and a tool name came from the task: escaped like its arguments.
   const key = escapeArguments(String(line.key));
@@ -93,14 +101,20 @@ function journalLine(line: Shown): string {
     case "cost":
       return `${time} cost ${line.cents}¢ ${escapeArguments(String(line.what))}`;
     case "event":
-      return `${time} ${eventText(String(line.event), line.detail as Shown | null, json)}`;
+      return `${time} ${eventText(String(line.event), detailOf(line.detail), json)}`;
     default:
       return `${time} ${json(line)}`;
   }
 }
 
+type Detail = Record<string, unknown>;
+
+function detailOf(value: unknown): Detail | null {
+  return typeof value === "object" && value !== null ? value as Detail : null;
+}
+
 /** A notice of the core's in the journal: the two it writes in words, any other as its JSON. */
-function eventText(event: string, detail: Shown | null, json: (value: unknown) => string): string {
+function eventText(event: string, detail: Detail | null, json: (value: unknown) => string): string {
   const text = (value: unknown) => escapeArguments(String(value));
   if (event === "approval_pending" && detail !== null) {
     return `approval ${text(detail.approval)} pending: ${text(detail.tool)}, expires ${

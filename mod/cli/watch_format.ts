@@ -3,7 +3,7 @@
  * escaped with newline and tab passing, arguments escaped whole, a denial as
  * `[denied <name>: <reason>]` with the runbook pointer of the box's own failures.
  */
-import type { JournalLine } from "../broker/mod.ts";
+import type { JournalLineView } from "../admin/mod.ts";
 import { escapeArguments, escapeModelText } from "../owner-text/mod.ts";
 
 /** The runbook pointer printed under a denial that describes the box, not the call. */
@@ -18,29 +18,38 @@ const SHOWN = 300;
 
 type Fields = Record<string, unknown>;
 
-/** The text printed for one journal line, or null for a line the watch does not print. */
-export function watchLine(line: JournalLine): string | null {
+/**
+ * The text printed for one journal line, or null for a line the watch does not print. The broker
+ * checked each line when it wrote it; a field read here is still turned into text on its own.
+ */
+export function watchLine(line: JournalLineView): string | null {
   switch (line.type) {
     case "step":
-      return stepText(line.text, line.data);
+      return stepText(String(line.text ?? ""), line.data);
     case "tool.call":
       return null;
     case "tool.result": {
-      const shown = escapeArguments(JSON.stringify(line.answer));
+      const shown = escapeArguments(JSON.stringify(line.answer) ?? "null");
       const cut = shown.length > SHOWN ? `${shown.slice(0, SHOWN)}…` : shown;
-      return `[result ${escapeArguments(line.tool)}: ${cut}]`;
+      return `[result ${escapeArguments(String(line.tool))}: ${cut}]`;
     }
     case "tool.unrecorded":
       return `[the result above is void: its Result record (seq ${line.result}) was never written]`;
     case "ask":
-      return `[question ${line.approval}: ${escapeModelText(line.question)}]`;
+      return `[question ${line.approval}: ${escapeModelText(String(line.question))}]`;
     case "ask.answer":
-      return `[answer: ${line.approved ? "yes" : "no"}]`;
+      return `[answer: ${line.approved === true ? "yes" : "no"}]`;
     case "cost":
-      return `[cost ${line.cents}¢ ${escapeArguments(line.what)}]`;
+      return `[cost ${line.cents}¢ ${escapeArguments(String(line.what))}]`;
     case "event":
-      return eventText(line.event, line.detail as Fields | null);
+      return eventText(String(line.event), fieldsOf(line.detail));
+    default:
+      return null;
   }
+}
+
+function fieldsOf(value: unknown): Fields | null {
+  return typeof value === "object" && value !== null ? value as Fields : null;
 }
 
 function stepText(text: string, data: unknown): string | null {
@@ -70,9 +79,11 @@ function eventText(event: string, detail: Fields | null): string | null {
 }
 
 /** The approval id an `approval_pending` or `ask` line names, or null for any other line. */
-export function pendingId(line: JournalLine): number | null {
-  if (line.type === "ask") return Number.isSafeInteger(line.approval) ? line.approval : null;
-  if (line.type !== "event" || line.event !== "approval_pending") return null;
-  const approval = (line.detail as Fields | null)?.approval;
+export function pendingId(line: JournalLineView): number | null {
+  const approval = line.type === "ask"
+    ? line.approval
+    : line.type === "event" && line.event === "approval_pending"
+    ? fieldsOf(line.detail)?.approval
+    : null;
   return typeof approval === "number" && Number.isSafeInteger(approval) ? approval : null;
 }

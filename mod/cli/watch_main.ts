@@ -5,8 +5,7 @@
  * `type 41 to approve, anything else refuses`; only exactly the id approves. `--say` shows and
  * does not ask; `--json` prints the journal's lines as JSON and contacts nothing else.
  */
-import type { JournalLine, PendingApproval } from "../broker/mod.ts";
-import { admin, errorOf } from "./admin_client.ts";
+import { AdminClient } from "../admin/mod.ts";
 import { answerText, approvalBlock, escapeArguments } from "../owner-text/mod.ts";
 import { LineReader } from "./line_reader.ts";
 import { pendingId, watchLine } from "./watch_format.ts";
@@ -24,22 +23,15 @@ const RESET = "\x1b[0m";
 /** Follows the task until it ends; exit status 0 when it ended done. */
 export default async function main(args: WatchArgs): Promise<number> {
   const stdin = new LineReader(Deno.stdin);
+  const admin = new AdminClient(args.socket);
   let after = 0;
   for (;;) {
-    const path = `/tasks/${
-      encodeURIComponent(args.id)
-    }/journal?after=${after}&wait=${POLL_WAIT_MS}`;
-    const answer = await admin(args.socket, { method: "GET", path });
-    if (answer.status !== 200) {
-      console.error(`gurt task watch: ${errorOf(answer.body)}`);
+    const answer = await admin.journal(args.id, { after, waitMs: POLL_WAIT_MS });
+    if (!answer.ok) {
+      console.error(`gurt task watch: ${answer.error}`);
       return 1;
     }
-    const page = answer.body as {
-      lines: JournalLine[];
-      next: number;
-      state: string;
-      ended: boolean;
-    };
+    const page = answer.value;
     for (const line of page.lines) {
       if (args.mode === "json") {
         console.log(escapeArguments(JSON.stringify(line)));
@@ -48,7 +40,7 @@ export default async function main(args: WatchArgs): Promise<number> {
       const text = watchLine(line);
       if (text !== null) console.log(text);
       const approval = pendingId(line);
-      if (approval !== null) await onPending(args, approval, stdin);
+      if (approval !== null) await onPending(admin, { args, id: approval, stdin });
     }
     after = page.next;
     if (page.ended) {
@@ -58,9 +50,13 @@ export default async function main(args: WatchArgs): Promise<number> {
   }
 }
 
-async function onPending(args: WatchArgs, id: number, stdin: LineReader): Promise<void> {
-  const list = await admin(args.socket, { method: "GET", path: "/approvals" });
-  const items = (list.body.items ?? []) as PendingApproval[];
+async function onPending(
+  admin: AdminClient,
+  asked: { args: WatchArgs; id: number; stdin: LineReader },
+): Promise<void> {
+  const { args, id, stdin } = asked;
+  const list = await admin.approvals();
+  const items = list.ok ? list.value.items : [];
   const item = items.find((entry) => entry.approval === id);
   await Deno.stdout.write(new TextEncoder().encode(RESET));
   if (item === undefined) {
@@ -75,11 +71,8 @@ async function onPending(args: WatchArgs, id: number, stdin: LineReader): Promis
   const typed = await stdin.readLine();
   if (typed === null) console.log(`end of input: refusing ${id}`);
   const action = typed === String(id) ? "approve" : "refuse";
-  const body = action === "refuse" ? { reason: "refused at gurt task watch" } : undefined;
-  const answer = await admin(args.socket, {
-    method: "POST",
-    path: `/approvals/${id}/${action}`,
-    body,
-  });
+  const answer = action === "approve"
+    ? await admin.approve(id)
+    : await admin.refuse(id, { reason: "refused at gurt task watch" });
   console.log(answerText(id, action, answer).text);
 }

@@ -21,7 +21,7 @@ import {
 } from "../broker/mod.ts";
 import { HttpError } from "../common/mod.ts";
 import { taskDir, taskSocketPath } from "../config/mod.ts";
-import type { StartTask } from "./admin_schemas.ts";
+import type { StartTask } from "../admin/mod.ts";
 import { serveSocket } from "./home_layout.ts";
 import { firstClosedFolder, unreachableText } from "./home_reach.ts";
 import { ensureTaskUser, removeTaskUser, type TaskUser, taskUsers } from "./task_users.ts";

@@ -1,9 +1,9 @@
 /** How `gurt approvals` shows a pending approval: seed 002 §9's two-line block, escaped. */
-import type { PendingApproval } from "../broker/mod.ts";
+import type { AdminResult, AnsweredAnswer, PendingApprovalView } from "../admin/mod.ts";
 import { escapeArguments } from "./escape.ts";
 
 /** The two-line block of one pending approval, as of `now`. */
-export function approvalBlock(item: PendingApproval, now: Date): string {
+export function approvalBlock(item: PendingApprovalView, now: Date): string {
   const age = ago(now.getTime() - Date.parse(item.created));
   const left = within(Date.parse(item.expires) - now.getTime());
   const parts = [
@@ -34,25 +34,22 @@ export interface AnswerText {
 export function answerText(
   id: number,
   action: "approve" | "refuse",
-  answer: { status: number; body: Record<string, unknown> },
+  answer: AdminResult<AnsweredAnswer>,
 ): AnswerText {
-  if (answer.body.code === "no_such_approval") {
-    return {
-      text: `${id}: no such approval (already answered or expired)`,
-      ok: false,
-      error: false,
-    };
-  }
-  if (answer.status !== 200) {
-    const error = typeof answer.body.error === "string"
-      ? answer.body.error
-      : JSON.stringify(answer.body);
+  if (!answer.ok) {
+    if (answer.code === "no_such_approval") {
+      return {
+        text: `${id}: no such approval (already answered or expired)`,
+        ok: false,
+        error: false,
+      };
+    }
     // The core's own sentences about an approval begin with its id already.
-    const text = error.startsWith(`${id}: `) ? error : `${id}: ${error}`;
+    const text = answer.error.startsWith(`${id}: `) ? answer.error : `${id}: ${answer.error}`;
     return { text, ok: false, error: true };
   }
   if (action === "refuse") return { text: `refused ${id}`, ok: true, error: false };
-  const outcome = answer.body.outcome as { outcome: string; reason?: string };
+  const outcome = answer.value.outcome;
   if (outcome.outcome === "denied") {
     return { text: `approved ${id}: denied (${outcome.reason})`, ok: false, error: false };
   }

@@ -6,7 +6,9 @@
  * wrong kind, or of no kind, on either socket is 403 forbidden; a Decision record keeps the
  * arguments as received.
  */
+import { AdminClient } from "../../mod/admin/mod.ts";
 import { realFileOps } from "../../mod/audit/mod.ts";
+import { adminSocketPath } from "../../mod/config/mod.ts";
 import { answerText } from "../../mod/owner-text/mod.ts";
 import { denialText } from "../../mod/policy/mod.ts";
 import { assert, assertEquals } from "../assert.ts";
@@ -85,9 +87,10 @@ Deno.test("a refusal whose Approval record cannot be written answers audit_unava
     const askApproval = (await box.admin("GET", "/approvals")).body.items
       .find((item: { kind: string }) => item.kind === "ask").approval;
     failWrites = true;
+    const admin = new AdminClient(adminSocketPath(box.home));
     for (const id of [callApproval, askApproval]) {
-      const refused = await box.admin("POST", `/approvals/${id}/refuse`);
-      assertEquals([refused.status, refused.body.code], [503, "audit_unavailable"]);
+      const refused = await admin.refuse(id);
+      assertEquals(refused.ok ? null : [refused.status, refused.code], [503, "audit_unavailable"]);
       // The CLI says the id once.
       const shown = answerText(id, "refuse", refused);
       assertEquals(shown.text.startsWith(`${id}: the answer could not be written`), true);

@@ -55,7 +55,10 @@ async function fakeCore(lines: unknown[], items: unknown[]): Promise<FakeCore> {
     if (url.pathname.endsWith("/approve")) {
       return Response.json({ outcome: { outcome: "allowed" } });
     }
-    if (url.pathname.endsWith("/refuse")) return Response.json({ outcome: null });
+    if (url.pathname.endsWith("/refuse")) {
+      // As the core answers a refusal (the client checks every answer against its schema).
+      return Response.json({ outcome: { outcome: "denied", reason: "approval_refused" } });
+    }
     return Response.json({ error: "no such request" }, { status: 404 });
   });
   await ready.promise;

@@ -1,0 +1,141 @@
+/**
+ * The admin socket's messages, each written once: the bodies of its requests, which the core
+ * validates, and its answers, which the one admin client validates before any owner command or the
+ * portal reads them. An answer schema keeps the fields its readers use and drops any others.
+ */
+import { z } from "zod";
+
+// ---- Requests ----
+
+export const refuseBody = z.strictObject({ reason: z.string().max(2000).optional() });
+
+export const approveBody = z.strictObject({ by: z.string().min(1).max(200).optional() });
+
+export const startTaskBody = z.strictObject({
+  prompt: z.string().max(1_000_000).default(""),
+  worker: z.discriminatedUnion("kind", [
+    z.strictObject({ kind: z.literal("test"), scriptText: z.string().max(1_000_000) }),
+    z.strictObject({ kind: z.literal("cmd"), command: z.array(z.string()).min(1) }),
+    z.strictObject({ kind: z.literal("none") }),
+    z.strictObject({
+      kind: z.literal("loop"),
+      model: z.string().min(1).max(200).nullable().default(null),
+    }),
+  ]),
+  tools: z.array(z.string().min(1).max(200)).max(200).default(["example.echo"]),
+  budgetCents: z.number().int().min(0).nullable().default(null),
+});
+export type StartTask = z.infer<typeof startTaskBody>;
+/** A start request as the owner sends it (the fields with defaults may be left out). */
+export type StartTaskInput = z.input<typeof startTaskBody>;
+
+export const stopTaskBody = z.strictObject({ reason: z.string().max(2000).optional() });
+
+// ---- Answers ----
+
+/** Every refusal: `{"error": "…"}`, with a code for the ones a program tells apart. */
+export const errorAnswer = z.object({ error: z.string(), code: z.string().optional() });
+
+const seq = z.number().int().nonnegative();
+
+/** One pending approval, as `gurt approvals` and the Approvals page show it. */
+export const pendingApproval = z.object({
+  approval: seq,
+  task: z.string(),
+  key: z.string(),
+  kind: z.enum(["grant", "budget", "ask"]),
+  tool: z.string(),
+  arguments: z.string(),
+  grant: z.string().nullable(),
+  taint: z.string(),
+  costCents: z.number().int().nullable(),
+  created: z.string(),
+  expires: z.string(),
+});
+export type PendingApprovalView = z.infer<typeof pendingApproval>;
+
+/** `GET /approvals`. */
+export const approvalsAnswer = z.object({ items: z.array(pendingApproval) });
+export type ApprovalsAnswer = z.infer<typeof approvalsAnswer>;
+
+/** What an approval came to once answered. */
+export const answeredOutcome = z.discriminatedUnion("outcome", [
+  z.object({ outcome: z.literal("allowed") }),
+  z.object({ outcome: z.literal("ask") }),
+  z.object({ outcome: z.literal("denied"), reason: z.string() }),
+]);
+
+/** `POST /approvals/:id/approve` and `/refuse`. */
+export const answeredAnswer = z.object({ outcome: answeredOutcome });
+export type AnsweredAnswer = z.infer<typeof answeredAnswer>;
+
+/** `GET /grants/check`: the grant set's problems, none when it is valid. */
+export const grantsCheckAnswer = z.object({ problems: z.array(z.string()) });
+
+const TASK_STATES = ["running", "waiting", "done", "failed", "stopped"] as const;
+
+/** A task as the owner sees it: task.json without its user and pid, with what it has spent. */
+export const taskView = z.object({
+  id: z.string(),
+  prompt: z.string(),
+  worker: z.looseObject({ kind: z.string() }),
+  tools: z.array(z.string()),
+  budgetCents: z.number().int().nullable(),
+  state: z.enum(TASK_STATES),
+  created: z.string(),
+  ended: z.string().nullable(),
+  endReason: z.string().nullable(),
+  spentCents: z.number(),
+});
+export type TaskView = z.infer<typeof taskView>;
+
+/** A task in the list, with the ids of its pending approvals. */
+export const listedTask = taskView.extend({ pending: z.array(seq) });
+export type ListedTask = z.infer<typeof listedTask>;
+
+/** `GET /tasks`: every task, newest first. */
+export const tasksAnswer = z.object({ tasks: z.array(listedTask) });
+
+/** A task as task.json holds it, as `POST /tasks` and `POST /tasks/:id/stop` answer it. */
+export const taskRecordView = taskView.omit({ spentCents: true });
+
+/** `POST /tasks` and `POST /tasks/:id/stop`. */
+export const taskAnswer = z.object({ task: taskRecordView });
+
+/**
+ * A line of a task's journal. The broker writes and checks each line; the owner's readers show the
+ * kinds they know in words and any other as its JSON, so every field is kept.
+ */
+export const journalLineView = z.looseObject({ type: z.string(), time: z.string() });
+export type JournalLineView = z.infer<typeof journalLineView>;
+
+/** `GET /tasks/:id`: the task, its pending approvals and its whole journal. */
+export const taskShowAnswer = z.object({
+  task: taskView,
+  pending: z.array(seq),
+  journal: z.array(journalLineView),
+});
+export type TaskShowAnswer = z.infer<typeof taskShowAnswer>;
+
+/** `GET /tasks/:id/journal?after=N&wait=MS`: the lines after the first N. */
+export const journalPageAnswer = z.object({
+  lines: z.array(journalLineView),
+  next: z.number().int().nonnegative(),
+  state: z.string(),
+  ended: z.boolean(),
+});
+export type JournalPageAnswer = z.infer<typeof journalPageAnswer>;
+
+/** One vault key: its name, when it was set and the apps it is off for; never its value. */
+export const vaultKeyView = z.object({
+  name: z.string(),
+  set: z.string(),
+  denied_apps: z.array(z.string()),
+});
+export type VaultKeyView = z.infer<typeof vaultKeyView>;
+
+/** `GET /api/vault`. */
+export const vaultKeysAnswer = z.object({ keys: z.array(vaultKeyView) });
+
+/** `PUT` and `DELETE /api/vault/:name`, `POST /api/vault/:name/deny|allow`. */
+export const vaultChangedAnswer = z.object({ ok: z.literal(true) });

@@ -1,0 +1,30 @@
+/**
+ * The admin socket's protocol (run/owner-broker/admin.sock): the schema of every request and
+ * answer, and the one typed client the owner commands and the portal share.
+ */
+export {
+  AdminAnswerError,
+  AdminClient,
+  type AdminRequest,
+  type AdminResult,
+  CoreUnreachableError,
+} from "./admin_client.ts";
+export {
+  type AnsweredAnswer,
+  type ApprovalsAnswer,
+  approvalsAnswer,
+  approveBody,
+  errorAnswer,
+  type JournalLineView,
+  type JournalPageAnswer,
+  type ListedTask,
+  type PendingApprovalView,
+  refuseBody,
+  type StartTask,
+  startTaskBody,
+  type StartTaskInput,
+  stopTaskBody,
+  type TaskShowAnswer,
+  type TaskView,
+  type VaultKeyView,
+} from "./admin_schemas.ts";
