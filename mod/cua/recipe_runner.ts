@@ -3,7 +3,7 @@
  * time, the observation the caller asked for, screenshots, and the recording's artifact.
  */
 import { Buffer } from "node:buffer";
-import { GuestError } from "../exec-guest/mod.ts";
+import { GuestError, Jail, type Resolved } from "../exec-guest/mod.ts";
 import { invalidRequest, pathEscape, recordingFailed } from "./cua_errors.ts";
 import type { Cua } from "./cua_service.ts";
 import type { DevTools } from "./devtools.ts";
@@ -241,27 +241,53 @@ async function picture(
   return { ...info, bytes: shot.png.length, path: file };
 }
 
-/** Creates artifact_dir inside the workspace and returns its real path; 400 if it escapes. */
+/**
+ * Creates artifact_dir inside the workspace and returns its path, with no link in it; 400 if it
+ * escapes. The exec guest's Jail resolves it, following links by hand; each missing folder is made
+ * alone, in a parent the Jail has just resolved, and the whole path is resolved again after.
+ */
 export async function resolveArtifactDir(workspace: string, dir: string): Promise<string> {
   if (dir.split("/").includes("..")) throw pathEscape(dir);
-  const root = await Deno.realPath(workspace);
-  const wanted = dir.startsWith("/") ? dir : `${root}/${dir}`;
-  const inside = (path: string) => path === root || path.startsWith(`${root}/`);
-  if (!inside(wanted) && !wanted.startsWith(`${workspace}/`)) throw pathEscape(dir);
-  // The deepest folder that exists must really be inside (no symlink out) before mkdir.
-  let existing = wanted;
-  while (!(await exists(existing))) existing = existing.slice(0, existing.lastIndexOf("/")) || "/";
-  if (!inside(await Deno.realPath(existing))) throw pathEscape(dir);
-  try {
-    await Deno.mkdir(wanted, { recursive: true });
-  } catch (error) {
-    throw invalidRequest(
-      `artifact_dir ${JSON.stringify(dir)} could not be created: ${(error as Error).message}`,
-    );
+  const jail = new Jail(await Deno.realPath(workspace));
+  // An absolute path under the workspace as it was named, before its links were resolved.
+  const input = dir.startsWith(`${workspace}/`) ? dir.slice(workspace.length + 1) : dir;
+  const parts = input.split("/").filter((part) => part !== "" && part !== ".");
+  const prefix = input.startsWith("/") ? "/" : "";
+  for (let made = 0; made <= parts.length; made++) {
+    let missing: string | null = null;
+    for (let depth = 1; depth <= parts.length && missing === null; depth++) {
+      const resolved = await resolveIn(jail, prefix + parts.slice(0, depth).join("/"), dir);
+      if (!resolved.exists) missing = resolved.path;
+    }
+    if (missing === null) break;
+    await Deno.mkdir(missing).catch((error) => {
+      if (error instanceof Deno.errors.AlreadyExists) return; // made meanwhile: resolve again
+      throw invalidRequest(
+        `artifact_dir ${JSON.stringify(dir)} could not be created: ${(error as Error).message}`,
+      );
+    });
   }
-  const real = await Deno.realPath(wanted);
-  if (!inside(real)) throw pathEscape(dir);
-  return real;
+  const resolved = await resolveIn(jail, input, dir);
+  const info = resolved.exists ? await Deno.stat(resolved.path) : null;
+  if (info === null || !info.isDirectory) {
+    throw invalidRequest(`artifact_dir ${JSON.stringify(dir)} could not be created: not a folder`);
+  }
+  return resolved.path;
+}
+
+/** The Jail's resolution of `path`, with its refusals said as artifact_dir's. */
+async function resolveIn(jail: Jail, path: string, dir: string): Promise<Resolved> {
+  try {
+    return await jail.resolve(path, { followFinal: true });
+  } catch (error) {
+    if (error instanceof GuestError && error.code === "path_escape") throw pathEscape(dir);
+    if (error instanceof GuestError) {
+      throw invalidRequest(
+        `artifact_dir ${JSON.stringify(dir)} could not be created: ${error.message}`,
+      );
+    }
+    throw error;
+  }
 }
 
 /** Writes a new file: whatever sat at the path (a symlink out, say) is removed, not followed. */
@@ -280,15 +306,6 @@ function errorOf(caught: unknown): { code: string; message: string } {
   return caught instanceof GuestError
     ? { code: caught.code, message: caught.message }
     : { code: "internal", message: (caught as Error).message };
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function pad(index: number): string {

@@ -13,6 +13,7 @@ export {
 } from "./apps.ts";
 export { GuestError, type GuestErrorCode } from "./errors.ts";
 export { type CapabilityState } from "./host_routes.ts";
+export { Jail, type Resolved } from "./jail.ts";
 export { type GuestEnv, newRouter, validationHook } from "./middleware.ts";
 export { guestPermissions, type GuestPlaces } from "./permissions.ts";
 export { type InstalledHelper, installSessionHelper } from "./session_helper.ts";
