@@ -42,8 +42,16 @@ const Finish = {
   exit_code: z.number().int().nullable(),
   timed_out: z.boolean(),
   duration_ms: z.number().int(),
-  truncated: z.boolean(),
-  output_complete: z.boolean(),
+  truncated: z.boolean().openapi({
+    description: "true when stdout or stderr passed BOX_MAX_OUTPUT_BYTES and was cut, or when " +
+      "output_complete is false",
+  }),
+  output_complete: z.boolean().openapi({
+    description: "false when a process the command left running (a background job) still held " +
+      "its stdout or stderr 100 ms after the command exited: the guest stopped reading, and " +
+      "what that process writes later is not in the answer; redirect a background job's " +
+      "output (`job >/dev/null 2>&1 &`) to keep this true",
+  }),
   cwd: z.string(),
 };
 
