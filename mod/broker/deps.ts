@@ -1,33 +1,16 @@
 /** What the broker's paths share: the home, the audit log, the tools, the approvals, the clock. */
+import type { AuditAppender } from "../common/mod.ts";
 import type { Config } from "../config/mod.ts";
-import type { AuditEvent, AuditRecord } from "../audit/mod.ts";
 import type { Ask, Decision, DenyReason, GrantsInvalidReporter } from "../policy/mod.ts";
 import type { Runtime } from "../runtime/mod.ts";
 import type { ToolRegistry } from "../tools/mod.ts";
+import type { SecretReader, VaultView } from "../vault/mod.ts";
 import type { ApprovalTable } from "./approvals.ts";
 import type { InFlight, TaskHandle } from "./task_handle.ts";
 import type { TextRedaction } from "./piece_stream.ts";
 
-/** The one writer of the audit log, as the broker sees it. */
-export interface AuditAppender {
-  /**
-   * Places the record in the log's order at the call (synchronously), and resolves once it is
-   * written and synced. The broker relies on the order being the order of the calls. An appender
-   * that knows the seq the record is placed at tells `placed` at once; one that does not, never.
-   */
-  append(event: AuditEvent, placed?: (seq: number) => void): Promise<AuditRecord>;
-}
-
-/** The vault as the core's paths see it: values by name, never listed with their values. */
-export interface VaultView {
-  /** The value of a vault key, or undefined when it is not set. */
-  value(name: string): string | undefined;
-  /** The names of the keys that are set. */
-  names(): string[];
-}
-
-/** How an app tool reads a secret: throws for a key the tool did not declare or may not read. */
-export type SecretReader = (app: string, declared: readonly string[], name: string) => string;
+/** Defined where they live (common and the vault); the broker's files take them from here. */
+export type { AuditAppender, SecretReader, VaultView };
 
 /** The answer to a pending approval, from whoever took it out of the table. */
 export type Verdict =

@@ -1,8 +1,9 @@
 /**
  * What the core's modules share below any of them: the HTTP error and body reading of the task
- * socket, the admin socket and the vault's routes, an async mutex, durable file writes, and
- * redaction of every string in a JSON value.
+ * socket, the admin socket and the vault's routes, an async mutex, durable file writes, redaction
+ * of every string in a JSON value, and the audit log's appender as they all see it.
  */
+export type { AuditAppender } from "./audit_appender.ts";
 export { appendLineSynced, syncDirectory, syncFile, writeFileAtomic, writeLine } from "./files.ts";
 export { parseJsonBody, parseOptionalJsonBody, readBodyBytes } from "./http_body.ts";
 export { errorResponse, HttpError } from "./http_error.ts";

@@ -3,7 +3,14 @@
  * owner API. It refuses a task's requests with forbidden.
  */
 import { Hono } from "hono";
-import { type AnswerResult, approve, close, refuse, TASK_PATHS } from "../broker/mod.ts";
+import {
+  type AnswerResult,
+  approve,
+  auditFailure,
+  close,
+  refuse,
+  TASK_PATHS,
+} from "../broker/mod.ts";
 import type { BrokerDeps } from "../broker/mod.ts";
 import {
   errorResponse,
@@ -88,7 +95,15 @@ export function adminRoutes(
     return c.json({ task: await tasks.stop(c.req.param("id"), reason) });
   });
 
-  if (vault !== undefined) app.route("/api/vault", vaultRoutes(deps, vault));
+  if (vault !== undefined) {
+    const vaultDeps = {
+      config: deps.config,
+      audit: deps.audit,
+      registry: deps.registry,
+      auditFailed: (error: unknown) => deps.log(auditFailure(error)),
+    };
+    app.route("/api/vault", vaultRoutes(vaultDeps, vault));
+  }
 
   refuse(app, TASK_PATHS, socket, deps.log);
   app.onError((error, c) => errorResponse(error, c, deps.log));

@@ -12,7 +12,14 @@ export {
   type Span,
   StreamRedactor,
 } from "./stream_redactor.ts";
-export { SecretRefusedError, Vault, type VaultKeyListing, type VaultOptions } from "./vault.ts";
+export {
+  type SecretReader,
+  SecretRefusedError,
+  Vault,
+  type VaultKeyListing,
+  type VaultOptions,
+  type VaultView,
+} from "./vault.ts";
 export { checkFileInfo, readVaultFile, VaultFileError, writeVaultFile } from "./vault_file.ts";
 export { parseVaultText, renderVaultText } from "./vault_text.ts";
-export { vaultRoutes } from "./vault_routes.ts";
+export { type VaultRouteDeps, vaultRoutes } from "./vault_routes.ts";

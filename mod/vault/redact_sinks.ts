@@ -4,8 +4,7 @@
  * every JSON answer of the admin socket and owner API.
  */
 import type { MiddlewareHandler } from "hono";
-import type { AuditAppender } from "../broker/mod.ts";
-import { redactValue } from "../common/mod.ts";
+import { type AuditAppender, redactValue } from "../common/mod.ts";
 import type { AuditEvent } from "../audit/mod.ts";
 
 /** An appender that redacts every string of each event before the inner appender writes it. */

@@ -4,7 +4,6 @@
  * check, and the redactor built from the current values. No method returns a value except
  * `readSecret` and the core's own `view`.
  */
-import type { SecretReader, VaultView } from "../broker/mod.ts";
 import { Mutex } from "../common/mod.ts";
 import { type DenyList, policyPath, readDenyList, writeDenyList } from "./deny_policy.ts";
 import { checkAppName, checkKeyName, VaultNameError } from "./names.ts";
@@ -36,6 +35,17 @@ export interface VaultOptions {
   owner: VaultOwner;
   clock?: () => Date;
 }
+
+/** The vault as the core's paths see it: values by name, never listed with their values. */
+export interface VaultView {
+  /** The value of a vault key, or undefined when it is not set. */
+  value(name: string): string | undefined;
+  /** The names of the keys that are set. */
+  names(): string[];
+}
+
+/** How an app tool reads a secret: throws for a key the tool did not declare or may not read. */
+export type SecretReader = (app: string, declared: readonly string[], name: string) => string;
 
 /** A secret was asked for that the tool did not declare, that is denied, or that is not set. */
 export class SecretRefusedError extends Error {

@@ -11,8 +11,9 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AuditEvent } from "../audit/mod.ts";
-import { auditFailure, type BrokerDeps } from "../broker/mod.ts";
-import { HttpError, readBodyBytes } from "../common/mod.ts";
+import { type AuditAppender, HttpError, readBodyBytes } from "../common/mod.ts";
+import type { Config } from "../config/mod.ts";
+import type { ToolRegistry } from "../tools/mod.ts";
 import { ANTHROPIC_KEY_NAME, checkAnthropicKey } from "./anthropic_check.ts";
 import { checkAppName, checkKeyName, VaultNameError } from "./names.ts";
 import type { Vault } from "./vault.ts";
@@ -24,8 +25,18 @@ const appBody = z.strictObject({ app: z.string() });
 /** The largest PUT body: a value of 64 KB in JSON, with room for escapes. */
 const MAX_BODY = 512 * 1024;
 
-/** The /api/vault routes over the core's deps and its vault. */
-export function vaultRoutes(deps: BrokerDeps, vault: Vault): Hono {
+/** What the vault's routes use of the core. */
+export interface VaultRouteDeps {
+  config: Pick<Config, "vaultSettings">;
+  audit: AuditAppender;
+  /** The box's tools, whose apps are the ones a key can be denied to. */
+  registry: Pick<ToolRegistry, "appToolNames">;
+  /** Tells the owner, on the core's output, that an audit record could not be written. */
+  auditFailed(error: unknown): void;
+}
+
+/** The /api/vault routes over what they use of the core, and its vault. */
+export function vaultRoutes(deps: VaultRouteDeps, vault: Vault): Hono {
   const app = new Hono();
 
   app.get("/", (c) => c.json({ keys: vault.list() }));
@@ -70,12 +81,12 @@ export function vaultRoutes(deps: BrokerDeps, vault: Vault): Hono {
   return app;
 }
 
-function record(deps: BrokerDeps, event: AuditEvent): () => Promise<void> {
+function record(deps: VaultRouteDeps, event: AuditEvent): () => Promise<void> {
   return async () => {
     try {
       await deps.audit.append(event);
     } catch (error) {
-      deps.log(auditFailure(error));
+      deps.auditFailed(error);
       throw new HttpError(
         503,
         `the change could not be written to the audit log, so the vault was not changed; ` +
@@ -105,7 +116,7 @@ function validName(name: string): string {
   }
 }
 
-function knownApp(deps: BrokerDeps, app: string): string {
+function knownApp(deps: VaultRouteDeps, app: string): string {
   try {
     checkAppName(app);
   } catch (error) {
