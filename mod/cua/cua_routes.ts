@@ -3,7 +3,7 @@
  * their aliases, and batch recipes. Errors are thrown as GuestErrors for the host's one handler.
  */
 import { createRoute, OpenAPIHono, type z } from "@hono/zod-openapi";
-import { type GuestError, validationHook } from "../exec-guest/mod.ts";
+import { ErrorBody, type GuestError, validationHook } from "../exec-guest/mod.ts";
 import type { Cua } from "./cua_service.ts";
 import type { DevTools } from "./devtools.ts";
 import { runRecipe } from "./recipe_runner.ts";
@@ -11,7 +11,6 @@ import {
   BatchBody,
   ClickBody,
   DragBody,
-  ErrorResponse,
   KeyBody,
   MouseUpBody,
   MoveBody,
@@ -35,15 +34,15 @@ export interface CuaRouteContext {
 }
 
 const errors = {
-  400: { description: "invalid_request or out_of_range", content: json(ErrorResponse) },
+  400: { description: "invalid_request or out_of_range", content: json(ErrorBody) },
   502: {
     description: "cua_backend: the X server refused the request",
-    content: json(ErrorResponse),
+    content: json(ErrorBody),
   },
   503: {
     description: "cua_disabled (BOX_CUA=0, or the guest runs without --desktop) or " +
       "display_unavailable",
-    content: json(ErrorResponse),
+    content: json(ErrorBody),
   },
 };
 

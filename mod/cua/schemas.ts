@@ -167,11 +167,6 @@ export const ReceiptResponse = z.object({
   observe: z.enum(["input", "page"]).optional(),
 }).openapi("CuaReceipt");
 
-/** The error shape of seed 004. */
-export const ErrorResponse = z.object({
-  error: z.object({ code: z.string(), message: z.string(), status: z.number().int() }),
-}).openapi("GuestError");
-
 /** One parsed recipe step. */
 export type Step = z.infer<typeof StepBody>;
 /** A parsed recipe. */

@@ -12,6 +12,7 @@ export {
   type HostExtras,
 } from "./apps.ts";
 export { GuestError, type GuestErrorCode } from "./errors.ts";
+export { ErrorBody } from "./exec_schemas.ts";
 export { type CapabilityState } from "./host_routes.ts";
 export { Jail, type Resolved } from "./jail.ts";
 export { type GuestEnv, newRouter, validationHook } from "./middleware.ts";

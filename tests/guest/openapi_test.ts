@@ -70,3 +70,26 @@ Deno.test("a guest without --desktop publishes the same document: its desktop ro
   assert(cua503.includes("without --desktop"), cua503);
   assert(document.paths["/v1/desktop"].get.summary.includes("enabled: false"));
 });
+
+Deno.test("openapi.yaml publishes one error body, and every 4xx and 5xx answer of every route refers to it", async () => {
+  const document = parse(await Deno.readTextFile(file));
+  // An error body is an object whose one property is error.
+  const schemas = document.components.schemas as Record<string, { properties?: object }>;
+  const errorLike = Object.entries(schemas)
+    .filter(([, schema]) => Object.keys(schema.properties ?? {}).join() === "error")
+    .map(([name]) => name);
+  assertEquals(errorLike, ["Error"]);
+  const refs = new Set<string>();
+  for (const methods of Object.values(document.paths as Record<string, Record<string, unknown>>)) {
+    for (const operation of Object.values(methods)) {
+      const responses = (operation as { responses?: Record<string, unknown> }).responses ?? {};
+      for (const [status, response] of Object.entries(responses)) {
+        if (!/^[45]/.test(status)) continue;
+        const json = (response as { content?: Record<string, { schema?: { $ref?: string } }> })
+          .content?.["application/json"];
+        if (json?.schema?.$ref !== undefined) refs.add(json.schema.$ref);
+      }
+    }
+  }
+  assertEquals([...refs], ["#/components/schemas/Error"]);
+});
