@@ -21,8 +21,3 @@ export function priceUsage(model: string, tokens: TokenCounts): number | undefin
   // Rates are dollars per million tokens: tokens x rate is micro-dollars; 10,000 of them make a cent.
   return Math.ceil(Math.round(microDollars * 1000) / 1000 / 10_000);
 }
-
-/** The models the table prices. */
-export function pricedModels(): string[] {
-  return Object.keys(table);
-}
