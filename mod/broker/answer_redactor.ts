@@ -35,49 +35,72 @@ interface SseEvent {
 
 /**
  * Server-sent events, read as they arrive. Comments, `id:`, `retry:` and unknown fields are dropped:
- * neither wire format uses them, and a worker needs none of them to read the answer.
+ * neither wire format uses them, and a worker needs none of them to read the answer. Each text is
+ * searched for line ends once: the part of a line not yet ended is kept as the texts it came in and
+ * joined only when its end arrives, so a long line costs time in proportion to its length.
  */
 class SseReader {
-  #buffer = "";
+  /** The texts of the line not yet ended, and their length. */
+  #line: string[] = [];
+  #lineLength = 0;
+  /** The last text ended in a CR: a LF that starts the next one is the rest of a CRLF. */
+  #afterCr = false;
   #name: string | null = null;
   #data: string[] | null = null;
   #size = 0;
 
   /** How much is held: the part of a line not yet ended and the event not yet complete. */
   get held(): number {
-    return this.#buffer.length + this.#size;
+    return this.#lineLength + this.#size;
   }
 
   /** Takes more text; returns the events now complete. */
   push(text: string): SseEvent[] {
-    this.#buffer += text;
     const events: SseEvent[] = [];
-    const ends = /[\r\n]/g;
     let start = 0;
+    if (this.#afterCr && text !== "") {
+      this.#afterCr = false;
+      if (text[0] === "\n") start = 1;
+    }
+    const ends = /[\r\n]/g;
     while (true) {
       ends.lastIndex = start;
-      const found = ends.exec(this.#buffer);
+      const found = ends.exec(text);
       if (found === null) break;
       const at = found.index;
-      // A CR at the end may be the first half of a CRLF: wait for the next text.
-      if (this.#buffer[at] === "\r" && at + 1 === this.#buffer.length) break;
-      this.#line(this.#buffer.slice(start, at), events);
-      start = at + (this.#buffer.startsWith("\r\n", at) ? 2 : 1);
+      this.#line.push(text.slice(start, at));
+      this.#endLine(events);
+      start = at + 1;
+      if (text[at] === "\r") {
+        if (at + 1 === text.length) this.#afterCr = true;
+        else if (text[at + 1] === "\n") start++;
+      }
     }
-    this.#buffer = this.#buffer.slice(start);
+    if (start < text.length) {
+      this.#line.push(text.slice(start));
+      this.#lineLength += text.length - start;
+    }
     return events;
   }
 
   /** The stream has ended: a last line without its end, and an event without its blank line. */
   end(): SseEvent[] {
     const events: SseEvent[] = [];
-    if (this.#buffer !== "") this.#line(this.#buffer.replace(/\r$/, ""), events);
-    this.#buffer = "";
-    this.#line("", events);
+    if (this.#lineLength > 0) this.#endLine(events);
+    this.#line = [];
+    this.#lineLength = 0;
+    this.#read("", events);
     return events;
   }
 
-  #line(line: string, events: SseEvent[]): void {
+  #endLine(events: SseEvent[]): void {
+    const line = this.#line.length === 1 ? this.#line[0] : this.#line.join("");
+    this.#line = [];
+    this.#lineLength = 0;
+    this.#read(line, events);
+  }
+
+  #read(line: string, events: SseEvent[]): void {
     if (line === "") {
       const data = this.#data?.join("\n") ?? "";
       if (data !== "") events.push({ name: this.#name, data });
