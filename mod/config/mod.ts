@@ -3,6 +3,7 @@ import { ConfigError, parseConfig } from "./load.ts";
 import { type PathInputs, resolveHome, resolveVault } from "./paths.ts";
 import type { FileConfig } from "./schema.ts";
 
+export { codeDir } from "./code_dir.ts";
 export { ConfigError, parseConfig } from "./load.ts";
 export { type PathInputs, resolveHome, resolveVault } from "./paths.ts";
 export {

@@ -1,5 +1,5 @@
 /** How the core starts another gurt process: the compiled binary, or Deno running main.ts. */
-import { codeDir } from "../roles/mod.ts";
+import { codeDir } from "../config/mod.ts";
 
 /** The program and leading arguments that run `gurt ARGS…` the same way this process runs. */
 export function gurtInvocation(args: string[]): { program: string; args: string[] } {

@@ -23,8 +23,3 @@ export type SysKind = NonNullable<Deno.SysPermissionDescriptor["kind"]>;
 
 /** A role's entry module exports this as its default: it runs and returns the exit status. */
 export type RoleMain<A> = (args: A) => Promise<number>;
-
-/** The folder that holds gurt's source, which every role must read to load its own code. */
-export function codeDir(): string {
-  return new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
-}
