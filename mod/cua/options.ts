@@ -104,3 +104,8 @@ function vncPasswordFrom(env: Record<string, string | undefined>): string | null
   const password = text.split("\n")[0].trim();
   return password === "" ? null : password;
 }
+
+/** The unix socket of a local display such as ":1". */
+export function socketOf(display: string): string {
+  return `/tmp/.X11-unix/X${display.replace(/^:/, "").replace(/\..*$/, "")}`;
+}

@@ -3,8 +3,7 @@
  * X socket (the x11 package connects over it, which Deno counts as net), the workspace for
  * artifacts and the Chromium profile's folder, and unscoped `run` for its programs.
  */
-import type { DesktopOptions } from "./options.ts";
-import { socketOf } from "./x11_client.ts";
+import { type DesktopOptions, socketOf } from "./options.ts";
 
 /** The permission entries the desktop needs beyond the guest's own. */
 export function desktopPermissionNeeds(options: DesktopOptions): {

@@ -5,6 +5,7 @@
  */
 // @ts-types="./x11_types.d.ts"
 import x11 from "x11";
+import { socketOf } from "./options.ts";
 
 /** An X request that did not answer in time, or a connection that is gone. */
 export class XTimeoutError extends Error {
@@ -299,11 +300,6 @@ function ownAtomCache(client: x11.Client): void {
   }
   client.atoms = atoms;
   client.atom_names = names;
-}
-
-/** The unix socket of a local display such as ":1". */
-export function socketOf(display: string): string {
-  return `/tmp/.X11-unix/X${display.replace(/^:/, "").replace(/\..*$/, "")}`;
 }
 
 type Done<T> = (err: Error | null | undefined, value: T) => void;
