@@ -38,6 +38,11 @@ export class Draft {
     stream.push(piece, piece.original);
   }
 
+  /** Notes that the event's value was changed, so it is written again. */
+  rewritten(): void {
+    this.#changed = true;
+  }
+
   /** Redacts every other string of the event whole (the pieces' fields are written over later). */
   redactRest(redaction: TextRedaction): void {
     if (this.value !== null && redactInPlace(this.value, redaction)) this.#changed = true;
@@ -96,13 +101,40 @@ function mustBeString(holder: Fields, key: string, what: string): true {
   throw new AnswerUnreadable(`${what} has no string ${key}`);
 }
 
-/** Anthropic's Messages API, streamed. */
+/**
+ * The deltas each Anthropic block type may carry; a block of another type may carry none. A delta
+ * of a type its block does not take is refused: the relay would read it as one text while a worker
+ * reads it as another, or drops it.
+ */
+const BLOCK_DELTAS = new Map<string, string[]>([
+  ["text", ["text_delta", "citations_delta"]],
+  ["thinking", ["thinking_delta", "signature_delta"]],
+  ["tool_use", ["input_json_delta"]],
+]);
+
+/** The one block of an Anthropic message that is open. */
+interface OpenBlock {
+  index: number;
+  type: string;
+  /** A tool_use block's input, read as JSON. */
+  json: JsonTextStream | null;
+}
+
+/**
+ * Anthropic's Messages API, streamed, read as strictly as the service writes it: message_start with
+ * no content yet, then block 0, 1, 2 … one at a time (content_block_start i, its deltas,
+ * content_block_stop i), each delta of a type its block takes, then message_delta and
+ * message_stop. Then the order the relay reads the texts in is the order every worker joins them in
+ * (by index, per block, or all text blocks together), and only one block's state is kept at a time.
+ */
 export class AnthropicAnswer implements AnswerFormat {
   readonly name = "Anthropic Messages events";
   readonly #redaction: TextRedaction;
   readonly #text: PieceStream;
   readonly #thinking: PieceStream;
-  readonly #blocks = new Map<number, { stopped: boolean; json: JsonTextStream }>();
+  #block: OpenBlock | null = null;
+  /** The index the next block must have. */
+  #next = 0;
   #started = false;
   #stopped = false;
 
@@ -114,54 +146,67 @@ export class AnthropicAnswer implements AnswerFormat {
 
   read(data: string): Draft {
     const event = parseObject(data);
+    if (this.#stopped) throw new AnswerUnreadable("an event after message_stop");
     const draft = new Draft(data, event);
     switch (event.type) {
-      case "message_start":
+      case "message_start": {
         if (this.#started) throw new AnswerUnreadable("a second message_start");
         this.#started = true;
-        break;
-      case "content_block_start": {
-        this.#inMessage("content_block_start");
-        if (!isIndex(event.index) || this.#blocks.has(event.index)) {
-          throw new AnswerUnreadable("a content_block_start for a block already started");
+        // The service sends the message with no content yet. A client keeps this message and
+        // adds the blocks to it, so text in it would be joined to deltas the relay reads as
+        // another block's: such content is dropped, never passed on.
+        const message = event.message;
+        if (
+          isObject(message) && message.content !== undefined &&
+          !(Array.isArray(message.content) && message.content.length === 0)
+        ) {
+          message.content = [];
+          draft.rewritten();
         }
-        const block = event.content_block;
-        if (!isObject(block)) throw new AnswerUnreadable("a content_block_start with no block");
-        this.#blocks.set(event.index, {
-          stopped: false,
-          json: new JsonTextStream(this.#redaction),
-        });
-        if (typeof block.text === "string") draft.slot(this.#text, block, "text");
-        if (typeof block.thinking === "string") draft.slot(this.#thinking, block, "thinking");
         break;
       }
+      case "content_block_start":
+        this.#startBlock(draft, event);
+        break;
       case "content_block_delta": {
         const block = this.#open(event, "content_block_delta");
         const delta = event.delta;
         if (!isObject(delta)) throw new AnswerUnreadable("a content_block_delta with no delta");
-        if (delta.type === "text_delta" && mustBeString(delta, "text", "a text_delta")) {
+        const type = String(delta.type);
+        if (!(BLOCK_DELTAS.get(block.type) ?? []).includes(type)) {
+          // Named only when gurt knows them: the reason must not quote the answer.
+          const known = [...BLOCK_DELTAS.values()].flat().includes(type);
+          throw new AnswerUnreadable(
+            `a content_block_delta of ${known ? `type ${type}` : "a type gurt does not know"} for ${
+              BLOCK_DELTAS.has(block.type) ? `a ${block.type} block` : "a block that takes none"
+            }`,
+          );
+        }
+        if (type === "text_delta" && mustBeString(delta, "text", "a text_delta")) {
           draft.slot(this.#text, delta, "text");
         } else if (
-          delta.type === "thinking_delta" && mustBeString(delta, "thinking", "a thinking_delta")
+          type === "thinking_delta" && mustBeString(delta, "thinking", "a thinking_delta")
         ) {
           draft.slot(this.#thinking, delta, "thinking");
         } else if (
-          delta.type === "input_json_delta" &&
+          type === "input_json_delta" &&
           mustBeString(delta, "partial_json", "an input_json_delta")
         ) {
-          draft.slot(block.json, delta, "partial_json");
+          draft.slot(block.json!, delta, "partial_json");
         }
-        // Any other delta (signature_delta, citations_delta, one gurt does not know) is redacted
-        // whole: a worker sets those, it does not join them.
+        // signature_delta and citations_delta are redacted whole: a worker sets those, it does not
+        // join them.
         break;
       }
-      case "content_block_stop": {
-        const block = this.#open(event, "content_block_stop");
-        block.stopped = true;
-        block.json.end();
+      case "content_block_stop":
+        this.#open(event, "content_block_stop").json?.end();
+        this.#block = null;
         break;
-      }
+      case "message_delta":
+        this.#betweenBlocks("message_delta");
+        break;
       case "message_stop":
+        this.#betweenBlocks("message_stop");
         this.end();
         this.#stopped = true;
         break;
@@ -173,7 +218,7 @@ export class AnthropicAnswer implements AnswerFormat {
   end(): void {
     this.#text.end();
     this.#thinking.end();
-    for (const block of this.#blocks.values()) block.json.end();
+    this.#block?.json?.end();
   }
 
   cutEvent(message: string): string {
@@ -181,16 +226,50 @@ export class AnthropicAnswer implements AnswerFormat {
     return `event: error\ndata: ${JSON.stringify(data)}\n\n`;
   }
 
-  #inMessage(type: string): void {
-    if (!this.#started) throw new AnswerUnreadable(`a ${type} before message_start`);
-    if (this.#stopped) throw new AnswerUnreadable(`a ${type} after message_stop`);
+  #startBlock(draft: Draft, event: Fields): void {
+    this.#betweenBlocks("content_block_start");
+    if (event.index !== this.#next) {
+      throw new AnswerUnreadable(
+        `a content_block_start out of order (block ${this.#next} was next)`,
+      );
+    }
+    const block = event.content_block;
+    if (!isObject(block) || typeof block.type !== "string") {
+      throw new AnswerUnreadable("a content_block_start with no block, or one with no type");
+    }
+    this.#next++;
+    this.#block = { index: this.#next - 1, type: block.type, json: null };
+    if (block.type === "text" && typeof block.text === "string") {
+      draft.slot(this.#text, block, "text");
+    } else if (block.type === "thinking" && typeof block.thinking === "string") {
+      draft.slot(this.#thinking, block, "thinking");
+    } else if (block.type === "tool_use") {
+      // A worker reads these as text whatever they are: a number could spell a value.
+      mustBeString(block, "id", "a tool_use block");
+      mustBeString(block, "name", "a tool_use block");
+      this.#block.json = new JsonTextStream(this.#redaction);
+    }
   }
 
-  #open(event: Fields, type: string): { stopped: boolean; json: JsonTextStream } {
+  #inMessage(type: string): void {
+    if (!this.#started) throw new AnswerUnreadable(`a ${type} before message_start`);
+  }
+
+  /** Checks that `type` comes in the message, with no block open. */
+  #betweenBlocks(type: string): void {
     this.#inMessage(type);
-    const block = isIndex(event.index) ? this.#blocks.get(event.index) : undefined;
-    if (block === undefined) throw new AnswerUnreadable(`a ${type} for a block never started`);
-    if (block.stopped) throw new AnswerUnreadable(`a ${type} for a block that has stopped`);
+    if (this.#block !== null) {
+      throw new AnswerUnreadable(`a ${type} while block ${this.#block.index} is still open`);
+    }
+  }
+
+  /** The open block that `event` names; throws when it names another. */
+  #open(event: Fields, type: string): OpenBlock {
+    this.#inMessage(type);
+    const block = this.#block;
+    if (block === null || event.index !== block.index) {
+      throw new AnswerUnreadable(`a ${type} for a block that is not the one open`);
+    }
     return block;
   }
 }
