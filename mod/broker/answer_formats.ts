@@ -277,13 +277,26 @@ export class AnthropicAnswer implements AnswerFormat {
 /** The fields of an OpenAI delta that a worker joins across chunks, as text. */
 const OPENAI_TEXTS = ["content", "refusal", "reasoning_content", "reasoning"];
 
+/**
+ * The most choices and tool calls one OpenAI answer may open, all choices together: each keeps
+ * its streams until the answer ends, so without a bound an answer could keep more of the core
+ * than all the text it sends.
+ */
+export const MOST_PARTS = 1024;
+
+/** The streams of one OpenAI tool call: its name and its arguments. */
+interface ToolCallStreams {
+  name: PieceStream;
+  arguments: JsonTextStream;
+}
+
 /** The streams of one OpenAI choice. */
 class Choice {
   finished = false;
   readonly texts = new Map<string, PieceStream>();
-  readonly arguments = new Map<number, JsonTextStream>();
+  readonly calls = new Map<number, ToolCallStreams>();
 
-  constructor(readonly redaction: TextRedaction) {}
+  constructor(readonly redaction: TextRedaction, readonly opened: () => void) {}
 
   text(name: string): PieceStream {
     let stream = this.texts.get(name);
@@ -291,27 +304,41 @@ class Choice {
     return stream;
   }
 
-  json(index: number): JsonTextStream {
-    let stream = this.arguments.get(index);
-    if (stream === undefined) {
-      this.arguments.set(index, stream = new JsonTextStream(this.redaction));
+  call(index: number): ToolCallStreams {
+    let call = this.calls.get(index);
+    if (call === undefined) {
+      this.opened();
+      call = {
+        name: new PieceStream(this.redaction),
+        arguments: new JsonTextStream(this.redaction),
+      };
+      this.calls.set(index, call);
     }
-    return stream;
+    return call;
   }
 
   end(): void {
     for (const stream of this.texts.values()) stream.end();
-    for (const stream of this.arguments.values()) stream.end();
+    for (const call of this.calls.values()) {
+      call.name.end();
+      call.arguments.end();
+    }
   }
 }
 
-/** OpenAI's chat completions, streamed. */
+/**
+ * OpenAI's chat completions, streamed: each chunk has at most one entry per choice (a worker that
+ * reads `choices[0]` would read only the first of two), for a choice the request asked for, and no
+ * text after that choice's finish_reason.
+ */
 export class OpenAIAnswer implements AnswerFormat {
   readonly name = "OpenAI chat completion chunks";
   readonly #redaction: TextRedaction;
   readonly #choices = new Map<number, Choice>();
   /** How many choices the request asked for (its `n`). */
   readonly #asked: number;
+  /** How many choices and tool calls the answer has opened. */
+  #parts = 0;
   #done = false;
 
   constructor(redaction: TextRedaction, asked: number) {
@@ -330,6 +357,7 @@ export class OpenAIAnswer implements AnswerFormat {
     const draft = new Draft(data, chunk);
     const choices = chunk.choices ?? [];
     if (!Array.isArray(choices)) throw new AnswerUnreadable("a chunk whose choices are no list");
+    const seen = new Set<number>();
     for (const choice of choices) {
       if (!isObject(choice)) throw new AnswerUnreadable("a choice that is not an object");
       if (!isIndex(choice.index) || choice.index >= this.#asked) {
@@ -337,9 +365,15 @@ export class OpenAIAnswer implements AnswerFormat {
           `a choice the request did not ask for (it asked for ${this.#asked})`,
         );
       }
+      if (seen.has(choice.index)) {
+        throw new AnswerUnreadable(`a chunk with two entries for choice ${choice.index}`);
+      }
+      seen.add(choice.index);
       let state = this.#choices.get(choice.index);
       if (state === undefined) {
-        this.#choices.set(choice.index, state = new Choice(this.#redaction));
+        this.#opened();
+        state = new Choice(this.#redaction, () => this.#opened());
+        this.#choices.set(choice.index, state);
       }
       const delta = choice.delta ?? {};
       if (!isObject(delta)) throw new AnswerUnreadable("a choice whose delta is not an object");
@@ -351,6 +385,12 @@ export class OpenAIAnswer implements AnswerFormat {
     }
     draft.redactRest(this.#redaction);
     return draft;
+  }
+
+  #opened(): void {
+    if (++this.#parts > MOST_PARTS) {
+      throw new AnswerUnreadable(`more than ${MOST_PARTS} choices and tool calls in one answer`);
+    }
   }
 
   #readDelta(draft: Draft, choice: Choice, delta: Fields): void {
@@ -372,13 +412,14 @@ export class OpenAIAnswer implements AnswerFormat {
       }
       const fn = call.function ?? {};
       if (!isObject(fn)) throw new AnswerUnreadable("a tool call whose function is not an object");
+      const streams = choice.call(call.index);
       if (typeof fn.name === "string") {
         late(fn.name);
-        draft.slot(choice.text(`tool ${call.index} name`), fn, "name");
+        draft.slot(streams.name, fn, "name");
       }
       if (typeof fn.arguments === "string") {
         late(fn.arguments);
-        draft.slot(choice.json(call.index), fn, "arguments");
+        draft.slot(streams.arguments, fn, "arguments");
       }
     }
   }

@@ -8,7 +8,7 @@
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { AnswerUnreadable, EventRedactor } from "../../mod/broker/answer_redactor.ts";
-import { AnthropicAnswer, OpenAIAnswer } from "../../mod/broker/answer_formats.ts";
+import { AnthropicAnswer, MOST_PARTS, OpenAIAnswer } from "../../mod/broker/answer_formats.ts";
 import { answerRedaction, Redactor } from "../../mod/vault/mod.ts";
 import {
   anthropicMessage,
@@ -179,4 +179,41 @@ Deno.test("an ordinary OpenAI answer is passed on whole, byte for byte", () => {
     arguments: ['{"a":', "1}"],
   }]);
   assertEquals(relay("openai", writes), { out: writes.join(""), cut: null });
+});
+
+/** One OpenAI chunk with these choice entries. */
+function chunk(choices: unknown[]): string {
+  return sse(undefined, { id: "chatcmpl-1", object: "chat.completion.chunk", choices });
+}
+
+Deno.test("an OpenAI chunk with two entries for one choice is cut off there", () => {
+  const writes = openaiChunks(["Hello."]);
+  writes.splice(
+    2,
+    0,
+    chunk([
+      { index: 0, delta: { content: "a" }, finish_reason: null },
+      { index: 0, delta: { content: "b" }, finish_reason: null },
+    ]),
+  );
+  const { out, cut } = relay("openai", writes);
+  assertEquals(cut, "a chunk with two entries for choice 0");
+  assertEquals(out, writes.slice(0, 2).join(""));
+});
+
+Deno.test(`an OpenAI answer may open ${MOST_PARTS} choices and tool calls, and is cut off at one more`, () => {
+  const calls = (from: number, to: number) => {
+    const batch = [];
+    for (let index = from; index < to; index++) {
+      batch.push({ index, id: `call_${index}`, function: { name: "a", arguments: "{}" } });
+    }
+    return chunk([{ index: 0, delta: { tool_calls: batch }, finish_reason: null }]);
+  };
+  // The choice is one part, so MOST_PARTS - 1 tool calls fill the answer.
+  const full = [calls(0, 500), calls(500, MOST_PARTS - 1), sse(undefined, "[DONE]")];
+  assertEquals(relay("openai", full), { out: full.join(""), cut: null });
+  const over = [calls(0, 500), calls(500, MOST_PARTS), sse(undefined, "[DONE]")];
+  const { out, cut } = relay("openai", over);
+  assertEquals(cut, `more than ${MOST_PARTS} choices and tool calls in one answer`);
+  assertEquals(out, over[0]);
 });
