@@ -4,21 +4,24 @@
  *
  * - Anthropic Messages: the text of every text block of the message (gurt's own worker joins the
  *   blocks, so a value cut between two blocks is caught too), the thinking likewise, and each
- *   tool_use block's `partial_json`, read as JSON.
+ *   tool_use block's `partial_json`, read as JSON and as plain text (tool_input_stream.ts).
  * - OpenAI chat completions: per choice, `content`, `refusal`, `reasoning_content` and
- *   `reasoning`; per tool call, its `function.name` and its `function.arguments`, read as JSON.
+ *   `reasoning`; per tool call, its `function.name` and its `function.arguments`, read as JSON and
+ *   as plain text.
  *
  * Every other string of an event (ids, a signature, a citation, an error, a field gurt does not
- * know) is redacted whole, decoded. An event that breaks the order a worker relies on (a delta for
- * a block that has stopped or never started, a choice the request did not ask for, text after a
- * choice has finished) is refused, since a worker could join it to text already passed on.
+ * know) is redacted whole, decoded. An event that breaks the order the services write in (a block
+ * out of index order or opened while another is, a delta of a type its block does not take, two
+ * entries for one choice in a chunk, a choice the request did not ask for, text after a choice has
+ * finished) is refused, since a worker could join its text in a way the relay did not read it.
  *
  * Events keep their order, so while the end of a text is held back the events after it wait too:
  * a text block that ends in what could be the start of a value holds the blocks after it until
  * the next text block, or the message's end, decides it.
  */
-import { AnswerUnreadable, JsonTextStream, redactInPlace } from "./json_text_stream.ts";
+import { AnswerUnreadable, redactInPlace } from "./json_text_stream.ts";
 import { Piece, PieceStream, type TextRedaction } from "./piece_stream.ts";
+import { ToolInputStream } from "./tool_input_stream.ts";
 
 type Fields = Record<string, unknown>;
 
@@ -31,7 +34,7 @@ export class Draft {
   constructor(readonly original: string, readonly value: Fields | null) {}
 
   /** Adds `holder[key]`, a string, to `stream` as a piece of this event. */
-  slot(stream: PieceStream | JsonTextStream, holder: Fields, key: string): void {
+  slot(stream: PieceStream | ToolInputStream, holder: Fields, key: string): void {
     const piece = new Piece(holder[key] as string);
     this.pieces.push(piece);
     this.#slots.push({ holder, key, piece });
@@ -117,7 +120,7 @@ interface OpenBlock {
   index: number;
   type: string;
   /** A tool_use block's input, read as JSON. */
-  json: JsonTextStream | null;
+  json: ToolInputStream | null;
 }
 
 /**
@@ -247,7 +250,7 @@ export class AnthropicAnswer implements AnswerFormat {
       // A worker reads these as text whatever they are: a number could spell a value.
       mustBeString(block, "id", "a tool_use block");
       mustBeString(block, "name", "a tool_use block");
-      this.#block.json = new JsonTextStream(this.#redaction);
+      this.#block.json = new ToolInputStream(this.#redaction);
     }
   }
 
@@ -287,7 +290,7 @@ export const MOST_PARTS = 1024;
 /** The streams of one OpenAI tool call: its name and its arguments. */
 interface ToolCallStreams {
   name: PieceStream;
-  arguments: JsonTextStream;
+  arguments: ToolInputStream;
 }
 
 /** The streams of one OpenAI choice. */
@@ -310,7 +313,7 @@ class Choice {
       this.opened();
       call = {
         name: new PieceStream(this.redaction),
-        arguments: new JsonTextStream(this.redaction),
+        arguments: new ToolInputStream(this.redaction),
       };
       this.calls.set(index, call);
     }

@@ -8,6 +8,7 @@ import fc from "fast-check";
 import { assert, assertEquals } from "../assert.ts";
 import { JsonTextStream } from "../../mod/broker/json_text_stream.ts";
 import { Piece, PieceStream } from "../../mod/broker/piece_stream.ts";
+import { ToolInputStream } from "../../mod/broker/tool_input_stream.ts";
 import { redactValue } from "../../mod/broker/mod.ts";
 import { answerRedaction, Redactor } from "../../mod/vault/mod.ts";
 
@@ -112,6 +113,39 @@ Deno.test("property: JSON text in any pieces, escaped at random, parses to the v
         const expected = redactValue(input, (t) => redactor.redact(t));
         assertEquals(JSON.parse(out), expected);
         if (JSON.stringify(expected) === JSON.stringify(input)) assertEquals(out, text);
+      },
+    ),
+    { numRuns: 400 },
+  );
+});
+
+Deno.test("property: a tool input in any pieces, JSON or bare words, joins to no value, and is unchanged where none is", () => {
+  // What the JSON lexer lets pass outside strings, quotes, and values with spaces in them: the
+  // joined text need not be JSON, and a worker that cannot parse it keeps it as it is.
+  const plain = fc.constantFrom(...'abcdefgh-_ {}[]:,"'.split(""));
+  const phrase = fc.array(fc.constantFrom(..."abcdefgh-_ ".split("")), {
+    minLength: 8,
+    maxLength: 14,
+  }).map((cs) => cs.join("")).filter((value) => value.trim().length === value.length);
+  fc.assert(
+    fc.property(
+      fc.array(phrase, { minLength: 1, maxLength: 2 }),
+      fc.array(fc.oneof(plain, phrase), { maxLength: 30 }),
+      fc.array(fc.nat(200), { maxLength: 12 }),
+      fc.boolean(),
+      (secrets, parts, cuts, plant) => {
+        const redactor = Redactor.forValues(secrets);
+        const text = (plant ? [...parts, ...secrets, ...parts] : parts).join("");
+        const stream = new ToolInputStream(answerRedaction(redactor));
+        const pieces = cutUp(text, cuts).map((part) => new Piece(part));
+        for (const piece of pieces) stream.push(piece, piece.original);
+        stream.end();
+        assert(pieces.every((piece) => piece.ready), "a piece is still held after the end");
+        const out = pieces.map((piece) => piece.out).join("");
+        assertEquals(redactor.redact(out), out, "the joined input holds a value");
+        if (redactor.matches(text).length === 0) {
+          assertEquals(pieces.map((piece) => piece.out), pieces.map((piece) => piece.original));
+        }
       },
     ),
     { numRuns: 400 },
