@@ -8,12 +8,17 @@ import type { z } from "zod";
 import { requestJson, requestRaw, SocketUnreachableError } from "../net/mod.ts";
 import {
   answeredAnswer,
+  approvalChangesAnswer,
   approvalsAnswer,
+  auditAnswer,
+  auditRecordsAnswer,
   errorAnswer,
+  grantsAnswer,
   grantsCheckAnswer,
   journalPageAnswer,
   type StartTaskInput,
   taskAnswer,
+  taskRecordsAnswer,
   tasksAnswer,
   taskShowAnswer,
   vaultChangedAnswer,
@@ -66,6 +71,18 @@ export class AdminClient {
     return this.ask({ method: "GET", path: "/approvals" }, approvalsAnswer);
   }
 
+  /**
+   * The pending list's version once it is not `after` (at once if it is not already), or after
+   * `waitMs` with no change: a long poll for live views.
+   */
+  approvalChanges(
+    after: number,
+    options: { waitMs: number; signal?: AbortSignal },
+  ): Promise<AdminResult<z.infer<typeof approvalChangesAnswer>>> {
+    const path = `/approvals/changes?after=${after}&wait=${options.waitMs}`;
+    return this.ask({ method: "GET", path, signal: options.signal }, approvalChangesAnswer);
+  }
+
   /** Approves approval `id`; `by` names who answered in the Approval record. */
   approve(
     id: ApprovalId,
@@ -93,6 +110,30 @@ export class AdminClient {
   /** The grant files' problems, as a decision would find them. */
   grantsCheck(): Promise<AdminResult<z.infer<typeof grantsCheckAnswer>>> {
     return this.ask({ method: "GET", path: "/grants/check" }, grantsCheckAnswer);
+  }
+
+  /** Every grant file, each read on its own, and the problems of the set. */
+  grants(): Promise<AdminResult<z.infer<typeof grantsAnswer>>> {
+    return this.ask({ method: "GET", path: "/grants" }, grantsAnswer);
+  }
+
+  /** The whole audit log's verification, as the core keeps it up to date. */
+  audit(): Promise<AdminResult<z.infer<typeof auditAnswer>>> {
+    return this.ask({ method: "GET", path: "/audit" }, auditAnswer);
+  }
+
+  /** One page of audit records: up to `limit` from seq `from` on (the newest page without it). */
+  auditRecords(
+    options: { from?: number; limit: number },
+  ): Promise<AdminResult<z.infer<typeof auditRecordsAnswer>>> {
+    const from = options.from === undefined ? "" : `from=${options.from}&`;
+    const path = `/audit/records?${from}limit=${options.limit}`;
+    return this.ask({ method: "GET", path }, auditRecordsAnswer);
+  }
+
+  /** The newest audit records that name task `id`. */
+  taskRecords(id: string): Promise<AdminResult<z.infer<typeof taskRecordsAnswer>>> {
+    return this.ask({ method: "GET", path: `/tasks/${pathPart(id)}/records` }, taskRecordsAnswer);
   }
 
   /** Every task, newest first. */

@@ -139,3 +139,59 @@ export const vaultKeysAnswer = z.object({ keys: z.array(vaultKeyView) });
 
 /** `PUT` and `DELETE /api/vault/:name`, `POST /api/vault/:name/deny|allow`. */
 export const vaultChangedAnswer = z.object({ ok: z.literal(true) });
+
+/** `GET /approvals/changes?after=N&wait=MS`: the pending list's version, once it is not N. */
+export const approvalChangesAnswer = z.object({ version: z.number().int().nonnegative() });
+
+/** One grant file as the Grants page shows it: its fields, or its problems. */
+export const grantView = z.object({
+  file: z.string(),
+  id: z.string(),
+  ok: z.boolean(),
+  tool: z.string().nullable(),
+  mode: z.string().nullable(),
+  label: z.string().nullable(),
+  expires: z.string().nullable(),
+  constraints: z.array(z.string()),
+  problems: z.array(z.string()),
+});
+export type GrantView = z.infer<typeof grantView>;
+
+/** `GET /grants`: every grant file, each read on its own, and the problems of the set. */
+export const grantsAnswer = z.object({ grants: z.array(grantView), problems: z.array(z.string()) });
+export type GrantsAnswer = z.infer<typeof grantsAnswer>;
+
+/** `GET /audit`: the whole log's verification as `gurt audit verify` prints it. */
+export const auditAnswer = z.object({
+  ok: z.boolean(),
+  lines: z.array(z.string()),
+  records: z.number().int().nonnegative(),
+  head: z.string().nullable(),
+  checkpoint: z.string().nullable(),
+  /** The seq the next record will have: where the newest page ends. */
+  next_seq: z.number().int().nonnegative(),
+});
+export type AuditAnswer = z.infer<typeof auditAnswer>;
+
+/** An audit record (the log's own format is checked by the core as it reads it). */
+export const auditRecordView = z.object({
+  seq,
+  time: z.string(),
+  prev: z.string(),
+  event: z.looseObject({ type: z.string() }),
+});
+export type AuditRecordView = z.infer<typeof auditRecordView>;
+
+/** The most records one page of `GET /audit/records` holds. */
+export const MAX_RECORDS_PAGE = 200;
+
+/** `GET /audit/records?from=N&limit=M`: up to M records from seq N on. */
+export const auditRecordsAnswer = z.object({
+  records: z.array(auditRecordView),
+  next_seq: z.number().int().nonnegative(),
+});
+export type AuditRecordsAnswer = z.infer<typeof auditRecordsAnswer>;
+
+/** `GET /tasks/:id/records`: the newest records (up to 500) whose event names the task. */
+export const taskRecordsAnswer = z.object({ records: z.array(auditRecordView) });
+export type TaskRecordsAnswer = z.infer<typeof taskRecordsAnswer>;

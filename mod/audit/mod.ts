@@ -73,4 +73,5 @@ export {
   formatCheckpoint,
   parseCheckpoints,
 } from "./checkpoint.ts";
+export { AuditLogIndex, type LogIndexOptions, type ReadAt, type RecordPage } from "./log_index.ts";
 export { type HomeReport, verifyHome, type VerifyHomeOptions, verifyLines } from "./verify_home.ts";

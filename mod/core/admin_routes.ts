@@ -24,23 +24,38 @@ import {
   type AnsweredAnswer,
   type ApprovalsAnswer,
   approveBody,
+  type AuditAnswer,
+  type AuditRecordsAnswer,
+  MAX_RECORDS_PAGE,
   refuseBody,
   startTaskBody,
   stopTaskBody,
+  type TaskRecordsAnswer,
 } from "../admin/mod.ts";
+import { type AuditLogIndex, checkpointOf, verifyLines } from "../audit/mod.ts";
+import { ApprovalChanges } from "./approval_changes.ts";
+import { grantViews } from "./grant_views.ts";
 import { followJournal } from "./journal_follow.ts";
 import type { TaskManager } from "./task_manager.ts";
 import { redactResponses, type Vault, vaultRoutes } from "../vault/mod.ts";
 
 const SMALL = 64 * 1024;
 
-/** The admin app over the core's broker dependencies, its tasks and (when given) its vault. */
-export function adminRoutes(
-  deps: BrokerDeps,
-  tasks: TaskManager,
-  socket: string,
-  vault?: Vault,
-): Hono {
+/** What the admin app answers from, besides the core's broker dependencies. */
+export interface AdminSources {
+  tasks: TaskManager;
+  /** The admin socket's path, for the log line of a refused request. */
+  socket: string;
+  /** The live index of the audit log (the Audit page and a task's records). */
+  auditIndex: AuditLogIndex;
+  /** The vault, whose /api/vault routes are mounted when given. */
+  vault?: Vault;
+}
+
+/** The admin app over the core's broker dependencies, its tasks, its audit index and its vault. */
+export function adminRoutes(deps: BrokerDeps, sources: AdminSources): Hono {
+  const { tasks, socket, auditIndex, vault } = sources;
+  const changes = new ApprovalChanges(deps.approvals);
   const app = new Hono();
   // The backstop: no answer of the owner's socket carries a vault value.
   app.use("*", redactResponses(deps.redact));
@@ -48,6 +63,13 @@ export function adminRoutes(
   // An answer with a type in the core is checked against its schema's type in admin/ here, so the
   // two cannot drift apart; the rest are checked by the client's tests against a real core.
   app.get("/approvals", (c) => c.json({ items: deps.approvals.list() } satisfies ApprovalsAnswer));
+
+  app.get("/approvals/changes", async (c) => {
+    const after = wholeNumber(c.req.query("after") ?? "0", "after");
+    const waitMs = wholeNumber(c.req.query("wait") ?? "0", "wait");
+    const version = await changes.after(after, { waitMs, signal: deps.shutdown });
+    return c.json({ version });
+  });
 
   app.post("/approvals/:id/approve", async (c) => {
     const id = approvalId(c.req.param("id"));
@@ -74,6 +96,40 @@ export function adminRoutes(
     return c.json({ problems: load.ok ? [] : load.problems });
   });
 
+  app.get(
+    "/grants",
+    async (c) => c.json(await grantViews(deps.home, deps.registry.appToolNames())),
+  );
+
+  app.get("/audit", async (c) => {
+    const report = await auditIndex.summary();
+    const { lines, status } = verifyLines(report);
+    return c.json(
+      {
+        ok: status === 0,
+        lines,
+        records: report.records,
+        head: report.head,
+        checkpoint: status === 0 ? checkpointOf(report) : null,
+        next_seq: report.next_seq,
+      } satisfies AuditAnswer,
+    );
+  });
+
+  // One page of records, read from its place in the log: never the whole log.
+  app.get("/audit/records", async (c) => {
+    const from = c.req.query("from");
+    const limit = wholeNumber(c.req.query("limit") ?? "50", "limit");
+    if (limit < 1 || limit > MAX_RECORDS_PAGE) {
+      throw new HttpError(400, `limit must be from 1 to ${MAX_RECORDS_PAGE}, not ${limit}`);
+    }
+    const page = await auditIndex.records({
+      from: from === undefined ? undefined : wholeNumber(from, "from"),
+      limit,
+    });
+    return c.json({ records: page.records, next_seq: page.nextSeq } satisfies AuditRecordsAnswer);
+  });
+
   app.get("/tasks", async (c) => c.json({ tasks: await tasks.list() }));
 
   app.post("/tasks", async (c) => {
@@ -87,6 +143,14 @@ export function adminRoutes(
     const after = wholeNumber(c.req.query("after") ?? "0", "after");
     const waitMs = wholeNumber(c.req.query("wait") ?? "0", "wait");
     return c.json(await followJournal(tasks, c.req.param("id"), { after, waitMs }));
+  });
+
+  app.get("/tasks/:id/records", async (c) => {
+    const id = c.req.param("id");
+    if (!/^[a-z0-9]{1,24}$/.test(id)) {
+      throw new HttpError(400, `${JSON.stringify(id)} is not a task id`);
+    }
+    return c.json({ records: await auditIndex.taskRecords(id) } satisfies TaskRecordsAnswer);
   });
 
   app.post("/tasks/:id/stop", async (c) => {

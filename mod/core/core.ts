@@ -2,7 +2,7 @@
  * The core (`gurt serve`): takes the audit lock and checks the log, lays out the home, opens the
  * admin socket, reopens the tasks that were live, and answers until it is closed.
  */
-import { AuditWriter } from "../audit/mod.ts";
+import { AuditLogIndex, AuditWriter } from "../audit/mod.ts";
 import { adminSocketPath, type Config } from "../config/mod.ts";
 import {
   type ApprovalContext,
@@ -55,6 +55,8 @@ export class Core {
     readonly writer: AuditWriter,
     readonly notices: string[],
     readonly vault: Vault,
+    /** The live index of the audit log that the owner's Audit and task pages read. */
+    readonly auditIndex: AuditLogIndex,
     private readonly closing: AbortController,
   ) {}
 
@@ -124,9 +126,14 @@ export class Core {
       const tasks = new TaskManager(deps, { asRoot });
       late.tasks = tasks;
       const socket = adminSocketPath(config.home);
-      const app = adminRoutes(deps, tasks, socket, vault);
+      const auditIndex = new AuditLogIndex(config.home);
+      const app = adminRoutes(deps, { tasks, socket, auditIndex, vault });
       const admin = await serveSocket(socket, (request) => app.fetch(request));
-      const core = new Core(deps, tasks, admin, writer, notices, vault, closing);
+      const core = new Core(deps, tasks, admin, writer, notices, vault, auditIndex, closing);
+      // The index reads the whole log once, now, so that no page view waits for it.
+      auditIndex.refresh().catch((error) =>
+        log(`gurt serve: the audit log could not be indexed for the portal: ${error.message}`)
+      );
       const restored = await tasks.restore();
       if (restored.length > 0) notices.push(`gurt: reopened tasks ${restored.join(", ")}`);
       core.#startExpiry(Math.min(1000, Math.max(10, Math.floor(config.approvals.ttl_ms / 4))));
@@ -153,6 +160,7 @@ export class Core {
     withdrawAll(this.deps);
     await this.tasks.close();
     await this.admin.shutdown();
+    await this.auditIndex.close();
     await this.deps.runtime.close?.();
     await Deno.remove(adminSocketPath(this.deps.home)).catch(() => {});
     this.writer.close();

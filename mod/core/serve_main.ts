@@ -38,7 +38,12 @@ export default async function main(args: ServeArgs): Promise<number> {
 
 /** Starts the owner's portal; the core keeps running without it if it cannot listen. */
 async function openPortal(core: Core, listen: string): Promise<Portal | null> {
-  const admin = adminRoutes(core.deps, core.tasks, adminSocketPath(core.deps.home), core.vault);
+  const admin = adminRoutes(core.deps, {
+    tasks: core.tasks,
+    socket: adminSocketPath(core.deps.home),
+    auditIndex: core.auditIndex,
+    vault: core.vault,
+  });
   try {
     const portal = await startPortal(core.deps, {
       listen,

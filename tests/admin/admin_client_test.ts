@@ -61,6 +61,49 @@ Deno.test("every answer of a real core passes its schema: approvals, tasks, jour
   }
 });
 
+Deno.test("the views of the owner's pages: grants, the audit log and its pages, a task's records, approval changes", async () => {
+  const box = await startBox({ grants: { echo: grant({ tool: "example.echo", mode: "ask" }) } });
+  try {
+    const admin = new AdminClient(adminSocketPath(box.home));
+    await box.writeGrant("broken", 'tool = "example.echo"\nmode = "sometimes"\n');
+    const grants = value(await admin.grants());
+    assertEquals(grants.grants.map((shown) => [shown.id, shown.ok]), [["broken", false], [
+      "echo",
+      true,
+    ]]);
+    assert(grants.problems.length > 0, "the set is invalid");
+    await box.removeGrant("broken");
+
+    const { version } = value(await admin.approvalChanges(999_999, { waitMs: 0 }));
+    const task = await box.startTask();
+    const waiting = admin.approvalChanges(version, { waitMs: 30_000 });
+    const call = task.call("example.echo", { text: "hello" }, "k1");
+    assert(value(await waiting).version > version, "the poll answered the change");
+    const id = await pendingApproval(box, task);
+    value(await admin.refuse(id));
+    await call;
+
+    const audit = value(await admin.audit());
+    const records = await box.records();
+    assertEquals([audit.ok, audit.records, audit.next_seq], [true, records.length, records.length]);
+    assertEquals(audit.checkpoint?.split(" ")[0], String(records.length - 1));
+    const newest = value(await admin.auditRecords({ limit: 2 })).records;
+    assertEquals(newest.map((record) => record.seq), [records.length - 2, records.length - 1]);
+    const first = value(await admin.auditRecords({ from: 0, limit: 1 }));
+    assertEquals([first.records[0].seq, first.next_seq], [0, records.length]);
+    const tooMany = await admin.auditRecords({ limit: 201 });
+    assertEquals(tooMany.ok, false);
+    const named = value(await admin.taskRecords(task.id)).records;
+    assertEquals(
+      named.map((record) => record.event.type),
+      records.filter((record) => record.event.task === task.id).map((record) => record.event.type),
+    );
+    assert(named.length > 0, "task_started names the task");
+  } finally {
+    await box.close();
+  }
+});
+
 Deno.test("a refusal is a value carrying the core's sentence and code", async () => {
   const box = await startBox();
   try {

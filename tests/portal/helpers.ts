@@ -97,7 +97,11 @@ export async function startPortalBox(
   options: BoxOptions & { vault?: boolean } = {},
 ): Promise<PortalBox> {
   const box = await startBox(options);
-  const real = adminRoutes(box.core.deps, box.core.tasks, adminSocketPath(box.home));
+  const real = adminRoutes(box.core.deps, {
+    tasks: box.core.tasks,
+    socket: adminSocketPath(box.home),
+    auditIndex: box.core.auditIndex,
+  });
   let admin = real;
   if (options.vault === true) {
     admin = new Hono();

@@ -1,0 +1,322 @@
+/**
+ * A live index of a box home's audit log, kept by the core for the owner's pages. It reads the log
+ * once, judging the whole chain as `gurt audit verify` does, and after that only what was appended
+ * since. It keeps where every `every`-th record starts and where each task's newest records are, so
+ * one page of records, or one task's records, is read without reading the log.
+ *
+ * An older file whose size or time changed, a file gone or put before the newest, or a newest file
+ * that shrank is read again from the start, with the whole log. The bytes of the newest file read
+ * before are not read again: `gurt audit verify` reads every byte. A last line without its newline
+ * is a write in progress, and is read once it is whole.
+ */
+import { ChainMachine } from "./chain_machine.ts";
+import { auditDir, listAuditFiles } from "./files.ts";
+import { sha256Hex } from "./hash.ts";
+import { type AuditRecord, parseRecordLine } from "./records.ts";
+import type { HomeReport } from "./verify_home.ts";
+
+/** Reads up to `length` bytes of a file from `offset`; fewer at its end. */
+export type ReadAt = (path: string, offset: number, length: number) => Promise<Uint8Array>;
+
+/** Options of an AuditLogIndex. */
+export interface LogIndexOptions {
+  /** Every how many records the index keeps where one starts; 64. */
+  every?: number;
+  /** How many of each task's newest records it keeps the places of; 500. */
+  perTask?: number;
+  /** How the log's bytes are read (a test counts them). */
+  readAt?: ReadAt;
+}
+
+/** One page of records and where the log ends. */
+export interface RecordPage {
+  records: AuditRecord[];
+  /** The seq after the newest record read. */
+  nextSeq: number;
+}
+
+interface KnownFile {
+  name: string;
+  /** Bytes read and fed, from the start: whole lines only, unless the file is done. */
+  fed: number;
+  /** A file before the newest: read to its end, with its size and time then. */
+  done: boolean;
+  size: number;
+  mtime: number | null;
+}
+
+/** Where a line starts: a file of #files and a byte offset in it, with its length. */
+interface Place {
+  file: number;
+  offset: number;
+  length: number;
+}
+
+const FEED_BYTES = 256 * 1024;
+const PAGE_BYTES = 64 * 1024;
+
+/** The index of one home's log. */
+export class AuditLogIndex {
+  readonly #dir: string;
+  readonly #every: number;
+  readonly #perTask: number;
+  readonly #readAt: ReadAt;
+  #machine = new ChainMachine();
+  #files: KnownFile[] = [];
+  /** The start of every `every`-th record, with its seq, in the log's order. */
+  #marks: { seq: number; place: Place }[] = [];
+  #tasks = new Map<string, Place[]>();
+  #records = 0;
+  #nextSeq = 0;
+  /** The last report had a torn line the machine has let go: the next refresh starts over. */
+  #stale = false;
+  #queue: Promise<unknown> = Promise.resolve();
+  #closed = false;
+
+  constructor(home: string, options: LogIndexOptions = {}) {
+    this.#dir = auditDir(home);
+    this.#every = Math.max(1, options.every ?? 64);
+    this.#perTask = Math.max(1, options.perTask ?? 500);
+    this.#readAt = options.readAt ?? readAt;
+  }
+
+  /** Reads what was appended since the last refresh (the whole log the first time). */
+  refresh(): Promise<void> {
+    return this.#exclusive(() => this.#refresh());
+  }
+
+  /** The verification of the whole log as it is now, as `gurt audit verify` reports it. */
+  summary(): Promise<HomeReport> {
+    return this.#exclusive(async () => {
+      await this.#refresh();
+      const report = this.#machine.finish();
+      if (report.torn_tail !== null) this.#stale = true;
+      return {
+        ...report,
+        recoveries: [...report.recoveries],
+        accepted_breaks: [...report.accepted_breaks],
+        clock_warnings: [...report.clock_warnings],
+        dir: this.#dir,
+        checkpoint: null,
+      };
+    });
+  }
+
+  /** Up to `limit` records from seq `from` on, in the log's order; the newest without `from`. */
+  records(options: { from?: number; limit: number }): Promise<RecordPage> {
+    return this.#exclusive(async () => {
+      await this.#refresh();
+      const from = options.from ?? Math.max(0, this.#nextSeq - options.limit);
+      const start = this.#markBefore(from);
+      const records: AuditRecord[] = [];
+      await this.#scan(start, (record) => {
+        if (record.seq >= from) records.push(record);
+        return records.length < options.limit;
+      });
+      return { records, nextSeq: this.#nextSeq };
+    });
+  }
+
+  /** The newest records (up to `perTask`) whose event names task `id`, oldest first. */
+  taskRecords(id: string): Promise<AuditRecord[]> {
+    return this.#exclusive(async () => {
+      await this.#refresh();
+      const out: AuditRecord[] = [];
+      for (const place of this.#tasks.get(id)?.slice(-this.#perTask) ?? []) {
+        const bytes = await this.#readAt(this.#path(place.file), place.offset, place.length);
+        const record = parseRecordLine(bytes).record;
+        if (record !== null && taskOf(record) === id) out.push(record);
+      }
+      return out;
+    });
+  }
+
+  /** Stops reading (a first read of a long log stops at its next piece); nothing reads after. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#queue.catch(() => {});
+  }
+
+  #exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const guarded = () => {
+      if (this.#closed) throw new Error("the audit log index is closed");
+      return work();
+    };
+    const run = this.#queue.then(guarded, guarded);
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  async #refresh(): Promise<void> {
+    const names = await listAuditFiles(this.#dir);
+    if (this.#stale || !(await this.#stillHolds(names))) this.#reset();
+    for (let i = 0; i < names.length; i++) {
+      if (i === this.#files.length) {
+        this.#files.push({ name: names[i], fed: 0, done: false, size: 0, mtime: null });
+      }
+      const file = this.#files[i];
+      if (file.done) continue;
+      const last = i === names.length - 1;
+      await this.#feedFile(i, last);
+      if (!last) {
+        const info = await Deno.stat(this.#path(i));
+        file.done = true;
+        file.size = info.size;
+        file.mtime = info.mtime?.getTime() ?? null;
+      }
+    }
+  }
+
+  /** Whether what was read before is still the log's: the same files, unchanged but the newest. */
+  async #stillHolds(names: string[]): Promise<boolean> {
+    if (this.#files.length > names.length) return false;
+    for (let i = 0; i < this.#files.length; i++) {
+      const file = this.#files[i];
+      if (file.name !== names[i]) return false;
+      let info: Deno.FileInfo;
+      try {
+        info = await Deno.stat(this.#path(i));
+      } catch {
+        return false;
+      }
+      if (!file.done) return info.size >= file.fed;
+      if (info.size !== file.size || (info.mtime?.getTime() ?? null) !== file.mtime) return false;
+    }
+    return true;
+  }
+
+  #reset(): void {
+    this.#machine = new ChainMachine();
+    this.#files = [];
+    this.#marks = [];
+    this.#tasks = new Map();
+    this.#records = 0;
+    this.#nextSeq = 0;
+    this.#stale = false;
+  }
+
+  /** Feeds the file's lines from where it was left; a file before the newest to its very end. */
+  async #feedFile(index: number, last: boolean): Promise<void> {
+    const file = this.#files[index];
+    // A file fed before goes on where it was: the machine still counts its lines.
+    if (file.fed === 0) this.#machine.file(file.name);
+    let carry = new Uint8Array(0);
+    let carryAt = file.fed;
+    let at = file.fed;
+    while (!this.#closed) {
+      const read = await this.#readAt(this.#path(index), at, FEED_BYTES);
+      if (read.length === 0) break;
+      at += read.length;
+      const bytes = carry.length === 0 ? read : concat(carry, read);
+      let start = 0;
+      for (let end = bytes.indexOf(10); end !== -1; end = bytes.indexOf(10, start)) {
+        this.#line(bytes.subarray(start, end), { file: index, offset: carryAt + start }, true);
+        start = end + 1;
+      }
+      carry = bytes.slice(start);
+      carryAt += start;
+    }
+    if (!last && carry.length > 0) {
+      this.#line(carry, { file: index, offset: carryAt }, false);
+      carryAt += carry.length;
+    }
+    file.fed = carryAt;
+  }
+
+  #line(bytes: Uint8Array, at: { file: number; offset: number }, hasNewline: boolean): void {
+    const { record, error } = parseRecordLine(bytes);
+    this.#machine.line({ bytes: bytes.length, hasNewline, hash: sha256Hex(bytes), record, error });
+    if (record === null) return;
+    const place = { file: at.file, offset: at.offset, length: bytes.length };
+    if (this.#records % this.#every === 0) this.#marks.push({ seq: record.seq, place });
+    this.#records++;
+    this.#nextSeq = record.seq + 1;
+    const task = taskOf(record);
+    if (task === null) return;
+    let places = this.#tasks.get(task);
+    if (places === undefined) this.#tasks.set(task, places = []);
+    places.push(place);
+    if (places.length >= 2 * this.#perTask) places.splice(0, places.length - this.#perTask);
+  }
+
+  /** The latest mark at or before seq `from`; the log's start if there is none. */
+  #markBefore(from: number): { file: number; offset: number } {
+    let low = 0;
+    let high = this.#marks.length - 1;
+    let found: Place | null = null;
+    while (low <= high) {
+      const middle = (low + high) >> 1;
+      if (this.#marks[middle].seq <= from) {
+        found = this.#marks[middle].place;
+        low = middle + 1;
+      } else {
+        high = middle - 1;
+      }
+    }
+    return found ?? { file: 0, offset: 0 };
+  }
+
+  /** Reads records from `start` up to what was fed, while `take` says to go on. */
+  async #scan(
+    start: { file: number; offset: number },
+    take: (record: AuditRecord) => boolean,
+  ): Promise<void> {
+    for (let index = start.file; index < this.#files.length; index++) {
+      const end = this.#files[index].fed;
+      let at = index === start.file ? start.offset : 0;
+      let carry = new Uint8Array(0);
+      while (at < end) {
+        const read = await this.#readAt(this.#path(index), at, Math.min(PAGE_BYTES, end - at));
+        if (read.length === 0) break;
+        at += read.length;
+        const bytes = carry.length === 0 ? read : concat(carry, read);
+        let from = 0;
+        for (let newline = bytes.indexOf(10); newline !== -1; newline = bytes.indexOf(10, from)) {
+          const record = parseRecordLine(bytes.subarray(from, newline)).record;
+          from = newline + 1;
+          if (record !== null && !take(record)) return;
+        }
+        carry = bytes.slice(from);
+      }
+      if (carry.length > 0) {
+        const record = parseRecordLine(carry).record;
+        if (record !== null && !take(record)) return;
+      }
+    }
+  }
+
+  #path(index: number): string {
+    return `${this.#dir}/${this.#files[index].name}`;
+  }
+}
+
+/** The task a record's event names (`task`), or null. */
+function taskOf(record: AuditRecord): string | null {
+  const task = (record.event as { task?: unknown }).task;
+  return typeof task === "string" ? task : null;
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+/** Reads up to `length` bytes of the file at `offset`. */
+async function readAt(path: string, offset: number, length: number): Promise<Uint8Array> {
+  const file = await Deno.open(path, { read: true });
+  try {
+    await file.seek(offset, Deno.SeekMode.Start);
+    const buffer = new Uint8Array(length);
+    let got = 0;
+    while (got < length) {
+      const read = await file.read(buffer.subarray(got));
+      if (read === null) break;
+      got += read;
+    }
+    return buffer.subarray(0, got);
+  } finally {
+    file.close();
+  }
+}
