@@ -13,6 +13,7 @@ import { registerVaultCommand } from "./vault_command.ts";
 import { registerPortalCommand } from "./portal_command.ts";
 import { registerLoopCommand } from "./loop_command.ts";
 import { registerMcpCommand } from "./mcp_command.ts";
+import { versionLine } from "./version_line.ts";
 
 /** Builds the whole `gurt` program; each family registers its own subcommands. */
 export function buildProgram(): Command {
@@ -20,7 +21,11 @@ export function buildProgram(): Command {
     .description(
       "gurt lets AI agents work on your machine without holding a secret and without acting unseen.",
     )
-    .version(denoJson.version, "-V, --version", "print gurt's version")
+    .version(
+      versionLine(denoJson.version),
+      "-V, --version",
+      "print gurt's version, its form (checkout, self-extracting or compiled) and its Deno",
+    )
     .option(
       "--home <dir>",
       "the box home (default: BOX_HOME, else /var/lib/gurt as root, else $XDG_DATA_HOME/gurt)",

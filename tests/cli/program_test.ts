@@ -2,9 +2,13 @@ import { assertEquals, assertStringIncludes } from "../assert.ts";
 import denoJson from "../../deno.json" with { type: "json" };
 import { gurt } from "./gurt.ts";
 
-Deno.test("gurt --version prints the version from deno.json", async () => {
+Deno.test("gurt --version prints the version from deno.json, the checkout it runs from and Deno's version", async () => {
   const run = await gurt(["--version"]);
-  assertEquals([run.code, run.stdout.trim()], [0, denoJson.version]);
+  const checkout = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
+  assertEquals(
+    [run.code, run.stdout.trim()],
+    [0, `gurt ${denoJson.version} (checkout ${checkout}, deno ${Deno.version.deno})`],
+  );
 });
 
 Deno.test("gurt --help lists the subcommands", async () => {
