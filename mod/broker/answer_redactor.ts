@@ -14,7 +14,7 @@
  * its log. A whole (not streamed) answer that is not JSON is refused in the same way.
  */
 import { type AnswerFormat, AnthropicAnswer, type Draft, OpenAIAnswer } from "./answer_formats.ts";
-import { AnswerUnreadable, redactInPlace } from "./json_text_stream.ts";
+import { AnswerUnreadable } from "./json_text_stream.ts";
 import type { TextRedaction } from "./piece_stream.ts";
 
 export { AnswerUnreadable } from "./json_text_stream.ts";
@@ -239,19 +239,4 @@ export function redactingAnswerStream(
       step(controller, () => events.push(decoder.decode()) + events.end());
     },
   });
-}
-
-/**
- * A whole answer, redacted: every decoded string (escapes, and JSON held in a string, included),
- * the original text when nothing changed, and the raw text's forms last. Null when it is not JSON.
- */
-export function redactWholeAnswer(text: string, redaction: TextRedaction): string | null {
-  const holder: unknown[] = [];
-  try {
-    holder.push(JSON.parse(text));
-  } catch {
-    return null;
-  }
-  const out = redactInPlace(holder, redaction) ? JSON.stringify(holder[0]) : text;
-  return redaction.redact(out);
 }

@@ -5,8 +5,9 @@
  * characters that spell it, escapes included, become `[a vault key]`, so the JSON stays JSON. What
  * is not a string (numbers, true, false, null, and bare words some models write) is redacted token
  * by token as it stands: a value there becomes `[a vault key]` too, and the text is no longer JSON
- * that parses to it. Any other character outside a string is not JSON: the relay cannot know what a
- * worker would make of it, so it refuses it.
+ * that parses to it. A number that a worker would write again as a value (1.2345678e7 is written
+ * 12345678) is refused. Any other character outside a string is not JSON: the relay cannot know
+ * what a worker would make of it, so it refuses it.
  */
 import { Piece, PieceStream, type TextRedaction } from "./piece_stream.ts";
 
@@ -20,6 +21,10 @@ export class AnswerUnreadable extends Error {
 
 /** Characters of a token outside strings: numbers, true, false, null and bare words. */
 const BARE = /[A-Za-z0-9_+\-.]/;
+/** A JSON number, which a worker that parses the text writes again its own way. */
+const NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
+/** The longest number kept to check: a longer token of number characters is refused. */
+const LONGEST_NUMBER = 400;
 /** Characters outside strings that are passed on as they are. */
 const STRUCTURE = " \t\n\r{}[]:,";
 const ESCAPES: Record<string, string> = {
@@ -41,6 +46,8 @@ export class JsonTextStream {
   #string: PieceStream | null = null;
   /** The token outside strings being read, while inside one. */
   #bare: PieceStream | null = null;
+  /** The token outside strings so far, while it could be a number. */
+  #token: string | null = null;
   /** An escape being read, and the piece it started in. */
   #escape = "";
   #escapePiece: Piece | null = null;
@@ -82,6 +89,7 @@ export class JsonTextStream {
         let j = i;
         while (j < text.length && BARE.test(text[j])) j++;
         this.#bare!.push(piece, text.slice(i, j));
+        this.#keepToken(text.slice(i, j));
         i = j;
         if (j < text.length) this.#endBare();
       } else {
@@ -96,6 +104,7 @@ export class JsonTextStream {
           i++;
         } else if (BARE.test(c)) {
           this.#bare = new PieceStream(this.#redaction);
+          this.#token = "";
           this.#state = "bare";
         } else {
           throw new AnswerUnreadable(
@@ -127,7 +136,24 @@ export class JsonTextStream {
     this.#escape = "";
   }
 
+  /** Keeps the token's text while it could be a number; refuses a number too long to keep. */
+  #keepToken(text: string): void {
+    if (this.#token === null) return;
+    this.#token += text;
+    if (!/^[-+.0-9eE]*$/.test(this.#token)) this.#token = null;
+    else if (this.#token.length > LONGEST_NUMBER) {
+      throw new AnswerUnreadable(
+        `a tool call's input has a number of more than ${LONGEST_NUMBER} characters`,
+      );
+    }
+  }
+
   #endBare(): void {
+    // 1.2345678e7 holds no value as written, but a worker that parses it writes 12345678.
+    if (this.#token !== null && NUMBER.test(this.#token)) {
+      checkNumber(Number(this.#token), this.#redaction);
+    }
+    this.#token = null;
     this.#bare!.end();
     this.#bare = null;
     this.#state = "outside";
@@ -165,17 +191,18 @@ export function redactJsonText(text: string, redaction: TextRedaction): string |
 }
 
 /**
- * A string of an answer that is not part of a stream, redacted whole: as it is, and, when it is
- * JSON text itself (a tool call's arguments), with the strings inside it decoded first.
+ * A string of an answer that is not part of a stream, redacted whole: as it is, and, when it can be
+ * read as JSON text (a tool call's arguments, a top-level JSON string among them), with the
+ * strings inside it decoded first.
  */
 export function redactString(text: string, redaction: TextRedaction): string {
-  const inner = /^\s*[[{]/.test(text) ? redactJsonText(text, redaction) : null;
-  return redaction.redact(inner ?? text);
+  return redaction.redact(redactJsonText(text, redaction) ?? text);
 }
 
 /**
  * Redacts every string in a parsed JSON value in place, keys included; returns whether anything
- * changed. Numbers and the rest are left to the caller's check of the written text.
+ * changed. A number that a worker would write as a value (1.2345678e7 is written 12345678) cannot
+ * be replaced: it throws AnswerUnreadable. The rest is left to the caller's check of the text.
  */
 export function redactInPlace(value: unknown, redaction: TextRedaction): boolean {
   if (typeof value !== "object" || value === null) return false;
@@ -185,6 +212,7 @@ export function redactInPlace(value: unknown, redaction: TextRedaction): boolean
     const item = fields[key];
     let out = item;
     if (typeof item === "string") out = redactString(item, redaction);
+    else if (typeof item === "number") checkNumber(item, redaction);
     else if (redactInPlace(item, redaction)) changed = true;
     const name = Array.isArray(value) ? key : redactString(key, redaction);
     if (name === key && out === item) continue;
@@ -199,4 +227,12 @@ export function redactInPlace(value: unknown, redaction: TextRedaction): boolean
     });
   }
   return changed;
+}
+
+/** Throws AnswerUnreadable when `value`, written as JSON writes it, holds a vault value. */
+function checkNumber(value: number, redaction: TextRedaction): void {
+  const written = JSON.stringify(value);
+  if (redaction.redact(written) !== written) {
+    throw new AnswerUnreadable("a number spells a vault value");
+  }
 }

@@ -5,7 +5,8 @@
  * the tokens it used, priced as /usage prices them. The key never reaches the worker.
  */
 import type { Hono } from "hono";
-import { redactingAnswerStream, redactWholeAnswer, unreadableMessage } from "./answer_redactor.ts";
+import { AnswerUnreadable, redactingAnswerStream, unreadableMessage } from "./answer_redactor.ts";
+import { redactWholeAnswer } from "./whole_answer.ts";
 import type { BrokerDeps } from "./deps.ts";
 import { HttpError } from "./http_error.ts";
 import { priceUsage, type TokenCounts } from "./pricing.ts";
@@ -129,19 +130,23 @@ async function relayModel(
   const type = upstream.headers.get("content-type") ?? "application/json";
   const redaction = deps.redaction();
   if (!upstream.ok || !type.includes("text/event-stream") || upstream.body === null) {
-    // A whole answer, an error's included: its decoded strings redacted. One that is not JSON is
-    // refused, since its text could spell a value in a way no redaction of the bytes would see.
-    const text = redactWholeAnswer(await upstream.text(), redaction);
+    // A whole answer, an error's included, redacted as a worker reads it. One that cannot be read
+    // so (not JSON, say) is refused, since its text could spell a value no redaction would see.
+    const body = await upstream.text();
     incoming.release();
-    if (text === null) {
+    let text: string;
+    try {
+      text = redactWholeAnswer(body, redaction, kind);
+    } catch (error) {
+      if (!(error instanceof AnswerUnreadable)) throw error;
       deps.log(
-        `gurt: the model answer of task ${task.id} (status ${upstream.status}) is not JSON; refused`,
+        `gurt: the model answer of task ${task.id} (status ${upstream.status}) was refused: ${error.message}`,
       );
       throw new HttpError(
         502,
         unreadableMessage(
           kind === "anthropic" ? "an Anthropic Messages answer" : "an OpenAI chat completion",
-          `its body, with status ${upstream.status}, is not JSON`,
+          `${error.message}, status ${upstream.status}`,
         ),
         "model_answer_unreadable",
       );

@@ -21,7 +21,8 @@ import {
   toolBlock,
 } from "./model_relay_service.ts";
 
-const redaction = answerRedaction(Redactor.forValues([SECRET]));
+/** The vault: SECRET, and a value of digits that a number can spell. */
+const redaction = answerRedaction(Redactor.forValues([SECRET, "12345678"]));
 
 /** What the relay passes on of `writes`, and why it cut the answer off (null when it did not). */
 function relay(
@@ -131,6 +132,16 @@ const anthropicCuts: [string, string[][], string][] = [
     "a tool_use block whose id is a number",
     [[start(0, { ...TOOL, id: 12345678 })]],
     "a tool_use block has no string id",
+  ],
+  [
+    "a tool input number that a worker writes as a vault value",
+    [toolBlock(0, "shell", ['{"n": 1.23456', "78e7}"])],
+    "a number spells a vault value",
+  ],
+  [
+    "a tool input number too long to check",
+    [toolBlock(0, "shell", ['{"n": 1.', "0".repeat(500), "}"])],
+    "a number of more than 400 characters",
   ],
   [
     "message_delta while a block is open",

@@ -1,0 +1,95 @@
+/**
+ * A whole (not streamed) model answer, redacted as a worker reads it. Every decoded string is
+ * redacted, keys included, and every string is read as JSON text too where it is such (a tool
+ * call's `arguments`, a top-level JSON string included), so escapes inside it are decoded. Texts a
+ * worker joins are redacted as one text: an Anthropic message's text blocks, which gurt's worker
+ * joins into one reply. A value that runs from one block into the next becomes `[a vault key]` in
+ * the block where it starts, and the blocks it runs on into lose their part of it, as in a stream.
+ * What a worker reads as text must be a string (a number could spell a value in a way no
+ * redaction of its digits sees), and no form of a value may be left in the text sent: an answer
+ * that breaks either is refused, never passed on.
+ */
+import { AnswerUnreadable, redactInPlace } from "./json_text_stream.ts";
+import { Piece, PieceStream, type TextRedaction } from "./piece_stream.ts";
+
+type Fields = Record<string, unknown>;
+
+function isObject(value: unknown): value is Fields {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * `text`, a whole answer in `kind`'s format, redacted; the original text when nothing in it
+ * changed. Throws AnswerUnreadable, with a reason that never quotes it, when it cannot be passed on.
+ */
+export function redactWholeAnswer(
+  text: string,
+  redaction: TextRedaction,
+  kind: "anthropic" | "openai",
+): string {
+  const holder: unknown[] = [];
+  try {
+    holder.push(JSON.parse(text));
+  } catch {
+    throw new AnswerUnreadable("its body is not JSON");
+  }
+  const answer = holder[0];
+  let changed = kind === "anthropic"
+    ? redactAnthropicText(answer, redaction)
+    : checkOpenAICalls(answer);
+  if (redactInPlace(holder, redaction)) changed = true;
+  const out = changed ? JSON.stringify(holder[0]) : text;
+  // The last check: a value in what no redaction reads (a number, say) cannot be replaced there.
+  if (redaction.redact(out) !== out) {
+    throw new AnswerUnreadable("it holds a vault value where it cannot be replaced");
+  }
+  return out;
+}
+
+/** Redacts the text blocks of an Anthropic message as one text; returns whether any changed. */
+function redactAnthropicText(answer: unknown, redaction: TextRedaction): boolean {
+  if (!isObject(answer) || !Array.isArray(answer.content)) return false;
+  const stream = new PieceStream(redaction);
+  const texts: { block: Fields; piece: Piece }[] = [];
+  for (const block of answer.content) {
+    if (!isObject(block)) continue;
+    if (block.type === "text") {
+      mustBeString(block, "text", "a text block");
+      const piece = new Piece(block.text as string);
+      stream.push(piece, piece.original);
+      texts.push({ block, piece });
+    } else if (block.type === "tool_use") {
+      mustBeString(block, "id", "a tool_use block");
+      mustBeString(block, "name", "a tool_use block");
+    }
+  }
+  stream.end();
+  let changed = false;
+  for (const { block, piece } of texts) {
+    if (piece.out === piece.original) continue;
+    block.text = piece.out;
+    changed = true;
+  }
+  return changed;
+}
+
+/** Checks that what a worker reads of an OpenAI completion's tool calls as text are strings. */
+function checkOpenAICalls(answer: unknown): false {
+  const choices = isObject(answer) && Array.isArray(answer.choices) ? answer.choices : [];
+  for (const choice of choices) {
+    const message = isObject(choice) && isObject(choice.message) ? choice.message : {};
+    const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
+    for (const call of calls) {
+      if (!isObject(call)) continue;
+      if (call.id !== undefined) mustBeString(call, "id", "a tool call");
+      const fn = isObject(call.function) ? call.function : {};
+      mustBeString(fn, "name", "a tool call's function");
+      if (fn.arguments !== undefined) mustBeString(fn, "arguments", "a tool call's function");
+    }
+  }
+  return false;
+}
+
+function mustBeString(holder: Fields, key: string, what: string): void {
+  if (typeof holder[key] !== "string") throw new AnswerUnreadable(`${what} has no string ${key}`);
+}
