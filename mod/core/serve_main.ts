@@ -1,7 +1,6 @@
 /** The core role's entry: `gurt serve` runs here, inside the core's permissions. */
-import { adminSocketPath, type Config } from "../config/mod.ts";
-import { type Portal, startPortal } from "../portal/mod.ts";
-import { adminRoutes } from "./admin_routes.ts";
+import { adminSocketPath, type Config, portalAddrPath } from "../config/mod.ts";
+import { ensureOwnerToken, type Portal, startPortal } from "../portal/mod.ts";
 import { Core } from "./core.ts";
 
 /** What `gurt serve` passes to the core role. */
@@ -38,19 +37,19 @@ export default async function main(args: ServeArgs): Promise<number> {
 
 /** Starts the owner's portal; the core keeps running without it if it cannot listen. */
 async function openPortal(core: Core, listen: string): Promise<Portal | null> {
-  const admin = adminRoutes(core.deps, {
-    tasks: core.tasks,
-    socket: adminSocketPath(core.deps.home),
-    auditIndex: core.auditIndex,
-    vault: core.vault,
-  });
+  const home = core.deps.home;
   try {
-    const portal = await startPortal(core.deps, {
-      listen,
-      admin: (request) => admin.fetch(request),
-    });
+    const token = await ensureOwnerToken(home);
+    const portal = await startPortal({ listen, socket: adminSocketPath(home), token });
+    await Deno.writeTextFile(portalAddrPath(home), `${portal.addr}\n`, { mode: 0o644 });
     console.error(`gurt serve: portal at http://${portal.addr}; gurt portal prints a sign-in link`);
-    return portal;
+    return {
+      ...portal,
+      async close() {
+        await portal.close();
+        await Deno.remove(portalAddrPath(home)).catch(() => {});
+      },
+    };
   } catch (error) {
     console.error(
       `gurt serve: the portal is off: ${error instanceof Error ? error.message : error}`,

@@ -6,12 +6,13 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { secureHeaders } from "hono/secure-headers";
-import type { BrokerDeps } from "../broker/mod.ts";
-import { type AdminFetch, forwardToAdmin } from "./admin_client.ts";
+import type { AdminClient } from "../admin/mod.ts";
+import type { ApprovalWatch } from "./approval_watch.ts";
 import { SCRIPT, STYLE } from "./assets.ts";
 import { type PortalEnv, PortalError } from "./context.ts";
 import { guard } from "./guard.ts";
 import type { LiveStreams } from "./live_events.ts";
+import { forwardToAdmin } from "./owner_api.ts";
 import { ErrorPage } from "./pages/login_page.tsx";
 import { approvalRoutes } from "./routes/approval_routes.tsx";
 import { keyRoutes } from "./routes/key_routes.tsx";
@@ -22,16 +23,19 @@ import type { SessionStore } from "./sessions.ts";
 
 /** What the portal's app is built from. */
 export interface PortalAppOptions {
-  deps: BrokerDeps;
-  admin: AdminFetch;
+  /** The admin socket: every read and every act of the pages and the owner API. */
+  admin: AdminClient;
   store: SessionStore;
   hosts: Set<string>;
   streams: LiveStreams;
+  approvals: ApprovalWatch;
+  log: (line: string) => void;
+  clock: () => Date;
 }
 
 /** Builds the portal's app. */
 export function portalApp(options: PortalAppOptions): Hono<PortalEnv> {
-  const { deps, admin, store, streams } = options;
+  const { admin, store, streams, approvals, log, clock } = options;
   const app = new Hono<PortalEnv>();
   app.use(secureHeaders({
     contentSecurityPolicy: {
@@ -63,21 +67,21 @@ export function portalApp(options: PortalAppOptions): Hono<PortalEnv> {
   app.get("/static/portal.css", (c) => c.body(STYLE, 200, { "content-type": "text/css" }));
   app.get("/static/portal.js", (c) => c.body(SCRIPT, 200, { "content-type": "text/javascript" }));
 
-  app.route("/", sessionRoutes({ deps, store }));
+  app.route("/", sessionRoutes({ log, store }));
   app.get("/", (c) => c.redirect("/approvals", 303));
-  // The owner API: the admin handlers, for programs holding the owner token or a signed-in page.
+  // The owner API: the admin socket, for programs holding the owner token or a signed-in page.
   app.all("/api/*", (c) => forwardToAdmin(admin, c.req.raw));
-  app.route("/", approvalRoutes({ deps, admin, streams }));
-  app.route("/", taskRoutes({ deps, admin }));
-  app.route("/", keyRoutes({ deps, admin }));
-  app.route("/", recordRoutes({ deps }));
+  app.route("/", approvalRoutes({ admin, clock, streams, approvals }));
+  app.route("/", taskRoutes({ admin, clock }));
+  app.route("/", keyRoutes({ admin, clock }));
+  app.route("/", recordRoutes({ admin, clock }));
 
   app.notFound(() => {
     throw new PortalError(404, "there is no such page in the portal");
   });
   app.onError((error, c) => {
     const known = error instanceof PortalError;
-    if (!known) deps.log(`gurt portal: ${c.req.method} ${c.req.path} failed: ${error.message}`);
+    if (!known) log(`gurt portal: ${c.req.method} ${c.req.path} failed: ${error.message}`);
     const status = known ? error.status : 500;
     const message = known ? error.message : "the portal could not answer this request; the " +
       "core's log says why";

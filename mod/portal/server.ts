@@ -1,22 +1,27 @@
 /**
- * The portal's server: the owner API and pages on loopback TCP (`[portal] listen`). It writes the
- * owner token on first start and the bound address to `<home>/run/portal.addr`.
+ * The portal's server: the owner API and pages on loopback TCP (`[portal] listen`), every read and
+ * every act through the admin socket. It holds no file of the box home: whoever starts it gives it
+ * the owner token and writes its bound address where `gurt portal` reads it.
  */
-import type { BrokerDeps } from "../broker/mod.ts";
-import { portalAddrPath } from "../config/mod.ts";
-import type { AdminFetch } from "./admin_client.ts";
+import { AdminClient } from "../admin/mod.ts";
 import { portalApp } from "./app.tsx";
+import { ApprovalWatch } from "./approval_watch.ts";
 import { allowedHosts } from "./guard.ts";
 import { LiveStreams } from "./live_events.ts";
-import { ensureOwnerToken } from "./owner_token.ts";
 import { SessionStore } from "./sessions.ts";
 
 /** How a portal is started. */
 export interface PortalOptions {
   /** `host:port` on loopback; port 0 picks a free port. */
   listen: string;
-  /** The admin handlers the owner API and the pages use (`adminRoutes(...).fetch`). */
-  admin: AdminFetch;
+  /** The admin socket every page and the owner API go through. */
+  socket: string;
+  /** The owner token (`<home>/portal/owner.token`). */
+  token: string;
+  /** Where the portal's log lines go; stderr by default. */
+  log?: (line: string) => void;
+  /** The clock of sessions and pages; the real one by default. */
+  clock?: () => Date;
 }
 
 /** A running portal. */
@@ -27,7 +32,7 @@ export interface Portal {
   readonly origin: string;
   /** The sessions (tests open one directly). */
   readonly store: SessionStore;
-  /** Stops answering and removes the address file. */
+  /** Stops answering. */
   close(): Promise<void>;
 }
 
@@ -40,14 +45,17 @@ export function parseListen(listen: string): { hostname: string; port: number } 
   return { hostname: match[1], port: Number(match[2]) };
 }
 
-/** Starts the portal for a core; throws with a runbook pointer if it cannot listen. */
-export async function startPortal(deps: BrokerDeps, options: PortalOptions): Promise<Portal> {
-  const token = await ensureOwnerToken(deps.home);
+/** Starts the portal; throws with a runbook pointer if it cannot listen. */
+export async function startPortal(options: PortalOptions): Promise<Portal> {
   const { hostname, port } = parseListen(options.listen);
-  const store = new SessionStore(token, { startedAt: deps.clock().getTime(), clock: deps.clock });
+  const log = options.log ?? ((line: string) => console.error(line));
+  const clock = options.clock ?? (() => new Date());
+  const store = new SessionStore(options.token, { startedAt: clock().getTime(), clock });
+  const admin = new AdminClient(options.socket);
   const streams = new LiveStreams();
+  const approvals = new ApprovalWatch(admin, { log });
   const hosts = new Set<string>();
-  const app = portalApp({ deps, admin: options.admin, store, hosts, streams });
+  const app = portalApp({ admin, store, hosts, streams, approvals, log, clock });
   const listening = Promise.withResolvers<Deno.NetAddr>();
   let server: Deno.HttpServer;
   try {
@@ -56,7 +64,7 @@ export async function startPortal(deps: BrokerDeps, options: PortalOptions): Pro
       port,
       onListen: (addr) => listening.resolve(addr as Deno.NetAddr),
       onError: (error) => {
-        deps.log(`gurt portal: a request failed: ${(error as Error).message}`);
+        log(`gurt portal: a request failed: ${(error as Error).message}`);
         return new Response("the portal failed", { status: 500 });
       },
     }, (request) => app.fetch(request));
@@ -69,16 +77,14 @@ export async function startPortal(deps: BrokerDeps, options: PortalOptions): Pro
   const bound = await listening.promise;
   for (const host of allowedHosts(hostname, bound.port)) hosts.add(host);
   const addr = `${hostname.includes(":") ? `[${hostname}]` : hostname}:${bound.port}`;
-  const addrFile = portalAddrPath(deps.home);
-  await Deno.writeTextFile(addrFile, `${addr}\n`, { mode: 0o644 });
   return {
     addr,
     origin: `http://${addr}`,
     store,
     async close() {
+      approvals.close();
       streams.closeAll();
       await server.shutdown();
-      await Deno.remove(addrFile).catch(() => {});
     },
   };
 }

@@ -231,9 +231,10 @@ Deno.test("a portal on a port already taken fails with the runbook pointer and k
     const token = await Deno.readTextFile(`${pb.box.home}/portal/owner.token`);
     let message = "";
     try {
-      const second = await startPortal(pb.box.core.deps, {
+      const second = await startPortal({
         listen: pb.portal.addr,
-        admin: () => new Response(null, { status: 404 }),
+        socket: `${pb.box.home}/run/owner-broker/admin.sock`,
+        token: token.trim(),
       });
       await second.close();
     } catch (error) {

@@ -1,11 +1,14 @@
 /**
  * A real core (startBox) with the portal in front of it on 127.0.0.1:0, and a way to sign in: the
- * code `gurt portal` would print, spent through the portal's own sign-in form.
+ * code `gurt portal` would print, spent through the portal's own sign-in form. The portal reaches
+ * the core's admin handlers over a Unix socket of the test's own, as it reaches the admin socket:
+ * the test chooses the vault routes behind it (none, or the stub).
  */
 import { Hono } from "hono";
 import { adminSocketPath } from "../../mod/config/mod.ts";
 import { adminRoutes } from "../../mod/core/admin_routes.ts";
-import { loginCode, type Portal, startPortal } from "../../mod/portal/mod.ts";
+import { serveSocket } from "../../mod/core/home_layout.ts";
+import { ensureOwnerToken, loginCode, type Portal, startPortal } from "../../mod/portal/mod.ts";
 import { type BoxOptions, startBox, type TestBox, type TestTask, until } from "../core/harness.ts";
 
 /** A box and its portal. */
@@ -108,13 +111,19 @@ export async function startPortalBox(
     admin.route("/", stubVaultRoutes(box.home));
     admin.route("/", real);
   }
+  const socket = `${box.home}/run/owner-broker/portal-test.sock`;
+  let served: Deno.HttpServer | null = null;
   let portal: Portal;
   try {
-    portal = await startPortal(box.core.deps, {
+    served = await serveSocket(socket, (request) => admin.fetch(request));
+    portal = await startPortal({
       listen: "127.0.0.1:0",
-      admin: (request) => admin.fetch(request),
+      socket,
+      token: await ensureOwnerToken(box.home),
+      log: (line) => box.logs.push(line),
     });
   } catch (error) {
+    await served?.shutdown();
     await box.close();
     throw error;
   }
@@ -148,6 +157,7 @@ export async function startPortalBox(
     },
     async close() {
       await portal.close();
+      await served?.shutdown();
       await box.close();
     },
   };

@@ -2,13 +2,13 @@
 // deno-lint-ignore-file jsx-key -- rendered on the server only: keys matter to a client
 // reconciler, and Hono would print them as attributes.
 import type { Child } from "hono/jsx";
-import type { PendingApproval } from "../../broker/mod.ts";
+import type { PendingApprovalView } from "../../admin/mod.ts";
 import { approvalBlock, escapeArguments } from "../../owner-text/mod.ts";
 import { Csrf, Layout, Notice } from "./layout.tsx";
 
 /** The list of pending approvals; the live view replaces this element whole. */
 export function ApprovalsList(
-  props: { items: PendingApproval[]; now: Date; csrf: string },
+  props: { items: PendingApprovalView[]; now: Date; csrf: string },
 ): Child {
   return (
     <section id="approvals" aria-labelledby="pending-heading">
@@ -22,7 +22,7 @@ export function ApprovalsList(
   );
 }
 
-function ApprovalCard(props: { item: PendingApproval; now: Date; csrf: string }): Child {
+function ApprovalCard(props: { item: PendingApprovalView; now: Date; csrf: string }): Child {
   const item = props.item;
   const [head] = approvalBlock(item, props.now).split("\n");
   const parts = head.split("  ");
@@ -81,7 +81,7 @@ function ApprovalCard(props: { item: PendingApproval; now: Date; csrf: string })
   );
 }
 
-function kindText(item: PendingApproval): string {
+function kindText(item: PendingApprovalView): string {
   if (item.kind === "budget") return "the call would take the task over its budget";
   if (item.kind === "ask") return "the task asks you a question";
   return "an ask grant matched";
@@ -89,7 +89,7 @@ function kindText(item: PendingApproval): string {
 
 /** The whole Approvals page. */
 export function ApprovalsPage(
-  props: { items: PendingApproval[]; now: Date; csrf: string; notice: string | null },
+  props: { items: PendingApprovalView[]; now: Date; csrf: string; notice: string | null },
 ): Child {
   return (
     <Layout title="Approvals" current="/approvals" csrf={props.csrf}>

@@ -1,18 +1,24 @@
-/** The Audit page: the verification's result, the head, and a checkpoint line to copy off the box. */
+/**
+ * The Audit page: the verification's result, the head, a checkpoint line to copy off the box, and
+ * one page of records with links to the older and newer pages.
+ */
+// deno-lint-ignore-file jsx-key -- rendered on the server only: keys matter to a client
+// reconciler, and Hono would print them as attributes.
 import type { Child } from "hono/jsx";
+import type { AuditAnswer, AuditRecordView } from "../../admin/mod.ts";
+import { escapeArguments } from "../../owner-text/mod.ts";
+import { DataTable } from "./data_table.tsx";
 import { Layout } from "./layout.tsx";
 
-/** What the page shows of a verification. */
-export interface AuditView {
-  ok: boolean;
-  lines: string[];
-  records: number;
-  head: string | null;
-  checkpoint: string | null;
+/** One page of records: those shown, the page size, and the seq the next record will have. */
+export interface RecordsPage {
+  records: AuditRecordView[];
+  size: number;
+  nextSeq: number;
 }
 
 /** The whole page. */
-export function AuditPage(props: { audit: AuditView; csrf: string }): Child {
+export function AuditPage(props: { audit: AuditAnswer; page: RecordsPage; csrf: string }): Child {
   const audit = props.audit;
   return (
     <Layout title="Audit" current="/audit" csrf={props.csrf}>
@@ -51,6 +57,48 @@ export function AuditPage(props: { audit: AuditView; csrf: string }): Child {
             <p id="checkpoint-help">Select the field and copy it.</p>
           </>
         )}
+      <Records page={props.page} />
     </Layout>
+  );
+}
+
+function Records(props: { page: RecordsPage }): Child {
+  const { records, size, nextSeq } = props.page;
+  if (records.length === 0) {
+    return (
+      <section aria-labelledby="records-heading">
+        <h2 id="records-heading">Records</h2>
+        <p>
+          No record here.{nextSeq > 0
+            ? (
+              <>
+                {" "}
+                <a href="/audit">The newest records</a>
+              </>
+            )
+            : null}
+        </p>
+      </section>
+    );
+  }
+  const first = records[0].seq;
+  const last = records[records.length - 1].seq;
+  return (
+    <section aria-labelledby="records-heading">
+      <h2 id="records-heading">{`Records ${first} to ${last}`}</h2>
+      <DataTable
+        columns={["Seq", "Time", "Event"]}
+        rows={records.map((record) => [
+          String(record.seq),
+          record.time,
+          <code>{escapeArguments(JSON.stringify(record.event))}</code>,
+        ])}
+      />
+      <nav aria-label="Record pages" class="actions">
+        {first > 0 ? <a href={`/audit?from=${Math.max(0, first - size)}`}>Older records</a> : null}
+        {last + 1 < nextSeq ? <a href={`/audit?from=${last + 1}`}>Newer records</a> : null}
+        {last + 1 < nextSeq ? <a href="/audit">The newest records</a> : null}
+      </nav>
+    </section>
   );
 }

@@ -2,22 +2,10 @@
 // deno-lint-ignore-file jsx-key -- rendered on the server only: keys matter to a client
 // reconciler, and Hono would print them as attributes.
 import type { Child } from "hono/jsx";
+import type { GrantView } from "../../admin/mod.ts";
 import { escapeArguments } from "../../owner-text/mod.ts";
 import { DataTable } from "./data_table.tsx";
 import { Layout } from "./layout.tsx";
-
-/** One grant file as shown: parsed fields, or its problems. */
-export interface GrantView {
-  file: string;
-  id: string;
-  ok: boolean;
-  tool: string | null;
-  mode: string | null;
-  label: string | null;
-  expires: string | null;
-  constraints: string[];
-  problems: string[];
-}
 
 /** The whole page: the set's validity, its problems as `gurt grants check` prints them, each file. */
 export function GrantsPage(

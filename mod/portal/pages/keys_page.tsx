@@ -4,24 +4,13 @@
  * for an app. Without the vault's admin routes it says the vault is not available.
  */
 import type { Child } from "hono/jsx";
+import type { VaultKeyView } from "../../admin/mod.ts";
 import { escapeArguments } from "../../owner-text/mod.ts";
 import { Csrf, Layout, Notice } from "./layout.tsx";
 
-/** One vault key as the admin handlers list it: never its value. */
-export interface KeyView {
-  name: string;
-  set: string | boolean | null;
-  denied_apps: string[];
-}
-
-function setText(set: KeyView["set"]): string {
-  if (typeof set === "string") return `set ${set}`;
-  return set === true ? "set" : "not set";
-}
-
 /** The whole page; `keys` is null when the vault is not available. */
 export function KeysPage(
-  props: { keys: KeyView[] | null; csrf: string; notice: string | null; error: string | null },
+  props: { keys: VaultKeyView[] | null; csrf: string; notice: string | null; error: string | null },
 ): Child {
   return (
     <Layout title="Accounts & Keys" current="/keys" csrf={props.csrf}>
@@ -39,7 +28,7 @@ export function KeysPage(
   );
 }
 
-function KeyList(props: { keys: KeyView[]; csrf: string }): Child {
+function KeyList(props: { keys: VaultKeyView[]; csrf: string }): Child {
   return (
     <>
       {props.keys.length === 0
@@ -54,7 +43,7 @@ function KeyList(props: { keys: KeyView[]; csrf: string }): Child {
                   <h2>
                     <code>{name}</code>
                   </h2>
-                  <p>{setText(key.set)}</p>
+                  <p>{`set ${key.set}`}</p>
                   <p>
                     {key.denied_apps.length === 0
                       ? "Every app that declares it may use it."

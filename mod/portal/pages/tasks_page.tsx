@@ -2,34 +2,16 @@
 // deno-lint-ignore-file jsx-key -- rendered on the server only: keys matter to a client
 // reconciler, and Hono would print them as attributes.
 import type { Child } from "hono/jsx";
+import type { AuditRecordView, JournalLineView, ListedTask, TaskView } from "../../admin/mod.ts";
 import { escapeArguments, escapeModelText } from "../../owner-text/mod.ts";
 import { DataTable } from "./data_table.tsx";
 import { Csrf, Layout, Notice } from "./layout.tsx";
 
-/** A task as the admin handlers show it. */
-export interface TaskView {
-  id: string;
-  prompt?: string;
-  state: string;
-  created: string;
-  ended?: string | null;
-  endReason?: string | null;
-  tools?: string[];
-  budgetCents: number | null;
-  spentCents?: number;
-  pending?: number[];
-  worker?: { kind: string };
-}
-
-/** One audit record, as much as the task page shows. */
-export interface RecordView {
-  seq: number;
-  time: string;
-  event: Record<string, unknown>;
-}
+/** A task as the page shows it: the admin socket's view, with its pending approvals. */
+export type TaskShown = TaskView & { pending: number[] };
 
 function spending(task: TaskView): string {
-  const spent = `${task.spentCents ?? 0}¢`;
+  const spent = `${task.spentCents}¢`;
   return task.budgetCents === null ? `${spent} (no budget)` : `${spent} of ${task.budgetCents}¢`;
 }
 
@@ -39,7 +21,7 @@ function live(task: TaskView): boolean {
 
 /** The list of tasks and the form that starts one. */
 export function TasksPage(
-  props: { tasks: TaskView[]; csrf: string; notice: string | null; error: string | null },
+  props: { tasks: ListedTask[]; csrf: string; notice: string | null; error: string | null },
 ): Child {
   return (
     <Layout title="Tasks" current="/tasks" csrf={props.csrf}>
@@ -54,7 +36,7 @@ export function TasksPage(
             </a>,
             task.state,
             spending(task),
-            String(task.pending?.length ?? 0),
+            String(task.pending.length),
             <time datetime={task.created}>{task.created}</time>,
           ])}
         />
@@ -98,9 +80,9 @@ export function TasksPage(
 /** One task: its fields, the Stop form, its journal and its audit records. */
 export function TaskPage(
   props: {
-    task: TaskView;
-    journal: Record<string, unknown>[];
-    records: RecordView[];
+    task: TaskShown;
+    journal: JournalLineView[];
+    records: AuditRecordView[];
     csrf: string;
     notice: string | null;
   },
@@ -115,9 +97,9 @@ export function TaskPage(
         <dt>Spent</dt>
         <dd>{spending(task)}</dd>
         <dt>Tools</dt>
-        <dd>{(task.tools ?? []).map((tool) => escapeArguments(tool)).join(", ")}</dd>
+        <dd>{task.tools.map((tool) => escapeArguments(tool)).join(", ")}</dd>
         <dt>Worker</dt>
-        <dd>{task.worker?.kind ?? "unknown"}</dd>
+        <dd>{task.worker.kind}</dd>
         <dt>Started</dt>
         <dd>{task.created}</dd>
         {task.ended
@@ -130,13 +112,11 @@ export function TaskPage(
           : null}
         <dt>Waiting approvals</dt>
         <dd>
-          {(task.pending ?? []).length === 0
-            ? "none"
-            : <a href="/approvals">{(task.pending ?? []).join(", ")}</a>}
+          {task.pending.length === 0 ? "none" : <a href="/approvals">{task.pending.join(", ")}</a>}
         </dd>
         <dt>Prompt</dt>
         <dd>
-          <pre>{escapeModelText(task.prompt ?? "")}</pre>
+          <pre>{escapeModelText(task.prompt)}</pre>
         </dd>
       </dl>
       {live(task)
@@ -179,7 +159,7 @@ export function TaskPage(
 }
 
 /** What a journal line says, in one readable text. */
-function journalText(line: Record<string, unknown>): string {
+function journalText(line: JournalLineView): string {
   switch (line.type) {
     case "step":
       return String(line.text);

@@ -1,7 +1,7 @@
-/** The Approvals page, its live stream, and the Approve and Refuse forms. */
+/** The Approvals page, its live list, and the Approve and Refuse answers. */
 import { Hono } from "hono";
-import type { PendingApproval } from "../../broker/mod.ts";
-import type { AdminFetch } from "../admin_client.ts";
+import type { AdminClient, AnsweredAnswer, PendingApprovalView } from "../../admin/mod.ts";
+import type { ApprovalWatch } from "../approval_watch.ts";
 import type { PortalEnv } from "../context.ts";
 import type { LiveStreams } from "../live_events.ts";
 import { ApprovalsList, ApprovalsPage } from "../pages/approvals_page.tsx";
@@ -11,8 +11,10 @@ const BY = "the owner, in the portal";
 const WORD = /^[a-z][a-z_]{0,40}$/;
 
 /** `/approvals`, `/events/approvals`, and the answers. */
-export function approvalRoutes(options: RouteDeps & { streams: LiveStreams }): Hono<PortalEnv> {
-  const { deps, admin, streams } = options;
+export function approvalRoutes(
+  options: RouteDeps & { streams: LiveStreams; approvals: ApprovalWatch },
+): Hono<PortalEnv> {
+  const { admin, clock, streams, approvals } = options;
   const app = new Hono<PortalEnv>();
   app.get("/approvals", async (c) => {
     const items = await pending(admin);
@@ -22,47 +24,38 @@ export function approvalRoutes(options: RouteDeps & { streams: LiveStreams }): H
       ? `Approval ${answered}: ${outcome.replaceAll("_", " ")}.`
       : null;
     return c.html(
-      <ApprovalsPage items={items} now={deps.clock()} csrf={csrf(c)} notice={notice} />,
+      <ApprovalsPage items={items} now={clock()} csrf={csrf(c)} notice={notice} />,
     );
   });
   app.get("/events/approvals", (c) => {
     const token = csrf(c);
     return streams.serve(c, {
-      subscribe: (listener) => deps.approvals.onChange(listener),
+      subscribe: (listener) => approvals.onChange(listener),
       render: async () =>
-        String(
-          await <ApprovalsList items={await pending(admin)} now={deps.clock()} csrf={token} />,
-        ),
+        String(await <ApprovalsList items={await pending(admin)} now={clock()} csrf={token} />),
     });
   });
   app.post("/approvals/:id/approve", async (c) => {
     const id = c.req.param("id");
-    const answer = await adminOk(admin, {
-      method: "POST",
-      path: `/approvals/${id}/approve`,
-      body: { by: BY },
-    });
-    return c.redirect(`/approvals?${answeredQuery(id, answer.body.outcome)}`, 303);
+    const answer = adminOk(await admin.approve(id, { by: BY }));
+    return c.redirect(`/approvals?${answeredQuery(id, answer.outcome)}`, 303);
   });
   app.post("/approvals/:id/refuse", async (c) => {
     const id = c.req.param("id");
     const reason = formText(await c.req.parseBody(), "reason") || undefined;
-    const answer = await adminOk(admin, {
-      method: "POST",
-      path: `/approvals/${id}/refuse`,
-      body: { reason },
-    });
-    return c.redirect(`/approvals?${answeredQuery(id, answer.body.outcome)}`, 303);
+    const answer = adminOk(await admin.refuse(id, { reason }));
+    return c.redirect(`/approvals?${answeredQuery(id, answer.outcome)}`, 303);
   });
 
   return app;
 }
 
-async function pending(admin: AdminFetch): Promise<PendingApproval[]> {
-  return (await adminOk(admin, { method: "GET", path: "/approvals" })).body.items;
+async function pending(admin: AdminClient): Promise<PendingApprovalView[]> {
+  return adminOk(await admin.approvals()).items;
 }
 
-function answeredQuery(id: string, outcome: { outcome: string; reason?: string }): string {
-  const word = outcome.outcome === "allowed" ? "allowed" : `denied_${outcome.reason ?? ""}`;
+function answeredQuery(id: string, outcome: AnsweredAnswer["outcome"]): string {
+  const reason = outcome.outcome === "denied" ? outcome.reason : "";
+  const word = outcome.outcome === "allowed" ? "allowed" : `denied_${reason}`;
   return `answered=${encodeURIComponent(id)}&outcome=${encodeURIComponent(word)}`;
 }

@@ -1,9 +1,9 @@
 /** The Accounts & Keys page and its forms, over the vault's admin routes. */
 import { type Context, Hono } from "hono";
-import { type AdminFetch, adminJson } from "../admin_client.ts";
+import type { AdminClient, AdminResult, VaultKeyView } from "../../admin/mod.ts";
 import type { PortalEnv } from "../context.ts";
-import { KeysPage, type KeyView } from "../pages/keys_page.tsx";
-import { csrf, errorOf, formText, type RouteDeps } from "./route_helpers.ts";
+import { KeysPage } from "../pages/keys_page.tsx";
+import { csrf, formText, type RouteDeps } from "./route_helpers.ts";
 
 const KEY_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
@@ -24,14 +24,10 @@ export function keyRoutes(options: RouteDeps): Hono<PortalEnv> {
     if (!KEY_NAME.test(name)) {
       return keysError(c, admin, "A key name is letters, digits, `_`, `.` and `-`.", 400);
     }
-    const answer = await adminJson(admin, {
-      method: "PUT",
-      path: `/api/vault/${encodeURIComponent(name)}`,
-      body: { value },
-    });
+    const answer = await admin.setKey(name, value);
     if (unanswered(answer)) return keysError(c, admin, vaultMissing(), 503);
-    if (answer.status !== 200) {
-      return keysError(c, admin, `The key ${name} was not set: ${errorOf(answer)}`, 400);
+    if (!answer.ok) {
+      return keysError(c, admin, `The key ${name} was not set: ${answer.error}`, 400);
     }
     return c.redirect(`/keys?done=set&key=${encodeURIComponent(name)}`, 303);
   });
@@ -39,22 +35,14 @@ export function keyRoutes(options: RouteDeps): Hono<PortalEnv> {
     app.post(`/keys/:name/${act}`, async (c) => {
       const name = c.req.param("name");
       const form = await c.req.parseBody();
-      const path = `/api/vault/${encodeURIComponent(name)}`;
       const answer = act === "delete"
-        ? await adminJson(admin, { method: "DELETE", path })
-        : await adminJson(admin, {
-          method: "POST",
-          path: `${path}/${act}`,
-          body: { app: formText(form, "app") },
-        });
+        ? await admin.removeKey(name)
+        : await admin.setKeyUse(name, { app: formText(form, "app"), denied: act === "deny" });
       if (unanswered(answer) && (await vaultKeys(admin)) === null) {
         return keysError(c, admin, vaultMissing(), 503);
       }
-      if (answer.status !== 200) {
-        const why = typeof answer.body?.error === "string"
-          ? answer.body.error
-          : "the vault refused";
-        return keysError(c, admin, `The key ${name} was not changed: ${why}`, 400);
+      if (!answer.ok) {
+        return keysError(c, admin, `The key ${name} was not changed: ${answer.error}`, 400);
       }
       return c.redirect(`/keys?done=${act}&key=${encodeURIComponent(name)}`, 303);
     });
@@ -63,18 +51,18 @@ export function keyRoutes(options: RouteDeps): Hono<PortalEnv> {
   return app;
 }
 
-async function vaultKeys(admin: AdminFetch): Promise<KeyView[] | null> {
-  const answer = await adminJson(admin, { method: "GET", path: "/api/vault" });
-  if (answer.status !== 200 || !Array.isArray(answer.body?.keys)) return null;
-  return answer.body.keys;
+async function vaultKeys(admin: AdminClient): Promise<VaultKeyView[] | null> {
+  const answer = await admin.vaultKeys();
+  return answer.ok ? answer.value.keys : null;
 }
 
 /**
  * Whether the core has no such request at all (a core without vault routes): the admin socket
  * answers a request of no kind with 403 forbidden; an older core answered 404.
  */
-function unanswered(answer: { status: number; body: { code?: unknown } | null }): boolean {
-  return answer.status === 404 || (answer.status === 403 && answer.body?.code === "forbidden");
+function unanswered(answer: AdminResult<unknown>): boolean {
+  return !answer.ok &&
+    (answer.status === 404 || (answer.status === 403 && answer.code === "forbidden"));
 }
 
 function vaultMissing(): string {
@@ -84,7 +72,7 @@ function vaultMissing(): string {
 
 async function keysError(
   c: Context<PortalEnv>,
-  admin: AdminFetch,
+  admin: AdminClient,
   error: string,
   status: 400 | 503,
 ): Promise<Response> {

@@ -1,13 +1,12 @@
-/** What the portal's routers share: the admin handlers, the CSRF token, form fields. */
+/** What the portal's routers share: the admin socket, the CSRF token, form fields. */
 import type { Context } from "hono";
-import type { BrokerDeps } from "../../broker/mod.ts";
-import { type AdminAnswer, type AdminFetch, adminJson } from "../admin_client.ts";
+import type { AdminClient, AdminResult } from "../../admin/mod.ts";
 import { type PortalEnv, PortalError } from "../context.ts";
 
 /** What every router is built from. */
 export interface RouteDeps {
-  deps: BrokerDeps;
-  admin: AdminFetch;
+  admin: AdminClient;
+  clock: () => Date;
 }
 
 /** The signed-in session's CSRF token, for the page's forms. */
@@ -19,20 +18,11 @@ export function csrf(c: Context<PortalEnv>): string {
   return session.csrf;
 }
 
-/** Calls the admin handlers and turns an error answer into the portal's error. */
-export async function adminOk(
-  admin: AdminFetch,
-  request: { method: string; path: string; body?: unknown },
-): Promise<AdminAnswer> {
-  const answer = await adminJson(admin, request);
-  if (answer.status === 200) return answer;
+/** The value of an admin answer; a refusal becomes the portal's error, with the core's sentence. */
+export function adminOk<T>(answer: AdminResult<T>): T {
+  if (answer.ok) return answer.value;
   const status = answer.status === 404 ? 404 : answer.status === 503 ? 503 : 400;
-  throw new PortalError(status, errorOf(answer));
-}
-
-/** The sentence of an admin error answer. */
-export function errorOf(answer: AdminAnswer): string {
-  return typeof answer.body?.error === "string" ? answer.body.error : "the core refused it";
+  throw new PortalError(status, answer.error);
 }
 
 /** A form field as text (trimmed unless asked not to); "" when absent or a file. */

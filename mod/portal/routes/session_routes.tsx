@@ -1,7 +1,6 @@
 /** Signing in (a one-time code from `gurt portal`, or the owner token) and signing out. */
 import { Hono } from "hono";
 import { deleteCookie, setCookie } from "hono/cookie";
-import type { BrokerDeps } from "../../broker/mod.ts";
 import { type PortalEnv, SESSION_COOKIE } from "../context.ts";
 import { sameSecret } from "../owner_token.ts";
 import { LoginPage } from "../pages/login_page.tsx";
@@ -14,8 +13,10 @@ const LOGIN_REFUSALS = {
 } as const;
 
 /** The sign-in page, sign-in and sign-out. */
-export function sessionRoutes(options: { deps: BrokerDeps; store: SessionStore }): Hono<PortalEnv> {
-  const { deps, store } = options;
+export function sessionRoutes(
+  options: { log: (line: string) => void; store: SessionStore },
+): Hono<PortalEnv> {
+  const { log, store } = options;
   const app = new Hono<PortalEnv>();
   app.get("/login", (c) => {
     const code = c.req.query("code") ?? null;
@@ -33,7 +34,7 @@ export function sessionRoutes(options: { deps: BrokerDeps; store: SessionStore }
       session = store.open();
     }
     if (session === null) {
-      deps.log(`gurt portal: a sign-in was refused (${error})`);
+      log(`gurt portal: a sign-in was refused (${error})`);
       const message =
         `${error}; run gurt portal for a new link; see runbook.md#portal-login-refused`;
       return c.html(<LoginPage code={null} error={message} />, 401);
