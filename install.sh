@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Sets up gurt on a Debian 12 machine that has Node.js and npm: Deno 2.9.6 from the npm registry,
-# the locked dependencies, bubblewrap (the sandbox of the built-in tools), and `gurt` on the PATH.
-# With --test, also the Debian packages the tests need. Safe to run again: it changes only what is missing.
+# the locked dependencies, bubblewrap (the sandbox of the built-in tools), and `gurt` on the PATH:
+# dist/gurt, one file built from this checkout (tools/build_dist.sh) that runs without it.
+# With --test, also the Debian packages the tests need. Safe to run again: it changes only what is
+# missing or out of date, and says what it replaced.
 set -euo pipefail
 
 DENO_VERSION=2.9.6
@@ -78,41 +80,60 @@ else
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# gurt itself: a compiled binary where Deno's runtime image can be had, else a launcher.
+# gurt itself: dist/gurt, one file that holds the Deno runtime, gurt's code and its npm modules
+# (tools/build_dist.sh): a compiled binary where deno compile can get Deno's runtime image (set
+# DENORT_BIN to one), else a self-extracting file. Nothing installed names this checkout.
 if [ "$(id -u)" = 0 ]; then bindir=/usr/local/bin; else bindir="${HOME}/.local/bin"; fi
 mkdir -p "$bindir"
 target="$bindir/gurt"
-flags=(--unstable-worker-options --unstable-no-legacy-abort --allow-all --no-prompt --frozen --config "$here/deno.json")
-launcher=$(
-  cat <<LAUNCH
-#!/bin/sh
-# gurt launcher written by install.sh: runs main.ts from $here. The main thread parses the
-# command; each role then runs in a Worker holding only that role's permissions.
-exec "$deno_bin" run --quiet ${flags[*]} "$here/main.ts" "\$@"
-LAUNCH
-)
-compiled=0
-if [ -n "${DENORT_BIN:-}" ] || [ "${GURT_TRY_COMPILE:-1}" = 1 ]; then
-  tmp=$(mktemp -d)
-  if timeout 120 "$deno_bin" compile --quiet "${flags[@]}" --include "$here/mod" \
-    -o "$tmp/gurt" "$here/main.ts" >"$tmp/log" 2>&1 && "$tmp/gurt" --version >/dev/null 2>&1; then
-    install -m 0755 "$tmp/gurt" "$target"
-    compiled=1
-  fi
-  rm -rf "$tmp"
+build_log=$(mktemp)
+if ! bash "$here/tools/build_dist.sh" --if-stale "$here/dist/gurt" >"$build_log" 2>&1; then
+  cat "$build_log" >&2
+  rm -f "$build_log"
+  say "building dist/gurt failed; see the output above" >&2
+  exit 1
 fi
-if [ "$compiled" = 1 ]; then
-  say "built a compiled gurt binary at $target"
+rm -f "$build_log"
+built="$here/dist/gurt"
+# Run once before it replaces anything (for the self-extracting form this is its first start, which
+# unpacks it into its cache folder once): a gurt that cannot start is not installed.
+version=$("$built" --version 2>"$here/dist/.gurt.version.err") || {
+  cat "$here/dist/.gurt.version.err" >&2
+  say "the new dist/gurt does not start (see above); $target is left as it was" >&2
+  exit 1
+}
+sed 's/^gurt: //' "$here/dist/.gurt.version.err" | while IFS= read -r line; do say "$line"; done
+rm -f "$here/dist/.gurt.version.err"
+
+# What stands at the target now, in a few words: nothing, a launcher of a checkout, or a gurt.
+describe() {
+  local file=$1 head
+  [ -e "$file" ] || { echo "nothing"; return; }
+  head=$(head -c 4096 "$file" | tr -d '\0')
+  case "$head" in
+    *"gurt launcher written by install.sh: runs main.ts from "*)
+      echo "a launcher of the checkout $(printf '%s' "$head" | sed -n 's/.*runs main.ts from \(.*\)\. The main.*/\1/p' | head -n1)"
+      ;;
+    "#!/bin/sh"*"gurt_sha="*)
+      echo "gurt $(printf '%s' "$head" | sed -n 's/^# gurt \([^ ]*\) as one file.*/\1/p') (self-extracting, payload sha256 $(printf '%s' "$head" | sed -n 's/^gurt_sha=//p'))"
+      ;;
+    *) echo "$(timeout 60 "$file" --version 2>/dev/null | head -n1 || true) ($file)" ;;
+  esac
+}
+if cmp -s "$built" "$target"; then
+  say "gurt at $target is already this build; unchanged"
 else
-  if [ ! -f "$target" ] || [ "$(cat "$target")" != "$launcher" ]; then
-    printf '%s\n' "$launcher" >"$target"
-    chmod 0755 "$target"
+  before=$(describe "$target")
+  install -m 0755 "$built" "$target.new"
+  mv -f "$target.new" "$target"
+  if [ "$before" = nothing ]; then
+    say "installed $target"
+  else
+    say "installed $target, replacing $before"
   fi
-  say "deno compile could not get Deno's runtime image (denort) here;"
-  say "installed a launcher at $target that runs main.ts with the same per-role permissions"
 fi
 case ":$PATH:" in
   *":$bindir:"*) ;;
   *) say "note: $bindir is not on your PATH; add it to run 'gurt'" ;;
 esac
-"$target" --version >/dev/null && say "gurt $("$target" --version) is ready"
+say "$version, $(stat -c %s "$target") bytes, is ready"
