@@ -82,6 +82,17 @@ async function until<T>(
   }
 }
 
+/** The command lines of the running processes that name `part`, words joined by spaces. */
+async function commandLinesNaming(part: string): Promise<string[]> {
+  const found: string[] = [];
+  for await (const entry of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    const line = await Deno.readTextFile(`/proc/${entry.name}/cmdline`).catch(() => "");
+    if (line.includes(part)) found.push(line.replaceAll("\0", " ").trim());
+  }
+  return found;
+}
+
 const GRANTS = {
   echo: 'tool = "example.echo"\nmode = "auto"\nmax_taint = "secret"\nresult_class = "private"\n',
   spend: 'tool = "example.spend"\nmode = "ask"\nmax_taint = "secret"\nresult_class = "private"\n',
@@ -213,6 +224,16 @@ Deno.test({
           assert(/^audit: ok, \d+ records/.test(verified.stdout), verified.stdout);
           const log = await Deno.readTextFile(`${home}/tasks/${task}/worker.log`).catch(() => "");
           assert(!log.includes(root), `the worker's log names the checkout:\n${log}`);
+          // Every process of this box (the core, and what it started: the portal, workers) runs
+          // the unpacked program, none the checkout.
+          const running = await commandLinesNaming(home);
+          assert(running.length > 0, "no process of the box was found");
+          for (const line of running) {
+            assert(!line.includes(root), `a process names the checkout: ${line}`);
+            if (form === "self-extracting") {
+              assert(line.startsWith(`/var/lib/gurt/cache/${payload}/program/deno `), line);
+            }
+          }
         },
       );
 
