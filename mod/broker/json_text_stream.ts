@@ -196,7 +196,10 @@ export function redactJsonText(text: string, redaction: TextRedaction): string |
  * strings inside it decoded first.
  */
 export function redactString(text: string, redaction: TextRedaction): string {
-  return redaction.redact(redactJsonText(text, redaction) ?? text);
+  // Read as JSON only where that can differ from the text as it is: a string in it (escapes), or a
+  // number a parser writes another way. Bare words and structure read as themselves.
+  const decodable = text.includes('"') || /[0-9][.eE]/.test(text);
+  return redaction.redact((decodable ? redactJsonText(text, redaction) : null) ?? text);
 }
 
 /**
