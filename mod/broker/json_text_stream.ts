@@ -184,7 +184,7 @@ export function redactJsonText(text: string, redaction: TextRedaction): string |
     stream.push(piece, text);
     stream.end();
   } catch (error) {
-    if (error instanceof AnswerUnreadable) return null;
+    if (error instanceof AnswerUnreadable && !(error instanceof ValueInNumber)) return null;
     throw error;
   }
   return piece.out;
@@ -197,8 +197,9 @@ export function redactJsonText(text: string, redaction: TextRedaction): string |
  */
 export function redactString(text: string, redaction: TextRedaction): string {
   // Read as JSON only where that can differ from the text as it is: a string in it (escapes), or a
-  // number a parser writes another way. Bare words and structure read as themselves.
-  const decodable = text.includes('"') || /[0-9][.eE]/.test(text);
+  // number a parser writes another way (a fraction, an exponent, more digits than a double keeps).
+  // Bare words and structure read as themselves.
+  const decodable = text.includes('"') || /[0-9][.eE]|[0-9]{16}/.test(text);
   return redaction.redact((decodable ? redactJsonText(text, redaction) : null) ?? text);
 }
 
@@ -232,10 +233,13 @@ export function redactInPlace(value: unknown, redaction: TextRedaction): boolean
   return changed;
 }
 
+/** A number that spells a vault value: refused whatever reads it, never read another way. */
+class ValueInNumber extends AnswerUnreadable {}
+
 /** Throws AnswerUnreadable when `value`, written as JSON writes it, holds a vault value. */
 function checkNumber(value: number, redaction: TextRedaction): void {
   const written = JSON.stringify(value);
   if (redaction.redact(written) !== written) {
-    throw new AnswerUnreadable("a number spells a vault value");
+    throw new ValueInNumber("a number spells a vault value");
   }
 }

@@ -92,6 +92,13 @@ Deno.test("a tool call's arguments are decoded as JSON whatever value they hold,
     assertEquals(JSON.stringify(input).includes(REDACTED), true, args);
     assertEquals(JSON.stringify(input).includes(SECRET), false, args);
   }
+  // A number the worker's JSON.parse writes again as the value: refused.
+  for (const args of ["1.2345678e7", "[12345678.0]", "12345678000000000000001e-15"]) {
+    assertThrows(
+      () => redactWholeAnswer(completion({ name: "shell", arguments: args }), redaction, "openai"),
+      AnswerUnreadable,
+    );
+  }
   // Not JSON: kept as it is by the worker, so redacted as it is.
   const out = redactWholeAnswer(
     completion({ name: "shell", arguments: `run ${SECRET} now` }),
