@@ -2,8 +2,13 @@
  * The portal's cost (issue 11): the Approvals page (signed in, 20 pending approvals, rendered on
  * the server with Hono's JSX) and the owner API over loopback TCP, against the baseline measured
  * in the same run: the same list as JSON over the admin socket, which is what `gurt approvals`
- * reads. Sequential requests from one client; figures are requests per second.
+ * reads. The portal reaches the core over a Unix socket, as its own process does. Then the Audit
+ * page on a log of 100k records (issue 22): a page view reads one page of records through the
+ * core's index, against the baseline of verifying the whole log (verifyHome), which every view of
+ * the page did before; and the index's first reading of that log, against the same verification.
+ * Sequential requests from one client; figures are requests per second, or seconds.
  */
+import { type AuditEvent, AuditLogIndex, AuditWriter, verifyHome } from "../mod/audit/mod.ts";
 import { requestJson } from "../mod/net/mod.ts";
 import { adminSocketPath } from "../mod/config/mod.ts";
 import { grant } from "../tests/core/harness.ts";
@@ -12,12 +17,65 @@ import { type BenchRow, printTable } from "./table.ts";
 
 const PENDING = 20;
 const ROUNDS = 400;
+const BIG_LOG = 100_000;
 
-async function perSecond(run: () => Promise<void>): Promise<number> {
-  for (let i = 0; i < 30; i++) await run();
+async function perSecond(run: () => Promise<void>, rounds = ROUNDS, warm = 30): Promise<number> {
+  for (let i = 0; i < warm; i++) await run();
   const start = performance.now();
-  for (let i = 0; i < ROUNDS; i++) await run();
-  return ROUNDS / ((performance.now() - start) / 1000);
+  for (let i = 0; i < rounds; i++) await run();
+  return rounds / ((performance.now() - start) / 1000);
+}
+
+/** Record `i` of the big log: a decision allowed, then its result, in turn, over ten tasks. */
+function event(i: number): AuditEvent {
+  const session = `t${Math.floor(i / 2) % 10}`;
+  if (i % 2 === 0) {
+    return {
+      type: "decision",
+      session,
+      call: `call-${i}`,
+      tool: "example.echo",
+      arguments: JSON.stringify({ text: `note ${i}` }),
+      outcome: { outcome: "allowed" },
+      grant: "echo",
+      grant_sha256: "0".repeat(64),
+      taint: "private",
+      untrusted: false,
+    };
+  }
+  return {
+    type: "result",
+    session,
+    call: `call-${i - 1}`,
+    decision: i - 1,
+    status: "result",
+    class: "private",
+    untrusted: false,
+    truncated: false,
+    bytes: 20,
+    sha256: "1".repeat(64),
+    taint_after: "private",
+  };
+}
+
+/** A home whose log holds `count` records over three days, written by the real writer. */
+async function bigLogHome(count: number): Promise<string> {
+  const home = await Deno.makeTempDir({ prefix: "gurt-portal-bench-" });
+  let read = 0;
+  const start = Date.parse("2026-11-01T00:00:00.000Z");
+  const perDay = Math.ceil(count / 3);
+  const clock = () => new Date(start + Math.floor(read / perDay) * 86_400_000 + read++);
+  const { writer } = await AuditWriter.open(home, { clock });
+  for (let base = 0; base < count; base += 2000) {
+    await Promise.all(
+      Array.from(
+        { length: Math.min(2000, count - base) },
+        (_, i) => writer.append(event(base + i)),
+      ),
+    );
+  }
+  writer.close();
+  return home;
 }
 
 const pb = await startPortalBox({ grants: { echo: grant({ tool: "example.echo", mode: "ask" }) } });
@@ -72,8 +130,62 @@ try {
       target: ">= 0.5",
     },
   ];
+  rows.push(...await auditRows());
   printTable(rows);
 } finally {
   aborts.abort();
   await pb.close();
+}
+
+async function auditRows(): Promise<BenchRow[]> {
+  const home = await bigLogHome(BIG_LOG);
+  const verifyStart = performance.now();
+  await verifyHome(home);
+  const verifySeconds = (performance.now() - verifyStart) / 1000;
+  const indexStart = performance.now();
+  await new AuditLogIndex(home).refresh();
+  const indexSeconds = (performance.now() - indexStart) / 1000;
+  const big = await startPortalBox({ home });
+  try {
+    // The core's own index has read the log by the first view; the figures are of views after.
+    const { cookie } = await big.signIn();
+    const view = await perSecond(
+      async () => {
+        const response = await fetch(`${big.origin}/audit?from=${BIG_LOG / 2}`, {
+          headers: { cookie },
+        });
+        if (response.status !== 200) throw new Error(`page answered ${response.status}`);
+        await response.text();
+      },
+      100,
+      10,
+    );
+    const verify = await perSecond(
+      async () => {
+        await verifyHome(home);
+      },
+      3,
+      1,
+    );
+    return [
+      {
+        what: `Audit page, 50 of ${BIG_LOG.toLocaleString("en")} records, HTML over TCP`,
+        unit: "req/s",
+        value: view,
+        baselineWhat: "verifyHome of the whole log (each view before)",
+        baseline: verify,
+        target: ">= 10",
+      },
+      {
+        what: `the core's index, first reading of ${BIG_LOG.toLocaleString("en")} records`,
+        unit: "s",
+        value: indexSeconds,
+        baselineWhat: "verifyHome of the whole log, once",
+        baseline: verifySeconds,
+        target: "<= 5",
+      },
+    ];
+  } finally {
+    await big.close();
+  }
 }

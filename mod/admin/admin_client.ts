@@ -203,7 +203,8 @@ export class AdminClient {
   ): Promise<AdminResult<z.output<S>>> {
     let answer;
     try {
-      answer = await requestJson(this.socket, request);
+      // A read may go on a connection kept from an earlier answer (it is safe to send twice).
+      answer = await requestJson(this.socket, { ...request, repeatable: request.method === "GET" });
     } catch (error) {
       if (error instanceof SocketUnreachableError) throw new CoreUnreachableError(this.socket);
       throw error;
@@ -225,6 +226,7 @@ export class AdminClient {
         method: request.method,
         path: request.path,
         body: request.body,
+        repeatable: request.method === "GET",
       });
     } catch (error) {
       if (error instanceof SocketUnreachableError) throw new CoreUnreachableError(this.socket);
