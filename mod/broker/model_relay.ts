@@ -132,10 +132,13 @@ async function relayModel(
   if (!upstream.ok || !type.includes("text/event-stream") || upstream.body === null) {
     // A whole answer, an error's included, redacted as a worker reads it. One that cannot be read
     // so (not JSON, say) is refused, since its text could spell a value no redaction would see.
-    const body = await upstream.text();
+    const body = await cappedText(upstream, MOST_WHOLE_ANSWER);
     incoming.release();
     let text: string;
     try {
+      if (body === null) {
+        throw new AnswerUnreadable(`it is longer than ${MOST_WHOLE_ANSWER / 1024 / 1024} MiB`);
+      }
       text = redactWholeAnswer(body, redaction, kind);
     } catch (error) {
       if (!(error instanceof AnswerUnreadable)) throw error;
@@ -296,4 +299,26 @@ function relayWithCopy(
     },
   });
   return { relayed, copy };
+}
+
+/** The longest whole (not streamed) answer the relay reads: a model's answer is far shorter. */
+const MOST_WHOLE_ANSWER = 16 * 1024 * 1024;
+
+/** A response's body as text, or null once it passes `most` bytes (the rest is not read). */
+async function cappedText(response: Response, most: number): Promise<string | null> {
+  if (response.body === null) return "";
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for await (const chunk of response.body) {
+    length += chunk.length;
+    if (length > most) return null; // leaving the loop cancels the body
+    chunks.push(chunk);
+  }
+  const bytes = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  return new TextDecoder().decode(bytes);
 }

@@ -135,6 +135,27 @@ Deno.test("a whole answer that is not JSON is refused with 502", async () => {
   }
 });
 
+Deno.test("a whole answer longer than 16 MiB is refused with 502, never read whole", async () => {
+  const service = startSseService();
+  const { box, task } = await startRelayBox("anthropic", service);
+  try {
+    // A JSON string of 17 MiB, in 1 MiB writes: the relay stops reading past 16.
+    const mib = "x".repeat(1024 * 1024);
+    const writes = ['{"type":"message","content":[{"type":"text","text":"'];
+    for (let i = 0; i < 17; i++) writes.push(mib);
+    writes.push('"}]}');
+    service.answer({ type: "application/json", writes });
+    const response = await askModel(task, { stream: false });
+    assertEquals(response.status, 502);
+    const text = await response.text();
+    assertStringIncludes(JSON.parse(text).error, "longer than 16 MiB");
+    assertStringIncludes(JSON.parse(text).error, POINTER);
+  } finally {
+    await box.close();
+    await service.close();
+  }
+});
+
 Deno.test("a whole JSON answer has its decoded strings redacted, escapes and tool arguments included", async () => {
   const anthropic = startSseService();
   const openai = startSseService();
