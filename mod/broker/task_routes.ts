@@ -50,7 +50,7 @@ export function taskRoutes(deps: BrokerDeps, task: TaskHandle): Hono {
     // The input's text as received, for the Decision record (parseJsonBody checked it is UTF-8).
     const raw = rawMember(new TextDecoder().decode(bytes), "input") ?? JSON.stringify(call.input);
     const request = { ...call, key: call.key, raw };
-    const answer = await handleCall(deps, task, request, c.req.raw.signal);
+    const answer = await handleCall(deps, task, { body: request, signal: c.req.raw.signal });
     return c.json(answer);
   });
 

@@ -200,10 +200,10 @@ export type LoadedOptions = Omit<DecideOptions, "state"> & {
 };
 
 /**
- * Decides a call against a load of the grant files, in seed 002 §3's order: an invalid set denies
- * every call with grants_invalid ("Loading"), then a state that could not be read denies with
- * state_unreadable, a tool the session was not given with no_grant, and an app tool's input its
- * schema refused with invalid_arguments; the rest is decided by `decide`.
+ * Decides a call against a load of the grant files, in the order of docs/grants.md ("How a call is
+ * decided"): an invalid set denies every call with grants_invalid, then a state that could not be
+ * read denies with state_unreadable, a tool the session was not given with no_grant, and an app
+ * tool's input its schema refused with invalid_arguments; the rest is decided by `decide`.
  */
 export function decideLoaded(
   request: ToolRequest,
@@ -254,11 +254,6 @@ function callFields(tool: string, args: ToolArgs, winner: Winner): CallFields {
     label: winner.label,
     expires: winner.grant.expires,
   };
-}
-
-/** A denial that no grant gave: the reasons the broker finds before or beside matching. */
-export function deniedOutcome(reason: DenyReason): { kind: "denied"; denial: Denial } {
-  return denied(reason, null);
 }
 
 function denied(reason: DenyReason, winner: Winner | null): { kind: "denied"; denial: Denial } {

@@ -15,13 +15,13 @@ const TEXTS: Record<DenyReason, string> = {
   state_unreadable: "Denied: this session's broker state is damaged; the owner has been told.",
 };
 
-/** What a refused or expired spend over budget answers (seed 000, "Budget"). */
+/** What a refused or expired spend over budget answers (docs/grants.md, "Budgets"). */
 const NOT_APPROVED = "not approved";
 
 /**
  * The text the model receives as the result of a call denied for `reason`. A call that asked the
  * owner for a spend over its budget (`askedFor: "budget"`) and was refused, or not answered in
- * time, answers seed 000's `not approved` instead.
+ * time, answers `not approved` instead.
  */
 export function denialText(reason: DenyReason, options: { askedFor?: AskWhy } = {}): string {
   const spend = options.askedFor === "budget" &&

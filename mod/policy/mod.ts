@@ -20,7 +20,6 @@ export {
   decideLoaded,
   type DecideOptions,
   Decision,
-  deniedOutcome,
   explainDecision,
   type Explanation,
   type LoadedOptions,

@@ -1,6 +1,7 @@
 /** The task journal: appends that arrive together are written together, in order, and synced. */
-import { assert, assertEquals, assertRejects, assertThrows } from "../assert.ts";
-import { Journal } from "../../mod/broker/mod.ts";
+import { assert, assertEquals, assertRejects } from "../assert.ts";
+import { type CallJournal, Journal } from "../../mod/broker/journal.ts";
+import type { Json } from "../core/harness.ts";
 
 Deno.test("200 concurrent appends land once each, in the order they were made, and a reopen reads them all", async () => {
   const dir = await Deno.makeTempDir({ prefix: "gurt-journal-" });
@@ -65,75 +66,27 @@ Deno.test("appends made after close still land in order, each opening the file, 
   }
 });
 
-Deno.test("a prepared line is checked when prepared, lands when appended, and only in the journal that prepared it", async () => {
+Deno.test("every string of an appended line goes through the journal's redactor, in the file and in the state", async () => {
   const dir = await Deno.makeTempDir({ prefix: "gurt-journal-" });
   try {
     const path = `${dir}/journal.jsonl`;
     const redact = (text: string) => text.replaceAll("hunter22", "[a vault key]");
     const journal = await Journal.open(path, { redact });
-    const other = await Journal.open(`${dir}/other.jsonl`);
     const time = new Date(0).toISOString();
-    assertThrows(() => journal.prepare({ type: "cost", time, cents: -1, what: "x" }), Error);
-    const prepared = journal.prepare({ type: "step", time, text: "pw hunter22", data: null });
-    await assertRejects(() => other.append(prepared), TypeError);
-    await journal.append(prepared);
-    assertEquals(journal.state.steps, [{ text: "pw [a vault key]", data: null }]);
+    await journal.append({ type: "step", time, text: "pw hunter22", data: { pw: "hunter22" } });
+    assertEquals(journal.state.steps, [{
+      text: "pw [a vault key]",
+      data: { pw: "[a vault key]" },
+    }]);
     assertEquals(JSON.parse(await Deno.readTextFile(path)).text, "pw [a vault key]");
     journal.close();
-    other.close();
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
-
-Deno.test("a line appended unsynced is in the file at once, and synced by the next append's sync or by syncUnsynced", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "gurt-journal-" });
-  try {
-    const path = `${dir}/journal.jsonl`;
-    const journal = await Journal.open(path);
-    const time = new Date(0).toISOString();
-    const lines = async () =>
-      (await Deno.readTextFile(path)).split("\n").filter((l) => l !== "").map((l) =>
-        JSON.parse(l).text
-      );
-    const first = journal.appendUnsynced({ type: "step", time, text: "a", data: null });
-    assertEquals(await lines(), ["a"]);
-    assert(first.waiting());
-    const second = journal.append({ type: "step", time, text: "b", data: null });
-    assert(!first.waiting(), "the append's sync covers it");
-    await Promise.all([first.synced, second]);
-    assertEquals(journal.state.steps.map((s) => s.text), ["a", "b"]);
-
-    const third = journal.appendUnsynced({ type: "step", time, text: "c", data: null });
-    assert(third.waiting());
-    journal.syncUnsynced();
-    assert(!third.waiting());
-    await third.synced;
-    assertEquals(journal.state.steps.map((s) => s.text), ["a", "b", "c"]);
-
-    // While a sync is under way, an unsynced line waits its turn like an append: order is kept.
-    const fourth = journal.append({ type: "step", time, text: "d", data: null });
-    const fifth = journal.appendUnsynced({ type: "step", time, text: "e", data: null });
-    assert(!fifth.waiting());
-    const sixth = journal.append({ type: "step", time, text: "f", data: null });
-    await Promise.all([fourth, fifth.synced, sixth]);
-    assertEquals(await lines(), ["a", "b", "c", "d", "e", "f"]);
-
-    // Close syncs a line still waiting, then lets the file go.
-    const last = journal.appendUnsynced({ type: "step", time, text: "g", data: null });
-    journal.close();
-    await last.synced;
-    assertEquals(journal.state.steps.length, 7);
-    await assertRejects(
-      () => journal.appendUnsynced({ type: "cost", time, cents: -1, what: "x" }).synced,
-      Error,
-    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
 });
 
 const T = new Date(0).toISOString();
+const OPTIONS = { clock: () => new Date(0), log: () => {} };
 const ran = (key: string, result: number | null, cost: number) => ({
   type: "tool.result" as const,
   time: T,
@@ -144,37 +97,102 @@ const ran = (key: string, result: number | null, cost: number) => ({
   ...(result === null ? {} : { result }),
 });
 
-Deno.test("a held line is on disk when its append resolves, but answers its key only once committed", async () => {
+/** The journal of call `key` of task t1, for example.spend. */
+function callOf(journal: Journal, key: string): CallJournal {
+  const inputSha256 = "0".repeat(64);
+  return journal.call({ task: "t1", key, tool: "example.spend", inputSha256 }, OPTIONS);
+}
+
+async function fileLines(path: string): Promise<Json[]> {
+  const text = await Deno.readTextFile(path).catch(() => "");
+  return text.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l));
+}
+
+Deno.test("a call's tool.call line is in the file once begun, and synced by the next append's sync, by sync, or by close", async () => {
   const dir = await Deno.makeTempDir({ prefix: "gurt-journal-" });
   try {
     const path = `${dir}/journal.jsonl`;
     const journal = await Journal.open(path);
-    const line = journal.prepare(ran("k1", 7, 5));
-    await journal.append(line, { held: true });
-    assertEquals(JSON.parse((await Deno.readTextFile(path)).trim()).result, 7);
+    const keys = async () => (await fileLines(path)).map((l) => l.key ?? l.text);
+    callOf(journal, "a").begin(1, { cents: 1 });
+    assertEquals(await keys(), ["a"]);
+    assertEquals(journal.state.keys.has("a"), false, "the state reflects it once synced");
+    await journal.append({ type: "step", time: T, text: "b", data: null });
+    assert(journal.state.keys.has("a"), "the append's sync covers it");
+
+    const c = callOf(journal, "c");
+    c.begin(2, { cents: 1 });
+    const synced = journal.appended();
+    c.sync();
+    await synced;
+    assert(journal.state.keys.has("c"));
+
+    // While a sync is under way, a tool.call line waits its turn like an append: order is kept.
+    const d = journal.append({ type: "step", time: T, text: "d", data: null });
+    callOf(journal, "e").begin(3, { cents: 1 });
+    const f = journal.append({ type: "step", time: T, text: "f", data: null });
+    await Promise.all([d, f]);
+    assertEquals(await keys(), ["a", "b", "c", "d", "e", "f"]);
+    assert(journal.state.keys.has("e"));
+
+    // Close syncs a line still waiting, then lets the file go.
+    callOf(journal, "g").begin(4, { cents: 1 });
+    const closed = journal.appended();
+    journal.close();
+    await closed;
+    assert(journal.state.keys.has("g"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a call's tool.result line is synced beside its Result record: on disk, it answers its key only once the record is too; a record that fails voids it", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gurt-journal-" });
+  try {
+    const path = `${dir}/journal.jsonl`;
+    const journal = await Journal.open(path);
+    const answer = { ok: true as const, output: { paid: 5 } };
+
+    const k1 = callOf(journal, "k1");
+    k1.begin(7, { cents: 5 });
+    const record = Promise.withResolvers<boolean>();
+    const finished = k1.finish(answer, { cost: 5, record: { seq: 9, synced: record.promise } });
+    await journal.appended();
+    const written = (await fileLines(path)).map((l) => [l.type, l.result]);
+    assertEquals(written, [["tool.call", undefined], ["tool.result", 9]]);
     assertEquals([journal.state.calls.has("k1"), journal.state.spentCents], [false, 0]);
-    journal.commit(line);
-    assertEquals(journal.state.calls.get("k1"), { ok: true, output: { key: "k1" } });
-    assertEquals(journal.state.spentCents, 5);
-    const other = await Journal.open(`${dir}/other.jsonl`);
-    assertThrows(() => other.commit(line), TypeError, "a line of another journal");
-    assertEquals(other.state.calls.size, 0);
-    // Appended, unsynced or synced, by the journal that prepared it only.
-    const call = journal.prepare({
-      type: "tool.call",
-      time: T,
-      key: "k2",
-      tool: "example.spend",
-      input: { cents: 1 },
-      decision: 8,
-    });
-    await assertRejects(() => other.appendUnsynced(call).synced, TypeError, "another journal");
-    await assertRejects(() => other.append(call), TypeError, "another journal");
-    assertEquals(await Deno.readTextFile(`${dir}/other.jsonl`).catch(() => ""), "");
-    const unsynced = journal.appendUnsynced(call);
-    journal.syncUnsynced();
-    await unsynced.synced;
-    assertEquals(JSON.parse((await Deno.readTextFile(path)).trim().split("\n")[1]), call.entry);
+    record.resolve(true);
+    assertEquals(await finished, true);
+    assertEquals([journal.state.calls.get("k1"), journal.state.spentCents], [answer, 5]);
+
+    const k2 = callOf(journal, "k2");
+    k2.begin(10, { cents: 3 });
+    const failed = { seq: 11, synced: Promise.resolve(false) };
+    assertEquals(await k2.finish(answer, { cost: 3, record: failed }), false);
+    const last = (await fileLines(path)).slice(-2).map((l) => [l.type, l.key, l.result]);
+    assertEquals(last, [["tool.result", "k2", 11], ["tool.unrecorded", "k2", 11]]);
+    for (const state of [journal.state, (await Journal.open(path)).state]) {
+      assertEquals([state.calls.has("k2"), state.spentCents], [false, 5]);
+    }
+
+    // A record whose seq was not told: the line follows it, once it is on disk, without a seq.
+    const k3 = callOf(journal, "k3");
+    k3.begin(12, { cents: 1 });
+    const untold = Promise.withResolvers<boolean>();
+    const after = k3.finish(answer, { cost: 1, record: { seq: null, synced: untold.promise } });
+    const callSynced = journal.appended();
+    k3.sync();
+    await callSynced; // the tool.call line is on disk; the record is not yet
+    assertEquals((await fileLines(path)).filter((l) => l.key === "k3").length, 1, "only tool.call");
+    untold.resolve(true);
+    assertEquals(await after, true);
+    assertEquals((await fileLines(path)).at(-1).result, undefined);
+    assertEquals(journal.state.spentCents, 6);
+
+    // A denial has no record: its line answers the key once synced.
+    const denial = { ok: false as const, error: "Denied: no grant allows this call." };
+    assertEquals(await callOf(journal, "k4").finish(denial, { cost: 0 }), true);
+    assertEquals(journal.state.calls.get("k4"), denial);
     journal.close();
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -224,9 +242,11 @@ Deno.test("a journal that ends in a torn line: the next line is written after a 
       if (kind === "append") {
         await journal.append({ type: "tool.unrecorded", time: T, key: "k1", result: 3 });
       } else {
-        const line = journal.appendUnsynced({ type: "step", time: T, text: "after", data: null });
-        journal.syncUnsynced();
-        await line.synced;
+        const synced = journal.appended();
+        const call = callOf(journal, "after");
+        call.begin(1, null);
+        call.sync();
+        await synced;
       }
       await journal.append({ type: "step", time: T, text: "last", data: null });
       journal.close();
@@ -237,7 +257,7 @@ Deno.test("a journal that ends in a torn line: the next line is written after a 
         assertEquals(reopened.state.calls.has("k1"), false, "the void after the torn line holds");
         assertEquals([reopened.state.spentCents, steps], [0, ["last"]]);
       } else {
-        assertEquals(steps, ["after", "last"]);
+        assertEquals([steps, reopened.state.keys.has("after")], [["last"], true]);
       }
     }
   } finally {

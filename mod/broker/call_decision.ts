@@ -1,0 +1,131 @@
+/**
+ * What a call is decided with and what its Decision record says (docs/grants.md, "How a call is
+ * decided"): the facts about its tool and input found before deciding, the outcome from policy's
+ * decideLoaded with the task's state and budget, and the record that keeps it. Nothing here
+ * writes; call_transaction.ts does.
+ */
+import type { AuditEvent } from "../audit/mod.ts";
+import {
+  decideLoaded,
+  type GrantLoad,
+  type Outcome,
+  readSessionState,
+  type SessionState,
+  StateUnreadableError,
+} from "../policy/mod.ts";
+import type { AppTool } from "../tools/mod.ts";
+import type { BrokerDeps } from "./deps.ts";
+import { decisionEvent, type RecordedOutcome } from "./records.ts";
+import type { TaskHandle } from "./task_handle.ts";
+
+/** A /call body, already checked for shape. */
+export interface CallBody {
+  tool: string;
+  input: unknown;
+  key: string;
+  /** The input's JSON text exactly as received, which the Decision record keeps; else serialised. */
+  raw?: string;
+}
+
+/** A call with the SHA-256 of its canonical input: what its key is bound to once used. */
+export interface KeyedCall extends CallBody {
+  inputSha256: string;
+}
+
+/** What is known of a call's tool before it is decided. */
+export interface ToolFacts {
+  /** The app tool; undefined for a built-in tool, a name no tool has, or one not the task's. */
+  app: AppTool<unknown> | undefined;
+  /** The input, as the app tool's schema parsed it. */
+  input: unknown;
+  /** What the app tool says the call costs, in cents. */
+  cost: number;
+  /** Whether the input parsed against the app tool's schema (true for a built-in tool). */
+  valid: boolean;
+  /** Whether the tool is one of the task's tools. */
+  listed: boolean;
+}
+
+/** The state recorded when it cannot be read: the most restrictive, so nothing is understated. */
+const UNKNOWN_STATE: SessionState = { taint: "secret", untrusted: true };
+
+/**
+ * The tool of a call, its input parsed once against the app tool's schema, and its cost. A tool
+ * outside the task's list is decided too (no_grant, with its Decision record): every probe of a
+ * tool is in the log.
+ */
+export function toolFacts(deps: BrokerDeps, task: TaskHandle, body: CallBody): ToolFacts {
+  const listed = task.record.tools.includes(body.tool);
+  const app = listed ? deps.registry.app(body.tool) : undefined;
+  if (app === undefined) return { app, input: body.input, cost: 0, valid: true, listed };
+  const parsed = app.input.safeParse(body.input);
+  if (!parsed.success) return { app, input: body.input, cost: 0, valid: false, listed };
+  return { app, input: parsed.data, cost: app.cost?.(parsed.data) ?? 0, valid: true, listed };
+}
+
+/**
+ * The outcome of a call and the session state it was decided with. The state is read in every
+ * case, so the Decision record shows the taint as it was; only one that cannot be read is
+ * recorded as the most restrictive. A call whose cost, with the cents the task spent and those
+ * its running calls reserved, would pass the budget asks the owner.
+ */
+export async function decideCall(
+  deps: BrokerDeps,
+  task: TaskHandle,
+  call: { body: CallBody; tool: ToolFacts; grants: GrantLoad },
+): Promise<{ outcome: Outcome; state: SessionState }> {
+  const { body, tool } = call;
+  let state: SessionState | null = null;
+  try {
+    state = await readSessionState(deps.home, task.id);
+  } catch (error) {
+    if (!(error instanceof StateUnreadableError)) throw error;
+    deps.log(error.message);
+  }
+  const budget = task.record.budgetCents;
+  const outcome = decideLoaded({ tool: body.tool, arguments: tool.input }, call.grants, {
+    state,
+    now: deps.clock(),
+    overBudget: budget !== null && task.committedCents() + tool.cost > budget,
+    offered: tool.listed,
+    inputValid: tool.valid,
+  });
+  return { outcome, state: state ?? UNKNOWN_STATE };
+}
+
+/** The Decision record of a call: its arguments, the outcome, the grant, the state. */
+export function decisionRecord(
+  deps: BrokerDeps,
+  task: TaskHandle,
+  call: { body: CallBody; outcome: Outcome; state: SessionState },
+): AuditEvent {
+  const { body, outcome } = call;
+  const matched = outcome.kind === "allowed"
+    ? { grant: outcome.decision.grant, grantSha256: outcome.decision.grantSha256 }
+    : outcome.kind === "ask"
+    ? { grant: outcome.ask.grant, grantSha256: outcome.ask.grantSha256 }
+    : { grant: outcome.denial.grant, grantSha256: outcome.denial.grant_sha256 };
+  return decisionEvent(
+    { task: task.id, key: body.key, tool: body.tool, arguments: argumentsText(deps, body) },
+    recordedOutcome(outcome),
+    { ...matched, state: call.state },
+  );
+}
+
+/**
+ * The arguments a Decision record keeps: the input's text exactly as received, unless the input
+ * holds a vault value. Then the input serialised again, which the audit appender redacts: in the
+ * raw text the value could be spelled with JSON escapes no redactor looks for.
+ */
+function argumentsText(deps: BrokerDeps, body: CallBody): string {
+  const serialised = JSON.stringify(body.input);
+  if (body.raw === undefined || deps.redact(serialised) !== serialised) return serialised;
+  return body.raw;
+}
+
+/** The Decision record's view of an outcome. */
+function recordedOutcome(outcome: Outcome): RecordedOutcome {
+  if (outcome.kind === "allowed") return { outcome: "allowed" };
+  if (outcome.kind === "ask") return { outcome: "ask" };
+  return { outcome: "denied", reason: outcome.denial.reason };
+}

@@ -1,0 +1,325 @@
+/**
+ * A call as one transaction: every durable write of POST /call, in the order docs/audit.md gives
+ * ("The order of one call's writes"), read top to bottom in this file.
+ *
+ * 1. Decide with the grants and the task's taint, and write the Decision record and sync it. If
+ *    that fails, nothing runs: denied, audit_unavailable.
+ * 2. If ask: wait for the owner. Whoever answers writes the Approval record (answer.ts) before the
+ *    call goes on; approved, the call runs as decided again then.
+ * 3. If allowed: the tool.call line, the run, the task's taint raised and on disk, the Result
+ *    record with the tool.result line synced beside it, and only then the answer. A result whose
+ *    state or Result record could not be written is not answered.
+ *
+ * A denial is answered after step 1 or 2, with policy's text (docs/grants.md, "What a denial looks
+ * like to the task"). The call's cost is reserved from the moment it may run until its tool.result
+ * line has charged it, or never will: one Reservation, released in one `finally` with the call's
+ * journal.
+ */
+import { AuditUnavailableError } from "../audit/mod.ts";
+import { redactValue } from "../common/mod.ts";
+import {
+  type Ask,
+  type AskWhy,
+  canonicalArguments,
+  type Decision,
+  denialText,
+  type DenyReason,
+  loadGrants,
+  raisedState,
+  raiseSessionState,
+  readSessionState,
+  type SessionState,
+} from "../policy/mod.ts";
+import {
+  decideCall,
+  decisionRecord,
+  type KeyedCall,
+  type ToolFacts,
+  toolFacts,
+} from "./call_decision.ts";
+import { type RunOutcome, settledAtOnce, startTool } from "./call_run.ts";
+import type { BrokerDeps } from "./deps.ts";
+import type { CallAnswer, CallJournal, PlacedRecord } from "./journal.ts";
+import { resultEvent } from "./records.ts";
+import { Reservation } from "./reservation.ts";
+import { auditFailure } from "./result_record.ts";
+import type { FlowEnd, InFlight, TaskHandle } from "./task_handle.ts";
+
+/** How a call's flow ended: with its answer, or withdrawn (see handleCall). */
+export type Ended = FlowEnd<CallAnswer>;
+
+/** The answer of a call whose state or Result record could not be written (docs/audit.md). */
+const UNRECORDED = "the result could not be recorded";
+
+/** The answer of an approved call whose requester went away before it ran. */
+const REQUESTER_GONE = "the requester went away";
+
+/** Reasons that describe the box, not the call: not kept as the key's answer. */
+const TRANSIENT: ReadonlySet<DenyReason> = new Set([
+  "grants_invalid",
+  "audit_unavailable",
+  "state_unreadable",
+]);
+
+/** Decides, records, asks, runs and records one call; ends with its answer, or withdrawn. */
+export async function transact(
+  deps: BrokerDeps,
+  task: TaskHandle,
+  call: { body: KeyedCall; flight: InFlight<unknown> },
+): Promise<Ended> {
+  const { body, flight } = call;
+  const tool = toolFacts(deps, task, body);
+  const journal = task.journal.call(
+    { task: task.id, key: body.key, tool: body.tool, inputSha256: body.inputSha256 },
+    { clock: deps.clock, log: deps.log },
+  );
+  const reservation = new Reservation(task);
+  try {
+    // 1. The Decision record, on disk before anything else happens.
+    const decided = await decisionStep(deps, task, { body, tool, reservation });
+    if (decided.kind === "denied") return await denied(journal, { reason: decided.reason });
+    let decision: Decision;
+    if (decided.kind === "ask") {
+      // 2. The owner's answer, its Approval record written by whoever took it.
+      const verdict = await approvalStep(deps, task, {
+        body,
+        flight,
+        journal,
+        step: decided,
+        tool,
+      });
+      if (verdict.kind === "withdrawn") return verdict;
+      if (verdict.kind === "denied") {
+        return await denied(journal, { reason: verdict.reason, askedFor: decided.ask.why });
+      }
+      reservation.take(tool.cost);
+      decision = verdict.decision;
+      if (flight.requesterGone) {
+        return await unrun(deps, task, { body, seq: decided.seq, decision });
+      }
+    } else {
+      decision = decided.decision;
+    }
+    // 3. The run, the taint, the Result record and the tool.result line, then the answer.
+    return await runStep(deps, task, { body, tool, journal, seq: decided.seq, decision });
+  } finally {
+    reservation.release();
+    journal.end();
+  }
+}
+
+/** What step 1 came to: denied, allowed, or ask; the last two with their Decision record's seq. */
+type Decided =
+  | { kind: "denied"; reason: DenyReason }
+  | { kind: "allowed"; decision: Decision; seq: number }
+  | { kind: "ask"; ask: Ask; seq: number; state: SessionState };
+
+/**
+ * Step 1. Reads the grants; then, under the task's ledger, reads the state, decides and places the
+ * Decision record in the log. An allowed call takes its reservation there, so the task's next call
+ * is decided with it. The record's sync is awaited outside the ledger: the task's other calls
+ * decide meanwhile. A record that cannot be written denies with audit_unavailable.
+ */
+async function decisionStep(
+  deps: BrokerDeps,
+  task: TaskHandle,
+  call: { body: KeyedCall; tool: ToolFacts; reservation: Reservation },
+): Promise<Decided> {
+  const { body, tool } = call;
+  const grants = await loadGrants(`${deps.home}/grants`, {
+    appTools: deps.registry.appToolNames(),
+  });
+  const report = deps.grantsReporter.next(grants);
+  if (report !== null) deps.log(report);
+  const placed = await task.ledger.exclusive(async () => {
+    const { outcome, state } = await decideCall(deps, task, { body, tool, grants });
+    const written = deps.audit.append(decisionRecord(deps, task, { body, outcome, state }));
+    written.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
+    if (outcome.kind === "allowed") call.reservation.take(tool.cost);
+    // In an object: an async callback returning the promise would await it.
+    return { outcome, state, written };
+  });
+  let seq: number;
+  try {
+    seq = (await placed.written).seq;
+  } catch (error) {
+    deps.log(auditFailure(error));
+    return { kind: "denied", reason: "audit_unavailable" };
+  }
+  const { outcome, state } = placed;
+  if (outcome.kind === "denied") return { kind: "denied", reason: outcome.denial.reason };
+  if (outcome.kind === "ask") return { kind: "ask", ask: outcome.ask, seq, state };
+  return { kind: "allowed", decision: outcome.decision, seq };
+}
+
+/** What the owner's answer came to. */
+type Answered =
+  | { kind: "approved"; decision: Decision }
+  | { kind: "denied"; reason: DenyReason }
+  | { kind: "withdrawn" };
+
+/**
+ * Step 2. Adds the pending approval (its id is the Decision record's seq), says so in the journal,
+ * and waits for whoever answers it: approve, refuse, expiry, the task ending, or the requester
+ * going away. The answerer has written the Approval record by the time its verdict arrives (a
+ * withdrawal writes nothing).
+ */
+async function approvalStep(
+  deps: BrokerDeps,
+  task: TaskHandle,
+  call: {
+    body: KeyedCall;
+    flight: InFlight<unknown>;
+    journal: CallJournal;
+    step: { ask: Ask; seq: number; state: SessionState };
+    tool: ToolFacts;
+  },
+): Promise<Answered> {
+  const { body, step, flight } = call;
+  const cost = call.tool.cost;
+  const now = deps.clock();
+  let expires = now.getTime() + deps.config.approvals.ttl_ms;
+  if (step.ask.expires !== null) expires = Math.min(expires, step.ask.expires.getTime());
+  const until = new Date(expires).toISOString();
+  const entry = deps.approvals.add({
+    approval: step.seq,
+    task: task.id,
+    key: body.key,
+    kind: step.ask.why === "budget" ? "budget" : "grant",
+    tool: body.tool,
+    arguments: deps.redact(canonicalArguments(step.ask)),
+    grant: step.ask.grant,
+    taint: step.state.taint,
+    costCents: cost === 0 ? null : cost,
+    created: now.toISOString(),
+    expires: until,
+  }, { task, ask: step.ask, flight, costCents: cost });
+  flight.markPending(step.seq);
+  deps.pendingChanged(task);
+  // A notice for the owner's view: what it shows is fetched from the admin socket.
+  await call.journal.event("approval_pending", {
+    approval: step.seq,
+    tool: body.tool,
+    expires: until,
+  });
+  const verdict = await entry.verdict;
+  if (verdict.kind !== "approved") return verdict;
+  if (verdict.decision === null) throw new Error("an approved call came back without a decision");
+  return { kind: "approved", decision: verdict.decision };
+}
+
+/** Closes an approved call whose requester went away before it ran: a failed Result record. */
+async function unrun(
+  deps: BrokerDeps,
+  task: TaskHandle,
+  call: { body: KeyedCall; seq: number; decision: Decision },
+): Promise<Ended> {
+  const outcome: RunOutcome = { status: "failed", content: REQUESTER_GONE, truncated: false };
+  await (await resultStep(deps, task, { ...call, outcome })).synced;
+  return { kind: "answer", answer: { ok: false, error: REQUESTER_GONE } };
+}
+
+/**
+ * Answers a denial with policy's text, after step 1 or 2: a tool_denied event, and the answer kept
+ * for the key unless the reason describes the box, not the call.
+ */
+async function denied(
+  journal: CallJournal,
+  denial: { reason: DenyReason; askedFor?: AskWhy },
+): Promise<Ended> {
+  const { reason, askedFor } = denial;
+  const answer: CallAnswer = { ok: false, error: denialText(reason, { askedFor }) };
+  await journal.event("tool_denied", { name: journal.tool, reason });
+  if (!TRANSIENT.has(reason)) await journal.finish(answer, { cost: 0 });
+  return { kind: "answer", answer };
+}
+
+/**
+ * Step 3. The tool.call line goes in the journal before the tool runs. A tool that waits on
+ * anything (every built-in tool, most app tools) runs while that line is synced; for one whose run
+ * has ended at once, the line is synced with the tool.result line that follows it in the same file
+ * (one sync instead of a second one beside the Result record's). Then the taint and the Result
+ * record, with the tool.result line synced beside the record, and the answer.
+ */
+async function runStep(
+  deps: BrokerDeps,
+  task: TaskHandle,
+  call: { body: KeyedCall; tool: ToolFacts; journal: CallJournal; seq: number; decision: Decision },
+): Promise<Ended> {
+  const { body, journal, seq, decision } = call;
+  journal.begin(seq, redactValue(body.input, deps.redact));
+  const { app, input } = call.tool;
+  const run = startTool(deps, { task, key: body.key, app, input, decision });
+  if (!(await settledAtOnce(run.started))) journal.sync();
+  const outcome = await run.outcome;
+  const record = await resultStep(deps, task, { body, seq, decision, outcome });
+  const answer: CallAnswer = outcome.status === "result"
+    ? { ok: true, output: outcome.output }
+    : { ok: false, error: outcome.content };
+  const cost = outcome.status === "result" ? call.tool.cost : 0;
+  if (!(await journal.finish(answer, { cost, record }))) {
+    return { kind: "answer", answer: { ok: false, error: UNRECORDED } };
+  }
+  return { kind: "answer", answer };
+}
+
+/**
+ * The taint raised by a result and on disk, then the Result record placed in the log, under the
+ * task's ledger (taint_after never goes down in log order); the record's sync is under way when
+ * this returns. A state or record that cannot be written is logged, and `synced` is false.
+ */
+async function resultStep(
+  deps: BrokerDeps,
+  task: TaskHandle,
+  call: { body: KeyedCall; seq: number; decision: Decision; outcome: RunOutcome },
+): Promise<PlacedRecord> {
+  const { body, decision, outcome } = call;
+  const ids = { task: task.id, key: body.key, tool: body.tool, decision: call.seq };
+  const failed = (error: unknown): false => {
+    deps.log(
+      error instanceof AuditUnavailableError
+        ? auditFailure(error)
+        : `gurt: the result of call ${body.key} of task ${task.id} could not be recorded: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+    );
+    return false;
+  };
+  try {
+    const placed = await task.ledger.exclusive(async () => {
+      const after = await stateAfter(deps, task, { decision, raise: outcome.status === "result" });
+      let seq: number | null = null;
+      const event = resultEvent(ids, outcome, decision.label, after.taint);
+      const appended = deps.audit.append(event, (at) => (seq = at));
+      appended.catch(() => {}); // awaited by `synced`
+      // In an object: an async callback returning the promise would await it.
+      return { appended, seq: seq as number | null };
+    });
+    return { seq: placed.seq, synced: placed.appended.then(() => true, failed) };
+  } catch (error) {
+    return { seq: null, synced: Promise.resolve(failed(error)) };
+  }
+}
+
+/**
+ * The task's state after a call: read from its file again (the owner may have changed it), and
+ * for a result raised by the Decision's label and on disk. A state this core already wrote and
+ * synced, that the result does not raise, is left alone: writing it again would cost two syncs and
+ * change nothing.
+ */
+async function stateAfter(
+  deps: BrokerDeps,
+  task: TaskHandle,
+  call: { decision: Decision; raise: boolean },
+): Promise<SessionState> {
+  const current = await readSessionState(deps.home, task.id);
+  if (!call.raise) return current;
+  const label = call.decision.label;
+  const raised = raisedState(current, label);
+  const unchanged = task.stateWritten && raised.taint === current.taint &&
+    raised.untrusted === current.untrusted;
+  if (unchanged) return current;
+  const after = await raiseSessionState(deps.home, task.id, label);
+  task.stateWritten = true;
+  return after;
+}
