@@ -64,7 +64,12 @@ function exportName(name: string): string {
 }
 
 const specifiers = await bareSpecifiers();
-const entries = await Deno.makeTempDir({ prefix: "gurt-deps-" });
+// Inside the checkout, at a fixed path, and bundled from the checkout: esbuild writes each module's
+// path, relative to where it runs, into the bundle, which must come out the same wherever and
+// whenever it is built.
+const entries = `${root}/dist/.deps-entries`;
+await Deno.remove(entries, { recursive: true }).catch(() => {});
+await Deno.mkdir(entries, { recursive: true });
 const imports: Record<string, string> = {};
 try {
   for (const specifier of specifiers) {
@@ -96,6 +101,7 @@ try {
       `${program}/deps`,
       ...specifiers.map((s) => `${entries}/${fileName(s)}.ts`),
     ],
+    cwd: root,
     stdout: "inherit",
     stderr: "inherit",
   }).output();
