@@ -1,4 +1,9 @@
-/** How the core starts another gurt process: the compiled binary, or Deno running main.ts. */
+/**
+ * How the core starts another gurt process (a worker, `gurt mcp` in a task's mcp.json, the portal):
+ * the compiled binary, or Deno running main.ts where this process's code is, which is the folder the
+ * self-extracting dist/gurt unpacked itself into, or a checkout in development. Never the file a
+ * user ran, whose unpacked copy is the same program already checked.
+ */
 import { codeDir } from "../config/mod.ts";
 
 /** The program and leading arguments that run `gurt ARGS…` the same way this process runs. */
