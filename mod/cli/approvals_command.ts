@@ -1,10 +1,9 @@
 /** `gurt approvals`, `gurt approve ID`, `gurt refuse ID [--reason TEXT]`. */
 import type { Command } from "commander";
 import { adminSocketPath } from "../config/mod.ts";
-import { configFor, exitWith, runCliRole } from "./run.ts";
-import type { ApprovalsArgs } from "./approvals_main.ts";
-
-const entry = new URL("./approvals_main.ts", import.meta.url);
+import type { ApprovalsArgs } from "../owner/mod.ts";
+import { launchRole, ROLE_TABLE } from "../roles/mod.ts";
+import { configFor, exitWith } from "./run.ts";
 
 /** Registers the approval commands. */
 export function registerApprovalCommands(program: Command): void {
@@ -38,7 +37,7 @@ function run(command: Command, action: () => Action): Promise<never> {
   return exitWith(() => {
     const config = configFor(command);
     const args = { socket: adminSocketPath(config.home), ...action() } as ApprovalsArgs;
-    return runCliRole(config, entry, args);
+    return launchRole(ROLE_TABLE.approvals, { places: { config }, args });
   });
 }
 

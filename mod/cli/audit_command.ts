@@ -1,10 +1,9 @@
 /** `gurt audit verify [--checkpoint FILE]` and `gurt audit checkpoint`: the owner reads the log. */
 import type { Command } from "commander";
 import { startHasher } from "../audit/verify.ts";
-import { runRole } from "../roles/mod.ts";
-import { cliPermissions } from "./permissions.ts";
+import type { AuditArgs } from "../owner/mod.ts";
+import { launchRole, ROLE_TABLE } from "../roles/mod.ts";
 import { configFor, exitWith } from "./run.ts";
-import type { AuditArgs } from "./audit_main.ts";
 
 /** Registers `gurt audit verify` and `gurt audit checkpoint`. */
 export function registerAuditCommand(program: Command): void {
@@ -49,21 +48,14 @@ function runAuditRole(
   hasher: MessagePort,
 ): Promise<number> {
   const config = configFor(command);
-  const permissions = cliPermissions(config);
   const checkpoint = request.checkpoint === undefined
     ? null
     : request.checkpoint.startsWith("/")
     ? request.checkpoint
     : `${Deno.cwd()}/${request.checkpoint}`;
+  const args: AuditArgs = { home: config.home, action: request.action, checkpoint, hasher };
   // The checkpoint file is the one path outside the box home this command reads, so the CLI
   // role's read list gains exactly that file for this run.
-  if (checkpoint !== null && permissions.read !== false) permissions.read.push(checkpoint);
-  const args: AuditArgs = { home: config.home, action: request.action, checkpoint, hasher };
-  return runRole({
-    role: "cli",
-    permissions,
-    entry: new URL("./audit_main.ts", import.meta.url),
-    args,
-    transfer: [hasher],
-  });
+  const files = checkpoint === null ? [] : [checkpoint];
+  return launchRole(ROLE_TABLE.audit, { places: { config, files }, args, transfer: [hasher] });
 }

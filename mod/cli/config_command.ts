@@ -1,6 +1,7 @@
 /** `gurt config`: prints the configuration in effect, after defaults and overrides. */
 import type { Command } from "commander";
-import { configFor, exitWith, runCliRole } from "./run.ts";
+import { launchRole, ROLE_TABLE } from "../roles/mod.ts";
+import { configFor, exitWith } from "./run.ts";
 
 /** Registers `gurt config`. */
 export function registerConfigCommand(program: Command): void {
@@ -10,7 +11,7 @@ export function registerConfigCommand(program: Command): void {
     .action((_options, command: Command) =>
       exitWith(() => {
         const config = configFor(command);
-        return runCliRole(config, new URL("./config_main.ts", import.meta.url), config);
+        return launchRole(ROLE_TABLE.config, { places: { config }, args: config });
       })
     );
 }

@@ -1,7 +1,8 @@
 /** `gurt grants check` and `gurt grants explain`: the owner's view of the grant files. */
 import type { Command } from "commander";
-import type { GrantsJob } from "./grants_main.ts";
-import { configFor, exitWith, loadModule, runCliRole } from "./run.ts";
+import type { GrantsJob } from "../owner/mod.ts";
+import { launchRole, ROLE_TABLE } from "../roles/mod.ts";
+import { configFor, exitWith, loadModule } from "./run.ts";
 
 /** Registers `gurt grants check` and `gurt grants explain`. */
 export function registerGrantsCommand(program: Command): void {
@@ -17,7 +18,7 @@ export function registerGrantsCommand(program: Command): void {
       exitWith(() => {
         const config = configFor(command);
         const job: GrantsJob = { action: "check", home: config.home };
-        return runCliRole(config, new URL("./grants_main.ts", import.meta.url), job);
+        return launchRole(ROLE_TABLE.grants, { places: { config }, args: job });
       })
     );
   grants
@@ -48,7 +49,7 @@ export function registerGrantsCommand(program: Command): void {
             untrusted: options.untrusted,
             at: await parseAt(options.at),
           };
-          return runCliRole(config, new URL("./grants_main.ts", import.meta.url), job);
+          return launchRole(ROLE_TABLE.grants, { places: { config }, args: job });
         }),
     );
 }

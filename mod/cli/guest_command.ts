@@ -7,8 +7,7 @@ import { InvalidArgumentError } from "commander";
 import { GUEST_DEFAULTS } from "../exec-guest/settings.ts";
 // Likewise the desktop's defaults, from cua's light entry.
 import { CDP_PORT, DISPLAY_DEFAULTS } from "../cua/options.ts";
-import { runRole } from "../roles/mod.ts";
-import type { RolePermissions } from "../roles/mod.ts";
+import { launchRole, ROLE_TABLE } from "../roles/mod.ts";
 import type { GuestArgs } from "../guest/mod.ts";
 import { exitWith, loadModule } from "./run.ts";
 
@@ -41,14 +40,9 @@ export function registerGuestCommand(program: Command): void {
     .addHelpText("after", environmentHelp())
     .action((options: GuestOptions) =>
       exitWith(async () => {
-        const {
-          desktopOptionsFromEnv,
-          desktopPermissionNeeds,
-          guestEntry,
-          guestPermissions,
-          installSessionHelper,
-          tokenFilesIn,
-        } = await loadModule<Guest>(new URL("../guest/mod.ts", import.meta.url));
+        const { desktopOptionsFromEnv, installSessionHelper, tokenFilesIn } = await loadModule<
+          Guest
+        >(new URL("../guest/mod.ts", import.meta.url));
         const workspace = realWorkspace(options.workspace);
         const env = Deno.env.toObject();
         const desktop = options.desktop === true
@@ -65,22 +59,15 @@ export function registerGuestCommand(program: Command): void {
           sessionHelper: helper?.path ?? null,
           filesHelper: helper?.files ?? null,
         };
-        let permissions = guestPermissions({
+        const places = {
           workspace,
           bind: options.bind,
           ports: [options.execPort, options.hostPort],
           tokenFiles: tokenFilesIn(env),
-        });
-        if (desktop !== null) {
-          permissions = withDesktop(permissions, desktopPermissionNeeds(desktop));
-        }
-        // The guest role stops gracefully on SIGTERM and SIGINT (its Worker listens for them).
-        // A listener here too keeps Deno from ending the whole process on the signal before
-        // the Worker's listener has run, which it sometimes does under load.
-        const keep = () => {};
-        for (const signal of ["SIGTERM", "SIGINT"] as const) Deno.addSignalListener(signal, keep);
+          desktop,
+        };
         try {
-          return await runRole({ role: "guest", permissions, entry: guestEntry, args });
+          return await launchRole(ROLE_TABLE.guest, { places, args });
         } finally {
           await helper?.remove();
         }
@@ -158,22 +145,4 @@ function realWorkspace(path: string): string {
         "see runbook.md#guest-workspace-missing",
     );
   }
-}
-
-/** The guest's permissions plus what the desktop adds (mod/cua/permissions.ts). */
-function withDesktop(
-  base: RolePermissions,
-  needs: ReturnType<Guest["desktopPermissionNeeds"]>,
-): RolePermissions {
-  const list = (value: string[] | boolean | false): string[] => Array.isArray(value) ? value : [];
-  return {
-    ...base,
-    read: [...list(base.read), ...needs.read],
-    write: [...list(base.write), ...needs.write],
-    net: base.net === true ? true : [...list(base.net), ...needs.net],
-    sys: base.sys === true
-      ? true
-      : [...new Set([...list(base.sys), ...needs.sys])] as RolePermissions["sys"],
-    run: needs.run,
-  };
 }

@@ -1,7 +1,7 @@
 /** `gurt loop`: the model loop worker of a task, run in the worker role on BOX_SOCKET. */
 import type { Command } from "commander";
-import { type LoopArgs, loopEntry, workerPermissions } from "../loop/mod.ts";
-import { runRole } from "../roles/mod.ts";
+import type { LoopArgs } from "../loop/mod.ts";
+import { launchRole, ROLE_TABLE } from "../roles/mod.ts";
 import { exitWith } from "./run.ts";
 
 /** Registers `gurt loop`. */
@@ -17,12 +17,7 @@ export function registerLoopCommand(program: Command): void {
           throw new Error("gurt loop runs inside a task: BOX_SOCKET and BOX_TASK must be set");
         }
         const args: LoopArgs = { socket, task };
-        return runRole({
-          role: "worker",
-          permissions: workerPermissions(socket),
-          entry: loopEntry,
-          args,
-        });
+        return launchRole(ROLE_TABLE.loop, { places: { socket }, args });
       })
     );
 }

@@ -1,8 +1,6 @@
-/** Shared plumbing for owner commands: load the configuration, run the CLI role, exit. */
+/** Shared plumbing for commands: load the configuration, exit with the role's status, load lazily. */
 import type { Command } from "commander";
 import { type Config, ConfigError, loadConfig, processPathInputs } from "../config/mod.ts";
-import { runRole } from "../roles/mod.ts";
-import { cliPermissions } from "./permissions.ts";
 
 /** The configuration for a command, from the program's `--home` and the environment. */
 export function configFor(command: Command): Config {
@@ -32,9 +30,4 @@ export async function exitWith(work: () => Promise<number>): Promise<never> {
  */
 export function loadModule<M>(url: URL): Promise<M> {
   return import(url.href);
-}
-
-/** Runs an owner command's entry module in the CLI role, with the CLI's permissions. */
-export function runCliRole<A>(config: Config, entry: URL, args: A): Promise<number> {
-  return runRole({ role: "cli", permissions: cliPermissions(config), entry, args });
 }

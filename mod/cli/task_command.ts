@@ -2,11 +2,9 @@
 import type { Command } from "commander";
 import type { StartTaskInput } from "../admin/mod.ts";
 import { adminSocketPath, type Config } from "../config/mod.ts";
-import { configFor, exitWith, runCliRole } from "./run.ts";
-import type { TaskArgs } from "./task_main.ts";
-import type { WatchArgs } from "./watch_main.ts";
-
-const entry = new URL("./task_main.ts", import.meta.url);
+import type { TaskArgs, WatchArgs } from "../owner/mod.ts";
+import { launchRole, ROLE_TABLE } from "../roles/mod.ts";
+import { configFor, exitWith } from "./run.ts";
 
 interface StartOptions {
   worker: string;
@@ -54,7 +52,7 @@ export function registerTaskCommands(program: Command): void {
         const config = configFor(command);
         const mode = options.json ? "json" : options.say ? "say" : "ask";
         const args: WatchArgs = { socket: adminSocketPath(config.home), id, mode };
-        return runCliRole(config, new URL("./watch_main.ts", import.meta.url), args);
+        return launchRole(ROLE_TABLE["task watch"], { places: { config }, args });
       })
     );
   task.command("stop").argument("<id>").description("stop a task: its worker, socket, approvals")
@@ -72,7 +70,7 @@ function run(command: Command, action: (config: Config) => Promise<Action>): Pro
   return exitWith(async () => {
     const config = configFor(command);
     const args = { socket: adminSocketPath(config.home), ...(await action(config)) } as TaskArgs;
-    return runCliRole(config, entry, args);
+    return launchRole(ROLE_TABLE.task, { places: { config }, args });
   });
 }
 

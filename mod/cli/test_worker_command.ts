@@ -1,8 +1,7 @@
 /** `gurt test-worker --script F`: the test worker, run in the worker role on BOX_SOCKET. */
 import type { Command } from "commander";
-import { workerPermissions } from "../loop/mod.ts";
-import { runRole } from "../roles/mod.ts";
-import { type TestWorkerArgs, testWorkerEntry } from "../workers/mod.ts";
+import { launchRole, ROLE_TABLE } from "../roles/mod.ts";
+import type { TestWorkerArgs } from "../workers/mod.ts";
 import { exitWith } from "./run.ts";
 
 /** Registers `gurt test-worker`. */
@@ -23,12 +22,8 @@ export function registerTestWorkerCommand(program: Command): void {
         const script = options.script.startsWith("/")
           ? options.script
           : `${Deno.cwd()}/${options.script}`;
-        return runRole({
-          role: "worker",
-          permissions: workerPermissions(socket, { read: [script] }),
-          entry: testWorkerEntry,
-          args: { socket, task, script } satisfies TestWorkerArgs,
-        });
+        const args: TestWorkerArgs = { socket, task, script };
+        return launchRole(ROLE_TABLE["test-worker"], { places: { socket, files: [script] }, args });
       })
     );
 }

@@ -1,11 +1,10 @@
 /** `gurt vault set NAME`, `rm NAME`, `list`, `deny APP NAME`, `allow APP NAME`. */
 import type { Command } from "commander";
 import { adminSocketPath } from "../config/mod.ts";
-import { configFor, exitWith, loadModule, runCliRole } from "./run.ts";
+import type { VaultArgs } from "../owner/mod.ts";
+import { launchRole, ROLE_TABLE } from "../roles/mod.ts";
+import { configFor, exitWith, loadModule } from "./run.ts";
 import { readSecretValue } from "./secret_input.ts";
-import type { VaultArgs } from "./vault_main.ts";
-
-const entry = new URL("./vault_main.ts", import.meta.url);
 
 /** Registers `gurt vault …`. */
 export function registerVaultCommand(program: Command): void {
@@ -71,6 +70,6 @@ function run(command: Command, action: () => Promise<Action>): Promise<never> {
   return exitWith(async () => {
     const config = configFor(command);
     const args: VaultArgs = { socket: adminSocketPath(config.home), ...(await action()) };
-    return runCliRole(config, entry, args);
+    return launchRole(ROLE_TABLE.vault, { places: { config }, args });
   });
 }

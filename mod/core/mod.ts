@@ -1,9 +1,6 @@
 /**
  * The core (`gurt serve`): the audit log, the tasks' sockets and workers, approvals, the admin
- * socket and the portal. Other modules start it as a role and need only its permissions and its
- * entry; `gurt serve` loads this file before the role starts, so it loads nothing more.
+ * socket and the portal. It runs as the core role, whose permissions and entry module
+ * (serve_main.ts) mod/roles/table.ts names; `gurt serve` needs only the type of its arguments.
  */
-export { corePermissions } from "./permissions.ts";
-
-/** The core role's entry module, for runRole. */
-export const serveEntry: URL = new URL("./serve_main.ts", import.meta.url);
+export type { ServeArgs } from "./serve_main.ts";

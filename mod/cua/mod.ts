@@ -9,4 +9,3 @@ export {
   displayFromEnv,
   parseGeometry,
 } from "./options.ts";
-export { desktopPermissionNeeds } from "./permissions.ts";

@@ -1,6 +1,7 @@
 /**
  * The exec guest: seed 004's box-exec and box-host as two Hono services (exec and files; ready,
- * info and the mounts of the desktop), their settings and permissions. mod/guest runs them.
+ * info and the mounts of the desktop) and their settings. mod/guest runs them, and
+ * mod/roles/table.ts writes the guest role's permissions.
  */
 export {
   createExecApp,
@@ -16,7 +17,6 @@ export { ErrorBody } from "./exec_schemas.ts";
 export { type CapabilityState } from "./host_routes.ts";
 export { Jail, type Resolved } from "./jail.ts";
 export { type GuestEnv, newRouter, validationHook } from "./middleware.ts";
-export { guestPermissions, type GuestPlaces } from "./permissions.ts";
 export { type InstalledHelper, installSessionHelper } from "./session_helper.ts";
 export {
   GUEST_DEFAULTS,

@@ -3,17 +3,8 @@
  * mounted on the host service, run as the guest role. What `gurt guest` needs to start the role
  * is here, so the command line talks to this module only.
  */
-export { type DesktopOptions, desktopOptionsFromEnv, desktopPermissionNeeds } from "../cua/mod.ts";
-export {
-  guestPermissions,
-  type GuestPlaces,
-  type InstalledHelper,
-  installSessionHelper,
-  tokenFilesIn,
-} from "../exec-guest/mod.ts";
+export { type DesktopOptions, desktopOptionsFromEnv } from "../cua/mod.ts";
+export { type InstalledHelper, installSessionHelper, tokenFilesIn } from "../exec-guest/mod.ts";
 export { type ListeningLine, runGuest, urlOf } from "./daemon.ts";
 export type { GuestArgs } from "./guest_main.ts";
 export { guestOpenApiYaml, publishedOpenApiYaml } from "./openapi.ts";
-
-/** The guest role's entry module, for runRole. */
-export const guestEntry: URL = new URL("./guest_main.ts", import.meta.url);

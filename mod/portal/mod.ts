@@ -5,7 +5,6 @@
 export { type AdminFetch, adminPathOf } from "./admin_client.ts";
 export { ensureOwnerToken, loginCode, readOwnerToken } from "./owner_token.ts";
 export { loginLink } from "./link.ts";
-export { portalLinkPermissions } from "./permissions.ts";
 export { parseListen, type Portal, type PortalOptions, startPortal } from "./server.ts";
 export { SESSION_COOKIE } from "./context.ts";
 export { CODE_TTL_MS, SESSION_TTL_MS, SessionStore } from "./sessions.ts";

@@ -4,8 +4,7 @@
  * (a file outside the workspace cannot be read, nor written through a planted symlink).
  */
 import { assertEquals } from "../assert.ts";
-import { desktopPermissionNeeds } from "../../mod/cua/mod.ts";
-import { codeDir, runRole } from "../../mod/roles/mod.ts";
+import { codeDir, desktopPermissionNeeds, runRole } from "../../mod/roles/mod.ts";
 import { hasXvfb, testOptions } from "./fixture.ts";
 
 Deno.test({

@@ -1,7 +1,6 @@
 /** The guest role's permissions are real: it may read its workspace, never the box home. */
 import { assertEquals } from "../assert.ts";
-import { guestPermissions } from "../../mod/exec-guest/mod.ts";
-import { runRole } from "../../mod/roles/mod.ts";
+import { ROLE_TABLE, runRole } from "../../mod/roles/mod.ts";
 
 Deno.test("the guest role gets NotCapable reading a box home path, and can read its workspace", async () => {
   const home = await Deno.makeTempDir({ prefix: "gurt-home-" });
@@ -9,11 +8,12 @@ Deno.test("the guest role gets NotCapable reading a box home path, and can read 
   try {
     await Deno.writeTextFile(`${home}/gurt.toml`, "");
     await Deno.writeTextFile(`${workspace}/file.txt`, "x");
-    const permissions = guestPermissions({
+    const permissions = ROLE_TABLE.guest.permissions({
       workspace,
       bind: "127.0.0.1",
       ports: [0, 0],
       tokenFiles: [],
+      desktop: null,
     });
     const entry = new URL("./read_probe_entry.ts", import.meta.url);
     const home_ = await runRole({

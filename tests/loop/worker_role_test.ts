@@ -1,8 +1,6 @@
 /** The loop's worker role reaches the model only through the core: no host is open to it. */
 import { assertEquals } from "../assert.ts";
-import { workerPermissions } from "../../mod/loop/mod.ts";
-import { relayPermissions } from "../../mod/mcp/mod.ts";
-import { runRole } from "../../mod/roles/mod.ts";
+import { ROLE_TABLE, runRole } from "../../mod/roles/mod.ts";
 import { startFakeModel } from "./fake_model.ts";
 
 const probe = new URL("./net_probe.ts", import.meta.url);
@@ -18,8 +16,8 @@ Deno.test("the worker and relay roles cannot reach the model service that the co
     const socket = "/tmp/gurt-no-such-task/broker.sock";
     for (
       const [role, permissions] of [
-        ["worker", workerPermissions(socket)],
-        ["relay", relayPermissions(socket)],
+        ["worker", ROLE_TABLE.loop.permissions({ socket })],
+        ["relay", ROLE_TABLE.mcp.permissions({ socket })],
       ] as const
     ) {
       assertEquals(await runRole({ role, permissions, entry: probe, args: { url } }), 13, role);

@@ -17,8 +17,17 @@ import { addEdge, cyclePath, cyclesOf, type Edge, edgesUnder, ROOT } from "./imp
 const ENTRIES: Record<string, string> = {
   "mod/audit/verify.ts": "the read side for `gurt audit`, without zod or node:crypto at start",
   "mod/exec-guest/settings.ts": "the guest's defaults for `gurt guest --help`; imports nothing",
-  "mod/cua/options.ts": "the desktop's defaults for `gurt guest --help`; imports nothing",
+  "mod/cua/options.ts":
+    "the desktop's defaults for `gurt guest --help`, and its X socket for the role table; imports nothing",
+  "mod/runtime/system_layout.ts":
+    "the system paths the core's permissions name, for the role table; imports only types",
 };
+
+/**
+ * The one file that names each role's entry module (the module the role's Worker runs) by URL. It
+ * loads none of them, so those URLs are not imports of inner files; an import of an entry is.
+ */
+const ROLE_TABLE = "mod/roles/table.ts";
 
 /**
  * File cycles that another change is removing. A listed cycle that is gone fails the test too,
@@ -55,12 +64,25 @@ Deno.test("no module imports another module's inner files, only its mod.ts", asy
   const inner = edges.filter((edge) => {
     const from = moduleOf(edge.from);
     const to = moduleOf(edge.to);
-    return from !== to && to !== null && edge.to !== `${to}/mod.ts` && !(edge.to in ENTRIES);
+    const roleEntry = edge.kind === "url" && edge.from === ROLE_TABLE;
+    return from !== to && to !== null && edge.to !== `${to}/mod.ts` && !(edge.to in ENTRIES) &&
+      !roleEntry;
   });
   assertEquals(inner.map((edge) => `${edge.from} → ${edge.to} (${edge.kind})`), []);
   for (const entry of Object.keys(ENTRIES)) {
     assert(await Deno.stat(`${ROOT}/${entry}`).then(() => true, () => false), `${entry} is gone`);
   }
+});
+
+Deno.test("each module the role table names by URL is a role's entry: it has a default export", async () => {
+  const named = edges.filter((edge) => edge.from === ROLE_TABLE && edge.kind === "url");
+  assert(named.length > 0, `${ROLE_TABLE} names no entry`);
+  const without: string[] = [];
+  for (const edge of named) {
+    const text = await Deno.readTextFile(`${ROOT}/${edge.to}`);
+    if (!/^export default /m.test(text)) without.push(edge.to);
+  }
+  assertEquals(without, []);
 });
 
 Deno.test("no folder under mod/ depends on itself round a cycle of folders", () => {

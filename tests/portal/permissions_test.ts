@@ -1,8 +1,8 @@
 /** `gurt portal` runs with only the owner token and the address file: no vault, no writes. */
 import { assertEquals } from "../assert.ts";
 import { loadConfig } from "../../mod/config/mod.ts";
-import { ensureOwnerToken, portalLinkPermissions } from "../../mod/portal/mod.ts";
-import { runRole } from "../../mod/roles/mod.ts";
+import { ensureOwnerToken } from "../../mod/portal/mod.ts";
+import { ROLE_TABLE, runRole } from "../../mod/roles/mod.ts";
 import type { ProbeArgs } from "../roles/probe.ts";
 
 const probe = new URL("../roles/probe.ts", import.meta.url);
@@ -16,9 +16,10 @@ Deno.test("gurt portal's role reads the owner token but not the vault, the audit
     await Deno.writeTextFile(`${home}/audit/2026-11-29.jsonl`, "");
     await Deno.writeTextFile(`${home}/vault.env`, "EXAMPLE_KEY=not-a-real-value\n");
     const config = loadConfig({ home, env: { BOX_VAULT: `${home}/vault.env` }, root: false });
-    const perms = portalLinkPermissions(config);
+    const row = ROLE_TABLE.portal;
+    const perms = row.permissions({ config });
     const attempt = (args: ProbeArgs) =>
-      runRole({ role: "cli", permissions: perms, entry: probe, args });
+      runRole({ role: row.role, permissions: perms, entry: probe, args });
     assertEquals(await attempt({ act: "read", target: `${home}/portal/owner.token` }), 0);
     assertEquals(await attempt({ act: "read", target: `${home}/vault.env` }), NOT_CAPABLE);
     assertEquals(

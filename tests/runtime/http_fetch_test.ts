@@ -14,8 +14,7 @@ import {
 import { startTlsServer, type TlsServer } from "./tls_fixture.ts";
 import type { ProbeLine } from "./own_address_probe.ts";
 import { loadConfig } from "../../mod/config/mod.ts";
-import { corePermissions } from "../../mod/core/mod.ts";
-import { runRole } from "../../mod/roles/mod.ts";
+import { ROLE_TABLE, runRole } from "../../mod/roles/mod.ts";
 
 const SETTINGS: FetchSettings = {
   timeoutMs: 5000,
@@ -248,7 +247,7 @@ Deno.test("the core role may read the box's own addresses, which http_fetch refu
     const config = loadConfig({ home, env: { BOX_VAULT: `${home}/vault.env` }, root: false });
     const status = await runRole({
       role: "core",
-      permissions: corePermissions(config),
+      permissions: ROLE_TABLE.serve.permissions({ config }),
       entry: new URL("./box_addresses_role.ts", import.meta.url),
       args: {},
     });
