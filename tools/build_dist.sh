@@ -51,16 +51,17 @@ deno_version=$("$deno_bin" --version | sed -n 's/^deno \([0-9.]*\) .*/\1/p')
 deno_target=$("$deno_bin" --version | sed -n '1s/.*, \([a-z0-9_]*-[a-z0-9_-]*\)).*/\1/p')
 version=$(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$here/deno.json")
 
-# What the output is made from: every source file, the build's own files, Deno and DENORT_BIN.
-inputs=$(
+# What the program is made from: every source file, the build's own files and Deno. The output
+# also depends on DENORT_BIN and --form, which decide the form.
+sources=$(
   cd "$here"
   {
     find main.ts deno.json deno.lock mod tools/build_dist.sh tools/dist -type f -print0 |
       sort -z | xargs -0 sha256sum
-    echo "deno $deno_version $(stat -c '%s %Y' "$deno_bin")"
-    echo "denort ${DENORT_BIN:-} form ${form}"
+    echo "deno $deno_version $(stat -c '%s' "$deno_bin")"
   } | sha256sum | cut -d' ' -f1
 )
+inputs=$(printf '%s denort=%s form=%s\n' "$sources" "${DENORT_BIN:-}" "$form" | sha256sum | cut -d' ' -f1)
 stamp="$(dirname "$out")/.$(basename "$out").inputs"
 if [ "$if_stale" = 1 ] && [ -x "$out" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$inputs" ]; then
   say "$out is up to date"
@@ -76,7 +77,7 @@ stage_program() {
   mkdir -p "$dir"
   cp -R "$here/main.ts" "$here/mod" "$dir/"
   printf '{ "form": "%s", "version": "%s", "deno": "%s", "sources": "%s" }\n' \
-    "$form" "$version" "$deno_version" "$inputs" >"$dir/dist.json"
+    "$form" "$version" "$deno_version" "$sources" >"$dir/dist.json"
 }
 
 # Where deno compile finds its runtime image when DENORT_BIN is not set.
@@ -96,7 +97,17 @@ build_compiled() {
     timeout 300 "$deno_bin" compile --quiet --unstable-worker-options --unstable-no-legacy-abort \
       --allow-all --no-prompt --frozen --config deno.json --include mod --include dist.json \
       -o "$work/gurt" main.ts
-  ) >"$work/compile.log" 2>&1 && "$work/gurt" --version >/dev/null 2>&1
+  ) >"$work/compile.log" 2>&1 || return 1
+  # A full deno binary given as DENORT_BIN compiles, but the output is Deno itself.
+  local said
+  said=$(timeout 60 "$work/gurt" --version 2>>"$work/compile.log" </dev/null) || return 1
+  case "$said" in
+    "gurt $version (compiled,"*) ;;
+    *)
+      echo "the compiled file's --version said '${said%%$'\n'*}', not gurt's; is DENORT_BIN a denort binary?" >>"$work/compile.log"
+      return 1
+      ;;
+  esac
 }
 
 build_self_extracting() {
