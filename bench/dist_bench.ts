@@ -115,7 +115,7 @@ try {
     const theirs: number[] = [];
     await sh(dist, [...args], env);
     await sh(launcher, [...args], env);
-    for (let i = 0; i < 15; i++) {
+    for (let i = 0; i < 21; i++) {
       ours.push(await timed(dist, [...args], env));
       theirs.push(await timed(launcher, [...args], env));
     }
