@@ -18,26 +18,25 @@ const SIGNALS = ["SIGTERM", "SIGINT"] as const;
  * Runs the role of one row of ROLE_TABLE, with that row's permissions for the places given, and
  * resolves with its exit status. A role that stops itself on SIGTERM and SIGINT gets a listener
  * here too, which keeps Deno from ending the whole process on the signal before the Worker's own
- * listener has run (which it sometimes does under load).
+ * listener has run (which it sometimes does under load). It stays until the process exits, so that
+ * what a command does after its role ends (the guest removes its helper) is not cut short.
  */
 export async function launchRole<P, A>(
   start: RoleStart<P>,
   input: LaunchInput<P, A>,
 ): Promise<number> {
   const permissions = start.permissions(input.places);
-  const keep = () => {};
-  if (start.stopsOnSignal) { for (const signal of SIGNALS) Deno.addSignalListener(signal, keep); }
-  try {
-    return await runRole({
-      role: start.role,
-      permissions,
-      entry: start.entry,
-      args: input.args,
-      transfer: input.transfer,
-    });
-  } finally {
-    if (start.stopsOnSignal) {
-      for (const signal of SIGNALS) Deno.removeSignalListener(signal, keep);
-    }
+  if (start.stopsOnSignal) {
+    for (const signal of SIGNALS) Deno.addSignalListener(signal, keepRunning);
   }
+  return await runRole({
+    role: start.role,
+    permissions,
+    entry: start.entry,
+    args: input.args,
+    transfer: input.transfer,
+  });
 }
+
+/** Does nothing: its being there keeps the process from ending on the signal. */
+function keepRunning(): void {}
