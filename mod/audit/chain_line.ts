@@ -1,8 +1,10 @@
 /**
  * The lines ChainMachine takes: a line given with its parsed record (LineInput), or a line as the
  * compact scanner read it (CompactLine), and the one shape the machine holds either in (Line),
- * with the event types and outcomes it judges by as numbers. It imports nothing at run time.
+ * with the event types and outcomes it judges by as numbers. It imports only json_bytes.ts at run
+ * time.
  */
+import { isoClock, isoDate, timeBytes } from "./json_bytes.ts";
 import type { AuditRecord } from "./records.ts";
 
 /** The event types the machine tells apart, as numbers (CompactLine.type). */
@@ -132,12 +134,10 @@ export class Line {
     if (record !== null) {
       this.seq = record.seq;
       this.prev = record.prev;
-      const time = record.time;
-      // The schema's time is dddd-dd-ddTdd:dd:dd.dddZ: its digits, in order, as two numbers.
-      this.date = timeDigits(time, 0, 4) * 10000 + timeDigits(time, 5, 2) * 100 +
-        timeDigits(time, 8, 2);
-      this.clock = timeDigits(time, 11, 2) * 10000000 + timeDigits(time, 14, 2) * 100000 +
-        timeDigits(time, 17, 2) * 1000 + timeDigits(time, 20, 3);
+      // The schema's time is 24 ASCII characters, dddd-dd-ddTdd:dd:dd.dddZ.
+      const time = timeBytes(record.time) as Uint8Array;
+      this.date = isoDate(time, 0);
+      this.clock = isoClock(time, 0);
       const event = record.event;
       this.outcome = 0;
       this.decision = 0;
@@ -216,12 +216,6 @@ export function hexOf(digests: Uint8Array, at: number): string {
 }
 
 const HEX_PAIRS = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
-
-function timeDigits(time: string, at: number, count: number): number {
-  let value = 0;
-  for (let i = at; i < at + count; i++) value = value * 10 + time.charCodeAt(i) - 48;
-  return value;
-}
 
 function outcomeCode(outcome: "allowed" | "ask" | "denied"): number {
   return outcome === "allowed" ? ALLOWED : outcome === "ask" ? ASK : DENIED;

@@ -7,7 +7,7 @@
 import type { ChainReport } from "./chain_report.ts";
 import { ChainMachine, type VerifierOptions } from "./chain_machine.ts";
 import { sha256Hex } from "./hash.ts";
-import { asciiText } from "./line_scanner.ts";
+import { asciiText } from "./json_bytes.ts";
 import { parseRecordLine, parseRecordText } from "./records.ts";
 
 export type { VerifierOptions } from "./chain_machine.ts";

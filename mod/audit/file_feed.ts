@@ -3,15 +3,15 @@
  * the same report, at less cost a line: the hashes come from a LineHasher (a second thread, for
  * `gurt audit verify`) as 32 bytes a line; a line written as the writer writes it is read by the
  * CompactScanner into numbers, with no string or object made for it, and its prev is compared with
- * the hash of the line before where both are; any other line is decoded alone and read by the
- * LineScanner, else by JSON.parse and the hand-written check, and zod (records.ts) is loaded only
- * when a line is not a record the check accepts, to say what is wrong with it.
+ * the hash of the line before where both are; any other line (a Recovery, AcceptedBreak or
+ * TaskStarted record, a line with text outside ASCII, a damaged line) is decoded alone and read by
+ * JSON.parse and the hand-written check, and zod (records.ts) is loaded only when a line is not a
+ * record the check accepts, to say what is wrong with it.
  */
 import { compactLine, hexOf } from "./chain_line.ts";
 import type { ChainMachine } from "./chain_machine.ts";
 import { CompactScanner } from "./compact_scanner.ts";
 import type { ChunkStream, HashedChunk } from "./line_hasher.ts";
-import { asciiText, LineScanner } from "./line_scanner.ts";
 import { isCanonicalRecord } from "./record_check.ts";
 import type { AuditRecord } from "./records.ts";
 
@@ -66,16 +66,10 @@ const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 type Parsed = { record: AuditRecord; error: null } | { record: null; error: string };
 
 /**
- * The record of a line the compact scanner did not read, as parseRecordLine gives it, when the
- * line scanner or JSON.parse and the hand-written check read it; else null.
+ * The record of a line the compact scanner did not read, as parseRecordLine gives it, when it is
+ * UTF-8 and JSON.parse and the hand-written check read it; else null.
  */
 function lineRecord(bytes: Uint8Array): Parsed | null {
-  const ascii = asciiText(bytes);
-  if (ascii !== null) {
-    // In ASCII a byte's offset is its character's, and the scanner reads the line's bytes.
-    const record = new LineScanner(bytes, ascii).record(0, bytes.length) ?? canonicalRecord(ascii);
-    return record === null ? null : { record, error: null };
-  }
   let text: string;
   try {
     text = strictUtf8.decode(bytes);

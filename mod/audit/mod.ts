@@ -14,8 +14,8 @@ export {
   TAINTS,
   ZERO_HASH,
 } from "./records.ts";
-export { canonicalEventCopy, isCanonicalRecord } from "./record_check.ts";
-export { asciiText, isIsoTime, LineScanner, scanRecordLine } from "./line_scanner.ts";
+export { canonicalEventCopy, EVENT_FIELDS, isCanonicalRecord } from "./record_check.ts";
+export { asciiText, isIsoTime, JsonCursor } from "./json_bytes.ts";
 export type {
   AcceptedBreakAt,
   ChainFailure,

@@ -9,6 +9,7 @@ import {
   auditEvent,
   auditRecord,
   canonicalEventCopy,
+  EVENT_FIELDS,
   isCanonicalRecord,
   ZERO_HASH,
 } from "../../mod/audit/mod.ts";
@@ -30,15 +31,32 @@ function schemaAccepts(value: unknown): boolean {
   return parsed.success && JSON.stringify(parsed.data) === JSON.stringify(value);
 }
 
-Deno.test("the hand-written record check accepts every valid record in schema order", () => {
+Deno.test("the event table lists the schema's event types, each with its keys in schema order", () => {
+  const schemas = auditEvent.options.map((schema) => Object.keys(schema.shape));
+  const table = Object.values(EVENT_FIELDS).map((fields) => [
+    "type",
+    ...fields.map((field) => field.key),
+  ]);
+  assertEquals(table, schemas);
+  assertEquals(
+    Object.keys(EVENT_FIELDS),
+    auditEvent.options.map((schema) => schema.shape.type.value),
+  );
+});
+
+Deno.test("the hand-written record check accepts every valid record of every event type", () => {
+  const seen = new Map<string, number>();
   fc.assert(
     fc.property(record, (value) => {
       const line = JSON.parse(JSON.stringify(value));
       assert(auditRecord.safeParse(line).success, "the generator made an invalid record");
       assert(isCanonicalRecord(line), `refused: ${JSON.stringify(line)}`);
+      const type = (value.event as Json).type as string;
+      seen.set(type, (seen.get(type) ?? 0) + 1);
     }),
     { numRuns: 2000 },
   );
+  for (const type of Object.keys(EVENT_FIELDS)) assert((seen.get(type) ?? 0) > 20, type);
 });
 
 Deno.test("the hand-written record check agrees with the zod schema on mutated records", () => {
