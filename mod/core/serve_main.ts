@@ -1,7 +1,7 @@
 /** The core role's entry: `gurt serve` runs here, inside the core's permissions. */
-import { adminSocketPath, type Config, portalAddrPath } from "../config/mod.ts";
-import { ensureOwnerToken, type Portal, startPortal } from "../portal/mod.ts";
+import type { Config } from "../config/mod.ts";
 import { Core } from "./core.ts";
+import { PortalProcess } from "./portal_process.ts";
 
 /** What `gurt serve` passes to the core role. */
 export interface ServeArgs {
@@ -27,35 +27,17 @@ export default async function main(args: ServeArgs): Promise<number> {
   }
   for (const notice of core.notices) console.error(notice);
   console.error(`gurt serve: box home ${args.config.home}; admin socket ready`);
-  const portal = await openPortal(core, args.config.portal.listen);
+  // The portal runs in its own process and role; the core restarts it whenever it dies.
+  const portal = await PortalProcess.start({
+    home: args.config.home,
+    listen: args.config.portal.listen,
+    log: core.deps.log,
+  });
   await stop.promise;
   await portal?.close();
   await core.close();
   console.error("gurt serve: stopped");
   return 0;
-}
-
-/** Starts the owner's portal; the core keeps running without it if it cannot listen. */
-async function openPortal(core: Core, listen: string): Promise<Portal | null> {
-  const home = core.deps.home;
-  try {
-    const token = await ensureOwnerToken(home);
-    const portal = await startPortal({ listen, socket: adminSocketPath(home), token });
-    await Deno.writeTextFile(portalAddrPath(home), `${portal.addr}\n`, { mode: 0o644 });
-    console.error(`gurt serve: portal at http://${portal.addr}; gurt portal prints a sign-in link`);
-    return {
-      ...portal,
-      async close() {
-        await portal.close();
-        await Deno.remove(portalAddrPath(home)).catch(() => {});
-      },
-    };
-  } catch (error) {
-    console.error(
-      `gurt serve: the portal is off: ${error instanceof Error ? error.message : error}`,
-    );
-    return null;
-  }
 }
 
 function exitStatusOf(error: unknown): number {

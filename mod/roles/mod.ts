@@ -9,6 +9,7 @@ export {
   desktopPermissionNeeds,
   type GuestPlaces,
   type OwnerPlaces,
+  type PortalPlaces,
   ROLE_TABLE,
   type RoleStart,
   type RoleTable,

@@ -56,6 +56,13 @@ export interface OwnerPlaces {
   files?: string[];
 }
 
+/** What the portal's permissions are computed from. */
+export interface PortalPlaces {
+  home: string;
+  /** `[portal] listen`, `host:port` on loopback. */
+  listen: string;
+}
+
 /** What the guest's permissions are computed from. */
 export interface GuestPlaces {
   workspace: string;
@@ -179,6 +186,31 @@ function portalLinkPermissions(places: OwnerPlaces): RolePermissions {
 }
 
 /**
+ * The owner's portal (`gurt portal-serve`, started and watched by `gurt serve`): the owner's pages
+ * and API on its loopback port, every read and every act through the admin socket. It reads the
+ * owner token and nothing else of the box home: no vault, no audit log, no grants. It writes
+ * nothing (connecting to a Unix socket is a write to its path in Deno), runs no program, and
+ * reaches no network but its own listener and the admin socket.
+ */
+function portalPermissions(places: PortalPlaces): RolePermissions {
+  const admin = adminSocketPath(places.home);
+  const listen = /^\[?([^\]]+)\]?:(\d{1,5})$/.exec(places.listen);
+  if (listen === null) {
+    throw new Error(`[portal] listen = ${JSON.stringify(places.listen)} is not host:port`);
+  }
+  return {
+    read: [codeDir(), ownerTokenPath(places.home), admin],
+    write: [admin],
+    net: [`${host(listen[1])}:${listen[2]}`, `unix:${admin}`],
+    env: false,
+    run: false,
+    sys: false,
+    ffi: false,
+    import: false,
+  };
+}
+
+/**
  * The guest (`gurt guest`, seed 004's box-exec and box-host): the workspace jail, its token files,
  * the X display, and its two ports. It may not read the box home. It runs programs for /v1/exec,
  * so `run` is whole: the sandbox around the guest is what bounds them. With `--desktop` it holds
@@ -261,6 +293,7 @@ export interface RoleTable {
   audit: RoleStart<OwnerPlaces>;
   config: RoleStart<OwnerPlaces>;
   portal: RoleStart<OwnerPlaces>;
+  "portal-serve": RoleStart<PortalPlaces>;
 }
 
 /** The roles: each command's role, permissions and entry module. */
@@ -355,5 +388,12 @@ export const ROLE_TABLE: RoleTable = {
     entry: new URL("../owner/portal_main.ts", import.meta.url),
     stopsOnSignal: false,
     commands: ["portal"],
+  },
+  "portal-serve": {
+    role: "portal",
+    permissions: portalPermissions,
+    entry: new URL("../portal/portal_main.ts", import.meta.url),
+    stopsOnSignal: true,
+    commands: ["portal-serve"],
   },
 };

@@ -2,7 +2,7 @@
 
 /** The act to try. */
 export interface ProbeArgs {
-  act: "read" | "write" | "net" | "env" | "run";
+  act: "read" | "write" | "net" | "tcp" | "env" | "run";
   target: string;
 }
 
@@ -12,6 +12,10 @@ export default async function main(args: ProbeArgs): Promise<number> {
     if (args.act === "read") await Deno.readFile(args.target);
     if (args.act === "write") await Deno.writeTextFile(args.target, "probe");
     if (args.act === "net") (await Deno.connect({ path: args.target, transport: "unix" })).close();
+    if (args.act === "tcp") {
+      const [hostname, port] = args.target.split(/:(?=\d+$)/);
+      (await Deno.connect({ hostname, port: Number(port) })).close();
+    }
     if (args.act === "env") Deno.env.get(args.target);
     if (args.act === "run") await new Deno.Command(args.target).output();
     return 0;

@@ -28,6 +28,7 @@ const LABELS: Record<RoleName, string> = {
   relay: "relay",
   cli: "owner CLI",
   guest: "guest",
+  portal: "portal",
 };
 
 interface ReadmeRow {
@@ -99,6 +100,7 @@ const WORDS = new Map<string, string>([
   ["/guest-home/chrome-profile", "the Chromium profile"],
   ["0.0.0.0:1337", "its two ports"],
   ["0.0.0.0:1340", "its two ports"],
+  ["127.0.0.1:7780", "its loopback port"],
   ["127.0.0.1", "loopback"],
   ["[::1]", "loopback"],
   ["localhost", "loopback"],
@@ -134,6 +136,11 @@ function computed(): { name: keyof RoleTable; role: RoleName; permissions: RoleP
       name: "audit",
       role: t.audit.role,
       permissions: t.audit.permissions({ config, files: ["/checkpoint-file"] }),
+    },
+    {
+      name: "portal-serve",
+      role: t["portal-serve"].role,
+      permissions: t["portal-serve"].permissions({ home, listen: "127.0.0.1:7780" }),
     },
   ];
 }

@@ -8,7 +8,8 @@ import { type Session, SESSION_TTL_MS, type SessionStore } from "../sessions.ts"
 
 const LOGIN_REFUSALS = {
   not_a_code: "this sign-in link is not one gurt portal made for this box",
-  expired: "this sign-in link has expired or was made before gurt serve last started",
+  expired:
+    "this sign-in link has expired, or was made before gurt serve (or its portal) last started",
   spent: "this sign-in link was already used; each link signs in once",
 } as const;
 
