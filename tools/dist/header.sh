@@ -2,9 +2,10 @@
 # gurt @VERSION@ as one file: this sh header, then a gzip'd tar of the Deno @DENO@ runtime and
 # gurt's program (built by tools/build_dist.sh). The first run unpacks the tar into a cache folder
 # named by its SHA-256 (as root /var/lib/gurt/cache, else $XDG_CACHE_HOME/gurt; GURT_CACHE
-# overrides) and seals it: a hash of every unpacked file's name, size, mode, owner, inode and
+# overrides) and seals it: the list of every unpacked file's name, size, mode, owner, inode and
 # change time. Each run checks the seal, so an unpacked copy that was changed is refused and
-# unpacked again, then runs the program from there. Needs sh, GNU find, tail, tar, gzip, sha256sum.
+# unpacked again, then runs the program from there. Needs sh, GNU find, cmp, tail, tar, gzip and
+# sha256sum.
 gurt_sha=@SHA@
 gurt_size=@SIZE@
 gurt_offset=@OFFSET@ # the header's length in bytes
@@ -45,10 +46,11 @@ esac
 gurt_dir=$gurt_base/$gurt_sha
 
 # The seal of an unpacked folder: its own owner and mode, then each file below it, but not the
-# seal itself. Any write, chmod, chown, rename or new file changes a change time or a line.
+# seal itself. Any write, chmod, chown, rename or new file changes a change time or a line. Kept
+# as the list itself, compared by cmp: a hash of it cost one more program at every start.
 gurt_seal() {
   find "$1" -path "$1" -printf '%U %m\n' -o -path "$1/seal" -prune \
-    -o -printf '%P|%y|%s|%m|%U|%G|%i|%C@|%T@|%l\n' 2>/dev/null | sha256sum
+    -o -printf '%P|%y|%s|%m|%U|%G|%i|%C@|%T@|%l\n' 2>/dev/null
 }
 
 gurt_run() {
@@ -58,8 +60,7 @@ gurt_run() {
 }
 
 gurt_sealed() {
-  [ -r "$gurt_dir/seal" ] && read -r gurt_want <"$gurt_dir/seal" &&
-    [ "$gurt_want" = "$(gurt_seal "$gurt_dir")" ]
+  [ -r "$gurt_dir/seal" ] && gurt_seal "$gurt_dir" | cmp -s - "$gurt_dir/seal"
 }
 
 # Later starts: the seal holds, run at once.
