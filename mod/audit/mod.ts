@@ -14,7 +14,7 @@ export {
   TAINTS,
   ZERO_HASH,
 } from "./records.ts";
-export { canonicalEventCopy, EVENT_FIELDS, isCanonicalRecord } from "./record_check.ts";
+export { EVENT_FIELDS, isCanonicalRecord } from "./record_check.ts";
 export { asciiText, isIsoTime, JsonCursor } from "./json_bytes.ts";
 export type {
   AcceptedBreakAt,

@@ -9,7 +9,6 @@ import { AuditUnavailableError } from "./errors.ts";
 import { auditDir, fileNameFor } from "./files.ts";
 import { sha256Hex } from "./hash.ts";
 import { type AuditEvent, auditEvent, type AuditRecord, ZERO_HASH } from "./records.ts";
-import { canonicalEventCopy } from "./record_check.ts";
 import { checkAtStartup } from "./startup.ts";
 
 /** The file operations the writer uses; a test replaces them to make a write fail on demand. */
@@ -143,12 +142,8 @@ export class AuditWriter {
   }
 
   #enqueue(event: AuditEvent, placed?: (seq: number) => void): Promise<AuditRecord> {
-    // The hand-written check (proved against the schema in tests/audit/record_check_test.ts)
-    // takes the events the core writes in a fraction of the schema's time; the rest go to zod.
-    const copy = canonicalEventCopy(event);
-    const parsed = copy !== null
-      ? { success: true as const, data: copy as AuditEvent }
-      : auditEvent.safeParse(event);
+    // zod's copy, keys in schema order: about 0.6 µs, nothing beside an append's fdatasync.
+    const parsed = auditEvent.safeParse(event);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       return Promise.reject(

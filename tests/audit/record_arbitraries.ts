@@ -1,5 +1,5 @@
 /**
- * fast-check arbitraries of audit records for the record check's and the line scanner's tests:
+ * fast-check arbitraries of audit records for the record check's and the compact scanner's tests:
  * valid records of every event type, edge values of every JSON type, and mutations of a record.
  */
 import fc from "fast-check";
