@@ -9,6 +9,7 @@ import { AnswerUnreadable, redactingAnswerStream, unreadableMessage } from "./an
 import { redactWholeAnswer } from "./whole_answer.ts";
 import type { BrokerDeps } from "./deps.ts";
 import { HttpError } from "./http_error.ts";
+import { readRequestBody } from "../net/mod.ts";
 import { priceUsage, type TokenCounts } from "./pricing.ts";
 import type { TaskHandle } from "./task_handle.ts";
 import { usageOfAnswer, usageOfStream } from "./model_usage.ts";
@@ -132,14 +133,15 @@ async function relayModel(
   if (!upstream.ok || !type.includes("text/event-stream") || upstream.body === null) {
     // A whole answer, an error's included, redacted as a worker reads it. One that cannot be read
     // so (not JSON, say) is refused, since its text could spell a value no redaction would see.
-    const body = await cappedText(upstream, MOST_WHOLE_ANSWER);
-    incoming.release();
+    // The request's slot is free once the answer is read (or refused for its length).
+    const body = readRequestBody(
+      upstream,
+      MOST_WHOLE_ANSWER,
+      () => new AnswerUnreadable(`it is longer than ${MOST_WHOLE_ANSWER / 1024 / 1024} MiB`),
+    ).finally(incoming.release);
     let text: string;
     try {
-      if (body === null) {
-        throw new AnswerUnreadable(`it is longer than ${MOST_WHOLE_ANSWER / 1024 / 1024} MiB`);
-      }
-      text = redactWholeAnswer(body, redaction, kind);
+      text = redactWholeAnswer(new TextDecoder().decode(await body), redaction, kind);
     } catch (error) {
       if (!(error instanceof AnswerUnreadable)) throw error;
       deps.log(
@@ -303,22 +305,3 @@ function relayWithCopy(
 
 /** The longest whole (not streamed) answer the relay reads: a model's answer is far shorter. */
 const MOST_WHOLE_ANSWER = 16 * 1024 * 1024;
-
-/** A response's body as text, or null once it passes `most` bytes (the rest is not read). */
-async function cappedText(response: Response, most: number): Promise<string | null> {
-  if (response.body === null) return "";
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  for await (const chunk of response.body) {
-    length += chunk.length;
-    if (length > most) return null; // leaving the loop cancels the body
-    chunks.push(chunk);
-  }
-  const bytes = new Uint8Array(length);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.length;
-  }
-  return new TextDecoder().decode(bytes);
-}

@@ -1,14 +1,17 @@
-/** Reading an HTTP request's body whole under a byte limit, for every server of gurt's. */
+/**
+ * Reading an HTTP message's body whole under a byte limit: a request's, for every server of gurt's,
+ * and a response's, for what the core reads whole from a service.
+ */
 
 /**
- * Reads at most `limit` bytes of the request's body, in one ArrayBuffer of exactly its size. A
+ * Reads at most `limit` bytes of the message's body, in one ArrayBuffer of exactly its size. A
  * declared Content-Length above the limit, or more bytes than the limit arriving, throws what
  * `tooLarge` makes. A declared length within the limit is read whole (the server reads exactly
  * that many bytes), which skips a stream reader and a promise per chunk; a body without one is
  * counted chunk by chunk. Errors of the read itself are thrown as they come.
  */
 export async function readRequestBody(
-  request: Request,
+  request: Request | Response,
   limit: number,
   tooLarge: () => Error,
 ): Promise<Uint8Array<ArrayBuffer>> {
