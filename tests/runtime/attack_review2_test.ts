@@ -14,23 +14,10 @@
  *   alice out.
  */
 import { assert, assertStringIncludes } from "../assert.ts";
-import { SandboxRuntime } from "../../mod/runtime/mod.ts";
-import { settings, specFor, withOwnedDir } from "./helpers.ts";
+import { sandboxRuntime, shellIn, withOwnedDir } from "./helpers.ts";
 
 const asRoot = Deno.uid() === 0;
 const MIB = 1024 * 1024;
-
-async function runtime(memoryBytes?: number): Promise<SandboxRuntime> {
-  const extra = memoryBytes === undefined ? {} : { memory_bytes: memoryBytes };
-  const started = await SandboxRuntime.start(settings({ timeout_ms: 20_000, ...extra }), {
-    log: () => {},
-  });
-  assert(started.runtime instanceof SandboxRuntime, started.notices.join(" "));
-  return started.runtime;
-}
-
-const shell = (command: string, paths: string[]) =>
-  specFor({ tool: "shell", paths }, "shell", { command, cwd: paths[0] });
 
 /** The MiB a run said it held after `label`, or NaN. */
 function held(content: string, label: string): number {
@@ -42,10 +29,10 @@ Deno.test({
     "a call holds no more memory in files than its /tmp and /dev/shm sizes: the sandbox's own root (/) is not a tmpfs a tool fills past memory_bytes",
   ignore: !asRoot,
   fn: async () => {
-    const rt = await runtime(64 * MIB);
+    const rt = await sandboxRuntime({ memory_bytes: 64 * MIB });
     try {
       await withOwnedDir(async (dir) => {
-        const ran = await rt.run(shell(
+        const ran = await rt.run(shellIn(
           "dd if=/dev/zero of=/fill bs=1M count=200 2>/dev/null; " +
             "echo root $(($(stat -c %s /fill 2>/dev/null || echo 0) / 1048576)) MiB",
           [dir],
@@ -66,10 +53,10 @@ Deno.test({
     "a call holds no more memory in files than its /tmp and /dev/shm sizes: a memfd written (not mapped) stays within memory_bytes",
   ignore: !asRoot,
   fn: async () => {
-    const rt = await runtime(64 * MIB);
+    const rt = await sandboxRuntime({ memory_bytes: 64 * MIB });
     try {
       await withOwnedDir(async (dir) => {
-        const ran = await rt.run(shell(
+        const ran = await rt.run(shellIn(
           `python3 -c 'import os
 fd = os.memfd_create("fill")
 chunk = bytes(1 << 20)
@@ -105,7 +92,7 @@ Deno.test({
     "a descriptor the core holds without close-on-exec never reaches a tool: a folder outside the grant, open in the core, is not read through /proc/self/fd",
   ignore: !asRoot,
   fn: async () => {
-    const rt = await runtime();
+    const rt = await sandboxRuntime();
     // root's, 0700: alice cannot reach anything under it on the host.
     const outside = await Deno.makeTempDir({ prefix: "gurt-attack-outside-" });
     const libc = Deno.dlopen("libc.so.6", {
@@ -122,7 +109,7 @@ Deno.test({
       fd = libc.symbols.open(new TextEncoder().encode(`${outside}/kept\0`), 0o200000);
       assert(fd >= 0, "the test could not open its folder");
       await withOwnedDir(async (dir) => {
-        const ran = await rt.run(shell(
+        const ran = await rt.run(shellIn(
           'for f in /proc/self/fd/*; do cat "$f/secret.txt" 2>/dev/null; done; echo looked',
           [dir],
         ));

@@ -16,8 +16,16 @@
  *   worker) reads in /proc.
  */
 import { assert, assertEquals, assertRejects } from "../assert.ts";
-import { RUN_ERRORS, RunError, SandboxRuntime } from "../../mod/runtime/mod.ts";
-import { ownTree, settings, specFor, withOwnedDir } from "./helpers.ts";
+import { RUN_ERRORS, RunError } from "../../mod/runtime/mod.ts";
+import {
+  chownTree,
+  ownTree,
+  processesWith,
+  sandboxRuntime,
+  shellIn,
+  specFor,
+  withOwnedDir,
+} from "./helpers.ts";
 
 const asRoot = Deno.uid() === 0;
 
@@ -25,35 +33,6 @@ const asRoot = Deno.uid() === 0;
 const BOB = { uid: 61240, gid: 61240 } as const;
 /** A user standing for another task's worker. */
 const OTHER_TASK = { uid: 61299, gid: 61299 } as const;
-
-async function runtime(timeoutMs = 20_000): Promise<SandboxRuntime> {
-  const started = await SandboxRuntime.start(settings({ timeout_ms: timeoutMs }), {
-    log: () => {},
-  });
-  assert(started.runtime instanceof SandboxRuntime, started.notices.join(" "));
-  return started.runtime;
-}
-
-const shell = (command: string, paths: string[]) =>
-  specFor({ tool: "shell", paths }, "shell", { command, cwd: paths[0] });
-
-async function chownTree(path: string, who: { uid: number; gid: number }): Promise<void> {
-  const out = await new Deno.Command("chown", {
-    args: ["-R", "--no-dereference", `${who.uid}:${who.gid}`, "--", path],
-  }).output();
-  assert(out.success, new TextDecoder().decode(out.stderr));
-}
-
-/** The pids of host processes whose argv holds `marker`. */
-async function processesWith(marker: string): Promise<number[]> {
-  const found: number[] = [];
-  for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name) || Number(entry.name) === Deno.pid) continue;
-    const cmdline = await Deno.readTextFile(`/proc/${entry.name}/cmdline`).catch(() => "");
-    if (cmdline.includes(marker)) found.push(Number(entry.name));
-  }
-  return found;
-}
 
 function killAll(pids: readonly number[]): void {
   for (const pid of pids) {
@@ -70,7 +49,7 @@ Deno.test({
     "a read_file call never runs as the owner of a folder a link led the wrapper to: swapping a folder above the grant's path with a link, from a parallel shell call, reads nothing of bob's",
   ignore: !asRoot,
   fn: async () => {
-    const rt = await runtime();
+    const rt = await sandboxRuntime();
     // bob's folder named like the grant's, somewhere the task cannot even list (root's, 0700).
     const elsewhere = await Deno.makeTempDir({ prefix: "gurt-attack-bob-" });
     try {
@@ -88,7 +67,7 @@ Deno.test({
         });
         // The race, run by the task through its shell grant on alice's folder: exchange proj with
         // a link to bob's side, again and again (renameat2 RENAME_EXCHANGE).
-        const racer = rt.run(shell(
+        const racer = rt.run(shellIn(
           `python3 -c 'import ctypes, os, time
 os.symlink("${elsewhere}", "flip")
 libc = ctypes.CDLL(None)
@@ -125,7 +104,7 @@ Deno.test({
     "a task that may rename above a grant's path cannot make its tools run as another user: bob's folder moved to the path is neither read nor written as bob",
   ignore: !asRoot,
   fn: async () => {
-    const rt = await runtime();
+    const rt = await sandboxRuntime();
     try {
       await withOwnedDir(async (dir) => {
         await Deno.mkdir(`${dir}/shared`);
@@ -143,10 +122,10 @@ Deno.test({
           path: `${dir}/shared/planted.txt`,
           content: "planted",
         });
-        const before = await rt.run(shell("cat bob/secret.txt", [dir]));
+        const before = await rt.run(shellIn("cat bob/secret.txt", [dir]));
         assert(!before.content.includes("BOB-SECRET"), before.content);
         const moved = await rt.run(
-          shell("mv shared shared.old && mv bob shared && echo moved", [dir]),
+          shellIn("mv shared shared.old && mv bob shared && echo moved", [dir]),
         );
         assert(moved.content.includes("moved"), moved.content);
         const got = await rt.run(read).then((out) => out.content, (error) => String(error));
@@ -178,12 +157,12 @@ Deno.test({
     "a tool's process that clears its parent-death signal is still stopped at the time limit: nothing of the call runs, or writes in the grant's folder, once the call has returned",
   ignore: !asRoot,
   fn: async () => {
-    const rt = await runtime(1000);
+    const rt = await sandboxRuntime({ timeout_ms: 1000 });
     const marker = `gurt-orphan-${crypto.randomUUID()}`;
     try {
       await withOwnedDir(async (dir) => {
         await assertRejects(
-          () => rt.run(shell(orphan(marker, { keepOutput: false }), [dir])),
+          () => rt.run(shellIn(orphan(marker, { keepOutput: false }), [dir])),
           RunError,
           RUN_ERRORS.timedOut,
         );
@@ -211,13 +190,13 @@ Deno.test({
     "a call ends at its time limit even while a process of it that cleared its parent-death signal holds the output open",
   ignore: !asRoot,
   fn: async () => {
-    const rt = await runtime(1000);
+    const rt = await sandboxRuntime({ timeout_ms: 1000 });
     const marker = `gurt-orphan-${crypto.randomUUID()}`;
     try {
       await withOwnedDir(async (dir) => {
         const started = Date.now();
         await assertRejects(
-          () => rt.run(shell(orphan(marker, { keepOutput: true }), [dir])),
+          () => rt.run(shellIn(orphan(marker, { keepOutput: true }), [dir])),
           RunError,
           RUN_ERRORS.timedOut,
         );
@@ -236,11 +215,11 @@ Deno.test({
     "a shell call's command cannot be read by another user (another task's worker) from the host's processes while it runs",
   ignore: !asRoot,
   fn: async () => {
-    const rt = await runtime();
+    const rt = await sandboxRuntime();
     const marker = `gurt-private-${crypto.randomUUID()}`;
     try {
       await withOwnedDir(async (dir) => {
-        const running = rt.run(shell(`touch started; sleep 1.5; : ${marker}`, [dir]));
+        const running = rt.run(shellIn(`touch started; sleep 1.5; : ${marker}`, [dir]));
         const deadline = Date.now() + 5000;
         while (Date.now() < deadline) {
           if (await Deno.lstat(`${dir}/started`).then(() => true, () => false)) break;

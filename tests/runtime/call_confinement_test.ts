@@ -17,7 +17,16 @@ import {
   SandboxRuntime,
   sweepCgroups,
 } from "../../mod/runtime/mod.ts";
-import { ownTree, settings, specFor, TOOL_OWNER, withOwnedDir } from "./helpers.ts";
+import {
+  ownTree,
+  processesWith,
+  sandboxRuntime,
+  settings,
+  shellIn,
+  specFor,
+  TOOL_OWNER,
+  withOwnedDir,
+} from "./helpers.ts";
 
 const asRoot = Deno.uid() === 0;
 const hasPidsCgroup = asRoot && Deno.statSync("/sys/fs/cgroup/pids").isDirectory;
@@ -25,35 +34,15 @@ const hasPidsCgroup = asRoot && Deno.statSync("/sys/fs/cgroup/pids").isDirectory
 /** Another user of the box, neither the task nor the grant's owner. */
 const BOB = { uid: 61241, gid: 61241 } as const;
 
-async function runtime(): Promise<SandboxRuntime> {
-  const started = await SandboxRuntime.start(settings({ timeout_ms: 20_000 }), { log: () => {} });
-  assert(started.runtime instanceof SandboxRuntime, started.notices.join(" "));
-  return started.runtime;
-}
-
-const shell = (command: string, paths: string[]) =>
-  specFor({ tool: "shell", paths }, "shell", { command, cwd: paths[0] });
-
-/** The pids of host processes whose argv holds `marker`. */
-async function processesWith(marker: string): Promise<number[]> {
-  const found: number[] = [];
-  for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name) || Number(entry.name) === Deno.pid) continue;
-    const cmdline = await Deno.readTextFile(`/proc/${entry.name}/cmdline`).catch(() => "");
-    if (cmdline.includes(marker)) found.push(Number(entry.name));
-  }
-  return found;
-}
-
 Deno.test({
   name:
     "a tool's process may set its parent-death signal to SIGKILL, and to nothing else: clearing it or choosing another signal answers EPERM",
   ignore: !asRoot,
   fn: async () => {
-    const rt = await runtime();
+    const rt = await sandboxRuntime();
     try {
       await withOwnedDir(async (dir) => {
-        const ran = await rt.run(shell(
+        const ran = await rt.run(shellIn(
           `python3 -c 'import ctypes, os
 libc = ctypes.CDLL(None, use_errno=True)
 for sig in (0, 15, 10, 9):
@@ -144,7 +133,7 @@ Deno.test({
     "a call is refused with its own sentence when a folder above its grant's path is another user's, a link, or open to others' writes; root's folders, a sticky /tmp and the path owner's own are fine",
   ignore: !asRoot,
   fn: async () => {
-    const rt = await runtime();
+    const rt = await sandboxRuntime();
     try {
       await withOwnedDir(async (dir) => {
         // bob's folder (0755) holding alice's project: bob could swap the project for anything.
@@ -159,7 +148,7 @@ Deno.test({
         await Deno.symlink(`${dir}/real`, `${dir}/alias`);
         for (const path of [`${dir}/bobs/proj`, `${dir}/open/proj`, `${dir}/alias/proj`]) {
           const error = await assertRejects(
-            () => rt.run(shell("echo planted > planted.txt", [path])),
+            () => rt.run(shellIn("echo planted > planted.txt", [path])),
             RunError,
           );
           assertEquals(error.message, RUN_ERRORS.openParent, path);
@@ -167,7 +156,7 @@ Deno.test({
         }
         // Sticky and open to all (alice's own /tmp-like folder) is fine, as /tmp is.
         await Deno.chmod(`${dir}/open`, 0o1777);
-        const ran = await rt.run(shell("echo ok > ok.txt && id -u", [`${dir}/open/proj`]));
+        const ran = await rt.run(shellIn("echo ok > ok.txt && id -u", [`${dir}/open/proj`]));
         assertStringIncludes(ran.content, `${TOOL_OWNER.uid}\n`);
         // Under alice's folder, a folder of bob's is one alice could have put there: refused.
         await Deno.mkdir(`${dir}/bobs/pub`);
@@ -215,7 +204,7 @@ Deno.test({
     "bob's folder moved by a task to its grant's path is refused with the open-parent sentence, and nothing is read or written there",
   ignore: !asRoot,
   fn: async () => {
-    const rt = await runtime();
+    const rt = await sandboxRuntime();
     try {
       await withOwnedDir(async (dir) => {
         await Deno.mkdir(`${dir}/shared`);
@@ -224,7 +213,7 @@ Deno.test({
         await Deno.writeTextFile(`${dir}/bob/secret.txt`, "BOB-SECRET", { mode: 0o600 });
         await chown(`${dir}/bob`, BOB);
         await chown(`${dir}/bob/secret.txt`, BOB);
-        await rt.run(shell("mv shared shared.old && mv bob shared", [dir]));
+        await rt.run(shellIn("mv shared shared.old && mv bob shared", [dir]));
         for (
           const spec of [
             specFor({ tool: "read_file", paths: [`${dir}/shared`] }, "read_file", {
@@ -267,7 +256,7 @@ Deno.test({
             specFor({ tool: "read_file", paths: [missing] }, "read_file", {
               path: `${missing}/a.txt`,
             }),
-            shell("true", [missing]),
+            shellIn("true", [missing]),
           ]
         ) {
           const error = await assertRejects(() => rt.run(spec), RunError);
@@ -283,7 +272,7 @@ Deno.test({
         await Deno.mkdir(`${dir}/open/proj`, { recursive: true });
         await ownTree(`${dir}/open`);
         await Deno.chmod(`${dir}/open`, 0o775);
-        await assertRejects(() => rt.run(shell("true", [`${dir}/open/proj`])), RunError);
+        await assertRejects(() => rt.run(shellIn("true", [`${dir}/open/proj`])), RunError);
         assert(
           logged.some((line) => line.includes(`the folder "${dir}/open" above its grant's path`)),
           logged.join("\n"),

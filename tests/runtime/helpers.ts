@@ -1,7 +1,12 @@
 /** Test helpers: RunSpecs built the only way there is (a real decision), and a runtime on them. */
 import { parseConfig } from "../../mod/config/mod.ts";
 import { decide } from "../../mod/policy/mod.ts";
-import { type RunSpec, runSpecFor, type RuntimeSettings } from "../../mod/runtime/mod.ts";
+import {
+  type RunSpec,
+  runSpecFor,
+  type RuntimeSettings,
+  SandboxRuntime,
+} from "../../mod/runtime/mod.ts";
 import { at, grantSet, type GrantSpec } from "../policy/helpers.ts";
 
 /** The spec for a call allowed by one auto grant; throws if the grant does not allow it. */
@@ -42,4 +47,39 @@ export async function withOwnedDir(fn: (dir: string) => Promise<void>): Promise<
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+/** A sandbox runtime that must start (bubblewrap runs here), with [runtime] settings replaced. */
+export async function sandboxRuntime(
+  extra: Partial<RuntimeSettings> = {},
+): Promise<SandboxRuntime> {
+  const started = await SandboxRuntime.start(settings({ timeout_ms: 20_000, ...extra }), {
+    log: () => {},
+  });
+  if (!(started.runtime instanceof SandboxRuntime)) throw new Error(started.notices.join(" "));
+  return started.runtime;
+}
+
+/** The spec of a shell call under a shell grant on `paths`, run in the first of them. */
+export function shellIn(command: string, paths: string[]): RunSpec {
+  return specFor({ tool: "shell", paths }, "shell", { command, cwd: paths[0] });
+}
+
+/** The pids of host processes (not this one) whose argv holds `marker`. */
+export async function processesWith(marker: string): Promise<number[]> {
+  const found: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name) || Number(entry.name) === Deno.pid) continue;
+    const cmdline = await Deno.readTextFile(`/proc/${entry.name}/cmdline`).catch(() => "");
+    if (cmdline.includes(marker)) found.push(Number(entry.name));
+  }
+  return found;
+}
+
+/** Gives `path`, and everything under it, to `who` (as root), links themselves included. */
+export async function chownTree(path: string, who: { uid: number; gid: number }): Promise<void> {
+  const out = await new Deno.Command("chown", {
+    args: ["-R", "--no-dereference", `${who.uid}:${who.gid}`, "--", path],
+  }).output();
+  if (!out.success) throw new Error(`chown ${path}: ${new TextDecoder().decode(out.stderr)}`);
 }

@@ -6,22 +6,13 @@
  * by the task's own user, a setgid one, file capabilities and a device node.
  */
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
-import { RUN_ERRORS, RunError, SandboxRuntime } from "../../mod/runtime/mod.ts";
+import { RUN_ERRORS, RunError } from "../../mod/runtime/mod.ts";
 import { requestJson } from "../../mod/net/mod.ts";
 import { startBox } from "../core/harness.ts";
 import { grantToml } from "../policy/helpers.ts";
-import { ownTree, settings, specFor, TOOL_OWNER, withOwnedDir } from "./helpers.ts";
+import { ownTree, sandboxRuntime, shellIn, specFor, TOOL_OWNER, withOwnedDir } from "./helpers.ts";
 
 const asRoot = Deno.uid() === 0;
-
-async function runtime(): Promise<SandboxRuntime> {
-  const started = await SandboxRuntime.start(settings({ timeout_ms: 20_000 }), { log: () => {} });
-  assert(started.runtime instanceof SandboxRuntime, started.notices.join(" "));
-  return started.runtime;
-}
-
-const shell = (command: string, paths: string[]) =>
-  specFor({ tool: "shell", paths }, "shell", { command, cwd: paths[0] });
 
 /** Runs `script` under `uid` and `gid` with no supplementary groups and, unlike a task, no no_new_privs. */
 async function runAs(uid: number, gid: number, script: string): Promise<string> {
@@ -50,11 +41,11 @@ Deno.test({
     "the review's reproduction: a setuid copy of id made through a shell grant belongs to the folder's owner, has no setuid bit, and runs as whoever runs it",
   ignore: !asRoot,
   fn: async () => {
-    const rt = await runtime();
+    const rt = await sandboxRuntime();
     try {
       await withOwnedDir(async (dir) => {
         const ran = await rt.run(
-          shell("cp /usr/bin/id ./myid && chmod 4755 ./myid && echo made", [dir]),
+          shellIn("cp /usr/bin/id ./myid && chmod 4755 ./myid && echo made", [dir]),
         );
         assert(!ran.content.includes("made"), ran.content);
         assertStringIncludes(ran.content, "Operation not permitted");
@@ -76,7 +67,7 @@ Deno.test({
     "setgid, setuid by other calls (install, open with a mode, mknod of a file, a folder's g+s), file capabilities and device nodes all fail inside a tool",
   ignore: !asRoot,
   fn: async () => {
-    const rt = await runtime();
+    const rt = await sandboxRuntime();
     try {
       await withOwnedDir(async (dir) => {
         const attempts = [
@@ -94,7 +85,7 @@ Deno.test({
         ];
         const script = attempts.map((line) => `{ ${line}; } 2>/dev/null && echo "GAINED: ${line}"`)
           .join("\n");
-        const ran = await rt.run(shell(`${script}\necho done`, [dir]));
+        const ran = await rt.run(shellIn(`${script}\necho done`, [dir]));
         assert(!ran.content.includes("GAINED"), ran.content);
         assertStringIncludes(ran.content, "done");
         assertEquals(await dangerous(dir), []);
@@ -107,7 +98,7 @@ Deno.test({
         if (caps !== null) assertEquals(new TextDecoder().decode(caps.stdout).trim(), "");
         // The ordinary work still happens: a plain file, a mode, a FIFO, a folder.
         const plain = await rt.run(
-          shell("echo hi > f && chmod 750 f && mkfifo p && mkdir -m 700 e && echo ok", [dir]),
+          shellIn("echo hi > f && chmod 750 f && mkfifo p && mkdir -m 700 e && echo ok", [dir]),
         );
         assertStringIncludes(plain.content, "ok");
         assertEquals((await Deno.lstat(`${dir}/f`)).mode! & 0o7777, 0o750);
@@ -123,10 +114,10 @@ Deno.test({
     "every process of a call runs, as the host sees it, as the grant's owner with no capability and no_new_privs; bubblewrap itself too",
   ignore: !asRoot,
   fn: async () => {
-    const rt = await runtime();
+    const rt = await sandboxRuntime();
     try {
       await withOwnedDir(async (dir) => {
-        const running = rt.run(shell("touch started; sleep 2", [dir]));
+        const running = rt.run(shellIn("touch started; sleep 2", [dir]));
         // Once the shell has touched started, bubblewrap has set up and dropped what it had.
         const deadline = Date.now() + 10_000;
         while (!await Deno.lstat(`${dir}/started`).then(() => true, () => false)) {
@@ -171,7 +162,7 @@ Deno.test({
     "a write or shell grant on a folder root owns is refused with its own sentence and nothing is written; a read of a root-only file under a grant of root's reads nothing",
   ignore: !asRoot,
   fn: async () => {
-    const rt = await runtime();
+    const rt = await sandboxRuntime();
     const dir = await Deno.makeTempDir({ prefix: "gurt-root-owned-" });
     try {
       await Deno.chmod(dir, 0o755);
@@ -183,7 +174,7 @@ Deno.test({
             path: `${dir}/planted.txt`,
             content: "x",
           }),
-          shell("echo x > planted.txt", [dir]),
+          shellIn("echo x > planted.txt", [dir]),
         ]
       ) {
         await assertRejects(() => rt.run(spec), RunError, RUN_ERRORS.rootOwned);
@@ -205,19 +196,19 @@ Deno.test({
     "a shell grant over folders of two different owners is refused; over folders of one owner, both are written as that owner",
   ignore: !asRoot,
   fn: async () => {
-    const rt = await runtime();
+    const rt = await sandboxRuntime();
     try {
       await withOwnedDir(async (dir) => {
         for (const sub of ["a", "b", "c"]) await Deno.mkdir(`${dir}/${sub}`);
         await ownTree(dir);
         await Deno.chown(`${dir}/c`, 61241, 61241);
         await assertRejects(
-          () => rt.run(shell("echo x > f", [`${dir}/a`, `${dir}/c`])),
+          () => rt.run(shellIn("echo x > f", [`${dir}/a`, `${dir}/c`])),
           RunError,
           RUN_ERRORS.mixedOwners,
         );
         await assertRejects(() => Deno.stat(`${dir}/a/f`), Deno.errors.NotFound);
-        await rt.run(shell("echo x > f && echo y > ../b/f", [`${dir}/a`, `${dir}/b`]));
+        await rt.run(shellIn("echo x > f && echo y > ../b/f", [`${dir}/a`, `${dir}/b`]));
         for (const sub of ["a", "b"]) {
           const info = await Deno.lstat(`${dir}/${sub}/f`);
           assertEquals([info.uid, info.gid], [TOOL_OWNER.uid, TOOL_OWNER.gid]);
