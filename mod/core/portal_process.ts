@@ -107,6 +107,9 @@ export class PortalProcess {
         stdin: "piped",
         stdout: "piped",
         stderr: "piped",
+        // Its own process group: a Ctrl-C at gurt serve's terminal reaches the core, which stops
+        // the portal itself, rather than the portal first (which the core would start again).
+        detached: true,
       }).spawn();
     } catch (error) {
       log(`gurt serve: the portal could not be started: ${(error as Error).message}`);
