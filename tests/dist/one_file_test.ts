@@ -371,6 +371,18 @@ Deno.test({
             assertStringIncludes(added.stderr, "was changed since it was unpacked");
             const quiet = await run(["--version"]);
             assertEquals([quiet.code, quiet.stderr], [0, ""]);
+            // With the clock behind the seal's time, change times prove nothing: the list
+            // decides. An unchanged copy runs without a word; a changed one is refused as before.
+            const seal = `${varLibGurt}/cache/${payload}/seal`;
+            const future = new Date(Date.now() + 3_600_000);
+            await Deno.utime(seal, future, future);
+            const behind = await run(["--version"]);
+            assertEquals([behind.code, behind.stderr], [0, ""]);
+            await Deno.writeTextFile(main, "\n// changed\n", { append: true });
+            await Deno.utime(seal, future, future);
+            const changedBehind = await run(["--version"]);
+            assertStringIncludes(changedBehind.stderr, "was changed since it was unpacked");
+            assertEquals(await Deno.readTextFile(main), before);
           },
         );
 
