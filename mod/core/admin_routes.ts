@@ -192,7 +192,7 @@ function answered(id: number, result: AnswerResult): AnsweredAnswer {
   if (result.kind === "missing") {
     throw new HttpError(
       404,
-      `${id}: no such approval (already answered or expired)`,
+      `${id}: no such approval (already answered or expired, or dropped when gurt serve stopped: approvals wait only while it runs)`,
       "no_such_approval",
     );
   }

@@ -39,7 +39,8 @@ export function answerText(
   if (!answer.ok) {
     if (answer.code === "no_such_approval") {
       return {
-        text: `${id}: no such approval (already answered or expired)`,
+        text:
+          `${id}: no such approval (already answered or expired, or dropped when gurt serve stopped: approvals wait only while it runs)`,
         ok: false,
         error: false,
       };

@@ -101,7 +101,10 @@ Deno.test("gurt approve: runs (exit 0), denied with its reason (exit 1), no such
 
     const missing = await run(box, ["approve", String(second)]);
     assertEquals(missing.code, 1);
-    assertEquals(missing.stdout, `${second}: no such approval (already answered or expired)\n`);
+    assertEquals(
+      missing.stdout,
+      `${second}: no such approval (already answered or expired, or dropped when gurt serve stopped: approvals wait only while it runs)\n`,
+    );
     const notAnId = await run(box, ["approve", "41x"]);
     assertEquals(notAnId.code, 1);
     assertStringIncludes(notAnId.stderr, "is not an approval id");
@@ -124,7 +127,10 @@ Deno.test("gurt refuse: prints refused, exit 0; the call is refused; a second re
     assertEquals([approval.event.answer, approval.event.reason], ["refused", "too dear"]);
     const again = await run(box, ["refuse", String(id)]);
     assertEquals(again.code, 1);
-    assertEquals(again.stdout, `${id}: no such approval (already answered or expired)\n`);
+    assertEquals(
+      again.stdout,
+      `${id}: no such approval (already answered or expired, or dropped when gurt serve stopped: approvals wait only while it runs)\n`,
+    );
     // The journal's notices read as words in gurt task show.
     const shown = await run(box, ["task", "show", task.id]);
     assertMatch(

@@ -219,7 +219,10 @@ Deno.test("approving an approval that is gone shows the core's sentence, status 
       form: { csrf },
     });
     assertEquals(gone.status, 404);
-    assertStringIncludes(gone.text, "999: no such approval (already answered or expired)");
+    assertStringIncludes(
+      gone.text,
+      "999: no such approval (already answered or expired, or dropped when gurt serve stopped: approvals wait only while it runs)",
+    );
   } finally {
     await pb.close();
   }
