@@ -126,7 +126,18 @@ async function startBody(
     if (options.script === undefined) {
       throw new Error(workerChoices(context.config, context.chosen));
     }
-    worker = { kind: "test", scriptText: await Deno.readTextFile(options.script) };
+    const script = options.script;
+    const scriptText = await Deno.readTextFile(script).catch((error) => {
+      const why = error instanceof Deno.errors.NotFound
+        ? "it does not exist"
+        : error instanceof Deno.errors.PermissionDenied
+        ? "this user may not read it"
+        : error instanceof Error
+        ? error.message
+        : String(error);
+      throw new Error(`--script ${JSON.stringify(script)} cannot be read: ${why}`);
+    });
+    worker = { kind: "test", scriptText };
   } else if (options.worker === "cmd") {
     const command = afterCommand(Deno.args);
     if (command.length === 0) throw new Error("--worker cmd needs the command after --");

@@ -30,3 +30,19 @@ Deno.test("gurt task start with a prompt and no worker names every worker and wh
     await Deno.remove(home, { recursive: true });
   }
 });
+
+Deno.test("gurt task start --script with a file that does not exist says which, in a sentence, and starts nothing", async () => {
+  const home = await Deno.makeTempDir({ prefix: "gurt-task-start-" });
+  try {
+    const run = await gurt(["--home", home, "task", "start", "--script", `${home}/nope.txt`, "x"]);
+    assertEquals(run.code, 1, run.stderr);
+    assertEquals(run.stdout, "");
+    assertStringIncludes(
+      run.stderr,
+      `--script "${home}/nope.txt" cannot be read: it does not exist`,
+    );
+    assert(!run.stderr.includes("os error"), run.stderr);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
