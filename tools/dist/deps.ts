@@ -110,6 +110,10 @@ try {
   await Deno.remove(entries, { recursive: true });
 }
 
+// Says the bundles are ES modules, so Deno need not look into each for CommonJS, nor look for a
+// package.json up every folder to the root at each start (4% of `gurt --version`'s time).
+await Deno.writeTextFile(`${program}/deps/package.json`, '{ "type": "module" }\n');
+
 const checkout = JSON.parse(await Deno.readTextFile(`${root}/deno.json`));
 const config = {
   name: checkout.name,
