@@ -1,7 +1,7 @@
 /**
  * decide and redecide (seed 002 §3, "The policy functions"), and the only place a Decision or an
  * Ask is built. Both classes have private constructors and are minted through a symbol this file
- * does not export, so code elsewhere cannot make one (tests/policy/brand_type_test.ts proves it).
+ * does not export, so code elsewhere cannot make one (tests/policy/brand_types.ts proves it).
  * Pure: no I/O, no clock.
  */
 import { parseBuiltinArguments, serialiseArguments, type ToolArgs } from "./arguments.ts";

@@ -76,7 +76,6 @@ export {
   higherClass,
   type Label,
   type Mode,
-  MODES,
   type SessionState,
   type ToolRequest,
 } from "./types.ts";

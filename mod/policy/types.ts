@@ -28,9 +28,6 @@ export type BuiltinTool = typeof BUILTIN_TOOLS[number];
 /** Every data class, lowest first. */
 export const DATA_CLASSES: readonly DataClass[] = ["public", "private", "secret"];
 
-/** Every mode, most restrictive first. */
-export const MODES: readonly Mode[] = ["deny", "ask", "auto"];
-
 /** A task's (seed 002: a session's) taint and untrusted flag. */
 export type SessionState = { taint: DataClass; untrusted: boolean };
 
