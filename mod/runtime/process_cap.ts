@@ -59,8 +59,28 @@ for d in "$root"/*-*; do
   fi
 done 2>/dev/null
 exit 0`;
+  await cgroupScript(script, ["gurt-sweep", root, own ?? ""]);
+}
+
+/**
+ * Kills every process left in a call's pids cgroup: what a call left behind after bubblewrap was
+ * killed, which its pid namespace should already have taken.
+ */
+export async function killGroup(plan: CgroupPlan): Promise<void> {
+  const script = `g=$1/$2
+for i in 1 2 3 4 5 6 7 8 9 10; do
+  pids=$(cat "$g/cgroup.procs" 2>/dev/null)
+  [ -n "$pids" ] || exit 0
+  kill -9 $pids 2>/dev/null
+  sleep 0.02
+done`;
+  await cgroupScript(script, ["gurt-kill", plan.root, plan.name]).catch(() => {});
+}
+
+/** Runs a small sh script on the cgroup files, as root: Deno refuses a scoped role any access to /sys. */
+async function cgroupScript(script: string, args: string[]): Promise<void> {
   await new Deno.Command("/bin/sh", {
-    args: ["-c", script, "gurt-sweep", root, own ?? ""],
+    args: ["-c", script, ...args],
     stdin: "null",
     stdout: "null",
     stderr: "null",

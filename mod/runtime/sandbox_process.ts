@@ -8,7 +8,7 @@
  * belongs to the owner of the folder it writes in. The sandbox is killed at the time limit or once
  * the output passes its cap; its pid namespace takes every process of the call with it.
  */
-import { callMemoryLimit, type CgroupPlan } from "./process_cap.ts";
+import { callMemoryLimit, type CgroupPlan, killGroup } from "./process_cap.ts";
 import type { Mount } from "./run_spec.ts";
 
 /** The limits of one sandboxed run. */
@@ -306,28 +306,6 @@ export async function runSandbox(
 
 /** How long the pipes may stay open once bubblewrap has gone. */
 const AFTER_EXIT_MS = 250;
-
-/**
- * Kills every process left in a call's pids cgroup, as root (Deno may not touch /sys): what a call
- * left behind after bubblewrap was killed, which its pid namespace should already have taken.
- */
-async function killGroup(plan: CgroupPlan): Promise<void> {
-  const script = `g=$1/$2
-for i in 1 2 3 4 5 6 7 8 9 10; do
-  pids=$(cat "$g/cgroup.procs" 2>/dev/null)
-  [ -n "$pids" ] || exit 0
-  kill -9 $pids 2>/dev/null
-  sleep 0.02
-done`;
-  await new Deno.Command("/bin/sh", {
-    args: ["-c", script, "gurt-kill", plan.root, plan.name],
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-    clearEnv: true,
-    env: { PATH: "/usr/local/bin:/usr/bin:/bin" },
-  }).output().catch(() => {});
-}
 
 async function writeAll(child: Deno.ChildProcess, text: string, stop: AbortSignal): Promise<void> {
   const writer = child.stdin.getWriter();
