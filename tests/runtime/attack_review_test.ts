@@ -130,9 +130,14 @@ Deno.test({
         assert(moved.content.includes("moved"), moved.content);
         const got = await rt.run(read).then((out) => out.content, (error) => String(error));
         assert(!got.includes("BOB-SECRET"), `read_file read bob's file: ${got}`);
-        await rt.run(write).catch(() => null);
+        // Both calls are refused with the open-parent sentence (runbook runtime-open-parent).
+        for (const spec of [read, write]) {
+          const error = await assertRejects(() => rt.run(spec), RunError);
+          assertEquals(error.message, RUN_ERRORS.openParent);
+        }
         const planted = await Deno.lstat(`${dir}/shared/planted.txt`).catch(() => null);
         assert(planted?.uid !== BOB.uid, "write_file wrote in bob's folder as bob");
+        assertEquals(planted, null, "write_file wrote in bob's folder");
       });
     } finally {
       await rt.close();

@@ -201,43 +201,6 @@ Deno.test({
 
 Deno.test({
   name:
-    "bob's folder moved by a task to its grant's path is refused with the open-parent sentence, and nothing is read or written there",
-  ignore: !asRoot,
-  fn: async () => {
-    const rt = await sandboxRuntime();
-    try {
-      await withOwnedDir(async (dir) => {
-        await Deno.mkdir(`${dir}/shared`);
-        await Deno.mkdir(`${dir}/bob`);
-        await ownTree(dir);
-        await Deno.writeTextFile(`${dir}/bob/secret.txt`, "BOB-SECRET", { mode: 0o600 });
-        await chown(`${dir}/bob`, BOB);
-        await chown(`${dir}/bob/secret.txt`, BOB);
-        await rt.run(shellIn("mv shared shared.old && mv bob shared", [dir]));
-        for (
-          const spec of [
-            specFor({ tool: "read_file", paths: [`${dir}/shared`] }, "read_file", {
-              path: `${dir}/shared/secret.txt`,
-            }),
-            specFor({ tool: "write_file", paths: [`${dir}/shared`] }, "write_file", {
-              path: `${dir}/shared/planted.txt`,
-              content: "planted",
-            }),
-          ]
-        ) {
-          const error = await assertRejects(() => rt.run(spec), RunError);
-          assertEquals(error.message, RUN_ERRORS.openParent);
-        }
-        await assertRejects(() => Deno.lstat(`${dir}/shared/planted.txt`), Deno.errors.NotFound);
-      });
-    } finally {
-      await rt.close();
-    }
-  },
-});
-
-Deno.test({
-  name:
     "a grant path that does not exist, and a shell cwd that does not, each answer their own sentence (not a link's); an open parent is named in gurt serve's log",
   ignore: !asRoot,
   fn: async () => {
