@@ -25,6 +25,20 @@ export const configSchema = z.strictObject({
      * with a line saying how many bytes were dropped between them.
      */
     worker_log_bytes: z.number().int().min(4096).default(4 * 1024 * 1024),
+    /**
+     * The memory one task's sandbox may use in all: its processes and the files in its private
+     * /tmp and /dev/shm (a cgroup's limit; past it the kernel kills a process of the task).
+     */
+    memory_bytes: z.number().int().min(64 * 1024 * 1024).default(4 * 1024 * 1024 * 1024),
+    /** How many processes (threads included) one task may have at once. */
+    max_processes: z.number().int().min(8).max(1_000_000).default(1024),
+    /** How many of the box's CPUs one task may keep busy, such as 1.5. */
+    cpus: z.number().min(0.05).max(1024).default(1),
+    /**
+     * The size of a task's private /tmp, and again of its /dev/shm; what is written there counts
+     * toward memory_bytes too.
+     */
+    tmp_bytes: z.number().int().min(1024 * 1024).default(1024 * 1024 * 1024),
   }).prefault({}),
   portal: z.strictObject({
     /** The owner API and portal's loopback address. */
