@@ -1,7 +1,7 @@
 /**
- * The arguments of the four built-in tools (seed 002 §3, "What each tool takes"): parsed strictly
- * (unknown fields rejected), then checked for form. App tools' arguments are opaque here: the core
- * has already validated them against the tool's own schema.
+ * The arguments of the four built-in tools (docs/grants.md#how-a-call-is-decided, step 4): parsed
+ * strictly (unknown fields rejected), then checked for form. App tools' arguments are opaque here:
+ * the core has already validated them against the tool's own schema.
  */
 import { z } from "zod";
 import { parseUrl, pathProblem } from "./forms.ts";
@@ -11,7 +11,7 @@ import type { BuiltinTool } from "./types.ts";
 export const BUILTIN_ARGUMENT_SCHEMAS = {
   read_file: z.strictObject({ path: z.string() }),
   write_file: z.strictObject({ path: z.string(), content: z.string() }),
-  // `"cwd": null` means absent (seed 002 §6).
+  // `"cwd": null` means absent.
   shell: z.strictObject({ command: z.string(), cwd: z.string().nullable().optional() }),
   http_fetch: z.strictObject({ url: z.string() }),
 } as const;
@@ -72,8 +72,8 @@ export function parseBuiltinArguments(tool: BuiltinTool, input: unknown): ArgsPa
 }
 
 /**
- * The parsed arguments serialised again (seed 002 §6, PendingApproval.arguments): the fields in
- * the order of §3's table, compact, an absent cwd left out. App tools' input as JSON.
+ * The parsed arguments serialised again, as the owner is shown them (docs/grants.md#approvals):
+ * compact, the fields in the order below, an absent cwd left out. App tools' input as JSON.
  */
 export function serialiseArguments(args: ToolArgs): string {
   switch (args.kind) {

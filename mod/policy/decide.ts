@@ -1,5 +1,5 @@
 /**
- * decide and redecide (seed 002 §3, "The policy functions"), and the only place a Decision or an
+ * decide and redecide (docs/grants.md#how-a-call-is-decided), and the only place a Decision or an
  * Ask is built. Both classes have private constructors and are minted through a symbol this file
  * does not export, so code elsewhere cannot make one (tests/policy/brand_types.ts proves it).
  * Pure: no I/O, no clock.
@@ -141,7 +141,7 @@ export type Explanation = {
   argumentsProblem: string | null;
 };
 
-/** Decides one call (seed 002 §3): allowed, ask, or denied with a reason. */
+/** Decides one call (docs/grants.md#matching): allowed, ask, or denied with a reason. */
 export function decide(request: ToolRequest, grants: GrantSet, options: DecideOptions): Outcome {
   return explainDecision(request, grants, options).outcome;
 }
@@ -235,8 +235,8 @@ export function redecide(
 }
 
 /**
- * The parsed arguments of an Ask or a Decision serialised again (seed 002 §6): fields in the
- * order of §3's table, compact, an absent cwd left out. What the owner approves.
+ * The parsed arguments of an Ask or a Decision serialised again (docs/grants.md#approvals): the
+ * form serialiseArguments gives. What the owner approves.
  */
 export function canonicalArguments(call: Ask | Decision): string {
   return serialiseArguments(call.args);

@@ -1,4 +1,7 @@
-/** The model-facing text of each denial (seed 002 §8): a plain tool result the model can explain. */
+/**
+ * The model-facing text of each denial (docs/grants.md#what-a-denial-looks-like-to-the-task): a
+ * plain tool result the model can explain.
+ */
 import type { AskWhy } from "./decide.ts";
 import type { DenyReason } from "./types.ts";
 

@@ -1,6 +1,6 @@
 /**
- * The forms of seed 002 §3 "Paths" and "Hosts": what a valid path, host name, host pattern and URL
- * look like, and how a path lies inside another and a host matches a pattern. Nothing here
+ * The forms of docs/grants.md#paths-hosts-and-urls: what a valid path, host name, host pattern and
+ * URL look like, and how a path lies inside another and a host matches a pattern. Nothing here
  * normalises: values are compared exactly as given.
  */
 
@@ -80,9 +80,9 @@ export type UrlForm = { host: string };
 const PRINTABLE_REST = /^[\x21-\x7e]*$/;
 
 /**
- * Parses a URL of seed 002's form: at most 2,048 bytes, `https://`, a host name, no userinfo, no
- * port but 443, then optionally `/`, `?` or `#` and printable ASCII without spaces. Returns the host,
- * or a problem.
+ * Parses a URL of http_fetch's form: at most 2,048 bytes, `https://`, a host name, no userinfo, no
+ * port but 443, then optionally `/`, `?` or `#` and printable ASCII without spaces. Returns the
+ * host, or a problem.
  */
 export function parseUrl(url: string): UrlForm | { problem: string } {
   if (encoder.encode(url).length > MAX_URL_BYTES) return { problem: "is longer than 2,048 bytes" };

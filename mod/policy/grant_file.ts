@@ -1,6 +1,7 @@
 /**
- * One grant file, `grants/<id>.toml` (seed 002 §3, "Files" and "Loading"): TOML into a Grant, with
- * every loading rule checked and each problem named with its file, line and field.
+ * One grant file, `grants/<id>.toml` (docs/grants.md#fields and #when-the-grant-set-is-invalid):
+ * TOML into a Grant, with every loading rule checked and each problem named with its file, line and
+ * field.
  */
 import { createHash } from "node:crypto";
 import { parse, TomlDate, TomlError } from "smol-toml";

@@ -1,6 +1,7 @@
 /**
- * A set of grants (seed 002 §3, "Loading"): built from every file of the grants directory, and
- * invalid as a whole if any one file is, so that a mistyped deny grant can never be skipped.
+ * A set of grants (docs/grants.md#when-the-grant-set-is-invalid): built from every file of the
+ * grants directory, and invalid as a whole if any one file is, so that a mistyped deny grant can
+ * never be skipped.
  */
 import {
   type Grant,
@@ -70,8 +71,8 @@ export function grantsInvalidReport(problems: readonly GrantProblem[]): string {
 
 /**
  * Remembers the last set of problems reported, so that the core prints each problem once per
- * distinct set (seed 002 §3): `next` returns the report for a new set, and null for the same set
- * again or for a valid load (which also forgets, so a set that comes back is reported again).
+ * distinct set: `next` returns the report for a new set, and null for the same set again or for a
+ * valid load (which also forgets, so a set that comes back is reported again).
  */
 export class GrantsInvalidReporter {
   #last: string | null = null;

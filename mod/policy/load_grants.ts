@@ -1,6 +1,7 @@
 /**
- * Reads the grants directory, every file every time (seed 002 §3): there is no cache, so a change
- * applies to the next decision. A missing or unreadable directory makes the set invalid.
+ * Reads the grants directory, every file every time (docs/grants.md#where-grants-live): there is no
+ * cache, so a change applies to the next decision. A missing or unreadable directory makes the set
+ * invalid.
  *
  * What is remembered is only the parse of bytes already read: a file whose bytes (and the app tools
  * it is checked against) are exactly those of the last load gives the same grant without being

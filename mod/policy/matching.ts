@@ -1,5 +1,5 @@
 /**
- * Matching (seed 002 §3, "Matching"): which grants cover a call, why the others drop out, which
+ * Matching (docs/grants.md#matching): which grants cover a call, why the others drop out, which
  * one wins and what label the result carries. Pure: the time and the taint are arguments.
  */
 import type { ToolArgs } from "./arguments.ts";
@@ -96,7 +96,10 @@ function beats(a: Candidate, b: Candidate): boolean {
   return lengthA > lengthB;
 }
 
-/** Whether a grant's constraints cover the arguments (seed 002 §3's table), and through which path. */
+/**
+ * Whether a grant's constraints cover the arguments (the table of docs/grants.md#matching), and
+ * through which path.
+ */
 function coverOf(grant: Grant, args: ToolArgs): { covered: boolean; matchedPath: string | null } {
   switch (args.kind) {
     case "read_file":

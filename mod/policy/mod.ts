@@ -1,5 +1,5 @@
 /**
- * The decision path (seed 002 §3, §4, §8): grant files, argument forms, matching, decide and
+ * The decision path (docs/grants.md): grant files, argument forms, matching, decide and
  * redecide, the session state store, and the model-facing denial texts. Other modules import
  * only from here.
  */

@@ -1,5 +1,5 @@
 /**
- * The session state store (seed 002 §4): each task's taint and untrusted flag in
+ * The session state store (docs/grants.md#taint): each task's taint and untrusted flag in
  * `<home>/broker/sessions/<task>.json`. Absent means private and trusted; the taint only rises;
  * every write is atomic (mod/common's writeFileAtomic). The caller (the core's ledger) serialises
  * reads and writes for one task.

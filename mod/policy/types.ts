@@ -1,4 +1,4 @@
-/** The vocabulary of the decision path (seed 002 §3, §4): classes, modes, reasons, requests. */
+/** The vocabulary of the decision path (docs/grants.md): classes, modes, reasons, requests. */
 
 /** How sensitive a piece of data is, lowest first. */
 export type DataClass = "public" | "private" | "secret";
@@ -6,7 +6,7 @@ export type DataClass = "public" | "private" | "secret";
 /** What a grant does with a call it covers. */
 export type Mode = "auto" | "ask" | "deny";
 
-/** Why a call was denied; seed 002 §8 gives the model-facing text of each. */
+/** Why a call was denied; denial_text.ts gives the model-facing text of each. */
 export type DenyReason =
   | "no_grant"
   | "grant_expired"
@@ -28,7 +28,7 @@ export type BuiltinTool = typeof BUILTIN_TOOLS[number];
 /** Every data class, lowest first. */
 export const DATA_CLASSES: readonly DataClass[] = ["public", "private", "secret"];
 
-/** A task's (seed 002: a session's) taint and untrusted flag. */
+/** A task's taint and untrusted flag (a session is a task). */
 export type SessionState = { taint: DataClass; untrusted: boolean };
 
 /** The label a result carries: its class and whether it came from an untrusted source. */
