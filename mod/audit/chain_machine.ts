@@ -1,9 +1,9 @@
 /**
- * The chain verifier's judging (seed 002 §5), a pure state machine: no I/O, no clock, and no
- * hashing or parsing either, so that its callers choose how lines are hashed and parsed. It holds
- * each line back until it has seen the next one (a Recovery record may follow it), and judges it
- * then or at finish. It imports nothing at run time: the CLI's `gurt audit verify` loads it without
- * zod or node:crypto.
+ * The chain verifier's judging (docs/audit.md#the-chain), a pure state machine: no I/O, no clock,
+ * and no hashing or parsing either, so that its callers choose how lines are hashed and parsed. It
+ * holds each line back until it has seen the next one (a Recovery record may follow it), and judges
+ * it then or at finish. It imports nothing at run time: the CLI's `gurt audit verify` loads it
+ * without zod or node:crypto.
  *
  * A line costs it no allocation: it is held in one of two reused Lines, and what the report keeps
  * of it is copied out. A line the compact scanner read is judged by numbers; its hash and prev stay

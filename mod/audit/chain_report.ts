@@ -1,4 +1,4 @@
-/** What the chain verifier reports (seed 002 §5, "Verification"), with gurt's checkpoints. */
+/** What the chain verifier reports (docs/audit.md#what-gurt-audit-verify-checks). */
 
 /** A line of the log: the file's name (not its path) and the 1-based line in it. */
 export interface Location {

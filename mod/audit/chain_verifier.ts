@@ -1,8 +1,8 @@
 /**
- * The chain verifier of seed 002 §5: a pure state machine, no I/O and no clock, fed file by file
- * and line by line. It hashes and parses each line and leaves the judging to ChainMachine. Shared
- * by the writer's startup check and the tests; verifyHome feeds the same machine, hashing on a
- * second thread.
+ * The chain verifier (docs/audit.md#the-chain): a pure state machine, no I/O and no clock, fed file
+ * by file and line by line. It hashes and parses each line and leaves the judging to ChainMachine.
+ * Shared by the writer's startup check and the tests; verifyHome feeds the same machine, hashing on
+ * a second thread.
  */
 import type { ChainReport } from "./chain_report.ts";
 import { ChainMachine, type VerifierOptions } from "./chain_machine.ts";

@@ -1,7 +1,7 @@
 /**
- * Checkpoints (beyond seed 002): a hash chain alone does not stop someone with root who truncates
- * the log and rebuilds every prev after it. The owner keeps `<seq> <file> <sha256>` lines off the
- * box; a verification given them fails if any is no longer in the chain.
+ * Checkpoints (docs/audit.md#checkpoints): a hash chain alone does not stop someone with root who
+ * truncates the log and rebuilds every prev after it. The owner keeps `<seq> <file> <sha256>` lines
+ * off the box; a verification given them fails if any is no longer in the chain.
  */
 import type { ChainReport, Checkpoint } from "./chain_report.ts";
 

@@ -1,5 +1,5 @@
 /**
- * The audit log (seed 002 §5): records chained by SHA-256, one file per UTC date, a single writer
+ * The audit log (docs/audit.md): records chained by SHA-256, one file per UTC date, a single writer
  * that syncs before it answers, a pure verifier, the startup check and owner checkpoints.
  */
 export {

@@ -1,5 +1,5 @@
 /**
- * The audit record and its events (seed 002 §5, extended with gurt's owner acts), as strict zod
+ * The audit record and its events (docs/audit.md#a-record, owner acts included), as strict zod
  * schemas: unknown fields are rejected in the record, in the event and in the outcome.
  */
 import { z } from "zod";

@@ -1,6 +1,6 @@
 /**
- * The startup check's reading half (seed 002 §5, "Startup", step 2): which files to verify and
- * from where. The writer acts on the report it returns.
+ * The startup check's reading half (docs/audit.md#start-and-crashes, step 2): which files to verify
+ * and from where. The writer acts on the report it returns.
  */
 import type { ChainReport } from "./chain_report.ts";
 import { ChainVerifier } from "./chain_verifier.ts";

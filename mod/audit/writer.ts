@@ -1,8 +1,8 @@
 /**
- * The single audit writer (seed 002 §5): holds audit/.lock for its life, runs the startup check,
- * appends records chained by hash, one file per UTC date, and resolves an append only after the
- * fdatasync that covers it. Appends that arrive while a sync runs share the next one (group
- * commit). After any failed write or sync it writes nothing more.
+ * The single audit writer (docs/audit.md#the-chain): holds audit/.lock for its life, runs the
+ * startup check, appends records chained by hash, one file per UTC date, and resolves an append
+ * only after the fdatasync that covers it. Appends that arrive while a sync runs share the next one
+ * (group commit). After any failed write or sync it writes nothing more.
  */
 import { AuditChainBrokenError, AuditLockedError, AuditNothingToAcceptError } from "./errors.ts";
 import { AuditUnavailableError } from "./errors.ts";
