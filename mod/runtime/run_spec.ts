@@ -1,7 +1,8 @@
 /**
- * The runner seam of seed 002 §7. A RunSpec is what a runtime is allowed to do for one call: the
- * tool, its typed arguments, exactly the mounts and egress the decision's grant gives. It can be
- * built only here, from a Decision, which only mod/policy can build.
+ * The runner seam (docs/grants.md#what-an-allowed-built-in-call-gets). A RunSpec is what a runtime
+ * is allowed to do for one call: the tool, its typed arguments, exactly the mounts and egress the
+ * decision's grant gives. It can be built only here, from a Decision, which only mod/policy can
+ * build.
  */
 import type { Decision, ToolArgs } from "../policy/mod.ts";
 
@@ -30,7 +31,7 @@ export class RunSpec {
   }
 }
 
-/** The spec for an allowed built-in call, per §7's table. */
+/** The spec for an allowed built-in call (docs/grants.md#what-an-allowed-built-in-call-gets). */
 export function runSpecFor(decision: Decision): RunSpec {
   return RunSpec.fromDecision(decision);
 }

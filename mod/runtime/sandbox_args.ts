@@ -1,10 +1,11 @@
 /**
- * The bubblewrap argument list for one RunSpec (seed 002 §7), as pure data: new user, pid, ipc, uts
- * and network namespaces; no capability, and the seccomp filter that keeps setuid and setgid bits
- * off what a tool writes; the system directories read-only; a private /tmp and /dev, of bounded
- * size; exactly the spec's mounts at the same paths, from the descriptors the wrapper opened them
- * on; no environment but a fixed one; dies with the core. The golden
- * tests in tests/runtime/sandbox_args_test.ts pin every list.
+ * The bubblewrap argument list for one RunSpec
+ * (docs/threat-model.md#the-sandbox-of-read_file-write_file-and-shell), as pure data: new user,
+ * pid, ipc, uts and network namespaces; no capability, and the seccomp filter that keeps setuid and
+ * setgid bits off what a tool writes; the system directories read-only; a private /tmp and /dev, of
+ * bounded size; exactly the spec's mounts at the same paths, from the descriptors the wrapper
+ * opened them on; no environment but a fixed one; dies with the core. The golden tests in
+ * tests/runtime/sandbox_args_test.ts pin every list.
  */
 import type { Mount, RunSpec } from "./run_spec.ts";
 

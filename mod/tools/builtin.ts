@@ -1,6 +1,7 @@
 /**
- * The four built-in tools of seed 002 §3. Their arguments are parsed strictly by mod/policy; these
- * schemas are what /tools publishes, and they say the same thing.
+ * The four built-in tools (docs/grants.md#how-a-call-is-decided, step 4). Their arguments are
+ * parsed strictly by mod/policy; these schemas are what /tools publishes, and they say the same
+ * thing.
  */
 import { z } from "zod";
 
