@@ -1,4 +1,4 @@
-/** How `gurt approvals` shows a pending approval: seed 002 §9's two-line block, escaped. */
+/** How `gurt approvals` shows a pending approval: two lines, escaped (docs/grants.md#approvals). */
 import type { AdminResult, AnsweredAnswer, PendingApprovalView } from "../admin/mod.ts";
 import { escapeArguments } from "./escape.ts";
 
@@ -21,7 +21,7 @@ export function approvalBlock(item: PendingApprovalView, now: Date): string {
   }`;
 }
 
-/** What the owner is told of the core's answer to an approve or refuse (seed 002 §9). */
+/** What the owner is told of the core's answer to an approve or refuse. */
 export interface AnswerText {
   text: string;
   /** True when the approved call runs, or the refusal was recorded. */

@@ -1,10 +1,11 @@
 /**
- * Seed 002 §9: text that came from a task or a model is printed as data. Control characters and
- * the invisible and direction-changing characters become \uXXXX (four lowercase hex digits), so
- * nothing a model wrote can move the cursor, change colours, or make a path look like another.
+ * Text that came from a task or a model is printed as data (docs/threat-model.md#the-owners-view).
+ * Control characters and the invisible and direction-changing characters become \uXXXX (four
+ * lowercase hex digits), so nothing a model wrote can move the cursor, change colours, or make a
+ * path look like another.
  */
 
-/** The ranges of seed 002 §9, written as code points so no control character is in the source. */
+/** The ranges escaped, written as code points so no control character is in the source. */
 const RANGES: [number, number][] = [
   [0x00, 0x1f],
   [0x7f, 0x9f],

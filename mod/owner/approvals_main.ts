@@ -1,4 +1,4 @@
-/** The CLI role's side of `gurt approvals`, `gurt approve` and `gurt refuse` (seed 002 §9). */
+/** The CLI role's side of `gurt approvals`, `gurt approve` and `gurt refuse`. */
 import { AdminClient } from "../admin/mod.ts";
 import { answerText, approvalBlock } from "../owner-text/mod.ts";
 

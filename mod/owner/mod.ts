@@ -1,8 +1,8 @@
 /**
- * The owner CLI role (seed 002's bxctl): what `gurt approvals`, `approve`, `refuse`, `task …`,
- * `vault …`, `grants …`, `audit …`, `config` and `portal` do once started, each in a Worker that
- * holds only the CLI role's permissions. mod/cli parses the command and starts the role; the entry
- * modules here are named in mod/roles/table.ts, and other modules need only their arguments' types.
+ * The owner CLI role: what `gurt approvals`, `approve`, `refuse`, `task …`, `vault …`, `grants …`,
+ * `audit …`, `config` and `portal` do once started, each in a Worker that holds only the CLI role's
+ * permissions. mod/cli parses the command and starts the role; the entry modules here are named in
+ * mod/roles/table.ts, and other modules need only their arguments' types.
  */
 export type { ApprovalsArgs } from "./approvals_main.ts";
 export type { AuditArgs } from "./audit_main.ts";

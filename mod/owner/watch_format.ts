@@ -1,7 +1,7 @@
 /**
- * How `gurt task watch` prints a task's journal as it grows (seed 002 §9, bxctl chat): model text
- * escaped with newline and tab passing, arguments escaped whole, a denial as
- * `[denied <name>: <reason>]` with the runbook pointer of the box's own failures.
+ * How `gurt task watch` prints a task's journal as it grows (docs/threat-model.md#the-owners-view):
+ * model text escaped with newline and tab passing, arguments escaped whole, a denial as `[denied
+ * <name>: <reason>]` with the runbook pointer of the box's own failures.
  */
 import type { JournalLineView } from "../admin/mod.ts";
 import { escapeArguments, escapeModelText } from "../owner-text/mod.ts";

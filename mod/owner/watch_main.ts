@@ -1,9 +1,9 @@
 /**
- * The CLI role's side of `gurt task watch ID` (seed 002 §9, bxctl chat): follows the task's
- * journal over the admin socket and prints it. On `approval_pending` it fetches the pending entry
- * from the core (never from the event), prints the block of `gurt approvals`, and asks
- * `type 41 to approve, anything else refuses`; only exactly the id approves. `--say` shows and
- * does not ask; `--json` prints the journal's lines as JSON and contacts nothing else.
+ * The CLI role's side of `gurt task watch ID` (docs/threat-model.md#the-owners-view): follows the
+ * task's journal over the admin socket and prints it. On `approval_pending` it fetches the pending
+ * entry from the core (never from the event), prints the block of `gurt approvals`, and asks `type
+ * 41 to approve, anything else refuses`; only exactly the id approves. `--say` shows and does not
+ * ask; `--json` prints the journal's lines as JSON and contacts nothing else.
  */
 import { AdminClient } from "../admin/mod.ts";
 import { answerText, approvalBlock, escapeArguments } from "../owner-text/mod.ts";
