@@ -1,4 +1,7 @@
-/** The core's HTTP error: a status and a sentence, answered as `{"error": "…"}` (seed 000). */
+/**
+ * The core's HTTP error: a status and a sentence, answered as `{"error": "…"}`
+ * (docs/broker-api.md#errors).
+ */
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
@@ -15,7 +18,7 @@ export function errorResponse(error: Error, c: Context, log: (line: string) => v
   if (error instanceof HttpError) {
     const body: Record<string, string> = { error: error.message };
     if (error.code !== undefined) body.code = error.code;
-    // A forbidden request ends its connection too (seed 002 §6): nothing more is read from it.
+    // A forbidden request ends its connection too: nothing more is read from it.
     return c.json(body, error.status, error.code === "forbidden" ? { connection: "close" } : {});
   }
   log(`gurt: ${c.req.method} ${c.req.path} failed inside the core: ${error.message}`);

@@ -1,9 +1,9 @@
 /**
- * The box home's folders (design.md, "The box home"): made with their modes on the first start,
- * and checked at every start, since the owner may have made one by hand before. A folder or file
- * of the core's that others may read is tightened, and said; one that others may write, that
- * another user owns, or that is a link or the wrong kind stops the start: what is in it may not be
- * what the owner put there, so the owner looks first (see runbook.md#home-permissions).
+ * The box home's folders (README.md#the-box-home): made with their modes on the first start, and
+ * checked at every start, since the owner may have made one by hand before. A folder or file of the
+ * core's that others may read is tightened, and said; one that others may write, that another user
+ * owns, or that is a link or the wrong kind stops the start: what is in it may not be what the
+ * owner put there, so the owner looks first (see runbook.md#home-permissions).
  */
 
 import { firstClosedFolder, unreachableText } from "./home_reach.ts";

@@ -1,7 +1,7 @@
 /**
- * The loop's core tools (seed 002 §8): `clock`, `find_tool` and `call_tool`. The time is not
- * authority and needs no broker; find_tool searches the task's tools from GET /tools; call_tool
- * sends POST /call with a stable key. A denial is a result with its text, so the turn goes on.
+ * The loop's core tools: `clock`, `find_tool` and `call_tool`. The time is not authority and needs
+ * no broker; find_tool searches the task's tools from GET /tools; call_tool sends POST /call with a
+ * stable key. A denial is a result with its text, so the turn goes on.
  */
 import { postCall, requestJson } from "../net/mod.ts";
 import type { OfferedTool } from "./conversation.ts";

@@ -1,7 +1,7 @@
 /**
- * `gurt loop`, the worker role's turn loop (seed 002 §8, loopd): resumes its conversation from
- * GET /task, asks the model through the core's relay (POST /model), runs the core tools, and logs
- * every message it adds with /step before acting on it, so a restart repeats no tool call.
+ * `gurt loop`, the worker role's turn loop (README.md#agents): resumes its conversation from GET
+ * /task, asks the model through the core's relay (POST /model), runs the core tools, and logs every
+ * message it adds with /step before acting on it, so a restart repeats no tool call.
  */
 import { requestJson, requestStream } from "../net/mod.ts";
 import {

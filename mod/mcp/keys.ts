@@ -1,7 +1,7 @@
 /**
- * The relay's names and keys (seed 000, "How Droid reaches the broker"): MCP tool names have `__`
- * where gurt's have `.`; a call's key is `mcp.<tool>.<hash of the input>.<count>`, a question's
- * `mcp.ask.<hash of the question>`.
+ * The relay's names and keys (docs/broker-api.md#keys-the-same-request-the-same-answer): MCP tool
+ * names have `__` where gurt's have `.`; a call's key is `mcp.<tool>.<hash of the input>.<count>`,
+ * a question's `mcp.ask.<hash of the question>`.
  */
 import { createHash } from "node:crypto";
 

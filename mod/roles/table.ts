@@ -92,6 +92,9 @@ function corePermissions(places: CorePlaces): RolePermissions {
       "/etc/group",
       "/proc",
       ...SYSTEM_PATHS,
+      // A task's sandbox shows these too, and gurt's own program (Deno's binary) read-only.
+      ...TASK_ETC_PATHS,
+      Deno.execPath(),
     ],
     // The vault is rewritten as vault.env.tmp and renamed, so its directory is writable.
     write: [config.home, vaultDir],
@@ -107,9 +110,9 @@ function corePermissions(places: CorePlaces): RolePermissions {
 }
 
 /**
- * A task's worker (`gurt loop`, seed 002's loopd, and `gurt test-worker`): one task's conversation
- * with a model. It reaches the box, and the model through the core's relay, only over its task
- * socket. It reads no vault, no grants and no audit log, and reaches no host.
+ * A task's worker (`gurt loop` and `gurt test-worker`): one task's conversation with a model. It
+ * reaches the box, and the model through the core's relay, only over its task socket. It reads no
+ * vault, no grants and no audit log, and reaches no host.
  */
 function workerPermissions(places: TaskPlaces): RolePermissions {
   const { socket } = places;
@@ -141,8 +144,8 @@ function relayPermissions(places: Pick<TaskPlaces, "socket">): RolePermissions {
 }
 
 /**
- * The owner CLI (seed 002's bxctl): it reads the audit log, the grants and gurt.toml, and talks to
- * the admin socket. It writes nothing.
+ * The owner CLI: it reads the audit log, the grants and gurt.toml, and talks to the admin socket.
+ * It writes nothing.
  */
 function cliPermissions(places: OwnerPlaces): RolePermissions {
   const { config } = places;
@@ -211,10 +214,10 @@ function portalPermissions(places: PortalPlaces): RolePermissions {
 }
 
 /**
- * The guest (`gurt guest`, seed 004's box-exec and box-host): the workspace jail, its token files,
- * the X display, and its two ports. It may not read the box home. It runs programs for /v1/exec,
- * so `run` is whole: the sandbox around the guest is what bounds them. With `--desktop` it holds
- * what desktopPermissionNeeds adds.
+ * The guest (`gurt guest`, its exec and host services, docs/guest-api.md): the workspace jail, its
+ * token files, the X display, and its two ports. It may not read the box home. It runs programs for
+ * /v1/exec, so `run` is whole: the sandbox around the guest is what bounds them. With `--desktop`
+ * it holds what desktopPermissionNeeds adds.
  */
 function guestPermissions(places: GuestPlaces): RolePermissions {
   const base: RolePermissions = {

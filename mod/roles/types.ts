@@ -1,6 +1,6 @@
 /** What every role shares: its name, its permissions as data, and how it is entered. */
 
-/** The roles of design.md, one per subcommand family. */
+/** The roles (README.md#roles), one per subcommand family. */
 export type RoleName = "core" | "worker" | "relay" | "cli" | "guest" | "portal";
 
 /**

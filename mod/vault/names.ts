@@ -9,10 +9,10 @@ export const APP_NAME = /^[a-z][a-z0-9-]{0,31}$/;
 /** The longest key name gurt accepts. */
 const MAX_NAME = 128;
 
-/** The endings of the names whose values the backstop replaces (seed 003). */
+/** The endings of the names whose values the backstop replaces (docs/threat-model.md#secrets). */
 const SECRET_ENDINGS = ["KEY", "TOKEN", "SECRET", "PASSWORD", "ACCESS"];
 
-/** The shortest value the backstop replaces (seed 003). */
+/** The shortest value the backstop replaces. */
 export const MIN_REDACTED_LENGTH = 8;
 
 /** Whether `name` is a valid vault key name. */

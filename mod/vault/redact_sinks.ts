@@ -1,7 +1,7 @@
 /**
  * The backstop at the places text leaves the core: every audit event (the Decision record's
- * `arguments` included, although seed 002 keeps them in full: seed 003 says every log event), and
- * every JSON answer of the admin socket and owner API.
+ * `arguments` included, which are otherwise kept in full: docs/audit.md#a-record), and every JSON
+ * answer of the admin socket and owner API.
  */
 import type { MiddlewareHandler } from "hono";
 import { type AuditAppender, redactValue } from "../common/mod.ts";

@@ -1,7 +1,8 @@
 /**
- * The backstop of seed 003: every form of every vault value whose name ends in KEY, TOKEN, SECRET,
- * PASSWORD or ACCESS and that is 8 characters or more becomes `[a vault key]`. Matching is
- * leftmost-longest over all forms at once, so the result does not depend on the order of keys.
+ * The backstop (docs/threat-model.md#secrets): every form of every vault value whose name ends in
+ * KEY, TOKEN, SECRET, PASSWORD or ACCESS and that is 8 characters or more becomes `[a vault key]`.
+ * Matching is leftmost-longest over all forms at once, so the result does not depend on the order
+ * of keys.
  */
 import { formsOf } from "./encodings.ts";
 import { isRedactedName, MIN_REDACTED_LENGTH } from "./names.ts";
