@@ -92,9 +92,6 @@ function corePermissions(places: CorePlaces): RolePermissions {
       "/etc/group",
       "/proc",
       ...SYSTEM_PATHS,
-      // A task's sandbox shows these too, and gurt's own program (Deno's binary) read-only.
-      ...TASK_ETC_PATHS,
-      Deno.execPath(),
     ],
     // The vault is rewritten as vault.env.tmp and renamed, so its directory is writable.
     write: [config.home, vaultDir],
