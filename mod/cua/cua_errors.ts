@@ -1,4 +1,7 @@
-/** The CUA failures of seed 004 as GuestErrors, each a sentence a caller can act on. */
+/**
+ * The CUA failures (docs/guest-api.md#what-every-route-shares) as GuestErrors, each a sentence a
+ * caller can act on.
+ */
 import { GuestError } from "../exec-guest/mod.ts";
 
 /** 503 cua_disabled: BOX_CUA=0. */

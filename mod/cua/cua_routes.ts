@@ -1,6 +1,7 @@
 /**
- * The /v1/cua routes of seed 004 as an OpenAPIHono app: screenshot, the single input routes with
- * their aliases, and batch recipes. Errors are thrown as GuestErrors for the host's one handler.
+ * The /v1/cua routes (docs/guest-api.md#host-desktop-and-computer-use) as an OpenAPIHono app:
+ * screenshot, the single input routes with their aliases, and batch recipes. Errors are thrown as
+ * GuestErrors for the host's one handler.
  */
 import { createRoute, OpenAPIHono, type z } from "@hono/zod-openapi";
 import { ErrorBody, type GuestError, validationHook } from "../exec-guest/mod.ts";

@@ -1,6 +1,7 @@
 /**
  * Computer use on one display: two held X connections (input, observation), one step at a time
- * (there is one pointer), every failure turned into seed 004's status.
+ * (there is one pointer), every failure turned into its status
+ * (docs/guest-api.md#what-every-route-shares).
  */
 import { GuestError } from "../exec-guest/mod.ts";
 import { cuaBackend, displayUnavailable, invalidRequest, outOfRange } from "./cua_errors.ts";

@@ -1,4 +1,4 @@
-/** The desktop's settings, and how they are read from the guest's environment (seed 004). */
+/** The desktop's settings, read from the guest's environment (README.md#the-guest). */
 
 /** Everything the desktop supervisor and the CUA routes need to know. */
 export interface DesktopOptions {
@@ -27,10 +27,10 @@ export interface DesktopOptions {
   windowManager: boolean;
 }
 
-/** BOX_DISPLAY and BOX_DISPLAY_GEOM when unset (seed 004). */
+/** BOX_DISPLAY and BOX_DISPLAY_GEOM when unset. */
 export const DISPLAY_DEFAULTS = { display: ":1", geometry: "1280x800x24" } as const;
 
-/** Chromium's DevTools port on 127.0.0.1 (seed 004). */
+/** Chromium's DevTools port on 127.0.0.1. */
 export const CDP_PORT = 9222;
 
 /** The framebuffer's width, height and depth, parsed from BOX_DISPLAY_GEOM. */
@@ -51,7 +51,7 @@ export function parseGeometry(geometry: string): Geometry {
   return { width: Number(match[1]), height: Number(match[2]), depth: Number(match[3]) };
 }
 
-/** The options from the environment, with seed 004's defaults, inside the given workspace. */
+/** The options from the environment, with the defaults above, inside the given workspace. */
 export function desktopOptionsFromEnv(
   env: Record<string, string | undefined>,
   places: { workspace: string; home: string },
@@ -73,7 +73,7 @@ export function desktopOptionsFromEnv(
   };
 }
 
-/** BOX_DISPLAY and BOX_DISPLAY_GEOM, with seed 004's defaults; throws a sentence if either is bad. */
+/** BOX_DISPLAY and BOX_DISPLAY_GEOM, with their defaults; throws a sentence if either is bad. */
 export function displayFromEnv(
   env: Record<string, string | undefined>,
 ): { display: string; geometry: string } {

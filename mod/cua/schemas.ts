@@ -1,7 +1,7 @@
 /**
- * The CUA request and response bodies of seed 004, written once with zod: they validate, type the
- * handlers, and generate the guest's openapi.yaml. `z` comes from @hono/zod-openapi, which
- * extends zod v4 with `.openapi()`.
+ * The CUA request and response bodies, written once with zod: they validate, type the handlers, and
+ * generate the guest's openapi.yaml. `z` comes from @hono/zod-openapi, which extends zod v4 with
+ * `.openapi()`.
  */
 import { z } from "@hono/zod-openapi";
 

@@ -1,4 +1,7 @@
-/** The desktop's status routes of seed 004: /v1/desktop, /v1/chrome, /v1/windows. */
+/**
+ * The desktop's status routes: /v1/desktop, /v1/chrome, /v1/windows
+ * (docs/guest-api.md#host-desktop-and-computer-use).
+ */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Cua } from "./cua_service.ts";
 import type { DesktopOptions } from "./options.ts";

@@ -6,7 +6,7 @@
  * tests/exec-guest/error_style_test.ts holds every router to it.
  */
 
-/** The error codes of seed 004. */
+/** The error codes (docs/guest-api.md#what-every-route-shares). */
 export type GuestErrorCode =
   | "unauthorized"
   | "invalid_request"
@@ -30,7 +30,7 @@ export class GuestError extends Error {
     this.name = "GuestError";
   }
 
-  /** The response body of seed 004. */
+  /** The response body: `{"error": {code, message, status}}`. */
   body(): { error: { code: GuestErrorCode; message: string; status: number } } {
     return { error: { code: this.code, message: this.message, status: this.status } };
   }

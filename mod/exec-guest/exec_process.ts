@@ -19,7 +19,7 @@ export interface ExecSpec {
   sessionHelper: string | null;
 }
 
-/** How a command ended, in the terms of seed 004. */
+/** How a command ended, as an exec answers it (docs/guest-api.md#exec). */
 export interface ExecOutcome {
   exit_code: number | null;
   timed_out: boolean;
@@ -153,9 +153,9 @@ export class RunningProcess {
     }
     this.exited = true;
     const timedOut = this.stopReason === "timeout";
-    // Seed 004: the wait status (128 + signal, 143 for SIGTERM) when the child died of a signal,
-    // null when SIGKILL was required, and null for an exec that was stopped on purpose (cancel,
-    // hang-up, shutdown): it did not end, it was ended.
+    // The wait status (128 + signal, 143 for SIGTERM) when the child died of a signal, null when
+    // SIGKILL was required, and null for an exec that was stopped on purpose (cancel, hang-up,
+    // shutdown): it did not end, it was ended.
     let exitCode: number | null = status.code;
     if (status.signal !== null && this.stopReason !== undefined && !timedOut) exitCode = null;
     if (this.hardKilled) exitCode = null;

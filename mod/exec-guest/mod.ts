@@ -1,6 +1,6 @@
 /**
- * The exec guest: seed 004's box-exec and box-host as two Hono services (exec and files; ready,
- * info and the mounts of the desktop) and their settings. mod/guest runs them, and
+ * The exec guest: its two services (docs/guest-api.md#two-services) as Hono apps (exec and files;
+ * ready, info and the mounts of the desktop) and their settings. mod/guest runs them, and
  * mod/roles/table.ts writes the guest role's permissions.
  */
 export {

@@ -1,6 +1,6 @@
 /**
- * The guest's settings: the flags of `gurt guest` and every environment knob of seed 004, with
- * its default. A value that does not parse stops the guest; a missing token stops it too.
+ * The guest's settings: the flags of `gurt guest` and every environment knob (README.md#the-guest),
+ * with its default. A value that does not parse stops the guest; a missing token stops it too.
  */
 
 /** The flags of `gurt guest` the exec guest reads (the desktop's are mod/guest's GuestArgs). */
@@ -35,7 +35,7 @@ export interface GuestSettings extends GuestFlags {
   boxId: string;
 }
 
-/** The environment variables stripped from every child's environment (seed 004). */
+/** The environment variables stripped from every child's environment (docs/guest-api.md#exec). */
 export const SECRET_ENV = [
   "BOX_TOKEN",
   "BOX_TOKEN_FILE",
@@ -45,7 +45,7 @@ export const SECRET_ENV = [
   "BOX_VNC_PASSWORD_FILE",
 ];
 
-/** The guest's defaults, as seed 004 gives them. */
+/** The guest's defaults, as README.md#the-guest lists them. */
 export const GUEST_DEFAULTS = {
   workspace: "/workspace",
   bind: "127.0.0.1",

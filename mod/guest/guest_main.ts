@@ -23,7 +23,7 @@ export default async function main(flags: GuestArgs): Promise<number> {
     return 1;
   }
   if (!flags.desktop) {
-    // The desktop's routes still answer, saying there is no desktop (seed 004), never 404.
+    // The desktop's routes still answer, saying there is no desktop, never 404.
     return await runGuest(settings, {
       mounts: desktopOff(Deno.env.toObject(), settings.workspace),
     });
