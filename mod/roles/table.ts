@@ -17,6 +17,7 @@ import {
 // The light entries of runtime and cua (tests/policy/boundary_test.ts lists them): their mod.ts
 // would load the sandbox and the X client into every `gurt` command.
 import { SYSTEM_PATHS } from "../runtime/system_layout.ts";
+import { TASK_ETC_PATHS } from "../sandbox/task_sandbox_args.ts";
 import { type DesktopOptions, socketOf } from "../cua/options.ts";
 import type { RoleName, RolePermissions } from "./types.ts";
 
@@ -92,6 +93,9 @@ function corePermissions(places: CorePlaces): RolePermissions {
       "/etc/group",
       "/proc",
       ...SYSTEM_PATHS,
+      // A task's sandbox shows these too, and gurt's own program (Deno's binary) read-only.
+      ...TASK_ETC_PATHS,
+      Deno.execPath(),
     ],
     // The vault is rewritten as vault.env.tmp and renamed, so its directory is writable.
     write: [config.home, vaultDir],

@@ -24,10 +24,12 @@ export const SYSTEM_PATHS: readonly string[] = [
   "/etc/group",
 ];
 
-/** Probes the host's system paths with lstat; a path the host lacks is left out. */
-export async function probeSystemLayout(): Promise<SystemLayout> {
+/** Probes the host's system paths (or `paths`) with lstat; a path the host lacks is left out. */
+export async function probeSystemLayout(
+  paths: readonly string[] = SYSTEM_PATHS,
+): Promise<SystemLayout> {
   const entries: SystemEntry[] = [];
-  for (const path of SYSTEM_PATHS) {
+  for (const path of paths) {
     let info: Deno.FileInfo;
     try {
       info = await Deno.lstat(path);

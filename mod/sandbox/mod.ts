@@ -1,0 +1,19 @@
+/** A task's sandbox: its namespaces, its files, its limits, its doors on loopback. */
+export { taskInitElf } from "./task_init.ts";
+export {
+  type CgroupKind,
+  endTaskGroup,
+  probeCgroups,
+  type TaskLimits,
+  TASKS_CGROUP,
+} from "./task_limits.ts";
+export { dropTo, type SandboxUser, TaskSandboxes, type WorkerSpec } from "./task_sandbox.ts";
+export {
+  type Door,
+  EGRESS_PORT,
+  INIT_PATH,
+  proxyEnv,
+  TASK_ETC_PATHS,
+  taskSandboxArgs,
+  type TaskSandboxPlan,
+} from "./task_sandbox_args.ts";

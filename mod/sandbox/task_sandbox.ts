@@ -1,0 +1,174 @@
+/**
+ * Starts a task's worker in the task's sandbox, in three stages: a sh script as the core's user
+ * (root on a real box) joins the task's cgroup and opens the seccomp filter (task_limits.ts);
+ * setpriv drops to the task's user with no group, no capability and no_new_privs; bubblewrap, as
+ * that user, builds the sandbox (task_sandbox_args.ts) and runs the task init, which opens the
+ * doors' loopback ports and runs the worker. The process the core holds is bubblewrap's: stopping
+ * its process group ends the sandbox, and with it every process of the task.
+ */
+import { probeSystemLayout, SYSTEM_PATHS, type SystemLayout } from "../runtime/mod.ts";
+import { hostFilterArch, toolSeccompFilter } from "../runtime/mod.ts";
+import { taskInitElf } from "./task_init.ts";
+import {
+  type CgroupKind,
+  endTaskGroup,
+  probeCgroups,
+  STAGE_ONE,
+  stageOneArgs,
+  type TaskLimits,
+} from "./task_limits.ts";
+import { type Door, TASK_ETC_PATHS, taskSandboxArgs } from "./task_sandbox_args.ts";
+
+/** The program that drops root (as root) and sets no_new_privs before bubblewrap runs. */
+const SETPRIV = "/usr/bin/setpriv";
+
+/** A task's Linux identity, as the sandbox needs it. */
+export interface SandboxUser {
+  uid: number;
+  gid: number;
+}
+
+/** What one worker's sandbox holds, and what runs in it. */
+export interface WorkerSpec {
+  task: string;
+  /** tasks/<id>/home: writable, the working directory. */
+  home: string;
+  /** The broker socket and any other socket bound in with no port. */
+  sockets: readonly string[];
+  /** Sockets the task init opens on loopback ports. */
+  doors: readonly Door[];
+  /** Files bound in read-only at their own paths. */
+  readOnly: readonly string[];
+  argv: readonly string[];
+  env: Record<string, string>;
+  /** The task's user; null where the core is not root and tasks run as its own user. */
+  user: SandboxUser | null;
+}
+
+/** How the box's task sandboxes are made: probed once, when the core starts. */
+export class TaskSandboxes {
+  private constructor(
+    readonly kind: CgroupKind,
+    readonly layout: SystemLayout,
+    readonly filter: string,
+    readonly program: readonly string[],
+    readonly limits: TaskLimits,
+    readonly tmpBytes: number,
+  ) {}
+
+  /**
+   * Probes the system layout and the cgroups, writes the seccomp filter into `stateDir` (a folder
+   * only root may read: BOX_HOME/run), and says in `notices` which limits are enforced.
+   */
+  static async prepare(
+    stateDir: string,
+    options: { limits: TaskLimits; tmpBytes: number; program: readonly string[] },
+  ): Promise<{ sandboxes: TaskSandboxes; notices: string[] }> {
+    const arch = hostFilterArch();
+    if (arch === null) {
+      throw new Error(
+        `tasks cannot be sandboxed on ${Deno.build.arch}: the seccomp filter has no table for it; see runbook.md#task-sandbox-failed`,
+      );
+    }
+    const filter = `${stateDir}/task-seccomp.bpf`;
+    const fresh = `${filter}.${Deno.pid}.tmp`;
+    await Deno.remove(fresh).catch(() => {});
+    await Deno.writeFile(fresh, toolSeccompFilter(arch), { mode: 0o600, createNew: true });
+    await Deno.rename(fresh, filter);
+    const layout = await probeSystemLayout([...SYSTEM_PATHS, ...TASK_ETC_PATHS]);
+    const { kind, notice } = await probeCgroups();
+    const program = await programFolders(options.program);
+    return {
+      sandboxes: new TaskSandboxes(kind, layout, filter, program, options.limits, options.tmpBytes),
+      notices: [notice],
+    };
+  }
+
+  /** Starts a worker in its task's sandbox; the child is bubblewrap, leader of its own group. */
+  async spawn(spec: WorkerSpec): Promise<Deno.ChildProcess> {
+    const bwrap = taskSandboxArgs({
+      task: spec.task,
+      home: spec.home,
+      sockets: spec.sockets,
+      doors: spec.doors,
+      readOnly: spec.readOnly,
+      layout: this.layout,
+      program: this.program,
+      tmpBytes: this.tmpBytes,
+      argv: spec.argv,
+    });
+    const stage = stageOneArgs(spec.task, {
+      kind: this.kind,
+      limits: this.limits,
+      filter: this.filter,
+    });
+    const child = new Deno.Command("/bin/sh", {
+      args: [
+        "-c",
+        STAGE_ONE,
+        "gurt-task-sandbox",
+        ...stage,
+        SETPRIV,
+        ...dropTo(spec.user),
+        "--",
+        "/usr/bin/bwrap",
+        ...bwrap,
+      ],
+      env: spec.env,
+      clearEnv: true,
+      cwd: "/",
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+      detached: true,
+    }).spawn();
+    // The task init reaches bubblewrap on stdin, which makes it the sandbox's INIT_PATH; the
+    // worker's stdin is then that pipe at its end.
+    const writer = child.stdin.getWriter();
+    await writer.write(taskInitElf()).catch(() => {});
+    await writer.close().catch(() => {});
+    return child;
+  }
+
+  /** Kills whatever is left of a task's processes in its cgroup, and removes the group. */
+  async end(task: string): Promise<void> {
+    await endTaskGroup(task, this.kind);
+  }
+}
+
+/**
+ * setpriv's options: as root, the task's uid and gid with no supplementary group, no capability
+ * in any set; always no_new_privs, so no setuid or setgid file, nor a file capability, gains any
+ * process of the task anything.
+ */
+export function dropTo(user: SandboxUser | null): string[] {
+  const always = ["--no-new-privs"];
+  if (user === null) return always;
+  return [
+    `--reuid=${user.uid}`,
+    `--regid=${user.gid}`,
+    "--clear-groups",
+    "--inh-caps=-all",
+    "--bounding-set=-all",
+    ...always,
+  ];
+}
+
+/**
+ * The folders of gurt's own program that the sandbox shows read-only: each given path's real
+ * location, less those already under a system folder or under another of them.
+ */
+async function programFolders(paths: readonly string[]): Promise<string[]> {
+  const real: string[] = [];
+  for (const path of paths) {
+    const found = await Deno.realPath(path).catch(() => null);
+    if (found !== null) real.push(found);
+  }
+  const system = ["/usr", "/bin", "/sbin", "/lib", "/lib64"];
+  const under = (path: string, folder: string) =>
+    path === folder || path.startsWith(folder.endsWith("/") ? folder : `${folder}/`);
+  return real.filter((path, i) =>
+    !system.some((folder) => under(path, folder)) &&
+    !real.some((other, j) => j !== i && under(path, other) && (other !== path || j < i))
+  );
+}

@@ -1,0 +1,134 @@
+/**
+ * The bubblewrap argument list of a task's sandbox, as pure data. A worker runs in new user, pid,
+ * ipc, uts, cgroup and network namespaces: only `lo` exists, no capability, no new user namespace,
+ * the seccomp filter the built-in tools get (no setuid or setgid bit on anything it writes). It
+ * sees the system directories, gurt's own program and the CA certificates read-only; its home
+ * (tasks/<id>/home) is the one folder it may write, with a private /tmp and /dev/shm of bounded
+ * size; its doors (the broker socket, the egress proxy's socket) are bound in at their own paths.
+ * Nothing else of the host is visible: not the rest of /etc, the box home, other tasks, /home,
+ * /root, /srv, /opt.
+ *
+ * The task init (task_init.c) comes in on stdin, as a read-only file at INIT_PATH, and is the
+ * namespace's pid 1: it opens each door's loopback port, then runs the worker. The golden test in
+ * tests/sandbox/task_sandbox_args_test.ts pins the list.
+ */
+import type { SystemLayout } from "../runtime/mod.ts";
+
+/** Where the task init lies inside the sandbox, at the root bubblewrap builds. */
+export const INIT_PATH = "/.gurt/init";
+
+/** The fd of the seccomp filter, opened by the sandbox's first stage and loaded by bubblewrap. */
+export const TASK_SECCOMP_FD = 9;
+
+/** The egress proxy's port on the task's loopback. */
+export const EGRESS_PORT = 3128;
+
+/** More of /etc than the built-in tools' sandbox shows: what TLS clients and resolvers read. */
+export const TASK_ETC_PATHS: readonly string[] = [
+  "/etc/ssl",
+  "/etc/ca-certificates",
+  "/etc/hosts",
+  "/etc/mime.types",
+];
+
+/** A door of the core inside the sandbox: a Unix socket, opened on a port of the task's loopback. */
+export interface Door {
+  port: number;
+  /** The socket's path, the same inside the sandbox as outside. */
+  socket: string;
+}
+
+/** Everything the sandbox of one task is made of. */
+export interface TaskSandboxPlan {
+  /** The task's id, in the sandbox's host name. */
+  task: string;
+  /** tasks/<id>/home: the one writable folder, and the working directory. */
+  home: string;
+  /** Sockets bound in at their own paths with no port (the broker's). */
+  sockets: readonly string[];
+  /** Sockets opened on a loopback port by the task init (the egress proxy's). */
+  doors: readonly Door[];
+  /** Files and folders bound in read-only at their own paths (mcp.json, a test worker's script). */
+  readOnly: readonly string[];
+  /** The host's system layout (runtime's probeSystemLayout) and the extra /etc entries it has. */
+  layout: SystemLayout;
+  /** Folders of gurt's own program (its code, the Deno binary's folder) bound read-only. */
+  program: readonly string[];
+  /** The size of /tmp, and of /dev/shm. */
+  tmpBytes: number;
+  /** The worker's argv. */
+  argv: readonly string[];
+}
+
+/** bubblewrap's arguments for a task's sandbox, the worker's command last. */
+export function taskSandboxArgs(plan: TaskSandboxPlan): string[] {
+  const args = [
+    "--unshare-user",
+    "--unshare-pid",
+    "--as-pid-1",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-net",
+    "--unshare-cgroup-try",
+    "--disable-userns",
+    "--die-with-parent",
+    "--new-session",
+    "--cap-drop",
+    "ALL",
+    "--seccomp",
+    String(TASK_SECCOMP_FD),
+    "--hostname",
+    `gurt-task-${plan.task}`,
+  ];
+  for (const entry of plan.layout.entries) {
+    if (entry.kind === "bind") args.push("--ro-bind", entry.path, entry.path);
+    else args.push("--symlink", entry.target, entry.path);
+  }
+  for (const path of plan.program) args.push("--ro-bind", path, path);
+  const size = String(plan.tmpBytes);
+  args.push(
+    "--proc",
+    "/proc",
+    "--dev",
+    "/dev",
+    "--size",
+    size,
+    "--tmpfs",
+    "/dev/shm",
+    "--remount-ro",
+    "/dev",
+    "--size",
+    size,
+    "--tmpfs",
+    "/tmp",
+    "--bind",
+    plan.home,
+    plan.home,
+  );
+  for (const socket of [...plan.sockets, ...plan.doors.map((door) => door.socket)]) {
+    args.push("--bind", socket, socket);
+  }
+  for (const path of plan.readOnly) args.push("--ro-bind", path, path);
+  args.push("--perms", "0555", "--ro-bind-data", "0", INIT_PATH);
+  args.push("--remount-ro", "/", "--chdir", plan.home, "--", INIT_PATH);
+  for (const door of plan.doors) args.push(String(door.port), door.socket);
+  args.push("--", ...plan.argv);
+  return args;
+}
+
+/** The proxy variables of a worker's environment: every common client uses the egress proxy. */
+export function proxyEnv(port: number = EGRESS_PORT): Record<string, string> {
+  const http = `http://127.0.0.1:${port}`;
+  const noProxy = "localhost,127.0.0.1,::1";
+  return {
+    HTTPS_PROXY: http,
+    HTTP_PROXY: http,
+    ALL_PROXY: `socks5h://127.0.0.1:${port}`,
+    NO_PROXY: noProxy,
+    https_proxy: http,
+    http_proxy: http,
+    all_proxy: `socks5h://127.0.0.1:${port}`,
+    no_proxy: noProxy,
+    NODE_USE_ENV_PROXY: "1",
+  };
+}
