@@ -1,8 +1,9 @@
 /**
  * The decision path's cost (issue 4): decisions per second for a box home with 10 and with 200
- * grant files, each decision reading every file as seed 002 §3 requires, and `decide` alone on
- * parsed grants. The baseline is a bare read of the same files (list the directory, read each
- * file), measured in the same run: what no decision path that reads the files can beat.
+ * grant files, each decision reading every file as docs/grants.md#where-grants-live requires, and
+ * `decide` alone on parsed grants. The baseline is a bare read of the same files (list the
+ * directory, read each file), measured in the same run: what no decision path that reads the files
+ * can beat.
  */
 import { decide, type GrantSet, loadGrants, type ToolRequest } from "../mod/policy/mod.ts";
 import { type BenchRow, printTable } from "./table.ts";

@@ -1,4 +1,7 @@
-/** Accepted breaks (seed 002 §12): what is accepted, what is not, and "nothing to accept". */
+/**
+ * Accepted breaks (docs/audit.md#accepted-breaks): what is accepted, what is not, and "nothing to
+ * accept".
+ */
 import {
   AuditChainBrokenError,
   AuditNothingToAcceptError,

@@ -1,4 +1,7 @@
-/** The "Audit edges" of seed 002 §12, each its own test through the writer's startup and verify. */
+/**
+ * The audit log's edge cases (torn lines, empty files, a clock set back, breaks in older files),
+ * each its own test through the writer's startup and verify (docs/audit.md#start-and-crashes).
+ */
 import { AuditWriter, recordLine, verifyHome } from "../../mod/audit/mod.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import {

@@ -1,7 +1,7 @@
 /**
- * The tampering suite of seed 002 §12. Each case damages the latest file (DAY2) of the standard
- * fixture, saying which line it changes and which line must fail. DAY2 holds seq 5 to 12 on its
- * lines 1 to 8.
+ * The tampering suite (docs/audit.md#what-gurt-audit-verify-checks). Each case damages the latest
+ * file (DAY2) of the standard fixture, saying which line it changes and which line must fail. DAY2
+ * holds seq 5 to 12 on its lines 1 to 8.
  */
 import { DAY1, DAY2, lineHash, readLines, rechain, standardLog, writeLines } from "./helpers.ts";
 

@@ -1,4 +1,7 @@
-/** The exec routes over real HTTP against the in-process services: every behaviour of seed 004. */
+/**
+ * The exec routes over real HTTP against the in-process services: every behaviour of
+ * docs/guest-api.md#exec.
+ */
 import { assert, assertEquals, assertNotIncludes, assertStringIncludes } from "../assert.ts";
 import {
   call,

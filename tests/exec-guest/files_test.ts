@@ -1,4 +1,7 @@
-/** The file routes over real HTTP: every rule of seed 004, and one test per kind of jail escape. */
+/**
+ * The file routes over real HTTP: every rule of docs/guest-api.md#files, and one test per kind of
+ * jail escape.
+ */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { call, type GuestUnderTest, startInProcess } from "./helpers.ts";
 

@@ -1,7 +1,8 @@
 /**
  * `gurt guest` without --desktop: the desktop's status routes answer their documented shapes with
  * enabled: false (windows: an empty list), and every /v1/cua route answers 503 cua_disabled saying
- * how to turn computer use on, as seed 004 describes; nothing answers 404.
+ * how to turn computer use on (docs/guest-api.md#host-desktop-and-computer-use); nothing answers
+ * 404.
  */
 import { assertEquals, assertStringIncludes } from "../assert.ts";
 import { call, type DaemonUnderTest, startDaemon } from "./helpers.ts";

@@ -1,7 +1,7 @@
 /**
- * The type test (seed 002 §3, conventions.md "Small pure cores"): code outside mod/policy cannot
- * build a Decision or an Ask. `deno check` runs on this file as part of `deno task test`; every
- * `@ts-expect-error` below fails that check if the line after it ever compiles. Nothing here runs.
+ * The type test: code outside mod/policy cannot build a Decision or an Ask. `deno check` runs on
+ * this file as part of `deno task test`; every `@ts-expect-error` below fails that check if the
+ * line after it ever compiles. Nothing here runs.
  */
 import { Ask, Decision } from "../../mod/policy/mod.ts";
 

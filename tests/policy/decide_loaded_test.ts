@@ -1,7 +1,8 @@
 /**
- * decideLoaded holds seed 002 §3's order for what is found before matching: an invalid grant set,
- * then an unreadable state, a tool the session was not given, an input its schema refused; and
- * denialText answers seed 000's `not approved` for a refused or expired spend over budget only.
+ * decideLoaded holds the order of docs/grants.md#how-a-call-is-decided for what is found before
+ * matching: an invalid grant set, then an unreadable state, a tool the session was not given, an
+ * input its schema refused; and denialText answers `not approved` for a refused or expired spend
+ * over budget only (docs/grants.md#budgets).
  */
 import {
   decideLoaded,

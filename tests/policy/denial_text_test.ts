@@ -1,4 +1,7 @@
-/** Seed 002 §8: the model-facing text of every denial reason, exactly. */
+/**
+ * The model-facing text of every denial reason, exactly
+ * (docs/grants.md#what-a-denial-looks-like-to-the-task).
+ */
 import { denialText, type DenyReason } from "../../mod/policy/mod.ts";
 import { assertEquals } from "../assert.ts";
 

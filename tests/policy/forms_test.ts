@@ -1,6 +1,6 @@
 /**
- * Seed 002 §3 "Paths" and "Hosts": every row of both tables, decided through `decide`, and the
- * forms of host names and URLs.
+ * The path and host rules of docs/grants.md#paths-hosts-and-urls, each decided through `decide`,
+ * and the forms of host names and URLs.
  */
 import { decide, hostProblem, parseUrl, pathProblem } from "../../mod/policy/mod.ts";
 import { assert, assertEquals } from "../assert.ts";

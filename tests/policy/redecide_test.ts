@@ -1,6 +1,6 @@
 /**
- * Asks, budgets and redecide (seed 002 §3 "The policy functions", §6 "Approvals"): what an Ask
- * carries, how an approved Ask is decided again, and the canonical arguments the owner approves.
+ * Asks, budgets and redecide (docs/grants.md#budgets and #approvals): what an Ask carries, how an
+ * approved Ask is decided again, and the canonical arguments the owner approves.
  */
 import {
   type Ask,

@@ -1,8 +1,7 @@
 /**
- * The type test for RunSpec (seed 002 §7): code outside mod/runtime cannot build one except from a
- * Decision, which only mod/policy builds. `deno check` runs on this file as part of `deno task
- * test`; every `@ts-expect-error` below fails that check if the line after it ever compiles.
- * Nothing here runs.
+ * The type test for RunSpec: code outside mod/runtime cannot build one except from a Decision,
+ * which only mod/policy builds. `deno check` runs on this file as part of `deno task test`; every
+ * `@ts-expect-error` below fails that check if the line after it ever compiles. Nothing here runs.
  */
 import { RunSpec } from "../../mod/runtime/mod.ts";
 

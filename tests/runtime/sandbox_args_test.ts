@@ -1,4 +1,7 @@
-/** Golden bubblewrap argument lists per RunSpec (seed 002 §7, §13): the mounts are exactly §7's. */
+/**
+ * Golden bubblewrap argument lists per RunSpec: the mounts are exactly those of
+ * docs/grants.md#what-an-allowed-built-in-call-gets.
+ */
 import { assertEquals, assertThrows } from "../assert.ts";
 import {
   bwrapArgs,

@@ -1,6 +1,6 @@
 /**
- * The sandbox runtime with the real bubblewrap (seed 002 §13, adapted): what each tool can reach,
- * the limits, and that no process of a call outlives it.
+ * The sandbox runtime with the real bubblewrap (docs/threat-model.md#the-built-in-tools): what each
+ * tool can reach, the limits, and that no process of a call outlives it.
  */
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
 import {
