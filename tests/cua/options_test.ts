@@ -3,7 +3,7 @@ import { desktopOptionsFromEnv, parseGeometry } from "../../mod/cua/mod.ts";
 
 const places = { workspace: "/workspace", home: "/home/box" };
 
-Deno.test("with no settings the desktop is seed 004's: :1, 1280x800x24, CUA on, no VNC", () => {
+Deno.test("with no settings the desktop has its defaults: :1, 1280x800x24, CUA on, no VNC", () => {
   const options = desktopOptionsFromEnv({}, places);
   assertEquals(
     [options.display, options.geometry, options.cua, options.vncPassword, options.cdpPort],
