@@ -1,7 +1,7 @@
 /**
  * The raw text of one member of a JSON object body, exactly as received: the audit log keeps a
- * call's arguments in full as the task sent them (seed 002 §5), not the value serialised again,
- * in which "\u002fetc" and "/etc" would look alike.
+ * call's arguments in full as the task sent them (docs/audit.md#decision-a-call-or-an-ask-decided),
+ * not the value serialised again, in which "\u002fetc" and "/etc" would look alike.
  */
 import { parseTree } from "jsonc-parser";
 
