@@ -43,9 +43,23 @@ function issueToError(file: string, text: string, issue: z.core.$ZodIssue): Conf
     problem = "unknown key";
   } else if (issue.code === "invalid_type") {
     problem = `expected ${issue.expected}`;
+  } else if (issue.code === "invalid_key" && issue.issues.length > 0) {
+    problem = issue.issues[0].message;
   }
   const key = path.join(".");
-  return new ConfigError(file, lineOfKey(text, path), key, problem);
+  return new ConfigError(file, lineOfValue(text, path), key, problem);
+}
+
+/**
+ * The line of a key, else of the nearest key above it (an array's element or an inline table's
+ * key is on the line of the array or the table).
+ */
+function lineOfValue(text: string, path: string[]): number | undefined {
+  for (let length = path.length; length > 0; length--) {
+    const line = lineOfKey(text, path.slice(0, length));
+    if (line !== undefined) return line;
+  }
+  return undefined;
 }
 
 /** Finds the 1-based line that sets a dotted key, by tracking [table] headers. */

@@ -15,6 +15,17 @@ export {
   taskSocketPath,
 } from "./home_paths.ts";
 export type { FileConfig } from "./schema.ts";
+export {
+  type CanonicalHost,
+  canonicalHost,
+  DEFAULT_PORTS,
+  entryMatches,
+  type HostEntry,
+  hostEntryProblem,
+  type HostProblem,
+  hostText,
+  parseHostEntry,
+} from "./host_entry.ts";
 
 /** Everything a role needs to know about where things are and how they behave. */
 export interface Config extends Omit<FileConfig, "vault"> {

@@ -1,7 +1,49 @@
 /** The schema of gurt.toml: every key, its type and its default, strict. */
 import { z } from "zod";
+import { canonicalHost, hostEntryProblem, parseHostEntry } from "./host_entry.ts";
 
 const positiveMs = z.number().int().positive();
+
+/** One entry of an egress host list: `a.example`, `*.npmjs.org`, `b.example:8443`, `10.0.0.5:8080`. */
+const egressHost = z.string().superRefine((value, context) => {
+  const problem = hostEntryProblem(value);
+  if (problem !== null) {
+    context.addIssue({ code: "custom", message: `${JSON.stringify(value)} ${problem}` });
+  }
+});
+
+/** A host the egress proxy may reach at a private address: an entry of the list without a port. */
+const privateHost = egressHost.superRefine((value, context) => {
+  const entry = parseHostEntry(value);
+  if (!("problem" in entry) && /:[0-9]+$/.test(value)) {
+    context.addIssue({
+      code: "custom",
+      message: `${JSON.stringify(value)} has a port; allow_private_hosts names hosts without ports`,
+    });
+  }
+});
+
+/** A name in [egress] resolve: a host name, not an address or a pattern. */
+const resolveName = z.string().superRefine((value, context) => {
+  const host = canonicalHost(value);
+  if ("problem" in host || host.kind !== "name") {
+    context.addIssue({
+      code: "custom",
+      message: `${JSON.stringify(value)} is not a host name such as api.example.com`,
+    });
+  }
+});
+
+/** An address in [egress] resolve: IPv4 as four decimal numbers, or IPv6. */
+const resolveAddress = z.string().superRefine((value, context) => {
+  const host = canonicalHost(value);
+  if ("problem" in host || host.kind !== "ip") {
+    context.addIssue({
+      code: "custom",
+      message: `${JSON.stringify(value)} is not an IP address such as 127.0.0.1 or ::1`,
+    });
+  }
+});
 
 /** One table of gurt.toml per part; unknown keys are errors at every level. */
 export const configSchema = z.strictObject({
@@ -93,6 +135,16 @@ export const configSchema = z.strictObject({
         message: "must be a lowercase host name such as printer.lan",
       }),
     ).default([]),
+  }).prefault({}),
+  egress: z.strictObject({
+    /** Hosts every task's egress proxy allows, beside the task's own `--hosts`. */
+    hosts: z.array(egressHost).default([]),
+    /** Hosts the proxy may reach at loopback, private, link-local or the box's own addresses. */
+    allow_private_hosts: z.array(privateHost).default([]),
+    /** Names the proxy maps to addresses before DNS, as curl's --resolve does. */
+    resolve: z.record(resolveName, resolveAddress).default({}),
+    /** A host on no list: refused, or held while the owner is asked. */
+    unknown: z.enum(["deny", "ask"]).default("deny"),
   }).prefault({}),
 });
 
