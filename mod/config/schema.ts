@@ -48,7 +48,7 @@ const resolveAddress = z.string().superRefine((value, context) => {
 /** One table of gurt.toml per part; unknown keys are errors at every level. */
 export const configSchema = z.strictObject({
   approvals: z.strictObject({
-    /** How long an approval stays open before it expires (seed 002 §6). */
+    /** How long an approval stays open before it expires (docs/grants.md#approvals). */
     ttl_ms: positiveMs.default(900_000),
     /** How long a waiting /call or /ask holds its request before it answers pending. */
     wait_ms: positiveMs.default(150_000),
