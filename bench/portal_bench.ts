@@ -11,7 +11,7 @@
 import { type AuditEvent, AuditLogIndex, AuditWriter, verifyHome } from "../mod/audit/mod.ts";
 import { requestJson } from "../mod/net/mod.ts";
 import { adminSocketPath } from "../mod/config/mod.ts";
-import { grant } from "../tests/core/harness.ts";
+import { grant } from "../tests/kit/mod.ts";
 import { startPortalBox } from "../tests/portal/helpers.ts";
 import { type BenchRow, printTable } from "./table.ts";
 

@@ -8,7 +8,7 @@ import { AdminAnswerError, AdminClient, CoreUnreachableError } from "../../mod/a
 import { adminSocketPath } from "../../mod/config/mod.ts";
 import { serveSocket } from "../../mod/core/home_layout.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { grant, pendingApproval, startBox } from "../core/harness.ts";
+import { grant, pendingApproval, startBox } from "../kit/mod.ts";
 
 function value<T>(answer: { ok: true; value: T } | { ok: false; error: string }): T {
   if (!answer.ok) throw new Error(`the core refused: ${answer.error}`);

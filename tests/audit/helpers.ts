@@ -14,6 +14,9 @@ import {
   ZERO_HASH,
 } from "../../mod/audit/mod.ts";
 import { assertEquals } from "../assert.ts";
+import { withHome } from "../kit/mod.ts";
+
+export { makeHome, withHome } from "../kit/mod.ts";
 
 /** The two days of the standard fixture: 5 records on DAY1 (seq 0-4), 8 on DAY2 (seq 5-12). */
 export const DAY1 = "2026-11-28.jsonl";
@@ -80,11 +83,6 @@ export function sampleEvent(i: number, session = "task-1"): AuditEvent {
     default:
       return { type: "vault_set", name: `KEY_${i}` };
   }
-}
-
-/** A new temporary box home; remove it with `Deno.remove(home, { recursive: true })`. */
-export function makeHome(): Promise<string> {
-  return Deno.makeTempDir({ prefix: "gurt-audit-" });
 }
 
 /** Appends `count` sample events one after another with the given writer options; closes it. */
@@ -155,16 +153,6 @@ export function tearingOps(keep: (bytes: Uint8Array) => number): AuditFileOps {
     },
     syncData: realFileOps.syncData,
   };
-}
-
-/** Runs `work` on a fresh home, removed afterwards whatever happens. */
-export async function withHome(work: (home: string) => Promise<void>): Promise<void> {
-  const home = await makeHome();
-  try {
-    await work(home);
-  } finally {
-    await Deno.remove(home, { recursive: true });
-  }
 }
 
 /** The names of a three-day log's files, oldest first. */

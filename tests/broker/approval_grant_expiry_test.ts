@@ -5,7 +5,7 @@
  */
 import { denialText } from "../../mod/policy/mod.ts";
 import { assertEquals } from "../assert.ts";
-import { counter, grant, type Json, pendingApproval, startBox, until } from "../core/harness.ts";
+import { counter, grant, type Json, pendingApproval, startBox, until } from "../kit/mod.ts";
 
 const NOW = Date.parse("2031-03-01T12:00:00.000Z");
 /** The grant expires a minute from NOW; an approval would stay open ten. */

@@ -4,7 +4,7 @@
  * no new audit record. Through a real core and its real sockets.
  */
 import { assertEquals } from "../assert.ts";
-import { type Json, pendingApproval, startBox, type TestTask } from "../core/harness.ts";
+import { type Json, pendingApproval, startBox, type TestTask } from "../kit/mod.ts";
 
 /** Asks again with an answered key; it must be answered at once, not wait on a new approval. */
 async function askAgain(task: TestTask, key: string): Promise<Json> {

@@ -12,9 +12,17 @@ import { adminSocketPath } from "../../mod/config/mod.ts";
 import { answerText } from "../../mod/owner-text/mod.ts";
 import { denialText } from "../../mod/policy/mod.ts";
 import { assert, assertEquals } from "../assert.ts";
-import { counter, grant, pendingApproval, startBox, until } from "../core/harness.ts";
-import { parseResponse, requestBytes, sendBytes } from "../core/raw_http.ts";
-import { gurt } from "../cli/gurt.ts";
+import {
+  counter,
+  grant,
+  gurt,
+  parseResponse,
+  pendingApproval,
+  requestBytes,
+  sendBytes,
+  startBox,
+  until,
+} from "../kit/mod.ts";
 
 Deno.test("a call to a tool outside the task's list, or to a made-up name, is a no_grant Decision record before its answer, runs nothing, and its key keeps that answer", async () => {
   const { runs, tool } = counter();

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { type AppTool, defineTool } from "../../mod/tools/mod.ts";
 import { assertEquals } from "../assert.ts";
-import { grant, type Json, pendingApproval, startBox, until } from "../core/harness.ts";
+import { grant, type Json, pendingApproval, startBox, until } from "../kit/mod.ts";
 
 /** A tool that costs 6 cents and runs until the test lets it end: a slow paid call. */
 function slowSpend(): { started: number[]; release: () => void; tool: AppTool<never> } {

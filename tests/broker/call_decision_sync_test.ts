@@ -6,7 +6,7 @@
 import { type AuditFileOps, realFileOps } from "../../mod/audit/mod.ts";
 import { denialText } from "../../mod/policy/mod.ts";
 import { assertEquals } from "../assert.ts";
-import { counter, grant, startBox, until } from "../core/harness.ts";
+import { counter, grant, startBox, until } from "../kit/mod.ts";
 
 const COUNT = { count: grant({ tool: "test.count" }) };
 

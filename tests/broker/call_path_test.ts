@@ -6,7 +6,7 @@ import { z } from "zod";
 import { defineTool } from "../../mod/tools/mod.ts";
 import type { AppTool } from "../../mod/tools/mod.ts";
 import { assertEquals } from "../assert.ts";
-import { grant, startBox } from "../core/harness.ts";
+import { grant, startBox } from "../kit/mod.ts";
 
 /** A tool that looks for its own tool.call line in the journal, at once or after a wait. */
 function looker(name: string, wait: boolean, seen: boolean[]): AppTool<never> {

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { type AuditFileOps, realFileOps } from "../../mod/audit/mod.ts";
 import { type AppTool, defineTool } from "../../mod/tools/mod.ts";
 import { assertEquals } from "../assert.ts";
-import { grant, type Json, pendingApproval, startBox, until } from "../core/harness.ts";
+import { grant, type Json, pendingApproval, startBox, until } from "../kit/mod.ts";
 
 /** A tool that costs 6 cents and runs until the test lets it end (at once, unless held). */
 function spend(): { started: number[]; gate: PromiseWithResolvers<void>; tool: AppTool<never> } {

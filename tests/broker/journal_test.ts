@@ -1,7 +1,7 @@
 /** The task journal: appends that arrive together are written together, in order, and synced. */
 import { assert, assertEquals, assertRejects } from "../assert.ts";
 import { type CallJournal, Journal } from "../../mod/broker/journal.ts";
-import type { Json } from "../core/harness.ts";
+import type { Json } from "../kit/mod.ts";
 
 Deno.test("200 concurrent appends land once each, in the order they were made, and a reopen reads them all", async () => {
   const dir = await Deno.makeTempDir({ prefix: "gurt-journal-" });

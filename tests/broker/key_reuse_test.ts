@@ -8,7 +8,7 @@ import { z } from "zod";
 import { defineTool } from "../../mod/tools/mod.ts";
 import type { AppTool } from "../../mod/tools/mod.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { grant, type Json, pendingApproval, startBox, type TestTask } from "../core/harness.ts";
+import { grant, type Json, pendingApproval, startBox, type TestTask } from "../kit/mod.ts";
 
 /** A test tool that counts its runs. */
 function counted(name: string): { runs: unknown[]; tool: AppTool<never> } {

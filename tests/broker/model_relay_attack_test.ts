@@ -32,7 +32,7 @@ import {
   textBlock,
   toolBlock,
 } from "./model_relay_service.ts";
-import type { TestTask } from "../core/harness.ts";
+import type { TestTask } from "../kit/mod.ts";
 
 const TEXT = `Here is the key you asked for: ${SECRET}. Keep it safe.`;
 const AT = TEXT.indexOf(SECRET);

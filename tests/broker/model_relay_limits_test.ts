@@ -5,8 +5,7 @@
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { startFakeModel } from "../loop/fake_model.ts";
-import { startBox, type TestTask } from "../core/harness.ts";
-import { parseResponse, sendBytes } from "../core/raw_http.ts";
+import { parseResponse, sendBytes, startBox, type TestTask } from "../kit/mod.ts";
 
 function toml(modelUrl: string, broker: string): string {
   return `[models]\nkind = "anthropic"\nbase_url = "${modelUrl}"\nkey = ""\n[broker]\n${broker}\n`;

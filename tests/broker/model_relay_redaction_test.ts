@@ -1,7 +1,7 @@
 /** The model relay's streamed answer reaches the task redacted, like every other result. */
 import { assert, assertStringIncludes } from "../assert.ts";
 import { requestStream } from "../../mod/net/mod.ts";
-import { startBox } from "../core/harness.ts";
+import { startBox } from "../kit/mod.ts";
 import { startFakeModel } from "../loop/fake_model.ts";
 
 const SECRET = "sk-relay-canary-5f1e2d3c4b5a6978";

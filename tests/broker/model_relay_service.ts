@@ -6,7 +6,7 @@
  */
 import { assert } from "../assert.ts";
 import { requestStream } from "../../mod/net/mod.ts";
-import { startBox, type TestBox, type TestTask } from "../core/harness.ts";
+import { startBox, type TestBox, type TestTask } from "../kit/mod.ts";
 
 /** One answer: its writes in order; write i + 1 waits for `gates[i]` when there is one. */
 export interface ServedAnswer {

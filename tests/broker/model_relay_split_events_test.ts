@@ -25,7 +25,7 @@ import {
   textBlock,
   toolBlock,
 } from "./model_relay_service.ts";
-import type { TestTask } from "../core/harness.ts";
+import type { TestTask } from "../kit/mod.ts";
 
 const TEXT = `Here is the key you asked for: ${SECRET}. Keep it safe.`;
 const EXPECTED = TEXT.replaceAll(SECRET, REDACTED);

@@ -6,7 +6,7 @@
  */
 import { assert, assertEquals } from "../assert.ts";
 import { requestStream } from "../../mod/net/mod.ts";
-import { startBox } from "../core/harness.ts";
+import { startBox } from "../kit/mod.ts";
 
 const SECRET = "sk-split-canary-9a8b7c6d5e4f3021";
 const REDACTED = "[a vault key]";

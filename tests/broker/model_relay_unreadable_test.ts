@@ -24,7 +24,7 @@ import {
   startSseService,
   textBlock,
 } from "./model_relay_service.ts";
-import type { TestBox } from "../core/harness.ts";
+import type { TestBox } from "../kit/mod.ts";
 
 const POINTER = "see runbook.md#model-answer-unreadable";
 

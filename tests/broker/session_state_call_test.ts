@@ -8,7 +8,7 @@ import { z } from "zod";
 import { defineTool } from "../../mod/tools/mod.ts";
 import type { AppTool } from "../../mod/tools/mod.ts";
 import { assert, assertEquals } from "../assert.ts";
-import { counter, grant, pendingApproval, startBox } from "../core/harness.ts";
+import { counter, grant, pendingApproval, startBox } from "../kit/mod.ts";
 
 const DAMAGED = "Denied: this session's broker state is damaged; the owner has been told.";
 

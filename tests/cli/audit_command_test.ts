@@ -12,7 +12,7 @@ import {
 } from "../audit/helpers.ts";
 import { TAMPER_CASES } from "../audit/tampering_cases.ts";
 import { FIXTURE_HOME } from "../audit/fixture_log.ts";
-import { gurt } from "./gurt.ts";
+import { gurt } from "../kit/mod.ts";
 
 Deno.test("gurt audit verify prints ok, the record count, the head and the open calls", async () => {
   const home = await makeHome();

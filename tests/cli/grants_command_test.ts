@@ -4,28 +4,23 @@
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { NOTES_READ } from "../policy/helpers.ts";
-import { gurt, type GurtRun } from "./gurt.ts";
+import { gurt, type GurtRun, withHome } from "../kit/mod.ts";
 
 /** Runs `gurt --home HOME ARGS…`. */
 function gurtIn(home: string, ...args: string[]): Promise<GurtRun> {
   return gurt(["--home", home, ...args]);
 }
 
-async function withHome(
+/** Runs `work` on a fresh home whose grants folder holds `files` (file name → text). */
+function withGrants(
   files: Record<string, string>,
   work: (home: string) => Promise<void>,
 ): Promise<void> {
-  const home = await Deno.makeTempDir({ prefix: "gurt-grants-cli-" });
-  try {
-    await Deno.mkdir(`${home}/grants`);
-    for (const [name, text] of Object.entries(files)) {
-      await Deno.writeTextFile(`${home}/grants/${name}`, text);
-    }
-    await work(home);
-  } finally {
-    await Deno.remove(home, { recursive: true });
-  }
+  const inGrants = Object.entries(files).map(([name, text]) => [`grants/${name}`, text]);
+  return withHome(work, { ...HOME, dirs: ["grants"], files: Object.fromEntries(inGrants) });
 }
+
+const HOME = { prefix: "gurt-grants-cli-" };
 
 const ASK_SPEND = `tool = "example.spend"
 mode = "ask"
@@ -34,7 +29,7 @@ result_class = "public"
 `;
 
 Deno.test("gurt grants check prints grants: ok and exits 0 for the seed's example grant", async () => {
-  await withHome({ "notes-read.toml": NOTES_READ, "spend.toml": ASK_SPEND }, async (home) => {
+  await withGrants({ "notes-read.toml": NOTES_READ, "spend.toml": ASK_SPEND }, async (home) => {
     const run = await gurtIn(home, "grants", "check");
     assertEquals(run, { code: 0, stdout: "grants: ok\n", stderr: "" });
   });
@@ -45,7 +40,7 @@ Deno.test("gurt grants check prints each problem as <file>:<line>: <problem> and
     '["/home/kyle/notes"]',
     '["/"]',
   );
-  await withHome({ "notes-read.toml": NOTES_READ, "Bad.toml": bad }, async (home) => {
+  await withGrants({ "notes-read.toml": NOTES_READ, "Bad.toml": bad }, async (home) => {
     const run = await gurtIn(home, "grants", "check");
     assertEquals(run.code, 1);
     const file = `${home}/grants/Bad.toml`;
@@ -58,18 +53,15 @@ Deno.test("gurt grants check prints each problem as <file>:<line>: <problem> and
 });
 
 Deno.test("gurt grants check fails when the grants directory is missing", async () => {
-  const home = await Deno.makeTempDir({ prefix: "gurt-grants-cli-" });
-  try {
+  await withHome(async (home) => {
     const run = await gurtIn(home, "grants", "check");
     assertEquals(run.code, 1);
     assertStringIncludes(run.stdout, `${home}/grants: the grants directory does not exist`);
-  } finally {
-    await Deno.remove(home, { recursive: true });
-  }
+  }, HOME);
 });
 
 Deno.test("gurt grants explain allows a read under notes-read's path and exits 0", async () => {
-  await withHome({ "notes-read.toml": NOTES_READ }, async (home) => {
+  await withGrants({ "notes-read.toml": NOTES_READ }, async (home) => {
     const run = await gurtIn(
       home,
       "grants",
@@ -94,7 +86,7 @@ Deno.test("gurt grants explain allows a read under notes-read's path and exits 0
 });
 
 Deno.test("gurt grants explain says denied no_grant for /home/kyle/notes2/a.md and exits 1", async () => {
-  await withHome({ "notes-read.toml": NOTES_READ }, async (home) => {
+  await withGrants({ "notes-read.toml": NOTES_READ }, async (home) => {
     const run = await gurtIn(
       home,
       "grants",
@@ -117,7 +109,7 @@ Deno.test("gurt grants explain says denied no_grant for /home/kyle/notes2/a.md a
 
 Deno.test("gurt grants explain reports expiry with --at, taint with --taint, and ask with exit 2", async () => {
   const privateOnly = NOTES_READ.replace('max_taint = "secret"', 'max_taint = "private"');
-  await withHome({ "notes-read.toml": privateOnly, "spend.toml": ASK_SPEND }, async (home) => {
+  await withGrants({ "notes-read.toml": privateOnly, "spend.toml": ASK_SPEND }, async (home) => {
     const read = ["grants", "explain", "read_file", '{"path": "/home/kyle/notes/a.md"}'];
     const expired = await gurtIn(home, ...read, "--at", "2027-01-01T00:00:00Z");
     assertEquals(expired.code, 1);
@@ -150,7 +142,7 @@ Deno.test("gurt grants explain reports expiry with --at, taint with --taint, and
 });
 
 Deno.test("gurt grants explain denies with grants_invalid while a grant file is invalid", async () => {
-  await withHome({ "notes-read.toml": NOTES_READ, "x.toml": "tool = " }, async (home) => {
+  await withGrants({ "notes-read.toml": NOTES_READ, "x.toml": "tool = " }, async (home) => {
     const run = await gurtIn(
       home,
       "grants",
@@ -166,7 +158,7 @@ Deno.test("gurt grants explain denies with grants_invalid while a grant file is 
 });
 
 Deno.test("gurt grants explain refuses arguments that are not JSON, and a public taint", async () => {
-  await withHome({ "notes-read.toml": NOTES_READ }, async (home) => {
+  await withGrants({ "notes-read.toml": NOTES_READ }, async (home) => {
     const notJson = await gurtIn(home, "grants", "explain", "read_file", "{path: /a}");
     assertEquals(notJson.code, 1);
     assertStringIncludes(notJson.stderr, "the arguments are not valid JSON");
@@ -189,7 +181,7 @@ Deno.test("gurt grants explain refuses arguments that are not JSON, and a public
 });
 
 Deno.test("gurt grants explain writes nothing in the box home", async () => {
-  await withHome({ "notes-read.toml": NOTES_READ }, async (home) => {
+  await withGrants({ "notes-read.toml": NOTES_READ }, async (home) => {
     await gurtIn(home, "grants", "explain", "read_file", '{"path": "/home/kyle/notes/a.md"}');
     const entries = [...Deno.readDirSync(home)].map((e) => e.name);
     assertEquals(entries, ["grants"]);

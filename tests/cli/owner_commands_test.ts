@@ -7,9 +7,7 @@ import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 function assertMatch(text: string, pattern: RegExp): void {
   assert(pattern.test(text), `${JSON.stringify(text)} does not match ${pattern}`);
 }
-import { grant, startBox, type TestBox, until } from "../core/harness.ts";
-import { requestBytes, sendBytes } from "../core/raw_http.ts";
-import { gurt } from "./gurt.ts";
+import { grant, gurt, requestBytes, sendBytes, startBox, type TestBox, until } from "../kit/mod.ts";
 
 const ASK_SPEND = { spend: grant({ tool: "example.spend", mode: "ask" }) };
 

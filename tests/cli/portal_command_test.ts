@@ -1,7 +1,6 @@
 /** `gurt serve` opens the portal on [portal] listen; `gurt portal` prints a link that signs in once. */
 import { assertEquals, assertStringIncludes } from "../assert.ts";
-import { until } from "../core/harness.ts";
-import { gurt, gurtCommand } from "./gurt.ts";
+import { gurt, gurtCommand, until } from "../kit/mod.ts";
 
 Deno.test("gurt serve writes the portal's address; gurt portal's link signs in once; stopping removes it", async () => {
   const home = await Deno.makeTempDir({ prefix: "gurt-portal-" });

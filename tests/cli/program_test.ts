@@ -1,10 +1,10 @@
 import { assertEquals, assertStringIncludes } from "../assert.ts";
 import denoJson from "../../deno.json" with { type: "json" };
-import { gurt } from "./gurt.ts";
+import { gurt } from "../kit/mod.ts";
 
 Deno.test("gurt --version prints the version from deno.json, the checkout it runs from and Deno's version", async () => {
   const run = await gurt(["--version"]);
-  const checkout = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
+  const checkout = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
   assertEquals(
     [run.code, run.stdout.trim()],
     [0, `gurt ${denoJson.version} (checkout ${checkout}, deno ${Deno.version.deno})`],

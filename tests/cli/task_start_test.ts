@@ -3,7 +3,7 @@
  * needs, before anything reaches the core.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { gurt } from "./gurt.ts";
+import { gurt } from "../kit/mod.ts";
 
 const CHOICES = [
   "--worker loop",

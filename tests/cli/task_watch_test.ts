@@ -3,7 +3,7 @@
  * serves a journal and a pending list, and records every approve and refuse it receives.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { gurt } from "./gurt.ts";
+import { gurt } from "../kit/mod.ts";
 
 const ID = "t1";
 const NOW = new Date();

@@ -1,8 +1,7 @@
 /** `gurt vault …` against a real core: the value comes from stdin, and nothing prints a value. */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { startBox } from "../core/harness.ts";
+import { gurt, gurtArgs, startBox } from "../kit/mod.ts";
 import { vaultFolder } from "../vault/helpers.ts";
-import { gurt, gurtArgs } from "./gurt.ts";
 
 Deno.test("gurt vault set reads the value from stdin; list shows names, set times and denied apps", async () => {
   const folder = await vaultFolder("");

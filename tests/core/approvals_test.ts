@@ -1,7 +1,7 @@
 /** Seed 002 §12 "Approvals", through the real admin and task sockets of a real core. */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { realFileOps } from "../../mod/audit/mod.ts";
-import { counter, grant, pendingApproval, startBox, until } from "./harness.ts";
+import { counter, grant, pendingApproval, startBox, until } from "../kit/mod.ts";
 
 const ASK_SPEND = { spend: grant({ tool: "example.spend", mode: "ask" }) };
 

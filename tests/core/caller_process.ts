@@ -3,7 +3,7 @@
  * socket, one after another, alternating two tools; prints how many were answered ok.
  * Arguments: SOCKET PREFIX CALLS.
  */
-import { rawJson } from "./raw_http.ts";
+import { rawJson } from "../kit/mod.ts";
 
 const [socket, prefix, calls] = Deno.args;
 let ok = 0;

@@ -6,12 +6,12 @@ import { assert, assertEquals } from "../assert.ts";
 import { verifyHome } from "../../mod/audit/mod.ts";
 import {
   auditRecords,
-  autoGrant,
+  grant,
   startServe,
   startTask,
   stopAllTasks,
   taskSocket,
-} from "./serve_process.ts";
+} from "../kit/mod.ts";
 
 const CALLER = new URL("./caller_process.ts", import.meta.url).pathname;
 const RANK: Record<string, number> = { public: 0, private: 1, secret: 2 };
@@ -19,8 +19,14 @@ const RANK: Record<string, number> = { public: 0, private: 1, secret: 2 };
 Deno.test("8 caller processes on two tasks, 50 calls each: the log verifies, no seq repeats, taint_after never goes down", async () => {
   const home = await Deno.makeTempDir({ prefix: "gurt-concurrency-" });
   await Deno.mkdir(`${home}/grants`);
-  await Deno.writeTextFile(`${home}/grants/echo.toml`, autoGrant("example.echo", "secret"));
-  await Deno.writeTextFile(`${home}/grants/note.toml`, autoGrant("example.note", "private"));
+  await Deno.writeTextFile(
+    `${home}/grants/echo.toml`,
+    grant({ tool: "example.echo", result_class: "secret" }),
+  );
+  await Deno.writeTextFile(
+    `${home}/grants/note.toml`,
+    grant({ tool: "example.note", result_class: "private" }),
+  );
   const serve = await startServe(home);
   try {
     assertEquals(serve.exited, null, serve.stderr());

@@ -8,15 +8,15 @@ import { assert, assertEquals } from "../assert.ts";
 import { verifyHome } from "../../mod/audit/mod.ts";
 import {
   auditRecords,
-  autoGrant,
+  grant,
+  type Json,
   noteKeys,
   type ServeProcess,
   startServe,
   startTask,
   stopAllTasks,
   taskRequest,
-} from "./serve_process.ts";
-import type { Json } from "./harness.ts";
+} from "../kit/mod.ts";
 
 const ROUNDS = 20;
 const TASKS = 3;
@@ -103,7 +103,7 @@ async function checkAfterRestart(home: string, tasks: string[], ledger: Ledger, 
 Deno.test("kill -9 of gurt serve under load, 20 rounds: the log verifies, no step lost, no key's tool ran twice", async () => {
   const home = await Deno.makeTempDir({ prefix: "gurt-crash-" });
   await Deno.mkdir(`${home}/grants`);
-  await Deno.writeTextFile(`${home}/grants/note.toml`, autoGrant("example.note"));
+  await Deno.writeTextFile(`${home}/grants/note.toml`, grant({ tool: "example.note" }));
   let serve: ServeProcess | null = null;
   const delays: number[] = [];
   try {

@@ -8,8 +8,14 @@ import fc from "fast-check";
 import { assert, assertEquals } from "../assert.ts";
 import { verifyHome } from "../../mod/audit/mod.ts";
 import { adminSocketPath } from "../../mod/config/mod.ts";
-import { startBox, type TestBox } from "./harness.ts";
-import { parseResponse, rawJson, requestBytes, sendBytes } from "./raw_http.ts";
+import {
+  parseResponse,
+  rawJson,
+  requestBytes,
+  sendBytes,
+  startBox,
+  type TestBox,
+} from "../kit/mod.ts";
 
 const SMALL = 64 * 1024;
 const TASK_TOTAL = 1024 * 1024;

@@ -6,7 +6,7 @@
  */
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
 import { ensureHomeLayout } from "../../mod/core/home_layout.ts";
-import { autoGrant, startServe, startTask, stopAllTasks, taskSocket } from "./serve_process.ts";
+import { grant, startServe, startTask, stopAllTasks, taskSocket } from "../kit/mod.ts";
 
 function mode(path: string): number {
   return Deno.lstatSync(path).mode! & 0o7777;
@@ -17,7 +17,7 @@ async function handMadeHome(): Promise<string> {
   const home = await Deno.makeTempDir({ prefix: "gurt-hand-" });
   await Deno.mkdir(`${home}/grants`);
   await Deno.chmod(`${home}/grants`, 0o755);
-  await Deno.writeTextFile(`${home}/grants/echo.toml`, autoGrant("example.echo"));
+  await Deno.writeTextFile(`${home}/grants/echo.toml`, grant({ tool: "example.echo" }));
   await Deno.chmod(`${home}/grants/echo.toml`, 0o644);
   await Deno.mkdir(`${home}/broker/sessions`, { recursive: true });
   await Deno.chmod(`${home}/broker`, 0o755);

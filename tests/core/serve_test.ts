@@ -6,13 +6,13 @@ import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { verifyHome } from "../../mod/audit/mod.ts";
 import {
   auditRecords,
-  autoGrant,
+  grant,
   noteKeys,
   startServe,
   startTask,
   stopAllTasks,
   taskRequest,
-} from "./serve_process.ts";
+} from "../kit/mod.ts";
 
 async function newHome(grants: Record<string, string> = {}): Promise<string> {
   const home = await Deno.makeTempDir({ prefix: "gurt-serve-" });
@@ -33,7 +33,7 @@ async function exists(path: string): Promise<boolean> {
 }
 
 Deno.test("a call answered before kill -9 returns the logged result after the restart; the tool ran once", async () => {
-  const home = await newHome({ note: autoGrant("example.note") });
+  const home = await newHome({ note: grant({ tool: "example.note" }) });
   try {
     const first = await startServe(home);
     assertEquals(first.exited, null, first.stderr());
@@ -119,7 +119,7 @@ Deno.test("a second gurt serve on the same home exits 1 with serve-already-runni
 });
 
 Deno.test("a damaged audit log stops gurt serve with exit 1 and audit-chain-broken", async () => {
-  const home = await newHome({ echo: autoGrant("example.echo") });
+  const home = await newHome({ echo: grant({ tool: "example.echo" }) });
   try {
     const first = await startServe(home);
     const task = await startTask(first, { tools: ["example.echo"] });

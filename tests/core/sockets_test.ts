@@ -4,8 +4,7 @@
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { adminSocketPath } from "../../mod/config/mod.ts";
-import { startBox } from "./harness.ts";
-import { startServe } from "./serve_process.ts";
+import { startBox, startServe } from "../kit/mod.ts";
 
 function mode(path: string): number {
   return Deno.statSync(path).mode! & 0o777;

@@ -5,7 +5,7 @@
  * a core with task users says so first.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { startBox, type TestBox, until } from "./harness.ts";
+import { startBox, type TestBox, until } from "../kit/mod.ts";
 import { ensureHomeLayout } from "../../mod/core/home_layout.ts";
 
 async function startCmd(box: TestBox, command: string[]) {

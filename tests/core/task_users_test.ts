@@ -5,7 +5,7 @@
  * users no live task holds.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { startBox, type TestBox, until } from "./harness.ts";
+import { startBox, type TestBox, until } from "../kit/mod.ts";
 import { ensureTaskUser, FIRST_ID, taskUsers } from "../../mod/core/task_users.ts";
 
 /** How many processes, zombies aside, run with `uid` as their real or effective uid. */

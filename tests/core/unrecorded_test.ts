@@ -5,7 +5,7 @@
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { realFileOps, verifyHome } from "../../mod/audit/mod.ts";
-import { counter, grant, type Json, startBox, until } from "./harness.ts";
+import { counter, grant, type Json, startBox, until } from "../kit/mod.ts";
 
 const COUNT = { count: grant({ tool: "test.count" }) };
 const AUDIT_DOWN = "Denied: the audit log cannot be written; the owner has been told.";

@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { assert, assertEquals } from "../assert.ts";
 import { WorkerLog } from "../../mod/core/worker_log.ts";
-import { startBox, until } from "./harness.ts";
+import { startBox, until } from "../kit/mod.ts";
 
 const MARKER = /^\n\[gurt: (\d+) bytes of worker output dropped\]\n/;
 

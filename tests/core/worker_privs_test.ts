@@ -4,7 +4,7 @@
  * (one the owner left on the box, say) runs as the task's user when the task runs it.
  */
 import { assert, assertEquals } from "../assert.ts";
-import { startBox, until } from "./harness.ts";
+import { startBox, until } from "../kit/mod.ts";
 
 Deno.test({
   name:

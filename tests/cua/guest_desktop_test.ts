@@ -1,6 +1,6 @@
 /** `gurt guest --desktop` as a user runs it: one process, both services, the desktop, and a clean stop. */
 import { assert, assertEquals } from "../assert.ts";
-import { gurtArgs } from "../cli/gurt.ts";
+import { gurtArgs } from "../kit/mod.ts";
 import { freeDisplay } from "./fixture.ts";
 
 const XVFB = (() => {

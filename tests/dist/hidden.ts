@@ -15,7 +15,7 @@ export interface Hiding {
   files: string[];
 }
 
-const checkout = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
+const checkout = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 
 /** The checkout this test runs from. */
 export function checkoutRoot(): string {

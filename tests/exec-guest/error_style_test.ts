@@ -6,7 +6,7 @@
  */
 import { assert, assertEquals } from "../assert.ts";
 import { createDesktop } from "../../mod/cua/mod.ts";
-import { type Answer, call, type GuestUnderTest, startInProcess } from "./helpers.ts";
+import { type Answer, call, type GuestUnderTest, withGuest } from "./helpers.ts";
 import { testOptions } from "../cua/fixture.ts";
 
 /** The ways a message breaks the style, or [] if it keeps it. */
@@ -41,16 +41,17 @@ function assertShape(what: string, answer: Answer): void {
   assertEquals(error.status, answer.status, `${what}: the status in the body`);
 }
 
-async function withGuest(
+/** Runs `work` on an in-process guest with a desktop (not started) mounted on its host service. */
+async function withDesktopGuest(
   options: Parameters<typeof testOptions>[1],
   work: (guest: GuestUnderTest, workspace: string) => Promise<void>,
 ): Promise<void> {
   const desktop = createDesktop(testOptions("/nonexistent-workspace", options));
-  const guest = await startInProcess({}, { extras: { mounts: desktop.mounts() } });
   try {
-    await work(guest, guest.workspace);
+    await withGuest({}, (guest) => work(guest, guest.workspace), {
+      extras: { mounts: desktop.mounts() },
+    });
   } finally {
-    await guest.stop();
     await desktop.stop();
   }
 }
@@ -58,7 +59,7 @@ async function withGuest(
 const post = (json: unknown) => ({ method: "POST", json });
 
 Deno.test("every router's errors keep one shape and one sentence style", async () => {
-  await withGuest({}, async (guest) => {
+  await withDesktopGuest({}, async (guest) => {
     await Deno.mkdir(`${guest.workspace}/dir`);
     const { exec, host } = guest;
     const cases: [string, string, Parameters<typeof call>[2]][] = [
@@ -121,7 +122,7 @@ Deno.test("every router's errors keep one shape and one sentence style", async (
 });
 
 Deno.test("computer use turned off (BOX_CUA=0) answers in the same style", async () => {
-  await withGuest({ cua: false }, async (guest) => {
+  await withDesktopGuest({ cua: false }, async (guest) => {
     assertStyle("cua_disabled", await call(guest, `${guest.host}/v1/cua/screenshot`));
   });
 });

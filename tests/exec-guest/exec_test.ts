@@ -10,21 +10,8 @@ import {
   groupMembers,
   type GuestUnderTest,
   processAlive,
-  startInProcess,
+  withGuest,
 } from "./helpers.ts";
-
-async function withGuest(
-  overrides: Parameters<typeof startInProcess>[0],
-  work: (guest: GuestUnderTest) => Promise<void>,
-  baseEnv?: Record<string, string>,
-): Promise<void> {
-  const guest = await startInProcess(overrides, { baseEnv });
-  try {
-    await work(guest);
-  } finally {
-    await guest.stop();
-  }
-}
 
 const exec = (guest: GuestUnderTest, json: unknown) =>
   call(guest, `${guest.exec}/v1/exec`, { method: "POST", json });
@@ -78,7 +65,7 @@ Deno.test("token variables are stripped from the child's environment, others pas
     assertStringIncludes(answer.body.stdout, "FOO=bar\n");
     assertStringIncludes(answer.body.stdout, "KEEP_ME=kept\n");
     for (let i = 1; i <= 7; i++) assertNotIncludes(answer.body.stdout, `leak-${i}`);
-  }, base);
+  }, { baseEnv: base });
 });
 
 Deno.test("cwd is jail-checked: a subdirectory works, .. is 400 path_escape", async () => {

@@ -8,7 +8,7 @@ import { installSessionHelper } from "../../mod/exec-guest/mod.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { call, startInProcess } from "./helpers.ts";
 
-const root = new URL("../../", import.meta.url).pathname;
+const root = new URL("../..", import.meta.url).pathname;
 const decoder = new TextDecoder();
 
 Deno.test("the checked-in files helper is exactly what files_helper.c builds to", async () => {

@@ -3,19 +3,7 @@
  * jail escape.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { call, type GuestUnderTest, startInProcess } from "./helpers.ts";
-
-async function withGuest(
-  overrides: Parameters<typeof startInProcess>[0],
-  work: (guest: GuestUnderTest) => Promise<void>,
-): Promise<void> {
-  const guest = await startInProcess(overrides);
-  try {
-    await work(guest);
-  } finally {
-    await guest.stop();
-  }
-}
+import { call, type GuestUnderTest, withGuest } from "./helpers.ts";
 
 const files = (guest: GuestUnderTest, query: string) => `${guest.exec}/v1/files${query}`;
 

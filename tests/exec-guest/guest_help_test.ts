@@ -4,10 +4,10 @@
  * guest example runs as written, curl included.
  */
 import { assert, assertEquals } from "../assert.ts";
-import { gurtArgs } from "../cli/gurt.ts";
+import { gurtArgs } from "../kit/mod.ts";
 import { freePort } from "../cua/fixture.ts";
 
-const root = new URL("../../", import.meta.url).pathname;
+const root = new URL("../..", import.meta.url).pathname;
 
 /** Every BOX_* name in the code that reads the guest's settings. */
 async function settingsRead(): Promise<string[]> {

@@ -7,7 +7,7 @@ import {
   type HostExtras,
   installSessionHelper,
 } from "../../mod/exec-guest/mod.ts";
-import { gurtArgs } from "../cli/gurt.ts";
+import { gurtArgs } from "../kit/mod.ts";
 
 /** A guest under test: its URLs, its workspace, and how to stop it. */
 export interface GuestUnderTest {
@@ -151,6 +151,35 @@ export async function startInProcess(
       await helper?.remove();
     },
   };
+}
+
+/** Runs `work` on a guest served in this process (startInProcess), stopped afterwards. */
+export function withGuest(
+  overrides: Partial<GuestSettings>,
+  work: (guest: GuestUnderTest) => Promise<void>,
+  options: { extras?: HostExtras; baseEnv?: Record<string, string> } = {},
+): Promise<void> {
+  return stoppedAfter(startInProcess(overrides, options), work);
+}
+
+/** Runs `work` on the daemon as a child process (startDaemon), stopped afterwards. */
+export function withDaemon(
+  env: Record<string, string>,
+  work: (guest: DaemonUnderTest) => Promise<void>,
+): Promise<void> {
+  return stoppedAfter(startDaemon(env), work);
+}
+
+async function stoppedAfter<G extends GuestUnderTest>(
+  started: Promise<G>,
+  work: (guest: G) => Promise<void>,
+): Promise<void> {
+  const guest = await started;
+  try {
+    await work(guest);
+  } finally {
+    await guest.stop();
+  }
 }
 
 /** A response read whole: status, headers, and the body as JSON (or text when not JSON). */

@@ -7,23 +7,10 @@ import {
   GuestError,
   type HostExtras,
 } from "../../mod/exec-guest/mod.ts";
-import { call, type GuestUnderTest, startInProcess } from "./helpers.ts";
-
-async function withGuest(
-  overrides: Parameters<typeof startInProcess>[0],
-  extras: HostExtras | undefined,
-  work: (guest: GuestUnderTest) => Promise<void>,
-): Promise<void> {
-  const guest = await startInProcess(overrides, { extras });
-  try {
-    await work(guest);
-  } finally {
-    await guest.stop();
-  }
-}
+import { call, withGuest } from "./helpers.ts";
 
 Deno.test("info without extras reports desktop, chrome and cua disabled and egress off", async () => {
-  await withGuest({ boxId: "box-9" }, undefined, async (guest) => {
+  await withGuest({ boxId: "box-9" }, async (guest) => {
     const info = await call(guest, `${guest.host}/v1/info`);
     assertEquals(info.body.box_id, "box-9");
     assertEquals(info.body.service, "box-host");
@@ -46,7 +33,7 @@ Deno.test("info without extras reports desktop, chrome and cua disabled and egre
 Deno.test("with BOX_DESKTOP_REQUIRED=1 ready follows desktopReady: 503 not_ready, then 200", async () => {
   let up = false;
   const extras: HostExtras = { mounts: [], desktopReady: () => Promise.resolve(up) };
-  await withGuest({ desktopRequired: true }, extras, async (guest) => {
+  await withGuest({ desktopRequired: true }, async (guest) => {
     const down = await call(guest, `${guest.host}/v1/ready`);
     assertEquals(down.status, 503);
     assertEquals(down.body.error.code, "not_ready");
@@ -55,16 +42,16 @@ Deno.test("with BOX_DESKTOP_REQUIRED=1 ready follows desktopReady: 503 not_ready
     const ready = await call(guest, `${guest.host}/v1/ready`);
     assertEquals(ready.status, 200);
     assertEquals(ready.body.desktop_ready, true);
-  });
+  }, { extras });
 });
 
 Deno.test("without the desktop required, a display that is down does not stop ready", async () => {
   const extras: HostExtras = { mounts: [], desktopReady: () => Promise.resolve(false) };
-  await withGuest({}, extras, async (guest) => {
+  await withGuest({}, async (guest) => {
     const ready = await call(guest, `${guest.host}/v1/ready`);
     assertEquals(ready.status, 200);
     assertEquals(ready.body.desktop_ready, false);
-  });
+  }, { extras });
 });
 
 Deno.test("mounted routes get bearer auth, the request id and the one error shape", async () => {
@@ -86,7 +73,7 @@ Deno.test("mounted routes get bearer auth, the request id and the one error shap
     throw new GuestError("display_unavailable", 503, "the X display is down");
   });
   const extras: HostExtras = { mounts: [{ path: "/v1/desktop", app: desktop }] };
-  await withGuest({}, extras, async (guest) => {
+  await withGuest({}, async (guest) => {
     const bare = await fetch(`${guest.host}/v1/desktop`);
     assertEquals(bare.status, 401);
     await bare.body?.cancel();
@@ -98,11 +85,11 @@ Deno.test("mounted routes get bearer auth, the request id and the one error shap
     assertEquals(broken.body, {
       error: { code: "display_unavailable", message: "the X display is down", status: 503 },
     });
-  });
+  }, { extras });
 });
 
 Deno.test("CORS answers only the allowlisted origin; with no list no CORS header is sent", async () => {
-  await withGuest({ corsOrigins: ["https://app.example"] }, undefined, async (guest) => {
+  await withGuest({ corsOrigins: ["https://app.example"] }, async (guest) => {
     const allowed = await fetch(`${guest.exec}/v1/status`, {
       method: "OPTIONS",
       headers: { origin: "https://app.example", "access-control-request-method": "POST" },
@@ -120,7 +107,7 @@ Deno.test("CORS answers only the allowlisted origin; with no list no CORS header
     await preflight.body?.cancel();
     assertEquals(preflight.headers.get("access-control-allow-origin"), null);
   });
-  await withGuest({}, undefined, async (guest) => {
+  await withGuest({}, async (guest) => {
     const none = await call(guest, `${guest.exec}/v1/status`, {
       headers: { origin: "https://app.example" },
     });

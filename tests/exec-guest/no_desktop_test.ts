@@ -5,22 +5,10 @@
  * 404.
  */
 import { assertEquals, assertStringIncludes } from "../assert.ts";
-import { call, type DaemonUnderTest, startDaemon } from "./helpers.ts";
-
-async function withGuest(
-  env: Record<string, string>,
-  work: (guest: DaemonUnderTest) => Promise<void>,
-): Promise<void> {
-  const guest = await startDaemon(env);
-  try {
-    await work(guest);
-  } finally {
-    await guest.stop();
-  }
-}
+import { call, withDaemon } from "./helpers.ts";
 
 Deno.test("without --desktop, /v1/desktop, /v1/chrome and /v1/windows answer enabled: false", async () => {
-  await withGuest({}, async (guest) => {
+  await withDaemon({}, async (guest) => {
     const desktop = await call(guest, `${guest.host}/v1/desktop`);
     assertEquals([desktop.status, desktop.body], [200, {
       enabled: false,
@@ -49,14 +37,14 @@ Deno.test("without --desktop, /v1/desktop, /v1/chrome and /v1/windows answer ena
 });
 
 Deno.test("without --desktop, /v1/desktop reports the display and geometry --desktop would use", async () => {
-  await withGuest({ BOX_DISPLAY: ":7", BOX_DISPLAY_GEOM: "1024x768x24" }, async (guest) => {
+  await withDaemon({ BOX_DISPLAY: ":7", BOX_DISPLAY_GEOM: "1024x768x24" }, async (guest) => {
     const desktop = await call(guest, `${guest.host}/v1/desktop`);
     assertEquals([desktop.body.display, desktop.body.geometry], [":7", "1024x768x24"]);
   });
 });
 
 Deno.test("without --desktop, every /v1/cua route answers 503 cua_disabled naming --desktop", async () => {
-  await withGuest({}, async (guest) => {
+  await withDaemon({}, async (guest) => {
     const routes: [string, unknown][] = [
       ["/v1/cua/screenshot", undefined],
       ["/v1/cua/click", { x: 1, y: 1 }],

@@ -14,7 +14,7 @@ import {
   startInProcess,
 } from "./helpers.ts";
 
-const root = new URL("../../", import.meta.url).pathname;
+const root = new URL("../..", import.meta.url).pathname;
 const decoder = new TextDecoder();
 
 /** Runs the helper with this argv and environment (nothing inherited). */

@@ -4,9 +4,17 @@
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { adminSocketPath } from "../../mod/config/mod.ts";
-import { requestJson } from "../../mod/net/mod.ts";
-import { grant, type Json } from "../core/harness.ts";
-import { gurt, gurtArgs } from "../cli/gurt.ts";
+import {
+  auditRecords,
+  grant,
+  grantFiles,
+  gurt,
+  gurtCommand,
+  type Json,
+  makeHome,
+  startServe,
+  taskEnded,
+} from "../kit/mod.ts";
 import { type FakeModel, type ScriptedReply, startFakeModel } from "./fake_model.ts";
 
 interface Served {
@@ -20,47 +28,27 @@ interface Served {
 /** Starts `gurt serve` on a new home whose [models] is the fake llama server (no key). */
 async function serve(script: ScriptedReply[], grants: Record<string, string>): Promise<Served> {
   const model = startFakeModel(script);
-  const home = await Deno.makeTempDir({ prefix: "gurt-e2e-" });
+  const home = await makeHome({
+    prefix: "gurt-e2e-",
+    dirs: ["grants"],
+    files: {
+      ...grantFiles(grants),
+      "gurt.toml":
+        `[models]\nkind = "openai"\nbase_url = "${model.url}"\nmodel = "ornith-1.5"\nkey = ""\n`,
+    },
+  });
   // As root, each task runs as its own user, who must traverse the home to reach its folder.
   await Deno.chmod(home, 0o711);
-  await Deno.mkdir(`${home}/grants`);
-  for (const [id, toml] of Object.entries(grants)) {
-    await Deno.writeTextFile(`${home}/grants/${id}.toml`, toml);
+  const served = await startServe(home, { env: { BOX_VAULT: `${home}/vault.env` } });
+  if (served.exited !== null) {
+    throw new Error(`gurt serve stopped before it was ready: ${served.stderr()}`);
   }
-  await Deno.writeTextFile(
-    `${home}/gurt.toml`,
-    `[models]\nkind = "openai"\nbase_url = "${model.url}"\nmodel = "ornith-1.5"\nkey = ""\n`,
-  );
-  const child = new Deno.Command(Deno.execPath(), {
-    args: gurtArgs(["--home", home, "serve"]),
-    env: { NO_COLOR: "1", BOX_VAULT: `${home}/vault.env` },
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  // Ready when the core says its admin socket is ready.
-  const lines = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  let seen = "";
-  while (!seen.includes("admin socket ready")) {
-    const { value, done } = await lines.read();
-    if (done) throw new Error(`gurt serve stopped before it was ready: ${seen}`);
-    seen += value;
-  }
-  const drained = (async () => {
-    for (;;) {
-      const { value, done } = await lines.read();
-      if (done) break;
-      seen += value;
-    }
-  })();
   return {
     home,
     model,
-    stderr: () => seen,
+    stderr: served.stderr,
     async stop() {
-      child.kill("SIGTERM");
-      await child.status;
-      await drained;
+      await served.stop();
       await model.close();
       await Deno.remove(home, { recursive: true });
     },
@@ -76,30 +64,8 @@ async function startLoop(box: Served, tools: string, prompt: string): Promise<st
 }
 
 /** Follows the task's journal until it ends; fails after `ms` rather than hang. */
-async function ended(home: string, id: string, ms = 60_000): Promise<Json> {
-  const socket = adminSocketPath(home);
-  const deadline = Date.now() + ms;
-  let after = 0;
-  for (;;) {
-    const left = deadline - Date.now();
-    if (left <= 0) throw new Error(`task ${id} did not end in ${ms} ms`);
-    const page = (await requestJson(socket, {
-      method: "GET",
-      path: `/tasks/${id}/journal?after=${after}&wait=${left}`,
-    })).body as Json;
-    after = page.next;
-    if (page.ended) return page;
-  }
-}
-
-async function records(home: string): Promise<Json[]> {
-  const out: Json[] = [];
-  const names = [...Deno.readDirSync(`${home}/audit`)].map((e) => e.name).sort();
-  for (const name of names.filter((n) => n.endsWith(".jsonl"))) {
-    const text = await Deno.readTextFile(`${home}/audit/${name}`);
-    for (const line of text.split("\n")) if (line !== "") out.push(JSON.parse(line));
-  }
-  return out;
+function ended(home: string, id: string, ms = 60_000): Promise<Json> {
+  return taskEnded(adminSocketPath(home), id, ms);
 }
 
 Deno.test("seed 002 §12: read_file with no grant; the next request holds the denial; the log verifies with one no_grant Decision", async () => {
@@ -122,7 +88,7 @@ Deno.test("seed 002 §12: read_file with no grant; the next request holds the de
     const verified = await gurt(["--home", box.home, "audit", "verify"]);
     assertEquals(verified.code, 0, verified.stdout + verified.stderr);
     assertStringIncludes(verified.stdout, "audit: ok");
-    const decisions = (await records(box.home)).filter((r) => r.event.type === "decision");
+    const decisions = (await auditRecords(box.home)).filter((r) => r.event.type === "decision");
     assertEquals(decisions.length, 1);
     assertEquals(decisions[0].event.tool, "read_file");
     assertEquals(decisions[0].event.outcome, { outcome: "denied", reason: "no_grant" });
@@ -138,13 +104,8 @@ Deno.test("an ask grant: the block appears in gurt task watch, typing the id app
   ], { spend: grant({ tool: "example.spend", mode: "ask" }) });
   try {
     const id = await startLoop(box, "example.spend", "pay five cents");
-    const watch = new Deno.Command(Deno.execPath(), {
-      args: gurtArgs(["--home", box.home, "task", "watch", id]),
-      env: { NO_COLOR: "1" },
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+    const watch = gurtCommand(["--home", box.home, "task", "watch", id], { stdin: "piped" })
+      .spawn();
     // A watch that shows no block, or never ends, is stopped so the test fails and does not hang.
     const guard = setTimeout(() => watch.kill("SIGKILL"), 60_000);
     const out = watch.stdout.pipeThrough(new TextDecoderStream()).getReader();
@@ -173,7 +134,7 @@ Deno.test("an ask grant: the block appears in gurt task watch, typing the id app
     assertStringIncludes(shown, `approved ${approval}: runs`);
     assertStringIncludes(shown, "Paid \\u001b[8mfive\\u001b[0m cents.");
     assertStringIncludes(box.model.requests[1].raw, '\\"paid\\":5');
-    const types = (await records(box.home)).map((r) => r.event.type);
+    const types = (await auditRecords(box.home)).map((r) => r.event.type);
     assertEquals(types.filter((t) => ["decision", "approval", "result"].includes(t)), [
       "decision",
       "approval",

@@ -1,6 +1,6 @@
 /** `gurt loop` as a task's worker, against scripted model services over real HTTP. */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { counter, grant } from "../core/harness.ts";
+import { counter, grant } from "../kit/mod.ts";
 import { startFakeModel } from "./fake_model.ts";
 import { startLoopBox } from "./loop_box.ts";
 

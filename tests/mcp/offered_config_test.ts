@@ -2,7 +2,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { assertEquals } from "../assert.ts";
-import { startBox, until } from "../core/harness.ts";
+import { startBox, until } from "../kit/mod.ts";
 
 Deno.test("a cmd worker gets BOX_MCP_CONFIG naming mcp.json in its task folder, whose server lists the task's tools", async () => {
   const box = await startBox();

@@ -3,8 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { assert, assertEquals } from "../assert.ts";
 import { askKey, CallKeys, mcpName, toolName } from "../../mod/mcp/mod.ts";
-import { grant, pendingApproval, startBox } from "../core/harness.ts";
-import { gurtArgs } from "../cli/gurt.ts";
+import { grant, gurtArgs, pendingApproval, startBox } from "../kit/mod.ts";
 
 type ToolResult = { content: { type: string; text: string }[]; isError?: boolean };
 

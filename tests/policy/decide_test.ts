@@ -11,7 +11,8 @@ import {
 } from "../../mod/policy/mod.ts";
 import fc from "fast-check";
 import { assert, assertEquals } from "../assert.ts";
-import { at, grantSet, grantToml, NOW } from "./helpers.ts";
+import { at, grantSet, NOW } from "./helpers.ts";
+import { grant } from "../kit/mod.ts";
 
 /** `allowed by g`, `ask by g`, `denied_by_grant by g`, or the bare reason. */
 function summary(outcome: Outcome): string {
@@ -178,7 +179,7 @@ Deno.test("denied_by_grant carries the deny grant and its file's hash; other den
   assert(outcome.kind === "denied");
   assertEquals(outcome.denial.grant, "no");
   // The hash is recomputed here with Web Crypto from the bytes the helper wrote.
-  assertEquals(outcome.denial.grant_sha256, await sha256Hex(grantToml(spec)));
+  assertEquals(outcome.denial.grant_sha256, await sha256Hex(grant(spec)));
   const none = decide(read("/e"), grants, at());
   assert(none.kind === "denied");
   assertEquals(none.denial, { reason: "no_grant", grant: null, grant_sha256: null });

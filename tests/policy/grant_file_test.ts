@@ -4,7 +4,8 @@
  */
 import { type GrantProblem, parseGrant } from "../../mod/policy/mod.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { grantToml, NOTES_READ } from "./helpers.ts";
+import { NOTES_READ } from "./helpers.ts";
+import { grant } from "../kit/mod.ts";
 import { standardRegistry } from "../../mod/tools/mod.ts";
 
 /** The app tools of a standard box, as the core passes them. */
@@ -51,19 +52,19 @@ Deno.test("rule 1: TOML that does not parse is invalid, with the parser's line",
 });
 
 Deno.test("rule 1: a file that is not UTF-8 is invalid", () => {
-  const bytes = new TextEncoder().encode(grantToml({ tool: "read_file", paths: ["/a"] }));
+  const bytes = new TextEncoder().encode(grant({ tool: "read_file", paths: ["/a"] }));
   const broken = new Uint8Array([...bytes, 0xff, 0xfe]);
   assertStringIncludes(only("g/a.toml", broken).problem, "not valid UTF-8");
 });
 
 Deno.test("rule 1: an unknown field is invalid, named with its line", () => {
-  const text = grantToml({ tool: "read_file", paths: ["/a"] }).replace(
+  const text = grant({ tool: "read_file", paths: ["/a"] }).replace(
     "untrusted = false",
     'untrusted = false\ncolour = "red"',
   );
   const problem = only("g/a.toml", text);
   assertEquals(problem, { file: "g/a.toml", line: 6, problem: "colour: unknown field" });
-  const nested = grantToml({ tool: "read_file", paths: ["/a"] }) + 'users = ["kyle"]\n';
+  const nested = grant({ tool: "read_file", paths: ["/a"] }) + 'users = ["kyle"]\n';
   assertEquals(only("g/a.toml", nested).problem, "constraints.users: unknown field");
 });
 
@@ -75,7 +76,7 @@ Deno.test("rule 1: a missing or mistyped field is invalid, named with its field"
   assertEquals(missing.problem, "mode: is required");
   const mistyped = only(
     "g/a.toml",
-    grantToml({ tool: "read_file", paths: ["/a"] }).replace(
+    grant({ tool: "read_file", paths: ["/a"] }).replace(
       "untrusted = false",
       'untrusted = "no"',
     ),
@@ -84,19 +85,19 @@ Deno.test("rule 1: a missing or mistyped field is invalid, named with its field"
   assertStringIncludes(mistyped.problem, "untrusted: expected boolean");
   const badMode = only(
     "g/a.toml",
-    grantToml({ tool: "read_file", paths: ["/a"] }).replace('mode = "auto"', 'mode = "allow"'),
+    grant({ tool: "read_file", paths: ["/a"] }).replace('mode = "auto"', 'mode = "allow"'),
   );
   assertEquals(badMode.line, 2);
   assertStringIncludes(badMode.problem, "mode: must be one of auto, ask, deny");
   const badExpiry = only(
     "g/a.toml",
-    grantToml({ tool: "read_file", paths: ["/a"], expires: "2027-02-30T00:00:00Z" }),
+    grant({ tool: "read_file", paths: ["/a"], expires: "2027-02-30T00:00:00Z" }),
   );
   assertStringIncludes(badExpiry.problem, "expires: must be a timestamp with a zone");
 });
 
 Deno.test("rule 1: expires may be an unquoted TOML date-time with a zone, not a local one", () => {
-  const base = grantToml({ tool: "read_file", paths: ["/a"] });
+  const base = grant({ tool: "read_file", paths: ["/a"] });
   const zoned = parseGrant(
     "g/a.toml",
     base.replace("\n\n[", "\nexpires = 2027-01-01T00:00:00Z\n\n["),
@@ -109,7 +110,7 @@ Deno.test("rule 1: expires may be an unquoted TOML date-time with a zone, not a 
 });
 
 Deno.test("rule 2: a .toml file whose stem is not a valid id is invalid", () => {
-  const text = grantToml({ tool: "read_file", paths: ["/a"] });
+  const text = grant({ tool: "read_file", paths: ["/a"] });
   for (const name of ["Notes.toml", "notes_read.toml", ".toml", `${"a".repeat(65)}.toml`]) {
     assertStringIncludes(only(`g/${name}`, text).problem, "is not a grant id", name);
   }
@@ -117,26 +118,26 @@ Deno.test("rule 2: a .toml file whose stem is not a valid id is invalid", () => 
 });
 
 Deno.test("rule 3: a tool that is neither built in nor a registered app tool is invalid", () => {
-  const problem = only("g/a.toml", grantToml({ tool: "read_files", paths: ["/a"] }));
+  const problem = only("g/a.toml", grant({ tool: "read_files", paths: ["/a"] }));
   assertEquals(problem.line, 1);
   assertStringIncludes(problem.problem, 'tool: "read_files" is not a tool gurt knows');
   assertStringIncludes(problem.problem, "example.spend");
 });
 
 Deno.test("rule 3 in gurt: an app tool's grant loads, and takes no paths or hosts", () => {
-  assert(parseGrant("g/spend.toml", grantToml({ tool: "example.spend", mode: "ask" }), options).ok);
-  const withPaths = only("g/spend.toml", grantToml({ tool: "example.spend", paths: ["/a"] }));
+  assert(parseGrant("g/spend.toml", grant({ tool: "example.spend", mode: "ask" }), options).ok);
+  const withPaths = only("g/spend.toml", grant({ tool: "example.spend", paths: ["/a"] }));
   assertStringIncludes(withPaths.problem, "the app tool example.spend does not take paths");
-  const withHosts = only("g/spend.toml", grantToml({ tool: "example.echo", hosts: ["a.com"] }));
+  const withHosts = only("g/spend.toml", grant({ tool: "example.echo", hosts: ["a.com"] }));
   assertStringIncludes(withHosts.problem, "the app tool example.echo does not take hosts");
-  const unknownApp = parseGrant("g/x.toml", grantToml({ tool: "other.spend" }), {
+  const unknownApp = parseGrant("g/x.toml", grant({ tool: "other.spend" }), {
     appTools: new Set(),
   });
   assert(!unknownApp.ok);
 });
 
 Deno.test("rule 4: a grant that sets secret is invalid", () => {
-  const text = grantToml({ tool: "read_file", paths: ["/a"] }).replace(
+  const text = grant({ tool: "read_file", paths: ["/a"] }).replace(
     "\n\n[",
     '\nsecret = "STRIPE_KEY"\n\n[',
   );
@@ -146,7 +147,7 @@ Deno.test("rule 4: a grant that sets secret is invalid", () => {
 });
 
 Deno.test("rule 5: a grant with constraints.patterns is invalid; an empty list is fine", () => {
-  const base = grantToml({ tool: "read_file", paths: ["/a"] });
+  const base = grant({ tool: "read_file", paths: ["/a"] });
   assertStringIncludes(
     only("g/a.toml", base + 'patterns = ["*.md"]\n').problem,
     "patterns are not supported",
@@ -169,35 +170,35 @@ for (const [tool, paths, hosts] of RULE_6) {
       paths: paths === "empty" ? undefined : somePaths,
       hosts: hosts === "empty" ? undefined : someHosts,
     };
-    assert(parseGrant("g/a.toml", grantToml(base), options).ok, "the well-formed grant loads");
+    assert(parseGrant("g/a.toml", grant(base), options).ok, "the well-formed grant loads");
     if (paths === "required") {
       assertStringIncludes(
-        only("g/a.toml", grantToml({ ...base, paths: undefined })).problem,
+        only("g/a.toml", grant({ ...base, paths: undefined })).problem,
         `${tool} requires at least one entry in constraints.paths`,
       );
       assertStringIncludes(
-        only("g/a.toml", grantToml({ ...base, paths: [] })).problem,
+        only("g/a.toml", grant({ ...base, paths: [] })).problem,
         "requires at least one",
       );
     }
     if (paths === "optional") {
-      assert(parseGrant("g/a.toml", grantToml({ ...base, paths: somePaths }), options).ok);
+      assert(parseGrant("g/a.toml", grant({ ...base, paths: somePaths }), options).ok);
     }
     if (paths === "empty") {
       assertStringIncludes(
-        only("g/a.toml", grantToml({ ...base, paths: somePaths })).problem,
+        only("g/a.toml", grant({ ...base, paths: somePaths })).problem,
         `${tool} does not take paths`,
       );
     }
     if (hosts === "required") {
       assertStringIncludes(
-        only("g/a.toml", grantToml({ ...base, hosts: undefined })).problem,
+        only("g/a.toml", grant({ ...base, hosts: undefined })).problem,
         `${tool} requires at least one entry in constraints.hosts`,
       );
     }
     if (hosts === "empty") {
       assertStringIncludes(
-        only("g/a.toml", grantToml({ ...base, hosts: someHosts })).problem,
+        only("g/a.toml", grant({ ...base, hosts: someHosts })).problem,
         `${tool} does not take hosts`,
       );
     }
@@ -205,12 +206,12 @@ for (const [tool, paths, hosts] of RULE_6) {
 }
 
 Deno.test("rule 7: a grant path that is not a valid absolute path, or is /, is invalid", () => {
-  const root = only("g/a.toml", grantToml({ tool: "read_file", paths: ["/"] }));
+  const root = only("g/a.toml", grant({ tool: "read_file", paths: ["/"] }));
   assertEquals(root.line, 8);
   assertStringIncludes(root.problem, "a grant of the whole file system is not supported");
   for (const bad of ["a/b", "/a/", "/a//b", "/a/./b", "/a/../b", "/a\u0000b"]) {
     assertStringIncludes(
-      only("g/a.toml", grantToml({ tool: "read_file", paths: [bad] })).problem,
+      only("g/a.toml", grant({ tool: "read_file", paths: [bad] })).problem,
       "constraints.paths:",
       bad,
     );
@@ -229,7 +230,7 @@ Deno.test("rule 8: a host that is not a valid host pattern is invalid", () => {
       "https://example.com",
     ]
   ) {
-    const problem = only("g/a.toml", grantToml({ tool: "http_fetch", hosts: [bad] }));
+    const problem = only("g/a.toml", grant({ tool: "http_fetch", hosts: [bad] }));
     assertStringIncludes(problem.problem, "is not a valid host pattern", bad);
     assertEquals(problem.line, 8);
   }
@@ -239,19 +240,19 @@ Deno.test("rule 9: a deny grant whose max_taint is not secret is invalid", () =>
   for (const taint of ["public", "private"] as const) {
     const problem = only(
       "g/a.toml",
-      grantToml({ tool: "read_file", mode: "deny", max_taint: taint, paths: ["/a"] }),
+      grant({ tool: "read_file", mode: "deny", max_taint: taint, paths: ["/a"] }),
     );
     assertEquals(problem.line, 3);
     assertStringIncludes(problem.problem, "a deny grant must apply at every taint");
   }
   assert(
-    parseGrant("g/a.toml", grantToml({ tool: "read_file", mode: "deny", paths: ["/a"] }), options)
+    parseGrant("g/a.toml", grant({ tool: "read_file", mode: "deny", paths: ["/a"] }), options)
       .ok,
   );
 });
 
 Deno.test("every problem of a file is reported, each with its own line", () => {
-  const text = grantToml({ tool: "read_file", mode: "deny", max_taint: "private", paths: ["/"] });
+  const text = grant({ tool: "read_file", mode: "deny", max_taint: "private", paths: ["/"] });
   const found = problems("g/Bad.toml", text);
   assertEquals(found.map((p) => p.line), [null, 8, 3]);
 });

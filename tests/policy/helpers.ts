@@ -1,50 +1,22 @@
-/** Test helpers: grant files written as TOML text, and grant sets built from them. */
+/** Test helpers: grant sets built from grant files (tests/kit/grant.ts), decided at a fixed time. */
 import {
   buildGrantSet,
   type DataClass,
   type DecideOptions,
   type GrantSet,
-  type Mode,
 } from "../../mod/policy/mod.ts";
 import { standardRegistry } from "../../mod/tools/mod.ts";
+import { grant, type GrantSpec } from "../kit/mod.ts";
 
 /** The app tools of a standard box, as the core passes them. */
 const APP_TOOLS = standardRegistry().appToolNames();
-
-/** The fields of one grant, as the owner writes them. */
-export interface GrantSpec {
-  tool: string;
-  mode?: Mode;
-  max_taint?: DataClass;
-  result_class?: DataClass;
-  untrusted?: boolean;
-  expires?: string;
-  paths?: readonly string[];
-  hosts?: readonly string[];
-}
-
-/** The TOML text of a grant file. */
-export function grantToml(spec: GrantSpec): string {
-  const lines = [
-    `tool = ${JSON.stringify(spec.tool)}`,
-    `mode = ${JSON.stringify(spec.mode ?? "auto")}`,
-    `max_taint = ${JSON.stringify(spec.max_taint ?? "secret")}`,
-    `result_class = ${JSON.stringify(spec.result_class ?? "private")}`,
-    `untrusted = ${spec.untrusted ?? false}`,
-  ];
-  if (spec.expires !== undefined) lines.push(`expires = ${JSON.stringify(spec.expires)}`);
-  lines.push("", "[constraints]");
-  if (spec.paths !== undefined) lines.push(`paths = ${JSON.stringify(spec.paths)}`);
-  if (spec.hosts !== undefined) lines.push(`hosts = ${JSON.stringify(spec.hosts)}`);
-  return lines.join("\n") + "\n";
-}
 
 /** A valid grant set from grant specs keyed by id; throws with the problems if it is invalid. */
 export function grantSet(specs: Record<string, GrantSpec>): GrantSet {
   const encoder = new TextEncoder();
   const files = Object.entries(specs).map(([id, spec]) => ({
     file: `grants/${id}.toml`,
-    bytes: encoder.encode(grantToml(spec)),
+    bytes: encoder.encode(grant(spec)),
   }));
   const load = buildGrantSet(files, { appTools: APP_TOOLS });
   if (!load.ok) throw new Error(`test grants are invalid: ${JSON.stringify(load.problems)}`);

@@ -16,7 +16,7 @@ export interface Edge {
 }
 
 /** The project root, without a trailing slash. */
-export const ROOT: string = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
+export const ROOT: string = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 
 /**
  * What names another file. An import statement (`import … from`, `export … from`, `import type`,

@@ -9,7 +9,8 @@ import {
   type ToolRequest,
 } from "../../mod/policy/mod.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { at, grantToml, NOTES_READ } from "./helpers.ts";
+import { at, NOTES_READ } from "./helpers.ts";
+import { grant } from "../kit/mod.ts";
 import { standardRegistry } from "../../mod/tools/mod.ts";
 
 /** The app tools of a standard box, as the core passes them. */
@@ -54,12 +55,12 @@ Deno.test("one invalid file among valid ones denies with grants_invalid a call a
     await Deno.writeTextFile(`${dir}/notes-read.toml`, NOTES_READ);
     await Deno.writeTextFile(
       `${dir}/web.toml`,
-      grantToml({ tool: "http_fetch", hosts: ["example.com"] }),
+      grant({ tool: "http_fetch", hosts: ["example.com"] }),
     );
     assertEquals(await outcomeOf(dir), "allowed");
     await Deno.writeTextFile(
       `${dir}/typo.toml`,
-      grantToml({ tool: "read_file", mode: "deny", paths: ["/home/kyle/notes"] }).replace(
+      grant({ tool: "read_file", mode: "deny", paths: ["/home/kyle/notes"] }).replace(
         "mode",
         "mdoe",
       ),
@@ -75,11 +76,11 @@ Deno.test("one invalid file among valid ones denies with grants_invalid a call a
 Deno.test("a change to a grant file applies to the very next decision", async () => {
   await withGrantsDir(async (dir) => {
     const file = `${dir}/notes.toml`;
-    await Deno.writeTextFile(file, grantToml({ tool: "read_file", paths: ["/home/kyle/notes"] }));
+    await Deno.writeTextFile(file, grant({ tool: "read_file", paths: ["/home/kyle/notes"] }));
     assertEquals(await outcomeOf(dir), "allowed");
     await Deno.writeTextFile(
       file,
-      grantToml({ tool: "read_file", mode: "ask", paths: ["/home/kyle/notes"] }),
+      grant({ tool: "read_file", mode: "ask", paths: ["/home/kyle/notes"] }),
     );
     assertEquals(await outcomeOf(dir), "ask");
     await Deno.remove(file);

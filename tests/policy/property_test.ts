@@ -17,7 +17,8 @@ import {
   type ToolRequest,
 } from "../../mod/policy/mod.ts";
 import { assert, assertEquals } from "../assert.ts";
-import { type GrantSpec, grantToml, NOW } from "./helpers.ts";
+import { NOW } from "./helpers.ts";
+import { grant, type GrantSpec } from "../kit/mod.ts";
 import { standardRegistry } from "../../mod/tools/mod.ts";
 
 /** The app tools of a standard box, as the core passes them. */
@@ -179,7 +180,7 @@ function setOf(entries: [string, GrantSpec][]): GrantSet {
   const encoder = new TextEncoder();
   const files = entries.map(([id, spec]) => ({
     file: `grants/${id}.toml`,
-    bytes: encoder.encode(grantToml(spec)),
+    bytes: encoder.encode(grant(spec)),
   }));
   const load = buildGrantSet(files, { appTools: APP_TOOLS });
   if (!load.ok) throw new Error(`generated grants are invalid: ${JSON.stringify(load.problems)}`);

@@ -5,10 +5,13 @@
  */
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { assert, assertEquals, assertNotIncludes, assertStringIncludes } from "../assert.ts";
-import { grant, until } from "../core/harness.ts";
-import { type PortalBox, startPortalBox, waitPending } from "./helpers.ts";
+import { grant, pendingApproval, type TestBox, type TestTask, until } from "../kit/mod.ts";
+import { type PortalBox, startPortalBox } from "./helpers.ts";
 
-const ARTIFACTS = new URL("../artifacts/portal/", import.meta.url).pathname;
+/** Waits (up to 30 s, for a loaded machine) until the task has a pending approval; its id. */
+const waitPending = (box: TestBox, task: TestTask) => pendingApproval(box, task, 30_000);
+
+const ARTIFACTS = new URL("../artifacts/portal", import.meta.url).pathname;
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 const ASK = {

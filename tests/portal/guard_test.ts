@@ -1,7 +1,7 @@
 /** The portal's doors over real HTTP: sign-in, sessions, cross-site refusals, headers, the token. */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { ensureOwnerToken, loginLink, startPortal } from "../../mod/portal/mod.ts";
-import { grant, pendingApproval } from "../core/harness.ts";
+import { grant, pendingApproval } from "../kit/mod.ts";
 import { startPortalBox } from "./helpers.ts";
 
 const ASK_ECHO = { echo: grant({ tool: "example.echo", mode: "ask" }) };

@@ -9,7 +9,7 @@ import { adminSocketPath } from "../../mod/config/mod.ts";
 import { adminRoutes } from "../../mod/core/admin_routes.ts";
 import { serveSocket } from "../../mod/core/home_layout.ts";
 import { ensureOwnerToken, loginCode, type Portal, startPortal } from "../../mod/portal/mod.ts";
-import { type BoxOptions, startBox, type TestBox, type TestTask, until } from "../core/harness.ts";
+import { type BoxOptions, startBox, type TestBox } from "../kit/mod.ts";
 
 /** A box and its portal. */
 export interface PortalBox {
@@ -161,18 +161,4 @@ export async function startPortalBox(
       await box.close();
     },
   };
-}
-
-/** Waits (up to 30 s, for a loaded machine) until the task has a pending approval; returns its id. */
-export async function waitPending(box: TestBox, task: TestTask): Promise<number> {
-  let id = -1;
-  await until(async () => {
-    const items = (await box.admin("GET", "/approvals")).body.items as {
-      approval: number;
-      task: string;
-    }[];
-    id = items.find((item) => item.task === task.id)?.approval ?? -1;
-    return id !== -1;
-  }, 30_000);
-  return id;
 }

@@ -4,22 +4,22 @@
  * killed with SIGKILL takes it along too (its stdin, held by the core, ends).
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { until } from "../core/harness.ts";
 import {
-  autoGrant,
+  grant,
   type ServeProcess,
   startServe,
   startTask,
   stopAllTasks,
   taskRequest,
-} from "../core/serve_process.ts";
+  until,
+} from "../kit/mod.ts";
 
 const PORTAL_AT = /gurt serve: portal at http:\/\/(127\.0\.0\.1:\d+) \(pid (\d+)\)/g;
 
 async function newHome(): Promise<string> {
   const home = await Deno.makeTempDir({ prefix: "gurt-portal-process-" });
   await Deno.mkdir(`${home}/grants`);
-  await Deno.writeTextFile(`${home}/grants/echo.toml`, autoGrant("example.echo"));
+  await Deno.writeTextFile(`${home}/grants/echo.toml`, grant({ tool: "example.echo" }));
   await Deno.writeTextFile(`${home}/gurt.toml`, '[portal]\nlisten = "127.0.0.1:0"\n');
   return home;
 }

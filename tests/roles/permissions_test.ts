@@ -7,24 +7,10 @@ import { loadConfig } from "../../mod/config/mod.ts";
 import { ROLE_TABLE, runRole } from "../../mod/roles/mod.ts";
 import type { RolePermissions, RoleStart } from "../../mod/roles/mod.ts";
 import type { ProbeArgs } from "./probe.ts";
+import { withRoleHome } from "./role_home.ts";
 
 const probe = new URL("./probe.ts", import.meta.url);
 const NOT_CAPABLE = 13;
-
-async function withHome(fn: (home: string) => Promise<void>): Promise<void> {
-  const home = await Deno.makeTempDir({ prefix: "gurt-roles-" });
-  try {
-    await Deno.mkdir(`${home}/audit`);
-    await Deno.mkdir(`${home}/tasks/t1`, { recursive: true });
-    await Deno.writeTextFile(`${home}/vault.env`, "EXAMPLE_KEY=not-a-real-value\n", {
-      mode: 0o600,
-    });
-    await Deno.writeTextFile(`${home}/audit/2026-11-29.jsonl`, "");
-    await fn(home);
-  } finally {
-    await Deno.remove(home, { recursive: true });
-  }
-}
 
 function config(home: string) {
   return loadConfig({ home, env: { BOX_VAULT: `${home}/vault.env` }, root: false });
@@ -40,7 +26,7 @@ function attempt<P>(
 }
 
 Deno.test("the worker role cannot read the vault file but can read its own code", async () => {
-  await withHome(async (home) => {
+  await withRoleHome(async (home) => {
     const row = ROLE_TABLE.loop;
     const perms = row.permissions({ socket: `${home}/tasks/t1/broker.sock` });
     assertEquals(await attempt(row, perms, { act: "read", target: `${home}/vault.env` }), 13);
@@ -49,7 +35,7 @@ Deno.test("the worker role cannot read the vault file but can read its own code"
 });
 
 Deno.test("the worker role cannot read the audit log or the grants, nor run programs", async () => {
-  await withHome(async (home) => {
+  await withRoleHome(async (home) => {
     const row = ROLE_TABLE.loop;
     const perms = row.permissions({ socket: `${home}/tasks/t1/broker.sock` });
     const audit = `${home}/audit/2026-11-29.jsonl`;
@@ -59,7 +45,7 @@ Deno.test("the worker role cannot read the audit log or the grants, nor run prog
 });
 
 Deno.test("the relay role cannot open another task's socket", async () => {
-  await withHome(async (home) => {
+  await withRoleHome(async (home) => {
     const row = ROLE_TABLE.mcp;
     const perms = row.permissions({ socket: `${home}/tasks/t1/broker.sock` });
     const other = `${home}/tasks/t2/broker.sock`;
@@ -68,7 +54,7 @@ Deno.test("the relay role cannot open another task's socket", async () => {
 });
 
 Deno.test("the owner CLI can read the audit log but cannot write to it", async () => {
-  await withHome(async (home) => {
+  await withRoleHome(async (home) => {
     const row = ROLE_TABLE.approvals;
     const perms = row.permissions({ config: config(home) });
     const audit = `${home}/audit/2026-11-29.jsonl`;
@@ -81,7 +67,7 @@ Deno.test("the owner CLI can read the audit log but cannot write to it", async (
 });
 
 Deno.test("the guest role cannot read the box home but can read its workspace", async () => {
-  await withHome(async (home) => {
+  await withRoleHome(async (home) => {
     const workspace = await Deno.makeTempDir({ prefix: "gurt-ws-" });
     try {
       await Deno.writeTextFile(`${workspace}/a.txt`, "a");
@@ -105,7 +91,7 @@ Deno.test("the guest role cannot read the box home but can read its workspace", 
 });
 
 Deno.test("the core role may not write outside the box home and the vault's folder", async () => {
-  await withHome(async (home) => {
+  await withRoleHome(async (home) => {
     const row = ROLE_TABLE.serve;
     const perms = row.permissions({ config: config(home) });
     assertEquals(await attempt(row, perms, { act: "write", target: `${home}/x` }), 0);
@@ -120,7 +106,7 @@ Deno.test("the core role may not write outside the box home and the vault's fold
 });
 
 Deno.test("the test worker reads the script it is given and no other file beside it", async () => {
-  await withHome(async (home) => {
+  await withRoleHome(async (home) => {
     const row = ROLE_TABLE["test-worker"];
     await Deno.writeTextFile(`${home}/script.txt`, "GET /task\n");
     await Deno.writeTextFile(`${home}/other.txt`, "x");
@@ -133,7 +119,7 @@ Deno.test("the test worker reads the script it is given and no other file beside
 });
 
 Deno.test("gurt audit verify --checkpoint reads that one file outside the box home, and writes nothing", async () => {
-  await withHome(async (home) => {
+  await withRoleHome(async (home) => {
     const outside = await Deno.makeTempDir({ prefix: "gurt-checkpoint-" });
     try {
       await Deno.writeTextFile(`${outside}/checkpoint`, "1 2026-11-29.jsonl 00\n");

@@ -8,29 +8,22 @@ import { adminSocketPath, ownerTokenPath } from "../../mod/config/mod.ts";
 import { ensureOwnerToken } from "../../mod/portal/mod.ts";
 import { ROLE_TABLE, runRole } from "../../mod/roles/mod.ts";
 import type { ProbeArgs } from "./probe.ts";
+import { withRoleHome } from "./role_home.ts";
 
 const probe = new URL("./probe.ts", import.meta.url);
 const NOT_CAPABLE = 13;
 const LISTEN = "127.0.0.1:7791";
 
-async function withHome(fn: (home: string) => Promise<void>): Promise<void> {
-  const home = await Deno.makeTempDir({ prefix: "gurt-portal-role-" });
-  try {
+/** Runs `fn` on a role test home with an owner token, grants, gurt.toml and the portal's socket folder. */
+function withPortalHome(fn: (home: string) => Promise<void>): Promise<void> {
+  return withRoleHome(async (home) => {
     await ensureOwnerToken(home);
-    await Deno.mkdir(`${home}/audit`);
-    await Deno.mkdir(`${home}/grants`);
-    await Deno.mkdir(`${home}/tasks/t1`, { recursive: true });
-    await Deno.mkdir(`${home}/run/owner-broker`, { recursive: true, mode: 0o700 });
-    await Deno.writeTextFile(`${home}/vault.env`, "EXAMPLE_KEY=not-a-real-value\n", {
-      mode: 0o600,
-    });
-    await Deno.writeTextFile(`${home}/audit/2026-11-29.jsonl`, "");
-    await Deno.writeTextFile(`${home}/grants/echo.toml`, 'tool = "example.echo"\n');
-    await Deno.writeTextFile(`${home}/gurt.toml`, "");
     await fn(home);
-  } finally {
-    await Deno.remove(home, { recursive: true });
-  }
+  }, {
+    prefix: "gurt-portal-role-",
+    dirs: ["grants", { path: "run/owner-broker", mode: 0o700 }],
+    files: { "grants/echo.toml": 'tool = "example.echo"\n', "gurt.toml": "" },
+  });
 }
 
 function attempt(home: string, args: ProbeArgs): Promise<number> {
@@ -39,7 +32,7 @@ function attempt(home: string, args: ProbeArgs): Promise<number> {
 }
 
 Deno.test("the portal role cannot read the vault file, the audit log, the grants or gurt.toml, but reads the owner token", async () => {
-  await withHome(async (home) => {
+  await withPortalHome(async (home) => {
     assertEquals(await attempt(home, { act: "read", target: ownerTokenPath(home) }), 0);
     for (const file of ["vault.env", "audit/2026-11-29.jsonl", "grants/echo.toml", "gurt.toml"]) {
       const target = `${home}/${file}`;
@@ -49,7 +42,7 @@ Deno.test("the portal role cannot read the vault file, the audit log, the grants
 });
 
 Deno.test("the portal role cannot write the audit log, nor anything else of the box home", async () => {
-  await withHome(async (home) => {
+  await withPortalHome(async (home) => {
     for (const file of ["audit/2026-11-29.jsonl", "audit/2026-11-30.jsonl", "run/portal.addr"]) {
       const target = `${home}/${file}`;
       assertEquals(await attempt(home, { act: "write", target }), NOT_CAPABLE, file);
@@ -59,14 +52,14 @@ Deno.test("the portal role cannot write the audit log, nor anything else of the 
 });
 
 Deno.test("the portal role runs no program and reads no environment", async () => {
-  await withHome(async (home) => {
+  await withPortalHome(async (home) => {
     assertEquals(await attempt(home, { act: "run", target: "true" }), NOT_CAPABLE);
     assertEquals(await attempt(home, { act: "env", target: "HOME" }), NOT_CAPABLE);
   });
 });
 
 Deno.test("the portal role reaches the admin socket, and no other socket or port", async () => {
-  await withHome(async (home) => {
+  await withPortalHome(async (home) => {
     const admin = Deno.listen({ transport: "unix", path: adminSocketPath(home) });
     try {
       assertEquals(await attempt(home, { act: "net", target: adminSocketPath(home) }), 0);

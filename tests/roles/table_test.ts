@@ -3,7 +3,7 @@ import { assertEquals } from "../assert.ts";
 import { buildProgram } from "../../mod/cli/mod.ts";
 import { ROLE_TABLE, type RoleTable } from "../../mod/roles/mod.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
+const ROOT = new URL("../..", import.meta.url).pathname;
 
 async function sources(dir: string): Promise<string[]> {
   const found: string[] = [];

@@ -1,7 +1,7 @@
 import { assertEquals, assertStringIncludes } from "../assert.ts";
 import { collectPointers, gateProblems, pointersIn } from "./gate.ts";
 
-const root = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
+const root = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 
 Deno.test("every runbook pointer in mod/ and tests/ names a heading of runbook.md", async () => {
   const pointers = await collectPointers(root, ["mod", "tests"]);

@@ -6,8 +6,7 @@
 import { assertEquals, assertStringIncludes } from "../assert.ts";
 import { denialText } from "../../mod/policy/mod.ts";
 import { RUNTIME_UNAVAILABLE } from "../../mod/runtime/mod.ts";
-import { startBox } from "../core/harness.ts";
-import { grantToml } from "../policy/helpers.ts";
+import { grant, startBox } from "../kit/mod.ts";
 import { ownTree } from "./helpers.ts";
 import { startTlsServer } from "./tls_fixture.ts";
 
@@ -18,8 +17,8 @@ Deno.test("a secret read raises the taint, and a later http_fetch under a privat
   await ownTree(files);
   const box = await startBox({
     grants: {
-      "keys-read": grantToml({ tool: "read_file", paths: [files], result_class: "secret" }),
-      "web": grantToml({ tool: "http_fetch", hosts: ["good.test"], max_taint: "private" }),
+      "keys-read": grant({ tool: "read_file", paths: [files], result_class: "secret" }),
+      "web": grant({ tool: "http_fetch", hosts: ["good.test"], max_taint: "private" }),
     },
     toml: '[runtime]\nallow_private_hosts = ["good.test"]\n',
     core: {
@@ -60,7 +59,7 @@ Deno.test("a core whose bubblewrap does not run says so at start and answers bui
   const files = await Deno.makeTempDir({ prefix: "gurt-e2e-files-" });
   await Deno.writeTextFile(`${files}/a.txt`, "text");
   const box = await startBox({
-    grants: { "files-read": grantToml({ tool: "read_file", paths: [files] }) },
+    grants: { "files-read": grant({ tool: "read_file", paths: [files] }) },
     core: { runtimeOptions: { bwrap: "/nonexistent/bwrap" } },
   });
   try {

@@ -7,7 +7,8 @@ import {
   type RuntimeSettings,
   SandboxRuntime,
 } from "../../mod/runtime/mod.ts";
-import { at, grantSet, type GrantSpec } from "../policy/helpers.ts";
+import type { GrantSpec } from "../kit/mod.ts";
+import { at, grantSet } from "../policy/helpers.ts";
 
 /** The spec for a call allowed by one auto grant; throws if the grant does not allow it. */
 export function specFor(grant: GrantSpec, tool: string, input: unknown): RunSpec {

@@ -8,8 +8,7 @@
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
 import { RUN_ERRORS, RunError } from "../../mod/runtime/mod.ts";
 import { requestJson } from "../../mod/net/mod.ts";
-import { startBox } from "../core/harness.ts";
-import { grantToml } from "../policy/helpers.ts";
+import { grant, startBox } from "../kit/mod.ts";
 import { ownTree, sandboxRuntime, shellIn, specFor, TOOL_OWNER, withOwnedDir } from "./helpers.ts";
 
 const asRoot = Deno.uid() === 0;
@@ -228,7 +227,7 @@ Deno.test({
     await withOwnedDir(async (dir) => {
       const box = await startBox({
         core: { asRoot: true },
-        grants: { sh: grantToml({ tool: "shell", paths: [dir] }) },
+        grants: { sh: grant({ tool: "shell", paths: [dir] }) },
       });
       try {
         const started = await box.admin("POST", "/tasks", {

@@ -8,8 +8,7 @@ import { Buffer } from "node:buffer";
 import { z } from "zod";
 import { assert, assertEquals } from "../assert.ts";
 import { defineTool } from "../../mod/tools/mod.ts";
-import { grant, pendingApproval, startBox, until } from "../core/harness.ts";
-import { gurt, type GurtRun } from "../cli/gurt.ts";
+import { grant, gurt, type GurtRun, pendingApproval, startBox, until } from "../kit/mod.ts";
 import { startFakeAnthropic } from "./fake_anthropic.ts";
 import { adminRequest, putKey, vaultFolder } from "./helpers.ts";
 

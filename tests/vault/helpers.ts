@@ -1,7 +1,7 @@
 /** Shared by the vault's tests: a vault file in its own folder, and the admin socket's vault routes. */
 import { adminSocketPath } from "../../mod/config/mod.ts";
 import { requestJson } from "../../mod/net/mod.ts";
-import type { Json, TestBox } from "../core/harness.ts";
+import type { Json, TestBox } from "../kit/mod.ts";
 
 /** A folder holding a vault file with `text` and `mode`; removed by `remove`. */
 export async function vaultFolder(

@@ -7,7 +7,7 @@ import { loadConfig } from "../../mod/config/mod.ts";
 import { Core } from "../../mod/core/core.ts";
 import { adminSocketPath } from "../../mod/config/mod.ts";
 import { VaultFileError } from "../../mod/vault/mod.ts";
-import { gurt } from "../cli/gurt.ts";
+import { gurt } from "../kit/mod.ts";
 import { vaultFolder } from "./helpers.ts";
 
 async function refusedStart(

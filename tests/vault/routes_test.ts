@@ -1,6 +1,6 @@
 /** The vault's admin routes: set, list, remove, deny, allow; the Anthropic key check; no value out. */
 import { assert, assertEquals, assertNotIncludes, assertStringIncludes } from "../assert.ts";
-import { startBox } from "../core/harness.ts";
+import { startBox } from "../kit/mod.ts";
 import { startFakeAnthropic } from "./fake_anthropic.ts";
 import { adminRequest, putKey, vaultFolder } from "./helpers.ts";
 

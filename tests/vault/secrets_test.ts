@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { assertEquals, assertNotIncludes, assertStringIncludes } from "../assert.ts";
 import { defineTool } from "../../mod/tools/mod.ts";
-import { grant, startBox, type TestBox } from "../core/harness.ts";
+import { grant, startBox, type TestBox } from "../kit/mod.ts";
 import { adminRequest, vaultFolder } from "./helpers.ts";
 
 const STRIPE = "sk_live_declared_value_0001";

@@ -4,9 +4,17 @@
  * worker or the core was killed mid-script.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { grant, type Json, pendingApproval, startBox, until } from "../core/harness.ts";
-import { gurtArgs } from "../cli/gurt.ts";
-import { autoGrant, noteKeys, startServe, startTask } from "../core/serve_process.ts";
+import {
+  grant,
+  gurtArgs,
+  type Json,
+  noteKeys,
+  pendingApproval,
+  startBox,
+  startServe,
+  startTask,
+  until,
+} from "../kit/mod.ts";
 
 // Line 3 waits on the owner: the moment at which the test kills the worker or the core.
 const SCRIPT = [
@@ -17,7 +25,7 @@ const SCRIPT = [
 ].join("\n") + "\n";
 
 const GRANTS = {
-  note: autoGrant("example.note"),
+  note: grant({ tool: "example.note" }),
   spend: grant({ tool: "example.spend", mode: "ask" }),
 };
 

@@ -10,6 +10,8 @@ import { requestJson } from "../../mod/net/mod.ts";
 import type { AppTool } from "../../mod/tools/mod.ts";
 import { defineTool, exampleApp, ToolRegistry } from "../../mod/tools/mod.ts";
 import { z } from "zod";
+import { grantFiles, layOut, makeHome, tomlFile } from "./home.ts";
+import { until } from "./wait.ts";
 
 /** A parsed JSON answer, read by assertions field by field. */
 // deno-lint-ignore no-explicit-any
@@ -62,16 +64,17 @@ export interface BoxOptions {
   env?: Record<string, string>;
   /** A home of the test's own choosing (made here), instead of a fresh temporary one. */
   home?: string;
+  /** The fresh home's name prefix. */
+  prefix?: string;
 }
 
 /** Starts a core on a fresh home. */
 export async function startBox(options: BoxOptions = {}): Promise<TestBox> {
-  const home = options.home ?? await Deno.makeTempDir({ prefix: "gurt-core-" });
-  await Deno.mkdir(`${home}/grants`, { recursive: true });
-  for (const [id, toml] of Object.entries(options.grants ?? {})) {
-    await Deno.writeTextFile(`${home}/grants/${id}.toml`, toml);
-  }
-  if (options.toml !== undefined) await Deno.writeTextFile(`${home}/gurt.toml`, options.toml);
+  const home = options.home ?? await makeHome({ prefix: options.prefix ?? "gurt-core-" });
+  await layOut(home, {
+    dirs: ["grants"],
+    files: { ...grantFiles(options.grants ?? {}), ...tomlFile(options.toml) },
+  });
   const config = loadConfig({
     home,
     env: { BOX_VAULT: `${home}/vault.env`, ...options.env },
@@ -135,50 +138,37 @@ export async function startBox(options: BoxOptions = {}): Promise<TestBox> {
   return box;
 }
 
-/** A grant file's text. */
-export function grant(fields: {
-  tool: string;
-  mode?: "auto" | "ask" | "deny";
-  max_taint?: string;
-  result_class?: string;
-  expires?: string;
-  paths?: string[];
-}): string {
-  const lines = [
-    `tool = ${JSON.stringify(fields.tool)}`,
-    `mode = ${JSON.stringify(fields.mode ?? "auto")}`,
-    `max_taint = ${JSON.stringify(fields.max_taint ?? "secret")}`,
-    `result_class = ${JSON.stringify(fields.result_class ?? "private")}`,
-  ];
-  if (fields.expires !== undefined) lines.push(`expires = ${JSON.stringify(fields.expires)}`);
-  if (fields.paths !== undefined) {
-    lines.push(`[constraints]\npaths = ${JSON.stringify(fields.paths)}`);
-  }
-  return lines.join("\n") + "\n";
-}
-
-/** Waits until `check` is true, polling the thing itself; fails after `ms`. */
-export async function until(check: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("the condition did not become true in time");
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
-/** Waits until approval `id` is pending. */
-export async function pendingApproval(box: TestBox, task: TestTask): Promise<number> {
+/** Waits (up to `ms`) until the task has a pending approval; returns its id. */
+export async function pendingApproval(box: TestBox, task: TestTask, ms = 5000): Promise<number> {
   let id = -1;
   await until(async () => {
     const items = (await box.admin("GET", "/approvals")).body.items as {
       approval: number;
       task: string;
     }[];
-    const mine = items.find((item) => item.task === task.id);
-    if (mine !== undefined) id = mine.approval;
-    return mine !== undefined;
-  });
+    id = items.find((item) => item.task === task.id)?.approval ?? -1;
+    return id !== -1;
+  }, ms);
   return id;
+}
+
+/**
+ * Follows task `id`'s journal over the admin socket `socket` until the task has ended, and returns
+ * the last page; fails after `ms` rather than hang.
+ */
+export async function taskEnded(socket: string, id: string, ms: number): Promise<Json> {
+  const deadline = Date.now() + ms;
+  let after = 0;
+  for (;;) {
+    const left = deadline - Date.now();
+    if (left <= 0) throw new Error(`task ${id} did not end in ${ms} ms`);
+    const page = (await requestJson(socket, {
+      method: "GET",
+      path: `/tasks/${id}/journal?after=${after}&wait=${left}`,
+    })).body as Json;
+    after = page.next;
+    if (page.ended) return page;
+  }
 }
 
 /** Every audit record under `home`, parsed, in order. */

@@ -3,7 +3,7 @@
  * The tests that kill the core use it: a connection to a dead core fails at once instead of
  * waiting on a kept client's pool, and the fuzz test can send bytes no fetch would send.
  */
-import type { Json } from "./harness.ts";
+import type { Json } from "./box.ts";
 
 /** A parsed answer: the status and the body, parsed as JSON when it is JSON. */
 export interface RawAnswer {

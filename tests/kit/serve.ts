@@ -3,11 +3,9 @@
  * it says its admin socket is ready, stopped with SIGTERM or killed with SIGKILL.
  */
 import { adminSocketPath } from "../../mod/config/mod.ts";
-import { gurtArgs } from "../cli/gurt.ts";
-import type { Json } from "./harness.ts";
+import { gurtArgs } from "./gurt.ts";
+import type { Json } from "./box.ts";
 import { rawJson } from "./raw_http.ts";
-
-export { auditRecords } from "./harness.ts";
 
 /** A running `gurt serve`. */
 export interface ServeProcess {
@@ -126,13 +124,6 @@ export function taskRequest(
   request: { method: "GET" | "POST"; path: string; body?: unknown },
 ): Promise<{ status: number; body: Json }> {
   return rawJson(taskSocket(home, task), request);
-}
-
-/** A grant file that allows `tool` at once. */
-export function autoGrant(tool: string, resultClass = "private"): string {
-  return `tool = ${JSON.stringify(tool)}\nmode = "auto"\nmax_taint = "secret"\nresult_class = ${
-    JSON.stringify(resultClass)
-  }\n`;
 }
 
 /** The notes of a task: the keys, in order, of tasks/<id>/notes.txt. */
