@@ -139,7 +139,11 @@ Deno.test("the same key asked again while its Result record is being synced wait
       answered = true;
       return answer;
     });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The second request has reached the broker once it waits on the call in flight (or, wrongly,
+    // once it has answered): then it is seen not to answer while the record is not on disk.
+    const flight = box.core.tasks.handle(task.id)?.callsByKey.get("k1");
+    assert(flight !== undefined, "the first call is in flight");
+    await until(() => flight.waiters === 2 || answered);
     assertEquals(answered, false, "answered before its Result record was on disk");
     gate.resolve();
     assertEquals(await first, { ok: true, output: { runs: 1 } });
