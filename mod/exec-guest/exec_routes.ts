@@ -193,22 +193,21 @@ export function execRouter(deps: ExecDeps): OpenAPIHono<GuestEnv> {
     const outcome = record.outcome;
     const response = jsonWithOutputs(
       {
-        exec_id: record.id,
-        status: outcome === undefined ? "running" : "exited",
-      },
-      {
         stdout: { buffer: process.stdout, since },
         stderr: { buffer: process.stderr, since: stderrSince },
       },
       {
-        exit_code: outcome?.exit_code ?? null,
-        timed_out: outcome?.timed_out ?? false,
-        duration_ms: outcome?.duration_ms ?? process.elapsedMs(),
-        truncated: outcome?.truncated ?? (process.stdout.truncated || process.stderr.truncated),
-        output_complete: outcome?.output_complete ?? false,
-        cwd: record.cwd,
-        stdout_next: process.stdout.length,
-        stderr_next: process.stderr.length,
+        head: { exec_id: record.id, status: outcome === undefined ? "running" : "exited" },
+        tail: {
+          exit_code: outcome?.exit_code ?? null,
+          timed_out: outcome?.timed_out ?? false,
+          duration_ms: outcome?.duration_ms ?? process.elapsedMs(),
+          truncated: outcome?.truncated ?? (process.stdout.truncated || process.stderr.truncated),
+          output_complete: outcome?.output_complete ?? false,
+          cwd: record.cwd,
+          stdout_next: process.stdout.length,
+          stderr_next: process.stderr.length,
+        },
       },
     );
     return response as unknown as ReturnType<typeof c.json<never, 200>>;
@@ -227,12 +226,11 @@ export function execRouter(deps: ExecDeps): OpenAPIHono<GuestEnv> {
 function resultResponse(record: ExecRecord, outcome: ExecOutcome): Response {
   const { exec_id, ...tail } = outcomeFields(record, outcome);
   return jsonWithOutputs(
-    { exec_id },
     {
       stdout: { buffer: record.process.stdout, since: 0 },
       stderr: { buffer: record.process.stderr, since: 0 },
     },
-    tail,
+    { head: { exec_id }, tail },
   );
 }
 

@@ -34,9 +34,9 @@ export type ReadAnswer =
 /** Reads a file (utf8 unless asked or not valid UTF-8, then base64) or lists a directory. */
 export async function readPath(
   workspace: Workspace,
-  input: string,
-  options: FileLimits & { encoding: "utf8" | "base64" },
+  options: FileLimits & { path: string; encoding: "utf8" | "base64" },
 ): Promise<ReadAnswer> {
+  const input = options.path;
   const helper = helperOf(workspace);
   const path = await workspace.jail.existing(input);
   const found = await act(input, () =>
@@ -88,9 +88,9 @@ export async function openRaw(
  */
 export async function writePath(
   workspace: Workspace,
-  input: string,
-  options: { bytes: Uint8Array; createDirs: boolean; maxFileBytes: number },
+  options: { path: string; bytes: Uint8Array; createDirs: boolean; maxFileBytes: number },
 ): Promise<{ path: string; bytes_written: number }> {
+  const input = options.path;
   if (options.bytes.byteLength > options.maxFileBytes) {
     throw tooLarge(options.bytes.byteLength, options.maxFileBytes);
   }
@@ -123,9 +123,9 @@ export async function writePath(
 /** Deletes a file, a link or a directory (non-empty only with recursive); never the root. */
 export async function deletePath(
   workspace: Workspace,
-  input: string,
-  recursive: boolean,
+  options: { path: string; recursive: boolean },
 ): Promise<{ path: string; deleted: boolean }> {
+  const { path: input, recursive } = options;
   const helper = helperOf(workspace);
   const resolved = await workspace.jail.resolve(input, { followFinal: false });
   if (resolved.isRoot) {
@@ -141,9 +141,9 @@ export async function deletePath(
 /** Makes a directory (with its parents unless parents is false); created false if it existed. */
 export async function makeDirectory(
   workspace: Workspace,
-  input: string,
-  parents: boolean,
+  options: { path: string; parents: boolean },
 ): Promise<{ path: string; created: boolean }> {
+  const { path: input, parents } = options;
   const resolved = await workspace.jail.resolve(input, { followFinal: true });
   if (resolved.exists) {
     if (!(await Deno.stat(resolved.path).catch((error) => ioFailure(input, error))).isDirectory) {
@@ -165,9 +165,9 @@ export async function makeDirectory(
 /** Moves a file, link or directory; the destination must not exist; never the root. */
 export async function movePath(
   workspace: Workspace,
-  from: string,
-  to: string,
+  move: { from: string; to: string },
 ): Promise<{ from: string; to: string }> {
+  const { from, to } = move;
   const helper = helperOf(workspace);
   const jail = workspace.jail;
   const source = await jail.resolve(from, { followFinal: false });

@@ -128,8 +128,9 @@ export function filesRouter(deps: FilesDeps): OpenAPIHono<GuestEnv> {
 
   router.openapi(readRoute, async (c) => {
     const query = c.req.valid("query");
-    const answer = await readPath(deps, query.path ?? "", {
+    const answer = await readPath(deps, {
       ...deps,
+      path: query.path ?? "",
       encoding: query.encoding ?? "utf8",
     });
     return c.json(answer, 200);
@@ -149,7 +150,8 @@ export function filesRouter(deps: FilesDeps): OpenAPIHono<GuestEnv> {
     const bytes = cached !== undefined
       ? new Uint8Array(await cached)
       : await readCapped(c.req.raw, deps.maxFileBytes);
-    const written = await writePath(deps, query.path, {
+    const written = await writePath(deps, {
+      path: query.path,
       bytes,
       createDirs: query.create_dirs === "true" || query.create_dirs === "1",
       maxFileBytes: deps.maxFileBytes,
@@ -162,7 +164,8 @@ export function filesRouter(deps: FilesDeps): OpenAPIHono<GuestEnv> {
     const bytes = body.encoding === "base64"
       ? fromBase64(body.content)
       : new TextEncoder().encode(body.content);
-    const written = await writePath(deps, body.path, {
+    const written = await writePath(deps, {
+      path: body.path,
       bytes,
       createDirs: body.create_dirs ?? false,
       maxFileBytes: deps.maxFileBytes,
@@ -173,17 +176,20 @@ export function filesRouter(deps: FilesDeps): OpenAPIHono<GuestEnv> {
   router.openapi(deleteRoute, async (c) => {
     const query = c.req.valid("query");
     const recursive = query.recursive === "true" || query.recursive === "1";
-    return c.json(await deletePath(deps, query.path, recursive), 200);
+    return c.json(await deletePath(deps, { path: query.path, recursive }), 200);
   });
 
   router.openapi(mkdirRoute, async (c) => {
     const body = c.req.valid("json");
-    return c.json(await makeDirectory(deps, body.path, body.parents ?? true), 200);
+    return c.json(
+      await makeDirectory(deps, { path: body.path, parents: body.parents ?? true }),
+      200,
+    );
   });
 
   router.openapi(moveRoute, async (c) => {
     const body = c.req.valid("json");
-    return c.json(await movePath(deps, body.from, body.to), 200);
+    return c.json(await movePath(deps, { from: body.from, to: body.to }), 200);
   });
 
   return router;

@@ -15,10 +15,10 @@ export interface OutputField {
 
 /** Answers `{...head, <outputs as strings>, ...tail}` as application/json, streamed. */
 export function jsonWithOutputs(
-  head: Record<string, unknown>,
   outputs: Record<string, OutputField>,
-  tail: Record<string, unknown>,
+  around: { head: Record<string, unknown>; tail: Record<string, unknown> },
 ): Response {
+  const { head, tail } = around;
   let size = 0;
   for (const field of Object.values(outputs)) size += field.buffer.length - field.since;
   if (size <= SMALL) {
