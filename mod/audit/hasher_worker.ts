@@ -15,7 +15,7 @@ self.onmessage = (event: MessageEvent<HasherStart>) => {
     const { content, chunkBytes } = message.data;
     try {
       const sha256Into = await sha256;
-      for (const { bytes, digests, ends } of hashChunks(content, sha256Into, { chunkBytes })) {
+      for (const { bytes, digests, ends } of hashChunks(content, { sha256Into, chunkBytes })) {
         const start = bytes.byteOffset - content.byteOffset;
         const answer: HashAnswer = {
           kind: "chunk",

@@ -46,9 +46,9 @@ export interface LineHasher {
 /** The chunks of a file with their lines' hashes, by the given SHA-256 of one line. */
 export function* hashChunks(
   content: Uint8Array,
-  sha256Into: Sha256Into,
-  options: HashFileOptions = {},
+  options: HashFileOptions & { sha256Into: Sha256Into },
 ): Generator<HashedChunk> {
+  const { sha256Into } = options;
   const chunkBytes = Math.max(1, options.chunkBytes ?? CHUNK_BYTES);
   let start = 0;
   while (start < content.length) {
@@ -82,7 +82,7 @@ export async function localHasher(): Promise<LineHasher> {
   const sha256Into = await lineSha256(libcryptoPath());
   return {
     hashFile(content: Uint8Array, options: HashFileOptions = {}): ChunkStream {
-      const chunks = hashChunks(content, sha256Into, options);
+      const chunks = hashChunks(content, { ...options, sha256Into });
       return { next: () => Promise.resolve(chunks.next().value ?? null) };
     },
   };

@@ -68,8 +68,8 @@ Deno.test("property: chunks hashed by libcrypto and by node:crypto are the same"
       fc.integer({ min: 1, max: 700 }),
       (bytes, chunkBytes) => {
         const content = Uint8Array.from(bytes);
-        const a = [...hashChunks(content, ffi, { chunkBytes })];
-        const b = [...hashChunks(content, node, { chunkBytes })];
+        const a = [...hashChunks(content, { sha256Into: ffi, chunkBytes })];
+        const b = [...hashChunks(content, { sha256Into: node, chunkBytes })];
         assertEquals(a, b);
       },
     ),
