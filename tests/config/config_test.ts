@@ -48,7 +48,13 @@ Deno.test("an empty file gives every default", () => {
     max_task_bytes: 20 * 1024 * 1024,
     max_model_requests: 4,
   });
-  assertEquals(config.tasks, { worker_log_bytes: 4 * 1024 * 1024 });
+  assertEquals(config.tasks, {
+    worker_log_bytes: 4 * 1024 * 1024,
+    memory_bytes: 4 * 1024 * 1024 * 1024,
+    max_processes: 1024,
+    cpus: 1,
+    tmp_bytes: 1024 * 1024 * 1024,
+  });
   assertEquals(config.portal.listen, "127.0.0.1:7780");
 });
 
@@ -109,5 +115,24 @@ Deno.test("BOX_APPROVAL_WAIT_MS overrides gurt.toml and must be a positive integ
     }
   } finally {
     await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("a task's limits are read, and a limit too small to run a worker is refused with its key", () => {
+  const config = parseConfig(
+    "g.toml",
+    "[tasks]\nmemory_bytes = 1073741824\nmax_processes = 64\ncpus = 1.5\ntmp_bytes = 67108864\n",
+  );
+  assertEquals(config.tasks.memory_bytes, 1024 * 1024 * 1024);
+  assertEquals(config.tasks.max_processes, 64);
+  assertEquals(config.tasks.cpus, 1.5);
+  assertEquals(config.tasks.tmp_bytes, 64 * 1024 * 1024);
+  for (
+    const [line, key] of [["memory_bytes = 1024", "memory_bytes"], [
+      "max_processes = 2",
+      "max_processes",
+    ], ["cpus = 0", "cpus"]]
+  ) {
+    assertThrows(() => parseConfig("g.toml", `[tasks]\n${line}\n`), ConfigError, key);
   }
 });
