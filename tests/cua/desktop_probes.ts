@@ -53,14 +53,8 @@ export async function pidOf(name: string, display: string): Promise<number> {
   throw new Error(`no ${name} runs on ${display}`);
 }
 
-/** Polls `check` every 50 ms until it holds; fails after 20 s naming `what`. */
-export async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`never saw ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** How the desktop tests wait with the kit's `until`: every 50 ms, for up to 20 s. */
+export const DESKTOP_WAIT = { ms: 20_000, every: 50 } as const;
 
 /** Sets the keyboard focus to None on its own X connection and waits until the server did it. */
 export async function dropFocus(display: string): Promise<void> {

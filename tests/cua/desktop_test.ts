@@ -13,13 +13,14 @@ import {
   startDesktop,
 } from "./fixture.ts";
 import {
+  DESKTOP_WAIT,
   dropFocus,
   pidOf,
   rfbSecurityTypes,
   topLevelAtoms,
-  until,
   vncAuthenticates,
 } from "./desktop_probes.ts";
+import { until } from "../kit/mod.ts";
 
 const XVFB = hasXvfb();
 if (!XVFB) {
@@ -448,7 +449,10 @@ Deno.test({
         assert(!("url_before" in observed) && !("url_after" in observed), JSON.stringify(observed));
         assertEquals((await call(app, "/v1/windows")).body.windows, []);
         // Chromium exits cleanly once its last window is gone, and is not restarted.
-        await until("Chromium gone", async () => !(await call(app, "/v1/chrome")).body.running);
+        await until(async () => !(await call(app, "/v1/chrome")).body.running, {
+          ...DESKTOP_WAIT,
+          what: "Chromium gone",
+        });
         // With settle on, reset_desktop launches a fresh Chromium and waits for it.
         const settled = (await call(app, "/v1/cua/batch", {
           screenshot: "none",

@@ -11,7 +11,8 @@ import {
   RecordingPage,
   startDesktop,
 } from "./fixture.ts";
-import { pidOf, until } from "./desktop_probes.ts";
+import { DESKTOP_WAIT, pidOf } from "./desktop_probes.ts";
+import { until } from "../kit/mod.ts";
 
 const last = (events: PageEvent[], type: string) => events.filter((e) => e.type === type).at(-1);
 
@@ -37,11 +38,11 @@ Deno.test({
         const before = await pidOf("chromium", options.display);
         page.clear();
         Deno.kill(before, "SIGKILL");
-        await until("Chromium running again under a new pid", async () => {
+        await until(async () => {
           const chrome = (await call(app, "/v1/chrome")).body;
           const pid = await pidOf("chromium", options.display).catch(() => before);
           return chrome.ready && chrome.running && pid !== before;
-        });
+        }, { ...DESKTOP_WAIT, what: "Chromium running again under a new pid" });
         await page.until("the page loading again", (events) => last(events, "load"));
       },
     });
@@ -58,10 +59,10 @@ Deno.test({
           down.status === 200 || down.body.error.code === "display_unavailable",
           JSON.stringify(down.body),
         );
-        await until("the desktop ready again with Chromium", async () => {
+        await until(async () => {
           const desktopReady = (await call(app, "/v1/desktop")).body.ready;
           return desktopReady && (await call(app, "/v1/chrome")).body.ready;
-        });
+        }, { ...DESKTOP_WAIT, what: "the desktop ready again with Chromium" });
         assert((await pidOf("Xvfb", options.display)) !== before);
         await page.until("the page loading again", (events) => last(events, "load"));
         await hoverUntilSeen(app, page, { x: 700, y: 400 });

@@ -17,6 +17,7 @@ import {
   runHidden,
   spawnHidden,
 } from "./hidden.ts";
+import { grant, readUntil, waitFor } from "../kit/mod.ts";
 
 const root = checkoutRoot();
 const asRoot = Deno.uid() === 0;
@@ -44,44 +45,6 @@ async function headOf(path: string): Promise<string> {
   }
 }
 
-/** Reads a child's stream until `done` says what it holds so far is enough. */
-async function readUntil(
-  stream: ReadableStream<Uint8Array>,
-  done: (text: string) => boolean,
-): Promise<{ text: string; rest: Promise<string> }> {
-  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!done(text)) {
-    const { done: ended, value } = await reader.read();
-    if (ended) return { text, rest: Promise.resolve("") };
-    text += value;
-  }
-  const rest = (async () => {
-    let more = "";
-    for (;;) {
-      const { done: ended, value } = await reader.read();
-      if (ended) return more;
-      more += value;
-    }
-  })();
-  return { text, rest };
-}
-
-/** Retries `check` until it returns a value, for up to `ms`; `check` also says what it saw. */
-async function until<T>(
-  what: string,
-  check: () => Promise<{ value: T | null; seen: string }>,
-  ms = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const { value, seen } = await check();
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}; last seen:\n${seen}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
 /** The command lines of the running processes that name `part`, words joined by spaces. */
 async function commandLinesNaming(part: string): Promise<string[]> {
   const found: string[] = [];
@@ -94,8 +57,8 @@ async function commandLinesNaming(part: string): Promise<string[]> {
 }
 
 const GRANTS = {
-  echo: 'tool = "example.echo"\nmode = "auto"\nmax_taint = "secret"\nresult_class = "private"\n',
-  spend: 'tool = "example.spend"\nmode = "ask"\nmax_taint = "secret"\nresult_class = "private"\n',
+  echo: grant({ tool: "example.echo" }),
+  spend: grant({ tool: "example.spend", mode: "ask" }),
 };
 
 Deno.test({
@@ -202,22 +165,23 @@ Deno.test({
           assertEquals(started.code, 0, started.stderr);
           const task = started.stdout.trim();
           users.push(`box-${task}`);
-          const id = await until("the spend's approval", async () => {
+          let seen = "";
+          const slowly = { ms: 60_000, every: 200, seen: () => seen };
+          const id = await waitFor(async () => {
             const list = await run(["--home", home, "approvals"]);
-            return {
-              value: /^(\d+)\s/m.exec(list.stdout)?.[1] ?? null,
-              seen: list.stdout + list.stderr,
-            };
-          });
+            seen = list.stdout + list.stderr;
+            return /^(\d+)\s/m.exec(list.stdout)?.[1];
+          }, { ...slowly, what: "the spend's approval" });
           const approved = await run(["--home", home, "approve", id]);
           assertEquals(approved.code, 0, approved.stderr);
           assertStringIncludes(approved.stdout, `approved ${id}`);
-          const shown = await until("both calls' results", async () => {
+          const shown = await waitFor(async () => {
             const show = await run(["--home", home, "task", "show", task]);
+            seen = show.stdout + show.stderr;
             const both = / result \S+ example\.echo /.test(show.stdout) &&
               / result \S+ example\.spend /.test(show.stdout);
-            return { value: both ? show.stdout : null, seen: show.stdout + show.stderr };
-          });
+            return both && show.stdout;
+          }, { ...slowly, what: "both calls' results" });
           assertStringIncludes(shown, "hello");
           const verified = await run(["--home", home, "audit", "verify"]);
           assertEquals(verified.code, 0, verified.stderr);

@@ -7,7 +7,7 @@ import {
   type HostExtras,
   installSessionHelper,
 } from "../../mod/exec-guest/mod.ts";
-import { gurtArgs } from "../kit/mod.ts";
+import { gurtArgs, until, waitFor } from "../kit/mod.ts";
 
 /** A guest under test: its URLs, its workspace, and how to stop it. */
 export interface GuestUnderTest {
@@ -247,30 +247,20 @@ export function groupMembers(pgid: number): number[] {
 }
 
 /**
- * Waits until `check` holds, re-checking as each process event settles (up to `attempts` times,
- * one millisecond of yield apart): a signal is delivered asynchronously, so death is observed,
- * not assumed.
+ * Waits until `check` holds, re-checking every millisecond for up to `ms`: a signal is delivered
+ * asynchronously, so death is observed, not assumed. Whether it came to hold.
  */
-export async function eventually(check: () => boolean, attempts = 3000): Promise<boolean> {
-  for (let i = 0; i < attempts; i++) {
-    if (check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-  return check();
+export function eventually(check: () => boolean, ms = 5000): Promise<boolean> {
+  return until(check, { ms, every: 1, what: "a process event" }).then(() => true, () => check());
 }
 
-/** Waits until a file exists (the command under test writes it when it is ready). */
+/** Waits until a file exists and ends a line (the command under test writes it when ready). */
 export async function fileAppears(path: string): Promise<string> {
-  for (let i = 0; i < 10_000; i++) {
-    try {
-      const text = await Deno.readTextFile(path);
-      if (text.endsWith("\n")) return text.trim();
-    } catch {
-      // Not there yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-  throw new Error(`${path} never appeared`);
+  const text = await waitFor(
+    () => Deno.readTextFile(path).then((text) => text.endsWith("\n") ? text : null, () => null),
+    { ms: 15_000, every: 1, what: `${path} to appear` },
+  );
+  return text.trim();
 }
 
 async function collect(stream: ReadableStream<Uint8Array>): Promise<string> {

@@ -61,3 +61,29 @@ export async function gurt(
   const decoder = new TextDecoder();
   return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
 }
+
+/**
+ * Reads a child's stream until `done` says what it holds so far is enough (or the stream ends):
+ * that text, and the rest of the stream read on in the background.
+ */
+export async function readUntil(
+  stream: ReadableStream<Uint8Array>,
+  done: (text: string) => boolean,
+): Promise<{ text: string; rest: Promise<string> }> {
+  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!done(text)) {
+    const { done: ended, value } = await reader.read();
+    if (ended) return { text, rest: Promise.resolve("") };
+    text += value;
+  }
+  const rest = (async () => {
+    let more = "";
+    for (;;) {
+      const { done: ended, value } = await reader.read();
+      if (ended) return more;
+      more += value;
+    }
+  })();
+  return { text, rest };
+}

@@ -12,6 +12,7 @@ import {
   gurtCommand,
   type Json,
   makeHome,
+  readUntil,
   startServe,
   taskEnded,
 } from "../kit/mod.ts";
@@ -108,24 +109,17 @@ Deno.test("an ask grant: the block appears in gurt task watch, typing the id app
       .spawn();
     // A watch that shows no block, or never ends, is stopped so the test fails and does not hang.
     const guard = setTimeout(() => watch.kill("SIGKILL"), 60_000);
-    const out = watch.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    let shown = "";
-    while (!shown.includes('\n    example.spend {"cents":5}\n')) {
-      const { value, done } = await out.read();
-      if (done) throw new Error(`gurt task watch ended before the block: ${shown}`);
-      shown += value;
-    }
+    const block = '\n    example.spend {"cents":5}\n';
+    const read = await readUntil(watch.stdout, (text) => text.includes(block));
+    let shown = read.text;
+    if (!shown.includes(block)) throw new Error(`gurt task watch ended before the block: ${shown}`);
     const reset = shown.indexOf("\u001b[0m");
     const approval = Number(shown.slice(reset + 4).split(" ")[0]);
     assert(Number.isSafeInteger(approval), `the block starts with the approval id: ${shown}`);
     const stdin = watch.stdin.getWriter();
     await stdin.write(new TextEncoder().encode(`${approval}\n`));
     await stdin.close();
-    for (;;) {
-      const { value, done } = await out.read();
-      if (done) break;
-      shown += value;
-    }
+    shown += await read.rest;
     const status = await watch.status;
     clearTimeout(guard);
     const stderr = new TextDecoder().decode(await new Response(watch.stderr).arrayBuffer());
