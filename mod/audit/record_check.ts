@@ -121,6 +121,7 @@ export const EVENT_FIELDS: Record<string, readonly Field[]> = {
   vault_denied: fields(["app", "text"], ["name", "text"]),
   vault_allowed: fields(["app", "text"], ["name", "text"]),
   cost: fields(["task", "text"], ["cents", "count"], ["what", "text"]),
+  net_blocked: fields(["task", "text"], ["host", "text"], ["port", "count"], ["reason", "text"]),
 };
 
 function fields(...pairs: [string, Kind][]): Field[] {

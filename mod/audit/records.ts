@@ -124,6 +124,18 @@ const vaultAllowed = z.strictObject({ type: z.literal("vault_allowed"), app: tex
 /** What a /cost or /usage charged a task. */
 const cost = z.strictObject({ type: z.literal("cost"), task: text, cents: count, what: text });
 
+/**
+ * A connection a task's egress proxy refused: the host as the task named it, the port, and why
+ * (not_listed, private_address, sni_mismatch, …). Never a byte the task sent.
+ */
+const netBlocked = z.strictObject({
+  type: z.literal("net_blocked"),
+  task: text,
+  host: text,
+  port: count,
+  reason: text,
+});
+
 /** Every event the log holds, tagged by `type`. */
 export const auditEvent = z.discriminatedUnion("type", [
   decision,
@@ -138,6 +150,7 @@ export const auditEvent = z.discriminatedUnion("type", [
   vaultDenied,
   vaultAllowed,
   cost,
+  netBlocked,
 ]);
 
 /** One event of the audit log. */

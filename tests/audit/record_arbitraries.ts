@@ -129,6 +129,13 @@ export const event = fc.oneof(
   }),
   fc.record({ type: fc.constantFrom("vault_set", "vault_removed"), name: text }),
   fc.record({ type: fc.constantFrom("vault_denied", "vault_allowed"), app: text, name: text }),
+  fc.record({
+    type: fc.constant("net_blocked"),
+    task: text,
+    host: text,
+    port: fc.integer({ min: 0, max: 65535 }),
+    reason: text,
+  }),
   fc.record({ type: fc.constant("cost"), task: text, cents: count, what: text }),
 );
 export const record = fc.record({ seq: count, time, prev: hex, event });
