@@ -3,32 +3,11 @@
  * the cents spent and the cents reserved by calls still running, would pass the budget becomes a
  * budget approval, through a real core and its real sockets.
  */
-import { z } from "zod";
-import { type AppTool, defineTool } from "../../mod/tools/mod.ts";
 import { assertEquals } from "../assert.ts";
-import { grant, type Json, pendingApproval, startBox, until } from "../kit/mod.ts";
-
-/** A tool that costs 6 cents and runs until the test lets it end: a slow paid call. */
-function slowSpend(): { started: number[]; release: () => void; tool: AppTool<never> } {
-  const started: number[] = [];
-  const gate = Promise.withResolvers<void>();
-  const tool = defineTool({
-    name: "test.slow_spend",
-    description: "Costs 6 cents and runs until the test releases it.",
-    input: z.strictObject({ n: z.number() }),
-    cost: () => 6,
-    secrets: [],
-    run: async (_ctx, input) => {
-      started.push(input.n);
-      await gate.promise;
-      return { n: input.n };
-    },
-  });
-  return { started, release: () => gate.resolve(), tool: tool as AppTool<never> };
-}
+import { grant, heldTool, type Json, pendingApproval, startBox, until } from "../kit/mod.ts";
 
 Deno.test("a 10-cent budget with a 6-cent call still running: a second 6-cent call with another key becomes a budget approval and does not run", async () => {
-  const slow = slowSpend();
+  const slow = heldTool("test.slow_spend");
   const box = await startBox({
     grants: { slow: grant({ tool: "test.slow_spend" }) },
     tools: [slow.tool],

@@ -3,30 +3,9 @@
  * fdatasync of the Result record is held on demand: the call is answered, and its reserved cents
  * given back, only once its Result record is on disk; a key sent twice runs its tool once.
  */
-import { z } from "zod";
 import { type AuditFileOps, realFileOps } from "../../mod/audit/mod.ts";
-import { type AppTool, defineTool } from "../../mod/tools/mod.ts";
 import { assertEquals } from "../assert.ts";
-import { grant, type Json, pendingApproval, startBox, until } from "../kit/mod.ts";
-
-/** A tool that costs 6 cents and runs until the test lets it end (at once, unless held). */
-function spend(): { started: number[]; gate: PromiseWithResolvers<void>; tool: AppTool<never> } {
-  const started: number[] = [];
-  const gate = Promise.withResolvers<void>();
-  const tool = defineTool({
-    name: "test.spend6",
-    description: "Costs 6 cents and runs until the test releases it.",
-    input: z.strictObject({ n: z.number() }),
-    cost: () => 6,
-    secrets: [],
-    run: async (_ctx, input) => {
-      started.push(input.n);
-      await gate.promise;
-      return { n: input.n };
-    },
-  });
-  return { started, gate, tool: tool as AppTool<never> };
-}
+import { grant, heldTool, type Json, pendingApproval, startBox, until } from "../kit/mod.ts";
 
 const GRANTS = { spend: grant({ tool: "test.spend6" }) };
 
@@ -55,7 +34,7 @@ function holdResultSync(): {
 }
 
 Deno.test("a call is answered, and gives its reserved cents back, only once its Result record is on disk: a call over budget meanwhile becomes a budget approval", async () => {
-  const tool = spend();
+  const tool = heldTool("test.spend6");
   tool.gate.resolve(); // runs at once
   const hold = holdResultSync();
   const box = await startBox({ grants: GRANTS, tools: [tool.tool], fileOps: hold.ops });
@@ -91,7 +70,7 @@ Deno.test("a call is answered, and gives its reserved cents back, only once its 
 });
 
 Deno.test("a key sent twice while its call runs: the tool runs once, both answer the same, one Decision and one Result record, charged once", async () => {
-  const tool = spend();
+  const tool = heldTool("test.spend6");
   const box = await startBox({ grants: GRANTS, tools: [tool.tool] });
   try {
     const task = await box.startTask({ tools: ["test.spend6"], budgetCents: 100 });

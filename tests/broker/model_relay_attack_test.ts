@@ -31,6 +31,7 @@ import {
   startSseService,
   textBlock,
   toolBlock,
+  withRelay,
 } from "./model_relay_service.ts";
 import type { TestTask } from "../kit/mod.ts";
 
@@ -91,9 +92,7 @@ function stopEvent(index: number): string {
 Deno.test("attack: deltas of two open text blocks, interleaved, give a worker that joins each block's deltas the value", async () => {
   // The relay joins all text in the order it arrives; a worker joins each block's deltas, so
   // block 0 reads FIRST + SECOND while the relay saw FIRST, "Also: ", SECOND.
-  const service = startSseService();
-  const { box, task } = await startRelayBox("anthropic", service);
-  try {
+  await withRelay("anthropic", async ({ service, task }) => {
     const received = await relay(
       service,
       task,
@@ -109,18 +108,13 @@ Deno.test("attack: deltas of two open text blocks, interleaved, give a worker th
     );
     const text = await workerText(async () => (await anthropicReply(asAnswer(received))).text);
     assertNoValue(text, "gurt's worker");
-  } finally {
-    await box.close();
-    await service.close();
-  }
+  });
 });
 
 Deno.test("attack: text blocks sent out of index order give gurt's worker, which joins blocks by index, the value", async () => {
   // Block 1 (the value's end) is sent whole before block 0 (its start): the relay's text stream
   // is SECOND + FIRST, the worker's text is FIRST + SECOND.
-  const service = startSseService();
-  const { box, task } = await startRelayBox("anthropic", service);
-  try {
+  await withRelay("anthropic", async ({ service, task }) => {
     const received = await relay(
       service,
       task,
@@ -128,18 +122,13 @@ Deno.test("attack: text blocks sent out of index order give gurt's worker, which
     );
     const text = await workerText(async () => (await anthropicReply(asAnswer(received))).text);
     assertNoValue(text, "gurt's worker");
-  } finally {
-    await box.close();
-    await service.close();
-  }
+  });
 });
 
 Deno.test("attack: a text_delta on a tool_use block, between two text blocks, breaks the relay's text stream but not the worker's", async () => {
   // The relay puts every text_delta in the message's one text stream, whatever the block's type;
   // gurt's worker (and the SDKs) drop text of a tool_use block, so blocks 0 and 2 join whole.
-  const service = startSseService();
-  const { box, task } = await startRelayBox("anthropic", service);
-  try {
+  await withRelay("anthropic", async ({ service, task }) => {
     const received = await relay(
       service,
       task,
@@ -156,10 +145,7 @@ Deno.test("attack: a text_delta on a tool_use block, between two text blocks, br
     );
     const text = await workerText(async () => (await anthropicReply(asAnswer(received))).text);
     assertNoValue(text, "gurt's worker");
-  } finally {
-    await box.close();
-    await service.close();
-  }
+  });
 });
 
 /**
@@ -188,9 +174,7 @@ function sdkMessage(text: string): any {
 Deno.test("attack: a text block inside message_start's message gets the next deltas in Anthropic's SDKs, joined to the value", async () => {
   // message_start's strings are redacted one by one, not as part of the text stream; the SDKs keep
   // its content and send deltas at index 0 to it, so content[0].text is FIRST + SECOND.
-  const service = startSseService();
-  const { box, task } = await startRelayBox("anthropic", service);
-  try {
+  await withRelay("anthropic", async ({ service, task }) => {
     const writes = anthropicMessage([textBlock(0, [SECOND])]);
     const start = JSON.parse(readEvents(writes[0])[0].data);
     start.message.content = [{ type: "text", text: FIRST }];
@@ -198,17 +182,12 @@ Deno.test("attack: a text block inside message_start's message gets the next del
     const received = await relay(service, task, writes);
     const message = sdkMessage(received);
     assertNoValue(message.content[0].text, "the SDK's message");
-  } finally {
-    await box.close();
-    await service.close();
-  }
+  });
 });
 
 Deno.test("attack: a whole (not streamed) Anthropic answer with the value split over two text blocks, which gurt's worker joins", async () => {
   // Each decoded string of a whole answer is redacted on its own; wholeReply joins text blocks.
-  const service = startSseService();
-  const { box, task } = await startRelayBox("anthropic", service);
-  try {
+  await withRelay("anthropic", async ({ service, task }) => {
     service.answer({
       type: "application/json",
       writes: [JSON.stringify({
@@ -223,18 +202,13 @@ Deno.test("attack: a whole (not streamed) Anthropic answer with the value split 
     });
     const response = await wholeAnswer(task);
     if (response !== null) assertNoValue((await anthropicReply(response)).text, "gurt's worker");
-  } finally {
-    await box.close();
-    await service.close();
-  }
+  });
 });
 
 Deno.test("attack: two entries for choice 0 in one OpenAI chunk; gurt's worker reads only choices[0] and joins the value", async () => {
   // The relay feeds both entries to choice 0's content stream (FIRST, "x", SECOND); gurt's worker
   // (and every client written as chunk.choices[0].delta.content) reads only the first entry.
-  const service = startSseService();
-  const { box, task } = await startRelayBox("openai", service);
-  try {
+  await withRelay("openai", async ({ service, task }) => {
     const chunk = (choices: unknown[]) =>
       sse(undefined, { id: "chatcmpl-1", object: "chat.completion.chunk", choices });
     const received = await relay(service, task, [
@@ -249,18 +223,13 @@ Deno.test("attack: two entries for choice 0 in one OpenAI chunk; gurt's worker r
     ]);
     const text = await workerText(async () => (await openaiReply(asAnswer(received))).text);
     assertNoValue(text, "gurt's worker");
-  } finally {
-    await box.close();
-    await service.close();
-  }
+  });
 });
 
 Deno.test("attack: a whole OpenAI answer whose tool arguments are a JSON string spelling the value in \\u escapes", async () => {
   // redactString decodes arguments as JSON only when they start with [ or {; a top-level JSON
   // string is redacted as its raw text, and the worker's JSON.parse decodes it to the value.
-  const service = startSseService();
-  const { box, task } = await startRelayBox("openai", service);
-  try {
+  await withRelay("openai", async ({ service, task }) => {
     service.answer({
       type: "application/json",
       writes: [JSON.stringify({
@@ -289,10 +258,7 @@ Deno.test("attack: a whole OpenAI answer whose tool arguments are a JSON string 
       assert(input !== SECRET, "gurt's worker's tool input is the vault value");
       assertNoValue(JSON.stringify(input), "gurt's worker's tool input");
     }
-  } finally {
-    await box.close();
-    await service.close();
-  }
+  });
 });
 
 Deno.test("attack: a vault value with spaces, as bare words outside JSON strings over two input_json_delta events, reaches the worker as unparsed input", async () => {

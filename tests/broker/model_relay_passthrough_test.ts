@@ -14,11 +14,10 @@ import {
   openaiChunks,
   SECRET,
   sse,
-  startRelayBox,
-  startSseService,
   textBlock,
   thinkingBlock,
   toolBlock,
+  withRelay,
 } from "./model_relay_service.ts";
 
 /** An Anthropic answer with thinking, text and a tool call; one delta ends in the value's start. */
@@ -38,9 +37,7 @@ function ordinaryAnthropic(): string[] {
 }
 
 Deno.test("an ordinary streamed Anthropic answer reaches the worker byte for byte", async () => {
-  const service = startSseService();
-  const { box, task } = await startRelayBox("anthropic", service);
-  try {
+  await withRelay("anthropic", async ({ service, task }) => {
     const writes = ordinaryAnthropic();
     service.answer({ writes });
     const response = await askModel(task);
@@ -55,16 +52,11 @@ Deno.test("an ordinary streamed Anthropic answer reaches the worker byte for byt
       }`,
     );
     assertEquals(reply.calls[0].input, { command: "ls -la /tmp", note: "café" });
-  } finally {
-    await box.close();
-    await service.close();
-  }
+  });
 });
 
 Deno.test("an ordinary streamed OpenAI answer reaches the worker byte for byte", async () => {
-  const service = startSseService();
-  const { box, task } = await startRelayBox("openai", service);
-  try {
+  await withRelay("openai", async ({ service, task }) => {
     const writes = openaiChunks(["Let me look. ", SECRET.slice(0, 12), "dle is fine."], [{
       name: "shell",
       arguments: ['{"command":', ' "ls"}'],
@@ -75,16 +67,11 @@ Deno.test("an ordinary streamed OpenAI answer reaches the worker byte for byte",
     const reply = await openaiReply(asAnswer(received));
     assertEquals(reply.text, `Let me look. ${SECRET.slice(0, 12)}dle is fine.`);
     assertEquals(reply.calls[0].input, { command: "ls" });
-  } finally {
-    await box.close();
-    await service.close();
-  }
+  });
 });
 
 Deno.test("the relay streams: each event of an ordinary answer reaches the worker before the service sends the next", async () => {
-  const service = startSseService();
-  const { box, task } = await startRelayBox("anthropic", service);
-  try {
+  await withRelay("anthropic", async ({ service, task }) => {
     const writes = anthropicMessage([
       textBlock(0, ["One. ", "Two. ", "Three. "]),
       toolBlock(1, "shell", ['{"command": ', '"ls"}']),
@@ -111,8 +98,5 @@ Deno.test("the relay streams: each event of an ordinary answer reaches the worke
       }
     }
     assertEquals(received, writes.join(""));
-  } finally {
-    await box.close();
-    await service.close();
-  }
+  });
 });

@@ -286,6 +286,31 @@ export async function startRelayBox(
   }
 }
 
+/** A service, a core relaying to it (startRelayBox) and a task: what `withRelay` hands a test. */
+export interface Relay {
+  service: SseService;
+  box: TestBox;
+  task: TestTask;
+}
+
+/** Runs `work` on a fresh service and a core relaying `kind` to it, both closed afterwards. */
+export async function withRelay(
+  kind: "anthropic" | "openai",
+  work: (relay: Relay) => Promise<void>,
+): Promise<void> {
+  const service = startSseService();
+  try {
+    const { box, task } = await startRelayBox(kind, service);
+    try {
+      await work({ service, box, task });
+    } finally {
+      await box.close();
+    }
+  } finally {
+    await service.close();
+  }
+}
+
 /** Sends one model request on the task's socket, streamed unless the body says otherwise. */
 export function askModel(task: TestTask, body: Record<string, unknown> = {}): Promise<Response> {
   return requestStream(task.socket, {

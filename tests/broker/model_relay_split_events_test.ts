@@ -24,6 +24,7 @@ import {
   startSseService,
   textBlock,
   toolBlock,
+  withRelay,
 } from "./model_relay_service.ts";
 import type { TestTask } from "../kit/mod.ts";
 
@@ -66,9 +67,7 @@ function assertNoPart(text: string, where: string): void {
 }
 
 Deno.test("a vault value split across two text_delta events, at any of its characters, reaches the worker only as [a vault key]", async () => {
-  const service = startSseService();
-  const { box, task } = await startRelayBox("anthropic", service);
-  try {
+  await withRelay("anthropic", async ({ service, task }) => {
     const at = TEXT.indexOf(SECRET);
     for (let cut = 1; cut < SECRET.length; cut++) {
       const writes = anthropicMessage([
@@ -81,16 +80,11 @@ Deno.test("a vault value split across two text_delta events, at any of its chara
       assertEquals((await anthropicReply(asAnswer(received))).text, EXPECTED, `cut ${cut}`);
       assertNoPart(received, `cut ${cut}`);
     }
-  } finally {
-    await box.close();
-    await service.close();
-  }
+  });
 });
 
 Deno.test("a vault value split across two text blocks, which gurt's worker joins, reaches it only as [a vault key]", async () => {
-  const service = startSseService();
-  const { box, task } = await startRelayBox("anthropic", service);
-  try {
+  await withRelay("anthropic", async ({ service, task }) => {
     const at = TEXT.indexOf(SECRET);
     for (let cut = 1; cut < SECRET.length; cut++) {
       const writes = anthropicMessage([
@@ -105,16 +99,11 @@ Deno.test("a vault value split across two text blocks, which gurt's worker joins
       assertEquals((await anthropicReply(asAnswer(received))).text, EXPECTED, `cut ${cut}`);
       assertNoPart(received, `cut ${cut}`);
     }
-  } finally {
-    await box.close();
-    await service.close();
-  }
+  });
 });
 
 Deno.test("a vault value split across two OpenAI chat chunks, at any of its characters, reaches the worker only as [a vault key]", async () => {
-  const service = startSseService();
-  const { box, task } = await startRelayBox("openai", service);
-  try {
+  await withRelay("openai", async ({ service, task }) => {
     const at = TEXT.indexOf(SECRET);
     for (let cut = 1; cut < SECRET.length; cut++) {
       const writes = openaiChunks([TEXT.slice(0, at + cut), TEXT.slice(at + cut)]);
@@ -125,10 +114,7 @@ Deno.test("a vault value split across two OpenAI chat chunks, at any of its char
       assertEquals((await openaiReply(asAnswer(received))).text, EXPECTED, `cut ${cut}`);
       assertNoPart(received, `cut ${cut}`);
     }
-  } finally {
-    await box.close();
-    await service.close();
-  }
+  });
 });
 
 Deno.test("a vault value spelled with JSON \\u escapes, in one event or split across two, reaches the worker only as [a vault key]", async () => {
@@ -172,9 +158,7 @@ const INPUT_JSON = JSON.stringify({ command: `echo ${SECRET} > key.txt`, cwd: "/
 const INPUT_EXPECTED = { command: `echo ${REDACTED} > key.txt`, cwd: "/tmp" };
 
 Deno.test("a vault value in a tool call's input, split across input_json_delta events or escaped inside the JSON, reaches the worker only as [a vault key]", async () => {
-  const service = startSseService();
-  const { box, task } = await startRelayBox("anthropic", service);
-  try {
+  await withRelay("anthropic", async ({ service, task }) => {
     // As is, then with the value \u-escaped inside the input's own JSON text (escapes within a
     // string the event's JSON decodes), cut at every character, inside an escape too.
     for (const json of [INPUT_JSON, INPUT_JSON.replace(SECRET, escaped(SECRET))]) {
@@ -198,16 +182,11 @@ Deno.test("a vault value in a tool call's input, split across input_json_delta e
         assertNoPart(received, `cut ${cut}`);
       }
     }
-  } finally {
-    await box.close();
-    await service.close();
-  }
+  });
 });
 
 Deno.test("a vault value in an OpenAI tool call's arguments, split across chunks or escaped inside them, reaches the worker only as [a vault key]", async () => {
-  const service = startSseService();
-  const { box, task } = await startRelayBox("openai", service);
-  try {
+  await withRelay("openai", async ({ service, task }) => {
     for (const json of [INPUT_JSON, INPUT_JSON.replace(SECRET, escaped(SECRET))]) {
       const at = json.indexOf(json === INPUT_JSON ? SECRET : "\\u0073");
       for (let cut = at + 1; cut < at + SECRET.length; cut++) {
@@ -224,8 +203,5 @@ Deno.test("a vault value in an OpenAI tool call's arguments, split across chunks
         assertNoPart(received, `cut ${cut}`);
       }
     }
-  } finally {
-    await box.close();
-    await service.close();
-  }
+  });
 });

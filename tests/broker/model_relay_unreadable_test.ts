@@ -23,6 +23,7 @@ import {
   startRelayBox,
   startSseService,
   textBlock,
+  withRelay,
 } from "./model_relay_service.ts";
 import type { TestBox } from "../kit/mod.ts";
 
@@ -36,9 +37,7 @@ function assertNothingOfTheValue(box: TestBox, received: string): void {
 }
 
 Deno.test("an Anthropic event whose data is not JSON cuts the answer off there, with an error event", async () => {
-  const service = startSseService();
-  const { box, task } = await startRelayBox("anthropic", service);
-  try {
+  await withRelay("anthropic", async ({ service, box, task }) => {
     const head = anthropicMessage([textBlock(0, ["Hello. "])]).slice(0, 3); // start, block, delta
     const bad = `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,` +
       `"delta":{"type":"text_delta","text":"${SECRET.slice(0, 12)}\n\n`;
@@ -59,16 +58,11 @@ Deno.test("an Anthropic event whose data is not JSON cuts the answer off there, 
     await assertRejects(() => anthropicReply(asAnswer(received)), Error, POINTER);
     assertNothingOfTheValue(box, received);
     assert(box.logs.some((line) => line.includes("was cut off")), box.logs.join("\n"));
-  } finally {
-    await box.close();
-    await service.close();
-  }
+  });
 });
 
 Deno.test("a delta for a block that has stopped, which gurt's worker would append, cuts the answer off", async () => {
-  const service = startSseService();
-  const { box, task } = await startRelayBox("anthropic", service);
-  try {
+  await withRelay("anthropic", async ({ service, box, task }) => {
     const writes = anthropicMessage([
       textBlock(0, [`The key: ${SECRET.slice(0, 12)}`]),
       [sse("content_block_delta", {
@@ -83,16 +77,11 @@ Deno.test("a delta for a block that has stopped, which gurt's worker would appen
     assertEquals(events.at(-1)!.event, "error");
     assertStringIncludes(JSON.parse(events.at(-1)!.data).error.message, POINTER);
     assertNothingOfTheValue(box, received);
-  } finally {
-    await box.close();
-    await service.close();
-  }
+  });
 });
 
 Deno.test("an OpenAI chunk whose data is not JSON, or names a choice not asked for, cuts the answer off", async () => {
-  const service = startSseService();
-  const { box, task } = await startRelayBox("openai", service);
-  try {
+  await withRelay("openai", async ({ service, box, task }) => {
     const chunks = openaiChunks([`The key: ${SECRET.slice(0, 12)}`, SECRET.slice(12)]);
     const cases = [
       [chunks[0], chunks[1], `data: {"choices":[{"index":0,"delta":{"content":"x\n\n`, chunks[2]],
@@ -113,32 +102,22 @@ Deno.test("an OpenAI chunk whose data is not JSON, or names a choice not asked f
       await assertRejects(() => openaiReply(asAnswer(received)), Error, POINTER);
       assertNothingOfTheValue(box, received);
     }
-  } finally {
-    await box.close();
-    await service.close();
-  }
+  });
 });
 
 Deno.test("a whole answer that is not JSON is refused with 502", async () => {
-  const service = startSseService();
-  const { box, task } = await startRelayBox("anthropic", service);
-  try {
+  await withRelay("anthropic", async ({ service, task }) => {
     service.answer({ type: "text/html", writes: [`<p>key: ${escaped(SECRET)}</p>`] });
     const response = await askModel(task, { stream: false });
     assertEquals(response.status, 502);
     const text = await response.text();
     assertStringIncludes(JSON.parse(text).error, POINTER);
     assert(!text.includes("\\u0073"), "the service's body reached the worker");
-  } finally {
-    await box.close();
-    await service.close();
-  }
+  });
 });
 
 Deno.test("a whole answer longer than 16 MiB is refused with 502, never read whole", async () => {
-  const service = startSseService();
-  const { box, task } = await startRelayBox("anthropic", service);
-  try {
+  await withRelay("anthropic", async ({ service, task }) => {
     // A JSON string of 17 MiB, in 1 MiB writes: the relay stops reading past 16.
     const mib = "x".repeat(1024 * 1024);
     const writes = ['{"type":"message","content":[{"type":"text","text":"'];
@@ -150,10 +129,7 @@ Deno.test("a whole answer longer than 16 MiB is refused with 502, never read who
     const text = await response.text();
     assertStringIncludes(JSON.parse(text).error, "longer than 16 MiB");
     assertStringIncludes(JSON.parse(text).error, POINTER);
-  } finally {
-    await box.close();
-    await service.close();
-  }
+  });
 });
 
 Deno.test("a whole JSON answer has its decoded strings redacted, escapes and tool arguments included", async () => {

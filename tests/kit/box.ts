@@ -199,3 +199,30 @@ export function counter(): { runs: unknown[]; tool: AppTool<never> } {
   });
   return { runs, tool: tool as AppTool<never> };
 }
+
+/** What `heldTool` gives: the inputs' `n` as each run started, the gate that ends them, the tool. */
+export interface HeldTool {
+  started: number[];
+  gate: PromiseWithResolvers<void>;
+  release: () => void;
+  tool: AppTool<never>;
+}
+
+/** A test app tool `name` that costs `cents` and runs until the test releases it: a slow paid call. */
+export function heldTool(name: string, cents = 6): HeldTool {
+  const started: number[] = [];
+  const gate = Promise.withResolvers<void>();
+  const tool = defineTool({
+    name,
+    description: `Costs ${cents} cents and runs until the test releases it.`,
+    input: z.strictObject({ n: z.number() }),
+    cost: () => cents,
+    secrets: [],
+    run: async (_ctx, input) => {
+      started.push(input.n);
+      await gate.promise;
+      return { n: input.n };
+    },
+  });
+  return { started, gate, release: () => gate.resolve(), tool: tool as AppTool<never> };
+}
