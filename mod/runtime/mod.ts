@@ -1,5 +1,5 @@
 /** The runtime seam (RunSpec, Runtime) and the runtimes: the refusing one and the sandbox. */
-export { isRestrictedAddress } from "./address_ranges.ts";
+export { isOwnAddress, isRestrictedAddress } from "./address_ranges.ts";
 export {
   FETCH_ERRORS,
   type FetcherOptions,

@@ -1,0 +1,161 @@
+/**
+ * The proxy's byte plumbing: a connection read into a buffer the parsers look at before anything
+ * is forwarded, a deadline that closes a connection, whole writes, the copy loop of a tunnel, and
+ * the lingering close that lets a refusal reach a client that is still sending.
+ */
+
+const CHUNK = 64 * 1024;
+
+/** A connection whose bytes are read into `buffered` until a parser has what it needs. */
+export class Inbound {
+  #buffer = new Uint8Array(4096);
+  #length = 0;
+
+  constructor(readonly conn: Deno.Conn) {}
+
+  /** The bytes read and not yet taken. */
+  get buffered(): Uint8Array {
+    return this.#buffer.subarray(0, this.#length);
+  }
+
+  /**
+   * Reads until at least `count` bytes are buffered, never more than `cap` in all; false if the
+   * connection ended (or was closed) first.
+   */
+  async fill(count: number, cap = count): Promise<boolean> {
+    while (this.#length < count) {
+      if (!await this.readMore(cap)) return false;
+    }
+    return true;
+  }
+
+  /** Reads once more (at most up to `cap` bytes buffered); false if the connection ended. */
+  async readMore(cap: number): Promise<boolean> {
+    const room = cap - this.#length;
+    if (room <= 0) return false;
+    if (this.#buffer.length - this.#length < Math.min(room, 4096)) {
+      const grown = new Uint8Array(Math.min(cap, Math.max(this.#buffer.length * 2, 4096)));
+      grown.set(this.buffered);
+      this.#buffer = grown;
+    }
+    let read: number | null;
+    try {
+      read = await this.conn.read(
+        this.#buffer.subarray(this.#length, this.#length + Math.min(room, CHUNK)),
+      );
+    } catch {
+      return false;
+    }
+    if (read === null) return false;
+    this.#length += read;
+    return true;
+  }
+
+  /** Takes the first `count` buffered bytes (all of them if not given), as a copy. */
+  take(count = this.#length): Uint8Array {
+    const taken = this.#buffer.slice(0, count);
+    this.#buffer.copyWithin(0, count, this.#length);
+    this.#length -= count;
+    return taken;
+  }
+}
+
+/** A timer that closes `conn` after `ms` unless cleared first. */
+export class Deadline {
+  readonly #timer: ReturnType<typeof setTimeout>;
+  #expired = false;
+
+  constructor(conn: Deno.Conn, ms: number) {
+    this.#timer = setTimeout(() => {
+      this.#expired = true;
+      closeQuietly(conn);
+    }, ms);
+  }
+
+  /** Whether it closed the connection. */
+  get expired(): boolean {
+    return this.#expired;
+  }
+
+  /** Stops it. */
+  clear(): void {
+    clearTimeout(this.#timer);
+  }
+}
+
+/** Writes all of `bytes` to `conn`. */
+export async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
+  let offset = 0;
+  while (offset < bytes.length) offset += await conn.write(bytes.subarray(offset));
+}
+
+/** Closes `conn`, already closed or not. */
+export function closeQuietly(conn: Deno.Conn): void {
+  try {
+    conn.close();
+  } catch {
+    // Already closed.
+  }
+}
+
+/**
+ * Copies `from` into `to` until `from` ends, then ends `to`'s writing side. Resolves either way;
+ * true if `from` ended cleanly.
+ */
+export async function pump(from: Deno.Conn, to: Deno.Conn): Promise<boolean> {
+  const buffer = new Uint8Array(CHUNK);
+  try {
+    for (;;) {
+      const read = await from.read(buffer);
+      if (read === null) break;
+      await writeAll(to, buffer.subarray(0, read));
+    }
+  } catch {
+    return false;
+  }
+  try {
+    await to.closeWrite();
+  } catch {
+    // The other side is gone already.
+  }
+  return true;
+}
+
+/**
+ * Writes `answer`, ends the writing side, and reads what the client still sends (up to 64 KiB or
+ * one second) before closing, so its socket does not reset the answer away.
+ */
+export async function answerAndClose(conn: Deno.Conn, answer: Uint8Array): Promise<void> {
+  try {
+    await writeAll(conn, answer);
+    await conn.closeWrite();
+    const deadline = new Deadline(conn, 1000);
+    const sink = new Uint8Array(CHUNK);
+    let drained = 0;
+    while (drained < CHUNK) {
+      const read = await conn.read(sink);
+      if (read === null) break;
+      drained += read;
+    }
+    deadline.clear();
+  } catch {
+    // The client left; nothing more to tell it.
+  }
+  closeQuietly(conn);
+}
+
+/** Bytes as Latin-1 text, one character a byte. */
+export function latin1(bytes: Uint8Array): string {
+  let text = "";
+  for (let i = 0; i < bytes.length; i += 4096) {
+    text += String.fromCharCode(...bytes.subarray(i, i + 4096));
+  }
+  return text;
+}
+
+/** Latin-1 text as bytes, one byte a character. */
+export function latin1Bytes(text: string): Uint8Array {
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i) & 0xff;
+  return bytes;
+}

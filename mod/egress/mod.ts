@@ -1,0 +1,13 @@
+/**
+ * A task's egress proxy: its one way out of its sandbox. HTTP CONNECT, absolute-form HTTP and
+ * SOCKS5 on one Unix socket; only the task's host list; names resolved by the proxy; no private,
+ * metadata or own addresses; a tunnel's TLS held to the host it names.
+ */
+export {
+  type BlockedEvent,
+  type EgressOptions,
+  type EgressServer,
+  serveEgress,
+} from "./egress_server.ts";
+export { type BlockReason, type EgressPolicy, METADATA_ADDRESSES } from "./host_policy.ts";
+export { refusalText } from "./refusal.ts";

@@ -1,0 +1,56 @@
+/**
+ * What the proxy answers when it refuses: a 403 whose plain body says, in a sentence, why the host
+ * cannot be reached and that retrying will not help, with a runbook pointer. Pure.
+ */
+import type { BlockReason } from "./host_policy.ts";
+
+/** The sentence that tells a client (and the model reading its error) why `target` was refused. */
+export function refusalText(reason: BlockReason, target: string): string {
+  const end = "retrying will not help";
+  switch (reason) {
+    case "not_listed":
+      return `gurt egress: ${target} is not on this task's host list; ${end}. Ask the owner to add it (gurt task start --hosts). see runbook.md#egress-blocked`;
+    case "ip_literal":
+      return `gurt egress: ${target} is an IP address, or a spelling of one, that is not on this task's host list; ${end}. Use the host's name, and ask the owner to add it (gurt task start --hosts). see runbook.md#egress-blocked`;
+    case "private_address":
+      return `gurt egress: ${target} is not on this task's host list as a private host: it resolves to a loopback, private, link-local or metadata address, which the proxy does not reach; ${end}. see runbook.md#egress-blocked`;
+    case "own_address":
+      return `gurt egress: ${target} is not on this task's host list as a private host: it resolves to an address of this box, which the proxy does not reach; ${end}. see runbook.md#egress-blocked`;
+    case "host_mismatch":
+      return `gurt egress: the request's Host header names another host than its target ${target}, and only the target is on this task's host list; ${end}. see runbook.md#egress-blocked`;
+    case "resolve_failed":
+      return `gurt egress: ${target} is on this task's host list but the box could not resolve it to an address; retrying will not help until its DNS answers. see runbook.md#egress-blocked`;
+    case "bad_request":
+      return `gurt egress: the request is not one the proxy takes (CONNECT host:port, an absolute http:// URL, or SOCKS5 without authentication), so no host on this task's list was reached; ${end}. see runbook.md#egress-blocked`;
+    case "sni_mismatch":
+    case "no_sni":
+    case "not_tls":
+      return `gurt egress: the TLS in the tunnel to ${target} does not name ${target} alone, so the proxy closed it; ${end}. see runbook.md#egress-blocked`;
+  }
+}
+
+/** A complete HTTP/1.1 answer with a plain-text body, that closes the connection. */
+export function plainAnswer(status: string, text: string, extra: string[] = []): Uint8Array {
+  const body = new TextEncoder().encode(`${text}\n`);
+  const head = [
+    `HTTP/1.1 ${status}`,
+    "Content-Type: text/plain; charset=utf-8",
+    `Content-Length: ${body.length}`,
+    "Connection: close",
+    ...extra,
+    "",
+    "",
+  ].join("\r\n");
+  const bytes = new TextEncoder().encode(head);
+  const answer = new Uint8Array(bytes.length + body.length);
+  answer.set(bytes);
+  answer.set(body, bytes.length);
+  return answer;
+}
+
+/** The 403 for a refusal of `target` for `reason`. */
+export function refusalAnswer(reason: BlockReason, target: string): Uint8Array {
+  return plainAnswer("403 Forbidden", refusalText(reason, target), [
+    `X-Gurt-Egress: blocked; reason=${reason}`,
+  ]);
+}

@@ -1,0 +1,251 @@
+/**
+ * The egress proxy lets a listed host through, end to end, for each protocol it speaks: Deno's own
+ * fetch over CONNECT and TLS, over absolute-form HTTP, and over SOCKS5 with host names, to local
+ * servers reached through the policy's resolve map. And it reads its policy per connection, asks
+ * the owner in ask mode, and closes every tunnel when it closes.
+ */
+import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import { startTlsServer } from "../runtime/tls_fixture.ts";
+import {
+  connectProxy,
+  readHead,
+  readToEnd,
+  startProxy,
+  startRawOrigin,
+  text,
+  writeAll,
+} from "./egress_kit.ts";
+
+Deno.test("Deno fetch through CONNECT reaches a listed HTTPS host by its name, TLS end to end", async () => {
+  const hosts: string[] = [];
+  const origin = await startTlsServer((request) => {
+    hosts.push(new URL(request.url).host);
+    return new Response("hello over tls");
+  });
+  const proxy = await startProxy({
+    hosts: [`good.test:${origin.port}`],
+    resolve: { "good.test": "127.0.0.1" },
+    allowPrivate: ["good.test"],
+  });
+  const client = Deno.createHttpClient({
+    proxy: { url: `http://127.0.0.1:${proxy.port}` },
+    caCerts: [origin.ca],
+  });
+  try {
+    const response = await fetch(`https://good.test:${origin.port}/hello`, { client });
+    assertEquals([response.status, await response.text()], [200, "hello over tls"]);
+    assertEquals(hosts, [`good.test:${origin.port}`]);
+    assertEquals(proxy.events, []);
+  } finally {
+    client.close();
+    await proxy.close();
+    await origin.close();
+  }
+});
+
+Deno.test("Deno fetch of an http:// URL goes as absolute form and reaches the origin in origin form with Connection: close", async () => {
+  const seen: { url: string; host: string | null; connection: string | null; proxy: boolean }[] =
+    [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (request) => {
+    seen.push({
+      url: new URL(request.url).pathname + new URL(request.url).search,
+      host: request.headers.get("host"),
+      connection: request.headers.get("connection"),
+      proxy: request.headers.has("proxy-connection") || request.headers.has("proxy-authorization"),
+    });
+    return new Response("plain hello");
+  });
+  const port = server.addr.port;
+  const proxy = await startProxy({
+    hosts: [`plain.test:${port}`],
+    resolve: { "plain.test": "127.0.0.1" },
+    allowPrivate: ["plain.test"],
+  });
+  const client = Deno.createHttpClient({ proxy: { url: `http://127.0.0.1:${proxy.port}` } });
+  try {
+    const response = await fetch(`http://plain.test:${port}/path?q=1`, { client });
+    assertEquals([response.status, await response.text()], [200, "plain hello"]);
+    assertEquals(seen, [{
+      url: "/path?q=1",
+      host: `plain.test:${port}`,
+      connection: "close",
+      proxy: false,
+    }]);
+  } finally {
+    client.close();
+    await proxy.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test("an absolute-form request without a Host header is sent with the target's", async () => {
+  const origin = startRawOrigin();
+  const proxy = await startProxy({
+    hosts: [`plain.test:${origin.port}`],
+    resolve: { "plain.test": "127.0.0.1" },
+    allowPrivate: ["plain.test"],
+  });
+  const conn = await connectProxy(proxy);
+  try {
+    await writeAll(
+      conn,
+      `GET http://PLAIN.test.:${origin.port}/a HTTP/1.0\r\nProxy-Connection: keep-alive\r\nX-One: 1\r\n\r\n`,
+    );
+    assertEquals(
+      await origin.waitFor(10),
+      `GET /a HTTP/1.0\r\nHost: plain.test:${origin.port}\r\nX-One: 1\r\nConnection: close\r\n\r\n`,
+    );
+  } finally {
+    conn.close();
+    await proxy.close();
+    await origin.close();
+  }
+});
+
+Deno.test("Deno fetch through SOCKS5 with host names (socks5h) reaches a listed HTTPS host", async () => {
+  const hosts: string[] = [];
+  const origin = await startTlsServer((request) => {
+    hosts.push(new URL(request.url).host);
+    return new Response("hello over socks");
+  });
+  const proxy = await startProxy({
+    hosts: [`good.test:${origin.port}`],
+    resolve: { "good.test": "127.0.0.1" },
+    allowPrivate: ["good.test"],
+  });
+  const client = Deno.createHttpClient({
+    proxy: { transport: "socks5", url: `socks5h://127.0.0.1:${proxy.port}` },
+    caCerts: [origin.ca],
+  });
+  try {
+    const response = await fetch(`https://good.test:${origin.port}/s`, { client });
+    assertEquals([response.status, await response.text()], [200, "hello over socks"]);
+    assertEquals(hosts, [`good.test:${origin.port}`]);
+    assertEquals(proxy.events, []);
+  } finally {
+    client.close();
+    await proxy.close();
+    await origin.close();
+  }
+});
+
+Deno.test("a name in mixed case with a trailing dot is the listed name, and its TLS may name it", async () => {
+  const origin = await startTlsServer(() => new Response("same host"));
+  const proxy = await startProxy({
+    hosts: [`*.test:${origin.port}`],
+    resolve: { "good.test": "127.0.0.1" },
+    allowPrivate: ["good.test"],
+  });
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: proxy.port });
+  try {
+    await writeAll(conn, `CONNECT GOOD.Test.:${origin.port} HTTP/1.1\r\n\r\n`);
+    assertStringIncludes(await readHead(conn), "HTTP/1.1 200 ");
+    const tls = await Deno.startTls(conn, { hostname: "good.test", caCerts: [origin.ca] });
+    await writeAll(tls, "GET /m HTTP/1.1\r\nHost: good.test\r\nConnection: close\r\n\r\n");
+    assertStringIncludes(text(await readToEnd(tls)), "same host");
+    tls.close();
+    assertEquals(proxy.events, []);
+  } finally {
+    await proxy.close();
+    await origin.close();
+  }
+});
+
+Deno.test("the policy is read for each connection: a host added later is let through", async () => {
+  const origin = startRawOrigin();
+  const proxy = await startProxy({
+    resolve: { "late.test": "127.0.0.1" },
+    allowPrivate: ["late.test"],
+  });
+  try {
+    const first = await connectProxy(proxy);
+    await writeAll(first, `CONNECT late.test:${origin.port} HTTP/1.1\r\n\r\n`);
+    assertStringIncludes(text(await readToEnd(first)), "403 Forbidden");
+    first.close();
+    proxy.policy = { ...proxy.policy, hosts: [`late.test:${origin.port}`] };
+    const second = await connectProxy(proxy);
+    await writeAll(second, `CONNECT late.test:${origin.port} HTTP/1.1\r\n\r\n`);
+    assertStringIncludes(await readHead(second), "HTTP/1.1 200 ");
+    second.close();
+  } finally {
+    await proxy.close();
+    await origin.close();
+  }
+});
+
+Deno.test("ask mode: the owner's yes lets this connection through, a no refuses it as not listed", async () => {
+  const origin = startRawOrigin();
+  const asked: string[] = [];
+  let answer = true;
+  const proxy = await startProxy({
+    unknown: "ask",
+    resolve: { "asked.test": "127.0.0.1" },
+    allowPrivate: ["asked.test"],
+  }, {
+    ask: (host, port) => {
+      asked.push(`${host}:${port}`);
+      return Promise.resolve(answer);
+    },
+  });
+  try {
+    const yes = await connectProxy(proxy);
+    await writeAll(yes, `CONNECT asked.test:${origin.port} HTTP/1.1\r\n\r\n`);
+    assertStringIncludes(await readHead(yes), "HTTP/1.1 200 ");
+    await writeAll(yes, "after yes");
+    assertEquals(await origin.waitFor(9), "after yes");
+    yes.close();
+    answer = false;
+    const no = await connectProxy(proxy);
+    await writeAll(no, `CONNECT asked.test:${origin.port} HTTP/1.1\r\n\r\n`);
+    assertStringIncludes(text(await readToEnd(no)), "403 Forbidden");
+    no.close();
+    assertEquals(asked, [`asked.test:${origin.port}`, `asked.test:${origin.port}`]);
+    assertEquals(proxy.events, [{ host: "asked.test", port: origin.port, reason: "not_listed" }]);
+  } finally {
+    await proxy.close();
+    await origin.close();
+  }
+});
+
+Deno.test("deny mode never asks", async () => {
+  let asked = 0;
+  const proxy = await startProxy({}, {
+    ask: () => {
+      asked++;
+      return Promise.resolve(true);
+    },
+  });
+  try {
+    const conn = await connectProxy(proxy);
+    await writeAll(conn, "CONNECT elsewhere.test:443 HTTP/1.1\r\n\r\n");
+    assertStringIncludes(text(await readToEnd(conn)), "403 Forbidden");
+    conn.close();
+    assertEquals(asked, 0);
+  } finally {
+    await proxy.close();
+  }
+});
+
+Deno.test("close() ends every open tunnel and the listener", async () => {
+  const origin = startRawOrigin();
+  const proxy = await startProxy({
+    hosts: [`open.test:${origin.port}`],
+    resolve: { "open.test": "127.0.0.1" },
+    allowPrivate: ["open.test"],
+  });
+  const conn = await connectProxy(proxy);
+  await writeAll(conn, `CONNECT open.test:${origin.port} HTTP/1.1\r\n\r\n`);
+  assertStringIncludes(await readHead(conn), "HTTP/1.1 200 ");
+  assertEquals(proxy.server.connections, 1);
+  await proxy.server.close();
+  assertEquals(await readToEnd(conn), new Uint8Array());
+  conn.close();
+  let refused = false;
+  await Deno.connect({ transport: "unix", path: proxy.socketPath }).then(
+    (again) => again.close(),
+    () => refused = true,
+  );
+  assert(refused, "the socket still accepts after close()");
+  await proxy.close();
+  await origin.close();
+});
