@@ -1,9 +1,27 @@
 /** Seed 002 §12 "Approvals", through the real admin and task sockets of a real core. */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { realFileOps } from "../../mod/audit/mod.ts";
+import { type AuditFileOps, realFileOps } from "../../mod/audit/mod.ts";
 import { counter, grant, pendingApproval, startBox, until } from "../kit/mod.ts";
 
 const ASK_SPEND = { spend: grant({ tool: "example.spend", mode: "ask" }) };
+
+/**
+ * A core (with these audit file ops) where test.count needs the owner's approval, a task, and its
+ * call of test.count (key k1, aborted by `signal`) waiting as approval `id`; the tool's runs.
+ */
+async function waitingCount(options: { fileOps?: Partial<AuditFileOps>; signal?: AbortSignal }) {
+  const { runs, tool } = counter();
+  const grants = { count: grant({ tool: "test.count", mode: "ask" }) };
+  const box = await startBox({ grants, tools: [tool as never], fileOps: options.fileOps });
+  try {
+    const task = await box.startTask({ tools: ["test.count"] });
+    const answer = task.call("test.count", { n: 1 }, "k1", options.signal);
+    return { box, runs, task, answer, id: await pendingApproval(box, task) };
+  } catch (error) {
+    await box.close();
+    throw error;
+  }
+}
 
 Deno.test("approve: the waiting call runs once and the Approval record precedes its Result", async () => {
   const box = await startBox({ grants: ASK_SPEND });
@@ -28,15 +46,8 @@ Deno.test("approve: the waiting call runs once and the Approval record precedes 
 });
 
 Deno.test("refuse: the call answers the model-facing refusal and nothing runs", async () => {
-  const { runs, tool } = counter();
-  const box = await startBox({
-    grants: { count: grant({ tool: "test.count", mode: "ask" }) },
-    tools: [tool as never],
-  });
+  const { box, runs, answer, id } = await waitingCount({});
   try {
-    const task = await box.startTask({ tools: ["test.count"] });
-    const answer = task.call("test.count", { n: 1 }, "k1");
-    const id = await pendingApproval(box, task);
     const refused = await box.admin("POST", `/approvals/${id}/refuse`, { reason: "not now" });
     assertEquals(refused.status, 200);
     assertEquals(await answer, { ok: false, error: "Denied: the owner refused this call." });
@@ -86,15 +97,8 @@ Deno.test("expiry: with ttl_ms 100 the approval expires and the call is denied",
 });
 
 Deno.test("approve after the grant file was removed: denied no_grant, nothing runs", async () => {
-  const { runs, tool } = counter();
-  const box = await startBox({
-    grants: { count: grant({ tool: "test.count", mode: "ask" }) },
-    tools: [tool as never],
-  });
+  const { box, runs, answer, id } = await waitingCount({});
   try {
-    const task = await box.startTask({ tools: ["test.count"] });
-    const answer = task.call("test.count", { n: 1 }, "k1");
-    const id = await pendingApproval(box, task);
     await box.removeGrant("count");
     const approved = await box.admin("POST", `/approvals/${id}/approve`);
     assertEquals(approved.body.outcome, { outcome: "denied", reason: "no_grant" });
@@ -192,11 +196,8 @@ Deno.test("approve and refuse sent together, a hundred times: exactly one Approv
 });
 
 Deno.test("an Approval record that cannot be written denies with audit_unavailable; nothing runs", async () => {
-  const { runs, tool } = counter();
   let failWrites = false;
-  const box = await startBox({
-    grants: { count: grant({ tool: "test.count", mode: "ask" }) },
-    tools: [tool as never],
+  const { box, runs, task, answer, id } = await waitingCount({
     fileOps: {
       async write(file, bytes) {
         if (failWrites) throw new Error("disk full (test)");
@@ -205,9 +206,6 @@ Deno.test("an Approval record that cannot be written denies with audit_unavailab
     },
   });
   try {
-    const task = await box.startTask({ tools: ["test.count"] });
-    const answer = task.call("test.count", { n: 1 }, "k1");
-    const id = await pendingApproval(box, task);
     failWrites = true;
     const approved = await box.admin("POST", `/approvals/${id}/approve`);
     assertEquals(approved.status, 503);
@@ -228,12 +226,11 @@ Deno.test("an Approval record that cannot be written denies with audit_unavailab
 });
 
 Deno.test("the requester gone before the run: a failed Result closes the call, nothing runs", async () => {
-  const { runs, tool } = counter();
   let hold: (() => void) | null = null;
   let held: Promise<void> | null = null;
-  const box = await startBox({
-    grants: { count: grant({ tool: "test.count", mode: "ask" }) },
-    tools: [tool as never],
+  const controller = new AbortController();
+  const waiting = await waitingCount({
+    signal: controller.signal,
     fileOps: {
       async write(file, bytes) {
         // Holds the Approval record's write until the test has dropped the connection.
@@ -244,11 +241,9 @@ Deno.test("the requester gone before the run: a failed Result closes the call, n
       },
     },
   });
+  const { box, runs, task, id } = waiting;
+  const answer = waiting.answer.catch((e) => e);
   try {
-    const task = await box.startTask({ tools: ["test.count"] });
-    const controller = new AbortController();
-    const answer = task.call("test.count", { n: 1 }, "k1", controller.signal).catch((e) => e);
-    const id = await pendingApproval(box, task);
     held = new Promise((resolve) => (hold = resolve));
     const approved = box.admin("POST", `/approvals/${id}/approve`);
     await until(() => box.core.deps.approvals.get(id) === undefined);
