@@ -129,7 +129,11 @@ export function hostEntryProblem(entry: string): string | null {
 }
 
 /** Whether `entry` allows `host` on `port`; `*.x.y` matches names under x.y, not x.y itself. */
-export function entryMatches(entry: HostEntry, host: CanonicalHost, port: number): boolean {
+export function entryMatches(
+  entry: HostEntry,
+  target: { host: CanonicalHost; port: number },
+): boolean {
+  const { host, port } = target;
   if (entry.kind !== host.kind || !entry.ports.includes(port)) return false;
   if (!entry.wildcard) return entry.host === host.host;
   return host.host.endsWith(`.${entry.host}`);

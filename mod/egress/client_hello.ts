@@ -28,9 +28,9 @@ export type FirstBytesVerdict =
  */
 export function judgeFirstBytes(
   bytes: Uint8Array,
-  target: CanonicalHost,
-  port: number,
+  to: { host: CanonicalHost; port: number },
 ): FirstBytesVerdict {
+  const { host: target, port } = to;
   const first = readFirstBytes(bytes);
   if ("need" in first) return first;
   if ("malformed" in first) return { reason: "not_tls" };

@@ -143,10 +143,10 @@ class EgressProxy implements EgressServer {
     if (this.#clients.size >= max) {
       await answerAndClose(
         conn,
-        plainAnswer(
-          "503 Service Unavailable",
-          `gurt egress: this task already has ${max} connections open through its proxy, the most it may; close some and try again. see runbook.md#egress-busy`,
-        ),
+        plainAnswer("503 Service Unavailable", {
+          text:
+            `gurt egress: this task already has ${max} connections open through its proxy, the most it may; close some and try again. see runbook.md#egress-busy`,
+        }),
       );
       return;
     }
@@ -189,7 +189,7 @@ class EgressProxy implements EgressServer {
     }
     const named = hostText(target);
     if (head.kind === "absolute" && head.hostHeader !== null) {
-      if (!hostHeaderMatches(head.hostHeader, target, head.port)) {
+      if (!hostHeaderMatches(head.hostHeader, { host: target, port: head.port })) {
         return await this.#refuseHttp(inbound, "host_mismatch", named, head.port);
       }
     }
@@ -202,10 +202,10 @@ class EgressProxy implements EgressServer {
     if (origin === null) {
       return await answerAndClose(
         inbound.conn,
-        plainAnswer(
-          "502 Bad Gateway",
-          `gurt egress: ${named}:${head.port} is allowed, but it did not accept a connection.`,
-        ),
+        plainAnswer("502 Bad Gateway", {
+          text:
+            `gurt egress: ${named}:${head.port} is allowed, but it did not accept a connection.`,
+        }),
       );
     }
     try {
@@ -290,7 +290,7 @@ class EgressProxy implements EgressServer {
   ): Promise<void> {
     const client = inbound.conn;
     const back = pump(origin, client);
-    let verdict = judgeFirstBytes(inbound.buffered, target, port);
+    let verdict = judgeFirstBytes(inbound.buffered, { host: target, port });
     let deadline: Deadline | null = null;
     while ("need" in verdict) {
       // Waiting for a first byte has no limit (the server may speak first); a started
@@ -305,7 +305,7 @@ class EgressProxy implements EgressServer {
         await back;
         return;
       }
-      verdict = judgeFirstBytes(inbound.buffered, target, port);
+      verdict = judgeFirstBytes(inbound.buffered, { host: target, port });
     }
     deadline?.clear();
     if ("reason" in verdict) {
@@ -328,7 +328,7 @@ class EgressProxy implements EgressServer {
     } catch {
       return { reason: "not_listed" };
     }
-    if (!isListed(policy, target, port)) {
+    if (!isListed(policy, { host: target, port })) {
       if (target.kind === "ip") return { reason: "ip_literal" };
       if (policy.unknown !== "ask" || this.#options.ask === undefined) {
         return { reason: "not_listed" };
@@ -344,7 +344,7 @@ class EgressProxy implements EgressServer {
     } catch {
       own = null;
     }
-    const refusal = addressRefusal(addresses, own, privateAllowed(policy, target));
+    const refusal = addressRefusal(addresses, { own, privateOk: privateAllowed(policy, target) });
     return refusal === null ? { addresses } : { reason: refusal };
   }
 

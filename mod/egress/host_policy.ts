@@ -45,14 +45,17 @@ export type BlockReason =
 export const METADATA_ADDRESSES: readonly string[] = ["169.254.169.254", "fd00:ec2::254"];
 
 /** Whether `host` on `port` is on the policy's host list. Entries that do not parse match nothing. */
-export function isListed(policy: EgressPolicy, host: CanonicalHost, port: number): boolean {
-  return entriesOf(policy.hosts).some((entry) => entryMatches(entry, host, port));
+export function isListed(
+  policy: EgressPolicy,
+  target: { host: CanonicalHost; port: number },
+): boolean {
+  return entriesOf(policy.hosts).some((entry) => entryMatches(entry, target));
 }
 
 /** Whether the policy lets `host` reach private addresses (its allowPrivate names it, any port). */
 export function privateAllowed(policy: EgressPolicy, host: CanonicalHost): boolean {
   return entriesOf(policy.allowPrivate).some((entry) =>
-    entryMatches({ ...entry, ports: [0] }, host, 0)
+    entryMatches({ ...entry, ports: [0] }, { host, port: 0 })
   );
 }
 
@@ -75,9 +78,9 @@ export function resolvedByPolicy(policy: EgressPolicy, host: CanonicalHost): str
  */
 export function addressRefusal(
   addresses: readonly string[],
-  own: readonly string[] | null,
-  privateOk: boolean,
+  options: { own: readonly string[] | null; privateOk: boolean },
 ): "private_address" | "own_address" | null {
+  const { own, privateOk } = options;
   if (addresses.length === 0) return "private_address";
   if (addresses.some((address) => isOwnAddress(address, METADATA_ADDRESSES))) {
     return "private_address";

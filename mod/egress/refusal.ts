@@ -29,8 +29,15 @@ export function refusalText(reason: BlockReason, target: string): string {
   }
 }
 
-/** A complete HTTP/1.1 answer with a plain-text body, that closes the connection. */
-export function plainAnswer(status: string, text: string, extra: string[] = []): Uint8Array {
+/**
+ * A complete HTTP/1.1 answer with a plain-text body, that closes the connection; `headers` are
+ * added to its head.
+ */
+export function plainAnswer(
+  status: string,
+  content: { text: string; headers?: string[] },
+): Uint8Array {
+  const { text, headers: extra = [] } = content;
   const body = new TextEncoder().encode(`${text}\n`);
   const head = [
     `HTTP/1.1 ${status}`,
@@ -50,7 +57,8 @@ export function plainAnswer(status: string, text: string, extra: string[] = []):
 
 /** The 403 for a refusal of `target` for `reason`. */
 export function refusalAnswer(reason: BlockReason, target: string): Uint8Array {
-  return plainAnswer("403 Forbidden", refusalText(reason, target), [
-    `X-Gurt-Egress: blocked; reason=${reason}`,
-  ]);
+  return plainAnswer("403 Forbidden", {
+    text: refusalText(reason, target),
+    headers: [`X-Gurt-Egress: blocked; reason=${reason}`],
+  });
 }

@@ -108,7 +108,11 @@ export function parseRequestHead(head: string): RequestHead | { problem: string 
  * Whether a Host header names the request's target: the same host in its one spelling, and the
  * same port (80 when it gives none).
  */
-export function hostHeaderMatches(value: string, target: CanonicalHost, port: number): boolean {
+export function hostHeaderMatches(
+  value: string,
+  to: { host: CanonicalHost; port: number },
+): boolean {
+  const { host: target, port } = to;
   const authority = splitAuthority(value);
   if (authority === null) return false;
   const host = canonicalHost(authority.host);

@@ -42,18 +42,33 @@ Deno.test("an entry allows its ports (443 and 80 when none), and *.x.y names und
     return parsed;
   };
   const name = (host: string) => ({ kind: "name", host }) as const;
-  assertEquals(entryMatches(entry("a.example"), name("a.example"), 443), true);
-  assertEquals(entryMatches(entry("a.example"), name("a.example"), 80), true);
-  assertEquals(entryMatches(entry("a.example"), name("a.example"), 8443), false);
-  assertEquals(entryMatches(entry("b.example:8443"), name("b.example"), 8443), true);
-  assertEquals(entryMatches(entry("b.example:8443"), name("b.example"), 443), false);
-  assertEquals(entryMatches(entry("*.npmjs.org"), name("registry.npmjs.org"), 443), true);
-  assertEquals(entryMatches(entry("*.npmjs.org"), name("a.b.npmjs.org"), 443), true);
-  assertEquals(entryMatches(entry("*.npmjs.org"), name("npmjs.org"), 443), false);
-  assertEquals(entryMatches(entry("*.npmjs.org"), name("evilnpmjs.org"), 443), false);
+  assertEquals(entryMatches(entry("a.example"), { host: name("a.example"), port: 443 }), true);
+  assertEquals(entryMatches(entry("a.example"), { host: name("a.example"), port: 80 }), true);
+  assertEquals(entryMatches(entry("a.example"), { host: name("a.example"), port: 8443 }), false);
+  assertEquals(
+    entryMatches(entry("b.example:8443"), { host: name("b.example"), port: 8443 }),
+    true,
+  );
+  assertEquals(
+    entryMatches(entry("b.example:8443"), { host: name("b.example"), port: 443 }),
+    false,
+  );
+  assertEquals(
+    entryMatches(entry("*.npmjs.org"), { host: name("registry.npmjs.org"), port: 443 }),
+    true,
+  );
+  assertEquals(
+    entryMatches(entry("*.npmjs.org"), { host: name("a.b.npmjs.org"), port: 443 }),
+    true,
+  );
+  assertEquals(entryMatches(entry("*.npmjs.org"), { host: name("npmjs.org"), port: 443 }), false);
+  assertEquals(
+    entryMatches(entry("*.npmjs.org"), { host: name("evilnpmjs.org"), port: 443 }),
+    false,
+  );
   const v4 = { kind: "ip", host: "10.0.0.5", family: 4 } as const;
-  assertEquals(entryMatches(entry("10.0.0.5:8080"), v4, 8080), true);
-  assertEquals(entryMatches(entry("10.0.0.5:8080"), name("10.0.0.5"), 8080), false);
+  assertEquals(entryMatches(entry("10.0.0.5:8080"), { host: v4, port: 8080 }), true);
+  assertEquals(entryMatches(entry("10.0.0.5:8080"), { host: name("10.0.0.5"), port: 8080 }), false);
   const v6 = { kind: "ip", host: "2001:db8::1", family: 6 } as const;
-  assertEquals(entryMatches(entry("[2001:db8:0:0::1]"), v6, 443), true);
+  assertEquals(entryMatches(entry("[2001:db8:0:0::1]"), { host: v6, port: 443 }), true);
 });

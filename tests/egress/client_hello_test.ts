@@ -45,22 +45,28 @@ const name = { kind: "name", host: "good.test" } as const;
 Deno.test("the SNI of a real ClientHello is read, and judged against the tunnel's host", async () => {
   const hello = await capturedHello("good.test");
   assertEquals(readFirstBytes(hello), { tls: true, names: ["good.test"] });
-  assertEquals(judgeFirstBytes(hello, name, 443), { ok: true });
-  assertEquals(judgeFirstBytes(hello, { kind: "name", host: "other.test" }, 443), {
+  assertEquals(judgeFirstBytes(hello, { host: name, port: 443 }), { ok: true });
+  assertEquals(judgeFirstBytes(hello, { host: { kind: "name", host: "other.test" }, port: 443 }), {
     reason: "sni_mismatch",
   });
-  assertEquals(judgeFirstBytes(hello, { kind: "ip", host: "127.0.0.1", family: 4 }, 443), {
-    reason: "sni_mismatch",
-  });
+  assertEquals(
+    judgeFirstBytes(hello, { host: { kind: "ip", host: "127.0.0.1", family: 4 }, port: 443 }),
+    {
+      reason: "sni_mismatch",
+    },
+  );
 });
 
 Deno.test("a ClientHello without SNI passes only to an address", async () => {
   const hello = await capturedHello("127.0.0.1");
   assertEquals(readFirstBytes(hello), { tls: true, names: [] });
-  assertEquals(judgeFirstBytes(hello, name, 443), { reason: "no_sni" });
-  assertEquals(judgeFirstBytes(hello, { kind: "ip", host: "127.0.0.1", family: 4 }, 443), {
-    ok: true,
-  });
+  assertEquals(judgeFirstBytes(hello, { host: name, port: 443 }), { reason: "no_sni" });
+  assertEquals(
+    judgeFirstBytes(hello, { host: { kind: "ip", host: "127.0.0.1", family: 4 }, port: 443 }),
+    {
+      ok: true,
+    },
+  );
 });
 
 Deno.test("a ClientHello cut short asks for more, and one split over two records is read whole", async () => {
@@ -76,8 +82,8 @@ Deno.test("a ClientHello cut short asks for more, and one split over two records
 
 Deno.test("bytes that are not TLS pass off port 443 and are refused on it", () => {
   const plain = new TextEncoder().encode("SSH-2.0-client\r\n");
-  assertEquals(judgeFirstBytes(plain, name, 22), { ok: true });
-  assertEquals(judgeFirstBytes(plain, name, 443), { reason: "not_tls" });
+  assertEquals(judgeFirstBytes(plain, { host: name, port: 22 }), { ok: true });
+  assertEquals(judgeFirstBytes(plain, { host: name, port: 443 }), { reason: "not_tls" });
   const notHello = new Uint8Array([0x16, 0x03, 0x01, 0x00, 0x04, 0x02, 0x00, 0x00, 0x00]);
-  assertEquals(judgeFirstBytes(notHello, name, 8443), { reason: "not_tls" });
+  assertEquals(judgeFirstBytes(notHello, { host: name, port: 8443 }), { reason: "not_tls" });
 });
