@@ -32,10 +32,10 @@ export interface AnswerText {
 
 /** The line for the core's answer to `approve` or `refuse` of approval `id`. */
 export function answerText(
-  id: number,
-  action: "approve" | "refuse",
   answer: AdminResult<AnsweredAnswer>,
+  asked: { id: number; action: "approve" | "refuse" },
 ): AnswerText {
+  const { id, action } = asked;
   if (!answer.ok) {
     if (answer.code === "no_such_approval") {
       return {

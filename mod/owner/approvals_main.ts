@@ -25,7 +25,7 @@ export default async function main(args: ApprovalsArgs): Promise<number> {
   const answer = args.action === "approve"
     ? await admin.approve(args.id)
     : await admin.refuse(args.id, { reason: args.reason ?? undefined });
-  const shown = answerText(args.id, args.action, answer);
+  const shown = answerText(answer, { id: args.id, action: args.action });
   if (shown.error) console.error(shown.text);
   else console.log(shown.text);
   return shown.ok ? 0 : 1;

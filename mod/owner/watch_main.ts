@@ -74,5 +74,5 @@ async function onPending(
   const answer = action === "approve"
     ? await admin.approve(id)
     : await admin.refuse(id, { reason: "refused at gurt task watch" });
-  console.log(answerText(id, action, answer).text);
+  console.log(answerText(answer, { id, action }).text);
 }

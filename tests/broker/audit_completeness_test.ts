@@ -100,7 +100,7 @@ Deno.test("a refusal whose Approval record cannot be written answers audit_unava
       const refused = await admin.refuse(id);
       assertEquals(refused.ok ? null : [refused.status, refused.code], [503, "audit_unavailable"]);
       // The CLI says the id once.
-      const shown = answerText(id, "refuse", refused);
+      const shown = answerText(refused, { id, action: "refuse" });
       assertEquals(shown.text.startsWith(`${id}: the answer could not be written`), true);
     }
     assertEquals(await call, { ok: false, error: denialText("audit_unavailable") });
