@@ -30,7 +30,7 @@ const note = defineTool({
     "Appends a line to the task's notes (tasks/<task>/notes.txt). Free. Idempotent on the call's key.",
   input: z.strictObject({ text: z.string().max(10_000) }),
   secrets: [],
-  run: (ctx, input) => appendNote(ctx.home, ctx.task, { key: ctx.key, text: input.text }),
+  run: (ctx, input) => appendNote(ctx.home, { task: ctx.task, key: ctx.key, text: input.text }),
 });
 
 /** Every tool of the example app. */

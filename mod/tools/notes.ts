@@ -10,12 +10,12 @@ export interface NoteAnswer {
   text: string;
 }
 
-/** Appends `{key, text}` to the task's notes unless a line with that key is already there. */
+/** Appends `{key, text}` to `task`'s notes unless a line with that key is already there. */
 export async function appendNote(
   home: string,
-  task: string,
-  note: { key: string; text: string },
+  note: { task: string; key: string; text: string },
 ): Promise<NoteAnswer> {
+  const { task } = note;
   const path = notesPath(home, task);
   const file = await Deno.open(path, { create: true, read: true, append: true, mode: 0o600 });
   try {
@@ -27,7 +27,9 @@ export async function appendNote(
     if (found !== -1) return { line: found + 1, text: note.text };
     // A torn last line (a crash mid-write) is ended first, so the new note stands on its own line.
     const lead = text === "" || text.endsWith("\n") ? "" : "\n";
-    const bytes = new TextEncoder().encode(lead + JSON.stringify(note) + "\n");
+    const bytes = new TextEncoder().encode(
+      lead + JSON.stringify({ key: note.key, text: note.text }) + "\n",
+    );
     let written = 0;
     while (written < bytes.length) written += await file.write(bytes.subarray(written));
     await file.syncData();
