@@ -1,7 +1,7 @@
 /**
- * An approval never outlives the ask grant it asks under (seed 002 §6): its `expires` is the
- * earlier of now + ttl_ms and the grant's `expires`, and at that time the call is denied. Through
- * a real core whose clock the test holds (CoreOptions.clock), so no test waits out a grant.
+ * An approval never outlives the ask grant it asks under (docs/grants.md#approvals): its `expires`
+ * is the earlier of now + ttl_ms and the grant's `expires`, and at that time the call is denied.
+ * Through a real core whose clock the test holds (CoreOptions.clock), so no test waits out a grant.
  */
 import { denialText } from "../../mod/policy/mod.ts";
 import { assertEquals } from "../assert.ts";

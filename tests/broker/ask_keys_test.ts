@@ -1,7 +1,8 @@
 /**
- * A worker's /ask key names one question (seed 000): asked again once answered, before or after a
- * restart of the core, it gets the same answer from the task's journal, with no new approval and
- * no new audit record. Through a real core and its real sockets.
+ * A worker's /ask key names one question
+ * (docs/broker-api.md#keys-the-same-request-the-same-answer): asked again once answered, before or
+ * after a restart of the core, it gets the same answer from the task's journal, with no new
+ * approval and no new audit record. Through a real core and its real sockets.
  */
 import { assertEquals } from "../assert.ts";
 import { type Json, pendingApproval, startBox, type TestTask } from "../kit/mod.ts";

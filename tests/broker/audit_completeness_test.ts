@@ -1,10 +1,10 @@
 /**
- * Every call is in the audit log (seed 002 §3, §14): a call to a tool outside the task's list, or
- * to a name no tool has, is decided no_grant with its Decision record before it is answered; a
- * grants_invalid Decision records the session state as the file says it; a refusal whose Approval
- * record cannot be written keeps no answer for the key, since the log lacks it; a request of the
- * wrong kind, or of no kind, on either socket is 403 forbidden; a Decision record keeps the
- * arguments as received.
+ * Every call is in the audit log (docs/audit.md#decision-a-call-or-an-ask-decided): a call to a
+ * tool outside the task's list, or to a name no tool has, is decided no_grant with its Decision
+ * record before it is answered; a grants_invalid Decision records the session state as the file
+ * says it; a refusal whose Approval record cannot be written keeps no answer for the key, since the
+ * log lacks it; a request of the wrong kind, or of no kind, on either socket is 403 forbidden; a
+ * Decision record keeps the arguments as received.
  */
 import { AdminClient } from "../../mod/admin/mod.ts";
 import { realFileOps } from "../../mod/audit/mod.ts";

@@ -1,7 +1,7 @@
 /**
- * A task's budget counts the calls in flight (design.md, one call, step 4): a call whose cost, with
- * the cents spent and the cents reserved by calls still running, would pass the budget becomes a
- * budget approval, through a real core and its real sockets.
+ * A task's budget counts the calls in flight (docs/grants.md#budgets): a call whose cost, with the
+ * cents spent and the cents reserved by calls still running, would pass the budget becomes a budget
+ * approval, through a real core and its real sockets.
  */
 import { assertEquals } from "../assert.ts";
 import { grant, heldTool, type Json, pendingApproval, startBox, until } from "../kit/mod.ts";
@@ -32,7 +32,7 @@ Deno.test("a 10-cent budget with a 6-cent call still running: a second 6-cent ca
     );
     assertEquals(slow.started, [1], "the second call ran while the first held its 6 cents");
 
-    // The first call ends and is charged; refusing the spend answers seed 000's `not approved`.
+    // The first call ends and is charged; refusing the spend answers `not approved`.
     slow.release();
     assertEquals(await first, { ok: true, output: { n: 1 } });
     assertEquals((await task.request("GET", "/task")).body.task.spentCents, 6);

@@ -1,7 +1,7 @@
 /**
- * An allowed call runs only once its Decision record is on disk (design.md, one call, step 5;
- * seed 002 §5, write order), through a real core whose audit writer's fdatasync of the Decision
- * record fails, or hangs, on demand (the writer's injectable file operations).
+ * An allowed call runs only once its Decision record is on disk
+ * (docs/audit.md#the-order-of-one-calls-writes), through a real core whose audit writer's fdatasync
+ * of the Decision record fails, or hangs, on demand (the writer's injectable file operations).
  */
 import { type AuditFileOps, realFileOps } from "../../mod/audit/mod.ts";
 import { denialText } from "../../mod/policy/mod.ts";

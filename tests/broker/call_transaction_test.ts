@@ -1,7 +1,8 @@
 /**
- * A call is one transaction (seed 002 §5, write order), through a real core whose audit writer's
- * fdatasync of the Result record is held on demand: the call is answered, and its reserved cents
- * given back, only once its Result record is on disk; a key sent twice runs its tool once.
+ * A call is one transaction (docs/audit.md#the-order-of-one-calls-writes), through a real core
+ * whose audit writer's fdatasync of the Result record is held on demand: the call is answered, and
+ * its reserved cents given back, only once its Result record is on disk; a key sent twice runs its
+ * tool once.
  */
 import { type AuditFileOps, realFileOps } from "../../mod/audit/mod.ts";
 import { assertEquals } from "../assert.ts";

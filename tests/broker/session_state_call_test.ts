@@ -1,6 +1,6 @@
 /**
- * The session state through POST /call (seed 002 §4): every Decision step and every Result step
- * reads the file, so a damaged file denies the next call with state_unreadable before anything
+ * The session state through POST /call (docs/grants.md#taint): every Decision step and every Result
+ * step reads the file, so a damaged file denies the next call with state_unreadable before anything
  * runs and keeps a result it finds damaged from being answered, and the Result records carry the
  * state as the file says it, after the owner changed it by hand too.
  */

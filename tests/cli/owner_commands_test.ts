@@ -1,6 +1,7 @@
 /**
  * The owner's commands as child processes (the real main.ts) against a real core: `gurt approvals`
- * (seed 002 §9's two-line block, escaped), `gurt approve`, `gurt refuse` and `gurt task …`.
+ * (its two-line block, escaped: docs/grants.md#approvals), `gurt approve`, `gurt refuse` and `gurt
+ * task …`.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 

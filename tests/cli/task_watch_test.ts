@@ -1,6 +1,7 @@
 /**
- * `gurt task watch` (seed 002 §9, bxctl chat) against a fake core: a scripted admin socket that
- * serves a journal and a pending list, and records every approve and refuse it receives.
+ * `gurt task watch` (docs/threat-model.md#the-owners-view) against a fake core: a scripted admin
+ * socket that serves a journal and a pending list, and records every approve and refuse it
+ * receives.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { gurt } from "../kit/mod.ts";

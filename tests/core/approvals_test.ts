@@ -1,4 +1,4 @@
-/** Seed 002 §12 "Approvals", through the real admin and task sockets of a real core. */
+/** Approvals (docs/grants.md#approvals), through the real admin and task sockets of a real core. */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { type AuditFileOps, realFileOps } from "../../mod/audit/mod.ts";
 import { counter, grant, pendingApproval, startBox, until } from "../kit/mod.ts";
@@ -61,7 +61,7 @@ Deno.test("refuse: the call answers the model-facing refusal and nothing runs", 
   }
 });
 
-Deno.test("a refused spend over budget answers seed 000's `not approved`", async () => {
+Deno.test("a refused spend over budget answers `not approved`", async () => {
   const box = await startBox({ grants: { spend: grant({ tool: "example.spend" }) } });
   try {
     const task = await box.startTask({ tools: ["example.spend"], budgetCents: 10 });
@@ -263,7 +263,7 @@ Deno.test("the requester gone before the run: a failed Result closes the call, n
   }
 });
 
-Deno.test("a pending call answers seed 000's pending body after wait_ms, and a retry joins it", async () => {
+Deno.test("a pending call answers the pending body after wait_ms, and a retry joins it", async () => {
   const box = await startBox({ grants: ASK_SPEND, env: { BOX_APPROVAL_WAIT_MS: "50" } });
   try {
     const task = await box.startTask({ tools: ["example.spend"] });

@@ -1,6 +1,6 @@
 /**
- * Seed 002 §12's concurrency test with real processes: 8 callers, two tasks, fifty calls each,
- * half the grants `secret`, against a real `gurt serve`.
+ * The concurrency test, with real processes: 8 callers, two tasks, fifty calls each, half the
+ * grants `secret`, against a real `gurt serve`.
  */
 import { assert, assertEquals } from "../assert.ts";
 import { verifyHome } from "../../mod/audit/mod.ts";

@@ -1,6 +1,6 @@
 /**
- * Seed 002 §12's end-to-end test, in processes: the real `gurt serve`, the real `gurt loop` worker it
- * starts, a scripted llama-style (OpenAI-compatible) model service, and the real `gurt task watch`.
+ * The end-to-end test, in processes: the real `gurt serve`, the real `gurt loop` worker it starts,
+ * a scripted llama-style (OpenAI-compatible) model service, and the real `gurt task watch`.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { adminSocketPath } from "../../mod/config/mod.ts";
@@ -69,7 +69,7 @@ function ended(home: string, id: string, ms = 60_000): Promise<Json> {
   return taskEnded(adminSocketPath(home), id, ms);
 }
 
-Deno.test("seed 002 §12: read_file with no grant; the next request holds the denial; the log verifies with one no_grant Decision", async () => {
+Deno.test("end to end: read_file with no grant; the next request holds the denial; the log verifies with one no_grant Decision", async () => {
   const box = await serve([
     {
       calls: [{

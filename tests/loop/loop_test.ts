@@ -121,7 +121,7 @@ Deno.test("a worker stopped mid-task and restarted resumes its conversation with
   }
 });
 
-Deno.test("with no model key in the vault, a loop task fails at once with seed 003's message", async () => {
+Deno.test("with no model key in the vault, a loop task fails at once with the model-key-missing message", async () => {
   const model = startFakeModel([]);
   const box = await startLoopBox({ modelUrl: model.url, kind: "anthropic", vault: {} });
   try {
