@@ -6,7 +6,7 @@
  */
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
 import { ensureHomeLayout } from "../../mod/core/home_layout.ts";
-import { grant, startServe, startTask, stopAllTasks, taskSocket } from "../kit/mod.ts";
+import { grant, runAs, startServe, startTask, stopAllTasks, taskSocket } from "../kit/mod.ts";
 
 function mode(path: string): number {
   return Deno.lstatSync(path).mode! & 0o7777;
@@ -27,18 +27,6 @@ async function handMadeHome(): Promise<string> {
   return home;
 }
 
-/** Runs `sh -c script` as uid/gid: its exit code and stderr. */
-async function runAs(uid: number, gid: number, script: string): Promise<[number, string]> {
-  const out = await new Deno.Command("sh", {
-    args: ["-c", script],
-    uid,
-    gid,
-    stdout: "null",
-    stderr: "piped",
-  }).output();
-  return [out.code, new TextDecoder().decode(out.stderr)];
-}
-
 Deno.test({
   name:
     "as root, grants/ made 0755 by hand (and broker/, audit/ loose too) is 0700 after the first gurt serve, which says so, and a task's user cannot read a grant",
@@ -53,8 +41,9 @@ Deno.test({
         const user = Deno.statSync(taskSocket(home, task));
         assert(user.uid !== 0, "the task's socket belongs to its own user");
         // The same user reads what others may read, so the refusal below is the grant folder's.
-        assertEquals((await runAs(user.uid!, user.gid!, "cat /etc/hostname"))[0], 0);
-        const [code, stderr] = await runAs(user.uid!, user.gid!, `cat ${home}/grants/echo.toml`);
+        const who = { uid: user.uid!, gid: user.gid! };
+        assertEquals((await runAs(who, "cat /etc/hostname")).code, 0);
+        const { code, stderr } = await runAs(who, `cat ${home}/grants/echo.toml`);
         assert(code !== 0, "a task's user read a grant");
         assertStringIncludes(stderr, "Permission denied");
         for (const folder of ["grants", "broker", "broker/sessions", "audit"]) {

@@ -5,18 +5,8 @@
  * a core with task users says so first.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { startBox, type TestBox, until } from "../kit/mod.ts";
+import { startBox, startCmdTask, until } from "../kit/mod.ts";
 import { ensureHomeLayout } from "../../mod/core/home_layout.ts";
-
-async function startCmd(box: TestBox, command: string[]) {
-  const answer = await box.admin("POST", "/tasks", {
-    worker: { kind: "cmd", command },
-    tools: ["example.echo"],
-    budgetCents: null,
-  });
-  assertEquals(answer.status, 200, JSON.stringify(answer.body));
-  return answer.body.task;
-}
 
 Deno.test({
   name:
@@ -27,7 +17,7 @@ Deno.test({
     await Deno.chmod(closed, 0o700);
     const box = await startBox({ home: `${closed}/home`, core: { asRoot: true } });
     try {
-      const task = await startCmd(box, ["sh", "-c", "echo ran > ran.txt; exec sleep 300"]);
+      const task = await startCmdTask(box, ["sh", "-c", "echo ran > ran.txt; exec sleep 300"]);
       assertEquals(task.state, "failed");
       const reason: string = task.endReason;
       assertStringIncludes(reason, "the worker could not start");
@@ -37,7 +27,7 @@ Deno.test({
       assertEquals((await box.admin("GET", `/tasks/${task.id}`)).body.task.endReason, reason);
       // Opened to others' passage, the same worker starts: the folder was the cause.
       await Deno.chmod(closed, 0o711);
-      const opened = await startCmd(box, ["sh", "-c", "echo ran > ran.txt; exec sleep 300"]);
+      const opened = await startCmdTask(box, ["sh", "-c", "echo ran > ran.txt; exec sleep 300"]);
       assertEquals(opened.state, "running", opened.endReason);
       const ran = `${box.home}/tasks/${opened.id}/home/ran.txt`;
       await until(async () => (await Deno.readTextFile(ran).catch(() => "")) === "ran\n");

@@ -5,7 +5,7 @@
  * users no live task holds.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { startBox, type TestBox, until } from "../kit/mod.ts";
+import { runAs, startBox, startCmdTask, until } from "../kit/mod.ts";
 import { ensureTaskUser, FIRST_ID, taskUsers } from "../../mod/core/task_users.ts";
 
 /** How many processes, zombies aside, run with `uid` as their real or effective uid. */
@@ -25,20 +25,10 @@ function processesOf(uid: number): number {
   return count;
 }
 
-async function startCmd(box: TestBox, command: string[]) {
-  const answer = await box.admin("POST", "/tasks", {
-    worker: { kind: "cmd", command },
-    tools: ["example.echo"],
-    budgetCents: null,
-  });
-  assertEquals(answer.status, 200, JSON.stringify(answer.body));
-  return answer.body.task;
-}
-
 Deno.test("a worker that cannot start ends its task at once, failed with the reason, its socket gone", async () => {
   const box = await startBox();
   try {
-    const task = await startCmd(box, ["/no/such/program"]);
+    const task = await startCmdTask(box, ["/no/such/program"]);
     assertEquals(task.state, "failed");
     assertStringIncludes(task.endReason, "the worker could not start");
     assertStringIncludes(task.endReason, "/no/such/program");
@@ -83,18 +73,6 @@ Deno.test("a task whose socket cannot be opened (its path too long for a Unix so
   }
 });
 
-/** Runs `sh -c script` as uid/gid: its stdout and exit code. */
-async function runAs(uid: number, gid: number, script: string): Promise<[string, number]> {
-  const out = await new Deno.Command("sh", {
-    args: ["-c", script],
-    uid,
-    gid,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return [new TextDecoder().decode(out.stdout).trim(), out.code];
-}
-
 Deno.test({
   name:
     "as root, an ended task's user goes with every process it left, its home is closed to its uid, and the next task gets another uid",
@@ -103,7 +81,7 @@ Deno.test({
     const box = await startBox({ core: { asRoot: true } });
     try {
       // A worker that leaves a process in a session of its own, then waits.
-      const task = await startCmd(box, [
+      const task = await startCmdTask(box, [
         "sh",
         "-c",
         "echo private > secret.txt; mktemp > made.txt; setsid sleep 300 & echo $! > escaped.pid; exec sleep 300",
@@ -116,7 +94,8 @@ Deno.test({
       const user = (await taskUsers()).find((u) => u.name === `box-${task.id}`)!;
       assert(user.uid >= FIRST_ID && user.gid === user.uid, JSON.stringify(user));
       assertEquals(user.home, box.home);
-      assertEquals(await runAs(user.uid, user.gid, `cat ${home}/secret.txt`), ["private", 0]);
+      const read = await runAs(user, `cat ${home}/secret.txt`);
+      assertEquals([read.stdout.trim(), read.code], ["private", 0]);
       // Its temporary files are in its home, not in the /tmp every user reads.
       assert((await Deno.readTextFile(`${home}/made.txt`)).startsWith(`${home}/tmp/tmp.`));
 
@@ -129,10 +108,10 @@ Deno.test({
       const info = await Deno.stat(home);
       assertEquals([info.uid, info.gid, info.mode! & 0o777], [0, 0, 0o700]);
       // Whoever holds that uid later cannot read what the task left.
-      const [, code] = await runAs(user.uid, user.gid, `cat ${home}/secret.txt`);
+      const { code } = await runAs(user, `cat ${home}/secret.txt`);
       assert(code !== 0);
 
-      const next = await startCmd(box, ["sleep", "300"]);
+      const next = await startCmdTask(box, ["sleep", "300"]);
       const nextUser = (await taskUsers()).find((u) => u.name === `box-${next.id}`)!;
       assert(nextUser.uid >= FIRST_ID && nextUser.uid !== user.uid);
       await box.admin("POST", `/tasks/${next.id}/stop`);
@@ -151,7 +130,7 @@ Deno.test({
     const other = await Deno.makeTempDir({ prefix: "gurt-other-home-" });
     const made: string[] = [];
     try {
-      const live = await startCmd(box, ["sleep", "300"]);
+      const live = await startCmdTask(box, ["sleep", "300"]);
       const suffix = crypto.randomUUID().replaceAll("-", "").slice(0, 8);
       // A user of this home whose task is gone; one of another home, and one of a home this core
       // cannot see (gone, or in another mount namespace): those are their homes' cores' to remove.
@@ -209,12 +188,12 @@ Deno.test({
     const victim = await Deno.makeTempFile({ prefix: "gurt-victim-" });
     try {
       await Deno.writeTextFile(victim, "root's own file\n");
-      const linked = await startCmd(box, [
+      const linked = await startCmdTask(box, [
         "sh",
         "-c",
         `ln -s ${victim} mcp.json; rmdir tmp; ln -s ${victim} tmp; exec sleep 300`,
       ]);
-      const fifo = await startCmd(box, ["sh", "-c", "mkfifo mcp.json; exec sleep 300"]);
+      const fifo = await startCmdTask(box, ["sh", "-c", "mkfifo mcp.json; exec sleep 300"]);
       for (const task of [linked, fifo]) {
         const planted = `${box.home}/tasks/${task.id}/home/mcp.json`;
         await until(async () => (await Deno.lstat(planted).catch(() => null)) !== null);
@@ -245,12 +224,12 @@ Deno.test({
     const box = await startBox({ core: { asRoot: true } });
     try {
       // One kills every process of its uid, over and over (its own worker first); one stops them.
-      const killer = await startCmd(box, [
+      const killer = await startCmdTask(box, [
         "sh",
         "-c",
         "setsid sh -c 'while :; do kill -KILL -1 2>/dev/null; done' & exec sleep 300",
       ]);
-      const stopper = await startCmd(box, [
+      const stopper = await startCmdTask(box, [
         "sh",
         "-c",
         "setsid sh -c 'while :; do kill -STOP -1 2>/dev/null; done' & exec sleep 300",
@@ -282,7 +261,7 @@ Deno.test({
 Deno.test("a task whose home has no tmp (made by an older core) is reopened without a TMPDIR, and nothing is made in its home for it", async () => {
   const box = await startBox();
   try {
-    const task = await startCmd(box, [
+    const task = await startCmdTask(box, [
       "sh",
       "-c",
       'echo "[$TMPDIR]" >> tmpdirs.txt; exec sleep 300',

@@ -9,6 +9,8 @@ import {
 } from "../../mod/exec-guest/mod.ts";
 import { gurtArgs, until, waitFor } from "../kit/mod.ts";
 
+export { processAlive } from "../kit/mod.ts";
+
 /** A guest under test: its URLs, its workspace, and how to stop it. */
 export interface GuestUnderTest {
   exec: string;
@@ -215,17 +217,6 @@ export async function call(
     parsed = undefined;
   }
   return { status: response.status, headers: response.headers, body: parsed, text };
-}
-
-/** Whether a process exists and is not a zombie. */
-export function processAlive(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-    return state !== "Z" && state !== "X";
-  } catch {
-    return false;
-  }
 }
 
 /** The live (non-zombie) processes of a process group. */

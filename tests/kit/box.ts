@@ -10,6 +10,7 @@ import { requestJson } from "../../mod/net/mod.ts";
 import type { AppTool } from "../../mod/tools/mod.ts";
 import { defineTool, exampleApp, ToolRegistry } from "../../mod/tools/mod.ts";
 import { z } from "zod";
+import { assertEquals } from "../assert.ts";
 import { grantFiles, layOut, makeHome, tomlFile } from "./home.ts";
 import { until } from "./wait.ts";
 
@@ -225,4 +226,15 @@ export function heldTool(name: string, cents = 6): HeldTool {
     },
   });
   return { started, gate, release: () => gate.resolve(), tool: tool as AppTool<never> };
+}
+
+/** Starts a task whose worker runs `command` (kind cmd) with example.echo: its record, failed or not. */
+export async function startCmdTask(box: TestBox, command: string[]): Promise<Json> {
+  const answer = await box.admin("POST", "/tasks", {
+    worker: { kind: "cmd", command },
+    tools: ["example.echo"],
+    budgetCents: null,
+  });
+  assertEquals(answer.status, 200, JSON.stringify(answer.body));
+  return answer.body.task;
 }

@@ -6,6 +6,8 @@
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import {
   grant,
+  makeHome,
+  processAlive,
   type ServeProcess,
   startServe,
   startTask,
@@ -16,12 +18,27 @@ import {
 
 const PORTAL_AT = /gurt serve: portal at http:\/\/(127\.0\.0\.1:\d+) \(pid (\d+)\)/g;
 
-async function newHome(): Promise<string> {
-  const home = await Deno.makeTempDir({ prefix: "gurt-portal-process-" });
-  await Deno.mkdir(`${home}/grants`);
-  await Deno.writeTextFile(`${home}/grants/echo.toml`, grant({ tool: "example.echo" }));
-  await Deno.writeTextFile(`${home}/gurt.toml`, '[portal]\nlisten = "127.0.0.1:0"\n');
-  return home;
+/**
+ * Runs `work` on a gurt serve, on a new home with an echo grant and a portal, once its first portal
+ * has started; killed and its home removed afterwards.
+ */
+async function withPortal(work: (serve: ServeProcess, home: string) => Promise<void>) {
+  const home = await makeHome({
+    prefix: "gurt-portal-process-",
+    files: {
+      "grants/echo.toml": grant({ tool: "example.echo" }),
+      "gurt.toml": '[portal]\nlisten = "127.0.0.1:0"\n',
+    },
+  });
+  const serve = await startServe(home);
+  try {
+    assertEquals(serve.exited, null, serve.stderr());
+    await until(() => portals(serve).length === 1, 30_000);
+    await work(serve, home);
+  } finally {
+    await serve.kill9();
+    await Deno.remove(home, { recursive: true });
+  }
 }
 
 /** Every portal the core has said it started: its address and pid, in order. */
@@ -47,31 +64,17 @@ async function portalAddr(home: string): Promise<string | null> {
   }
 }
 
-/** Whether the process runs (a zombie that no one has reaped yet does not). */
-function alive(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
-}
-
 Deno.test({
   name: "killing the portal leaves the core serving, and the core starts it again",
   sanitizeResources: false,
   fn: async () => {
-    const home = await newHome();
-    const serve = await startServe(home);
-    try {
-      assertEquals(serve.exited, null, serve.stderr());
-      await until(() => portals(serve).length === 1, 30_000);
+    await withPortal(async (serve, home) => {
       const [first] = portals(serve);
       assertEquals(await portalAddr(home), first.addr);
       assert(await answers(first.addr), "the portal does not answer");
 
       Deno.kill(first.pid, "SIGKILL");
-      await until(() => !alive(first.pid), 10_000);
+      await until(() => !processAlive(first.pid), 10_000);
       // The core goes on answering its tasks while the portal is down.
       const task = await startTask(serve, { tools: ["example.echo"] });
       const call = { tool: "example.echo", input: { text: "still here" }, key: "k1" };
@@ -89,11 +92,8 @@ Deno.test({
       await stopAllTasks(serve);
       assertEquals((await serve.stop()).code, 0);
       assertEquals(await portalAddr(home), null, "portal.addr outlived gurt serve");
-      await until(() => !alive(second.pid), 10_000);
-    } finally {
-      await serve.kill9();
-      await Deno.remove(home, { recursive: true });
-    }
+      await until(() => !processAlive(second.pid), 10_000);
+    });
   },
 });
 
@@ -101,18 +101,11 @@ Deno.test({
   name: "a gurt serve killed with SIGKILL takes its portal with it",
   sanitizeResources: false,
   fn: async () => {
-    const home = await newHome();
-    const serve = await startServe(home);
-    try {
-      assertEquals(serve.exited, null, serve.stderr());
-      await until(() => portals(serve).length === 1, 30_000);
+    await withPortal(async (serve) => {
       const [portal] = portals(serve);
       await serve.kill9();
-      await until(() => !alive(portal.pid), 10_000);
+      await until(() => !processAlive(portal.pid), 10_000);
       assert(!(await answers(portal.addr)), "the portal still answers");
-    } finally {
-      await serve.kill9();
-      await Deno.remove(home, { recursive: true });
-    }
+    });
   },
 });
