@@ -44,8 +44,26 @@ class LogBuilder {
     this.seq = seqOfTorn + 1;
   }
 
+  /** Parses line `index` as a record, lets `change` edit it, and writes it back. */
+  // deno-lint-ignore no-explicit-any
+  edit(index: number, change: (record: any) => void): void {
+    const record = JSON.parse(this.lines[index]);
+    change(record);
+    this.lines[index] = recordLine(record);
+  }
+
   text(): Uint8Array {
     return encoder.encode(this.lines.map((line) => `${line}\n`).join(""));
+  }
+
+  /** A log of one record, then a torn line (seq 1) and the Recovery that describes it. */
+  static recovered(): LogBuilder {
+    const log = new LogBuilder();
+    log.add(sampleEvent(0));
+    const [prev, seq] = [log.prev, log.seq];
+    log.raw('{"seq":1,"time":"2026');
+    log.recover(prev, seq);
+    return log;
   }
 }
 
@@ -60,27 +78,19 @@ function decision(outcome: "allowed" | "ask", call: string): AuditEvent {
 }
 
 Deno.test("a Recovery whose hash does not match the line before it is a failure", () => {
-  const log = new LogBuilder();
-  log.add(sampleEvent(0));
-  const [prev, seq] = [log.prev, log.seq];
-  log.raw('{"seq":1,"time":"2026');
-  log.recover(prev, seq);
-  const record = JSON.parse(log.lines[2]);
-  record.event.torn_sha256 = "3".repeat(64);
-  log.lines[2] = recordLine(record);
+  const log = LogBuilder.recovered();
+  log.edit(2, (record) => {
+    record.event.torn_sha256 = "3".repeat(64);
+  });
   const report = verify(log.text());
   assertEquals([report.failure?.line, report.recoveries], [2, []]);
 });
 
 Deno.test("a Recovery whose length does not match the line before it is a failure", () => {
-  const log = new LogBuilder();
-  log.add(sampleEvent(0));
-  const [prev, seq] = [log.prev, log.seq];
-  log.raw('{"seq":1,"time":"2026');
-  log.recover(prev, seq);
-  const record = JSON.parse(log.lines[2]);
-  record.event.torn_bytes += 1;
-  log.lines[2] = recordLine(record);
+  const log = LogBuilder.recovered();
+  log.edit(2, (record) => {
+    record.event.torn_bytes += 1;
+  });
   assertEquals(verify(log.text()).failure?.line, 2);
 });
 
@@ -95,11 +105,7 @@ Deno.test("a Recovery that describes no line is a failure at the Recovery record
 });
 
 Deno.test("a line no Recovery describes, followed by a torn Recovery, is a failure at that line", () => {
-  const log = new LogBuilder();
-  log.add(sampleEvent(0));
-  const [prev, seq] = [log.prev, log.seq];
-  log.raw('{"seq":1,"time":"2026');
-  log.recover(prev, seq);
+  const log = LogBuilder.recovered();
   const content = log.text();
   // The Recovery itself was torn: its last 20 bytes and its newline never reached the disk.
   const report = verify(content.subarray(0, content.length - 21));
@@ -108,11 +114,7 @@ Deno.test("a line no Recovery describes, followed by a torn Recovery, is a failu
 });
 
 Deno.test("a recovered line is not a record: its seq is reused and it is listed in recoveries", () => {
-  const log = new LogBuilder();
-  log.add(sampleEvent(0));
-  const [prev, seq] = [log.prev, log.seq];
-  log.raw('{"seq":1,"time":"2026');
-  log.recover(prev, seq);
+  const log = LogBuilder.recovered();
   log.add(sampleEvent(1));
   const report = verify(log.text());
   assertEquals(report.failure, null);
