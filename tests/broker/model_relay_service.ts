@@ -268,16 +268,17 @@ export const SECRET = "sk-split-canary-9a8b7c6d5e4f3021";
 /** What a worker sees in place of a vault value. */
 export const REDACTED = "[a vault key]";
 
-/** A core whose model relay speaks `kind` to `service`, with SECRET in its vault, and a task. */
+/** A core whose model relay speaks `kind` to `service`, with `secret` in its vault, and a task. */
 export async function startRelayBox(
   kind: "anthropic" | "openai",
-  service: SseService,
+  service: { url: string },
+  secret = SECRET,
 ): Promise<{ box: TestBox; task: TestTask }> {
   const box = await startBox({
     toml: `[models]\nkind = "${kind}"\nbase_url = "${service.url}"\nkey = ""\n`,
   });
   try {
-    const set = await box.admin("PUT", "/api/vault/EXAMPLE_API_KEY", { value: SECRET });
+    const set = await box.admin("PUT", "/api/vault/EXAMPLE_API_KEY", { value: secret });
     assert(set.status === 200, JSON.stringify(set.body));
     return { box, task: await box.startTask() };
   } catch (error) {

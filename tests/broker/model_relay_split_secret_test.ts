@@ -5,11 +5,7 @@
  * value is cut. Through a real core, its task socket, and a model service over real HTTP.
  */
 import { assert, assertEquals } from "../assert.ts";
-import { requestStream } from "../../mod/net/mod.ts";
-import { startBox } from "../kit/mod.ts";
-
-const SECRET = "sk-split-canary-9a8b7c6d5e4f3021";
-const REDACTED = "[a vault key]";
+import { askModel, REDACTED, SECRET, startRelayBox } from "./model_relay_service.ts";
 
 /** Anthropic's streamed answer with `text` as its one text block, as SSE. */
 function anthropicStream(text: string): string {
@@ -76,26 +72,12 @@ Deno.test("a vault value the model service sends in two writes, cut at any of it
     if (answer === null) throw new Error("a model request the test did not expect");
     return answer;
   });
-  const box = await startBox({
-    toml: `[models]\nkind = "anthropic"\nbase_url = "${model.url}"\nkey = ""\n`,
-  });
+  const { box, task } = await startRelayBox("anthropic", model);
   try {
-    const set = await box.admin("PUT", "/api/vault/EXAMPLE_API_KEY", { value: SECRET });
-    assertEquals(set.status, 200, JSON.stringify(set.body));
-    const task = await box.startTask();
     for (let cut = 1; cut < SECRET.length; cut++) {
       rest = Promise.withResolvers<void>();
       answer = { text, splitAt: at + cut, rest: rest.promise };
-      const response = await requestStream(task.socket, {
-        method: "POST",
-        path: "/model",
-        body: {
-          model: "claude-sonnet-5-5",
-          max_tokens: 64,
-          stream: true,
-          messages: [{ role: "user", content: "say the key" }],
-        },
-      });
+      const response = await askModel(task);
       assertEquals(response.status, 200);
       const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
       // The first write has reached the worker (what of it the relay may pass on) before the
