@@ -5,6 +5,7 @@
  */
 
 const CHUNK = 64 * 1024;
+const MAX_PUMP_CHUNK = 256 * 1024;
 
 /** A connection whose bytes are read into `buffered` until a parser has what it needs. */
 export class Inbound {
@@ -100,17 +101,33 @@ export function closeQuietly(conn: Deno.Conn): void {
 
 /**
  * Copies `from` into `to` until `from` ends, then ends `to`'s writing side. Resolves either way;
- * true if `from` ended cleanly.
+ * true if `from` ended cleanly. It reads the next chunk while the last is written, into buffers
+ * that start small and grow (to 256 KiB) while reads fill them, so an idle tunnel holds little
+ * and a download moves in large chunks.
  */
 export async function pump(from: Deno.Conn, to: Deno.Conn): Promise<boolean> {
-  const buffer = new Uint8Array(CHUNK);
+  let size = 16 * 1024;
+  let buffers = [new Uint8Array(size), new Uint8Array(size)];
+  let which = 0;
+  let writing: Promise<void> = Promise.resolve();
   try {
     for (;;) {
+      const buffer = buffers[which];
       const read = await from.read(buffer);
+      await writing;
       if (read === null) break;
-      await writeAll(to, buffer.subarray(0, read));
+      writing = writeAll(to, buffer.subarray(0, read));
+      // The write holds this buffer, so a grown pair starts with the other.
+      if (read === size && size < MAX_PUMP_CHUNK) {
+        size *= 4;
+        buffers = [buffer, new Uint8Array(size)];
+        which = 1;
+      } else {
+        which ^= 1;
+      }
     }
   } catch {
+    await writing.catch(() => {});
     return false;
   }
   try {

@@ -249,3 +249,54 @@ Deno.test("close() ends every open tunnel and the listener", async () => {
   await proxy.close();
   await origin.close();
 });
+
+Deno.test("a tunnel carries every byte both ways, in order (8 MiB of random bytes echoed)", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const echoed = (async () => {
+    const conn = await listener.accept();
+    const buffer = new Uint8Array(50_000);
+    for (;;) {
+      const read = await conn.read(buffer);
+      if (read === null) break;
+      await writeAll(conn, buffer.subarray(0, read));
+    }
+    await conn.closeWrite();
+    await readToEnd(conn);
+    conn.close();
+  })();
+  const proxy = await startProxy({
+    hosts: [`echo.test:${listener.addr.port}`],
+    resolve: { "echo.test": "127.0.0.1" },
+    allowPrivate: ["echo.test"],
+  });
+  const sent = new Uint8Array(8 * 1024 * 1024);
+  for (let offset = 0; offset < sent.length; offset += 65536) {
+    crypto.getRandomValues(sent.subarray(offset, offset + 65536));
+  }
+  try {
+    const conn = await connectProxy(proxy);
+    await writeAll(conn, `CONNECT echo.test:${listener.addr.port} HTTP/1.1\r\n\r\n`);
+    assertStringIncludes(await readHead(conn), "HTTP/1.1 200 ");
+    const [, received] = await Promise.all([
+      (async () => {
+        // Uneven writes, so reads and writes in the proxy fall at every size.
+        for (
+          let offset = 0, step = 1;
+          offset < sent.length;
+          offset += step, step = step * 7 % 300_001
+        ) {
+          await writeAll(conn, sent.subarray(offset, Math.min(offset + step, sent.length)));
+        }
+        await conn.closeWrite();
+      })(),
+      readToEnd(conn),
+    ]);
+    conn.close();
+    assertEquals(received.length, sent.length);
+    assert(received.every((byte, i) => byte === sent[i]), "the echoed bytes differ");
+    await echoed;
+  } finally {
+    listener.close();
+    await proxy.close();
+  }
+});

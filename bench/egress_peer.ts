@@ -1,0 +1,106 @@
+/**
+ * The other processes of bench/egress_bench.ts. `origin`: a TCP server on 127.0.0.1 that reads an
+ * 8-byte big-endian count from each connection, writes that many bytes and closes; it prints
+ * `ready <port>`. `proxy <socket> <origin port>`: a task's egress proxy on the Unix socket, its list
+ * naming bench.test on the origin's port, mapped to 127.0.0.1 and allowed to be private; it prints
+ * `ready`. `relay <socket> <origin port>`: the least a proxy does (CONNECT, dial, copy), for the
+ * floor of one more hop in Deno. SIGTERM ends each.
+ */
+import { serveEgress } from "../mod/egress/mod.ts";
+
+const [mode, ...rest] = Deno.args;
+
+if (mode === "origin") {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const block = new Uint8Array(256 * 1024).fill(120);
+  console.log(`ready ${listener.addr.port}`);
+  Deno.addSignalListener("SIGTERM", () => Deno.exit(0));
+  for await (const conn of listener) {
+    void (async () => {
+      try {
+        const head = new Uint8Array(8);
+        let have = 0;
+        while (have < 8) {
+          const read = await conn.read(head.subarray(have));
+          if (read === null) return;
+          have += read;
+        }
+        let left = Number(new DataView(head.buffer).getBigUint64(0));
+        while (left > 0) {
+          const part = left >= block.length ? block : block.subarray(0, left);
+          left -= await conn.write(part);
+        }
+      } catch {
+        // The client left.
+      } finally {
+        try {
+          conn.close();
+        } catch {
+          // Closed.
+        }
+      }
+    })();
+  }
+} else if (mode === "proxy") {
+  const [socketPath, originPort] = rest;
+  const server = await serveEgress({
+    socketPath,
+    policy: () => ({
+      hosts: [`bench.test:${originPort}`],
+      allowPrivate: ["bench.test"],
+      resolve: { "bench.test": "127.0.0.1" },
+      unknown: "deny",
+    }),
+    ownAddresses: () => Deno.networkInterfaces().map((entry) => entry.address),
+    onBlocked: (event) => {
+      console.error(`blocked: ${JSON.stringify(event)}`);
+      return Promise.resolve();
+    },
+  });
+  console.log("ready");
+  Deno.addSignalListener("SIGTERM", async () => {
+    await server.close();
+    Deno.exit(0);
+  });
+} else if (mode === "relay") {
+  // The floor of any proxy in Deno: reads the CONNECT head, dials the origin, answers 200 and
+  // copies both ways, with no check at all.
+  const [socketPath, originPort] = rest;
+  const listener = Deno.listen({ transport: "unix", path: socketPath });
+  console.log("ready");
+  Deno.addSignalListener("SIGTERM", () => Deno.exit(0));
+  for await (const conn of listener) {
+    void (async () => {
+      const buffer = new Uint8Array(4096);
+      let head = "";
+      while (!head.endsWith("\r\n\r\n")) {
+        const read = await conn.read(buffer);
+        if (read === null) return conn.close();
+        head += String.fromCharCode(...buffer.subarray(0, read));
+      }
+      const origin = await Deno.connect({ hostname: "127.0.0.1", port: Number(originPort) });
+      await conn.write(new TextEncoder().encode("HTTP/1.1 200 Connection Established\r\n\r\n"));
+      await Promise.all([copy(conn, origin), copy(origin, conn)]);
+      conn.close();
+      origin.close();
+    })();
+  }
+} else {
+  throw new Error(`egress_peer: unknown mode ${mode}`);
+}
+
+/** Copies `from` into `to` in 256 KiB reads until `from` ends, then ends `to`'s writing side. */
+async function copy(from: Deno.Conn, to: Deno.Conn): Promise<void> {
+  const buffer = new Uint8Array(256 * 1024);
+  try {
+    for (;;) {
+      const read = await from.read(buffer);
+      if (read === null) break;
+      let offset = 0;
+      while (offset < read) offset += await to.write(buffer.subarray(offset, read));
+    }
+    await to.closeWrite();
+  } catch {
+    // Either side is gone.
+  }
+}
