@@ -11,6 +11,11 @@ function gurtIn(home: string, ...args: string[]): Promise<GurtRun> {
   return gurt(["--home", home, ...args]);
 }
 
+/** Runs `gurt --home HOME grants explain read_file ARGS…`. */
+function explainRead(home: string, ...args: string[]): Promise<GurtRun> {
+  return gurtIn(home, "grants", "explain", "read_file", ...args);
+}
+
 /** Runs `work` on a fresh home whose grants folder holds `files` (file name → text). */
 function withGrants(
   files: Record<string, string>,
@@ -21,6 +26,9 @@ function withGrants(
 }
 
 const HOME = { prefix: "gurt-grants-cli-" };
+
+/** The time the explain tests decide at. */
+const AT = ["--at", "2026-12-01T00:00:00Z"];
 
 const ASK_SPEND = `tool = "example.spend"
 mode = "ask"
@@ -62,15 +70,7 @@ Deno.test("gurt grants check fails when the grants directory is missing", async 
 
 Deno.test("gurt grants explain allows a read under notes-read's path and exits 0", async () => {
   await withGrants({ "notes-read.toml": NOTES_READ }, async (home) => {
-    const run = await gurtIn(
-      home,
-      "grants",
-      "explain",
-      "read_file",
-      '{"path": "/home/kyle/notes/a.md"}',
-      "--at",
-      "2026-12-01T00:00:00Z",
-    );
+    const run = await explainRead(home, '{"path": "/home/kyle/notes/a.md"}', ...AT);
     assertEquals(run.code, 0, run.stderr);
     const lines = run.stdout.trimEnd().split("\n");
     assertEquals(lines[0], "allowed");
@@ -87,15 +87,7 @@ Deno.test("gurt grants explain allows a read under notes-read's path and exits 0
 
 Deno.test("gurt grants explain says denied no_grant for /home/kyle/notes2/a.md and exits 1", async () => {
   await withGrants({ "notes-read.toml": NOTES_READ }, async (home) => {
-    const run = await gurtIn(
-      home,
-      "grants",
-      "explain",
-      "read_file",
-      '{"path": "/home/kyle/notes2/a.md"}',
-      "--at",
-      "2026-12-01T00:00:00Z",
-    );
+    const run = await explainRead(home, '{"path": "/home/kyle/notes2/a.md"}', ...AT);
     assertEquals(run.code, 1);
     assertEquals(run.stdout.trimEnd().split("\n"), [
       "denied no_grant",
@@ -110,19 +102,12 @@ Deno.test("gurt grants explain says denied no_grant for /home/kyle/notes2/a.md a
 Deno.test("gurt grants explain reports expiry with --at, taint with --taint, and ask with exit 2", async () => {
   const privateOnly = NOTES_READ.replace('max_taint = "secret"', 'max_taint = "private"');
   await withGrants({ "notes-read.toml": privateOnly, "spend.toml": ASK_SPEND }, async (home) => {
-    const read = ["grants", "explain", "read_file", '{"path": "/home/kyle/notes/a.md"}'];
-    const expired = await gurtIn(home, ...read, "--at", "2027-01-01T00:00:00Z");
+    const read = '{"path": "/home/kyle/notes/a.md"}';
+    const expired = await explainRead(home, read, "--at", "2027-01-01T00:00:00Z");
     assertEquals(expired.code, 1);
     assertEquals(expired.stdout.split("\n")[0], "denied grant_expired");
     assertStringIncludes(expired.stdout, "notes-read (auto): ruled out: it expired at 2027-01-01");
-    const tainted = await gurtIn(
-      home,
-      ...read,
-      "--taint",
-      "secret",
-      "--at",
-      "2026-12-01T00:00:00Z",
-    );
+    const tainted = await explainRead(home, read, "--taint", "secret", ...AT);
     assertEquals(tainted.code, 1);
     assertEquals(tainted.stdout.split("\n")[0], "denied taint_too_high");
     assertStringIncludes(tainted.stdout, "the taint secret is above its max_taint private");
@@ -143,13 +128,7 @@ Deno.test("gurt grants explain reports expiry with --at, taint with --taint, and
 
 Deno.test("gurt grants explain denies with grants_invalid while a grant file is invalid", async () => {
   await withGrants({ "notes-read.toml": NOTES_READ, "x.toml": "tool = " }, async (home) => {
-    const run = await gurtIn(
-      home,
-      "grants",
-      "explain",
-      "read_file",
-      '{"path": "/home/kyle/notes/a"}',
-    );
+    const run = await explainRead(home, '{"path": "/home/kyle/notes/a"}');
     assertEquals(run.code, 1);
     assertEquals(run.stdout.split("\n")[0], "denied grants_invalid");
     assertStringIncludes(run.stdout, `${home}/grants/x.toml:1: not valid TOML`);
@@ -159,21 +138,13 @@ Deno.test("gurt grants explain denies with grants_invalid while a grant file is 
 
 Deno.test("gurt grants explain refuses arguments that are not JSON, and a public taint", async () => {
   await withGrants({ "notes-read.toml": NOTES_READ }, async (home) => {
-    const notJson = await gurtIn(home, "grants", "explain", "read_file", "{path: /a}");
+    const notJson = await explainRead(home, "{path: /a}");
     assertEquals(notJson.code, 1);
     assertStringIncludes(notJson.stderr, "the arguments are not valid JSON");
-    const badTaint = await gurtIn(
-      home,
-      "grants",
-      "explain",
-      "read_file",
-      "{}",
-      "--taint",
-      "public",
-    );
+    const badTaint = await explainRead(home, "{}", "--taint", "public");
     assertEquals(badTaint.code, 1);
     assertStringIncludes(badTaint.stderr, "--taint must be private or secret");
-    const invalid = await gurtIn(home, "grants", "explain", "read_file", '{"path": "a"}');
+    const invalid = await explainRead(home, '{"path": "a"}');
     assertEquals(invalid.code, 1);
     assertEquals(invalid.stdout.split("\n")[0], "denied invalid_arguments");
     assertStringIncludes(invalid.stdout, "arguments: path is not absolute");
@@ -182,7 +153,7 @@ Deno.test("gurt grants explain refuses arguments that are not JSON, and a public
 
 Deno.test("gurt grants explain writes nothing in the box home", async () => {
   await withGrants({ "notes-read.toml": NOTES_READ }, async (home) => {
-    await gurtIn(home, "grants", "explain", "read_file", '{"path": "/home/kyle/notes/a.md"}');
+    await explainRead(home, '{"path": "/home/kyle/notes/a.md"}');
     const entries = [...Deno.readDirSync(home)].map((e) => e.name);
     assertEquals(entries, ["grants"]);
     assertEquals([...Deno.readDirSync(`${home}/grants`)].map((e) => e.name), ["notes-read.toml"]);
