@@ -28,6 +28,7 @@ import {
   resolvedByPolicy,
 } from "./host_policy.ts";
 import { plainAnswer, refusalAnswer } from "./refusal.ts";
+import { BodyEnd } from "./request_body.ts";
 import { headEnd, hostHeaderMatches, parseRequestHead } from "./request_head.ts";
 import { readGreeting, readRequest, SOCKS_REPLY, SOCKS_VERSION, socksReply } from "./socks5.ts";
 
@@ -216,10 +217,9 @@ class EgressProxy implements EgressServer {
       }
       const hostLine = `Host: ${named}${head.port === 80 ? "" : `:${head.port}`}`;
       await writeAll(origin, latin1Bytes(head.forward(hostLine)));
-      await writeAll(origin, inbound.take());
       // The origin closes after its answer (Connection: close); then the exchange is over.
       const back = pump(origin, inbound.conn);
-      void pump(inbound.conn, origin);
+      void sendBody(inbound, origin, new BodyEnd(head.body));
       await back;
     } finally {
       this.#origins.delete(origin);
@@ -401,6 +401,27 @@ class EgressProxy implements EgressServer {
     } catch {
       // The caller's record failed; the refusal stands.
     }
+  }
+}
+
+/**
+ * Sends the origin the request's body and nothing past it: a second request on the connection
+ * (whose Host header could name another host) stays with the proxy, which drops it.
+ */
+async function sendBody(inbound: Inbound, origin: Deno.Conn, end: BodyEnd): Promise<void> {
+  try {
+    let pending = inbound.take();
+    const buffer = new Uint8Array(64 * 1024);
+    for (;;) {
+      const count = end.take(pending);
+      if (count > 0) await writeAll(origin, pending.subarray(0, count));
+      if (end.done || end.bad) return;
+      const read = await inbound.conn.read(buffer);
+      if (read === null) return;
+      pending = buffer.subarray(0, read);
+    }
+  } catch {
+    // Either side is gone.
   }
 }
 

@@ -5,6 +5,7 @@
  * what is forwarded is the bytes the client sent.
  */
 import { type CanonicalHost, canonicalHost } from "../config/mod.ts";
+import { type BodyFraming, bodyFraming } from "./request_body.ts";
 
 /** A request head the proxy can act on, with its target's host as the client wrote it. */
 export type RequestHead =
@@ -17,6 +18,8 @@ export type RequestHead =
     hostHeader: string | null;
     /** The head to send the origin, in origin form, less its Host line if the request had none. */
     forward: (hostLine: string) => string;
+    /** How the body that follows the head is framed (null: there is none). */
+    body: BodyFraming;
   };
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -77,6 +80,8 @@ export function parseRequestHead(head: string): RequestHead | { problem: string 
   let path = end === -1 ? "/" : rest.slice(end).replace(/#.*$/, "");
   if (path.startsWith("?")) path = `/${path}`;
   if (!/^[\x21-\x7e]+$/.test(path)) return { problem: "the URL's path is not printable ASCII" };
+  const body = bodyFraming(fields);
+  if (body !== null && "problem" in body) return body;
   const hosts = fields.filter(([name]) => name.toLowerCase() === "host");
   if (hosts.length > 1) return { problem: "the request has more than one Host header" };
   const named = new Set(
@@ -92,6 +97,7 @@ export function parseRequestHead(head: string): RequestHead | { problem: string 
     host: authority.host,
     port: authority.port ?? 80,
     hostHeader: hosts.length === 1 ? hosts[0][1] : null,
+    body,
     forward: (hostLine) =>
       [
         `${method} ${path} ${version}`,

@@ -8,6 +8,7 @@ import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { startTlsServer } from "../runtime/tls_fixture.ts";
 import {
   connectProxy,
+  readExactly,
   readHead,
   readToEnd,
   startProxy,
@@ -298,5 +299,30 @@ Deno.test("a tunnel carries every byte both ways, in order (8 MiB of random byte
   } finally {
     listener.close();
     await proxy.close();
+  }
+});
+
+Deno.test("a listed IPv6 address is reached at that address, by CONNECT and by SOCKS5's address type", async () => {
+  const origin = startRawOrigin("::1");
+  const proxy = await startProxy({ hosts: [`[::1]:${origin.port}`], allowPrivate: ["[::1]"] });
+  try {
+    const conn = await connectProxy(proxy);
+    await writeAll(conn, `CONNECT [0:0::1]:${origin.port} HTTP/1.1\r\n\r\n`);
+    assertStringIncludes(await readHead(conn), "HTTP/1.1 200 ");
+    await writeAll(conn, "six");
+    assertEquals(await origin.waitFor(3), "six");
+    conn.close();
+    const socks = await connectProxy(proxy);
+    const port = [origin.port >> 8, origin.port & 0xff];
+    await writeAll(
+      socks,
+      new Uint8Array([5, 1, 0, 5, 1, 0, 4, ...new Array(15).fill(0), 1, ...port]),
+    );
+    assertEquals([...await readExactly(socks, 12)], [5, 0, 5, 0, 0, 1, 0, 0, 0, 0, 0, 0]);
+    socks.close();
+    assertEquals(proxy.events, []);
+  } finally {
+    await proxy.close();
+    await origin.close();
   }
 });

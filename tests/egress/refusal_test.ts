@@ -463,3 +463,42 @@ Deno.test("limits: a head past the cap is refused, a slow head is cut off, and o
     await proxy.close();
   }
 });
+
+Deno.test("a second request sent after the first on a plain-HTTP connection never reaches the origin, whatever its Host", async () => {
+  const origin = startRawOrigin();
+  const proxy = await startProxy({
+    hosts: [`plain.test:${origin.port}`],
+    resolve: { "plain.test": "127.0.0.1" },
+    allowPrivate: ["plain.test"],
+  });
+  try {
+    const first =
+      `POST http://plain.test:${origin.port}/a HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello`;
+    const second = "GET /b HTTP/1.1\r\nHost: evil.test\r\n\r\n";
+    const chunked =
+      `POST http://plain.test:${origin.port}/c HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3;x=1\r\nabc\r\n0\r\nT: 1\r\n\r\n`;
+    for (const request of [first, chunked]) {
+      const conn = await connectProxy(proxy);
+      await writeAll(conn, request + second);
+      const expected = request.replace(/^(POST) http:\/\/[^/]+(\/\w)/, "$1 $2")
+        .replace("HTTP/1.1\r\n", `HTTP/1.1\r\nHost: plain.test:${origin.port}\r\n`)
+        .replace(/\r\n\r\n/, "\r\nConnection: close\r\n\r\n");
+      assertEquals(await origin.waitFor(expected.length), expected);
+      conn.close();
+    }
+    // Sent in one write with the first, the second request would be here by now if it were sent.
+    assertEquals(origin.received.every((text) => !text.includes("evil.test")), true);
+    assertStringIncludes(
+      text(
+        await exchange(
+          proxy,
+          `POST http://plain.test:${origin.port}/ HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n`,
+        ),
+      ),
+      "reason=bad_request",
+    );
+  } finally {
+    await proxy.close();
+    await origin.close();
+  }
+});
