@@ -10,6 +10,7 @@
 import { gurtInvocation } from "../mod/core/self_command.ts";
 import { Http1Client } from "./http1_client.ts";
 import { printTable } from "./table.ts";
+import { guestArgs } from "../tests/kit/gurt.ts";
 import { p50 } from "./measure.ts";
 
 const RUNS = 400;
@@ -36,15 +37,7 @@ const spawnTrue = async () => {
 
 const workspace = await Deno.makeTempDir({ prefix: "gurt-bench-ws-" });
 const token = "bench-token-0123456789";
-const guest = gurtInvocation([
-  "guest",
-  "--workspace",
-  workspace,
-  "--exec-port",
-  "0",
-  "--host-port",
-  "0",
-]);
+const guest = gurtInvocation(["guest", ...guestArgs(workspace)]);
 /** Starts a server that prints `{"exec": URL}` as its first line, and reads that line. */
 async function listening(
   program: string,

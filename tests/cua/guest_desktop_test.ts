@@ -1,6 +1,6 @@
 /** `gurt guest --desktop` as a user runs it: one process, both services, the desktop, and a clean stop. */
 import { assert, assertEquals } from "../assert.ts";
-import { gurtArgs } from "../kit/mod.ts";
+import { guestArgs, gurtArgs } from "../kit/mod.ts";
 import { freeDisplay } from "./fixture.ts";
 
 const XVFB = (() => {
@@ -23,16 +23,7 @@ Deno.test({
     const home = await Deno.makeTempDir({ prefix: "gurt-gd-home-" });
     const display = freeDisplay(); // one no other test's Xvfb holds
     const child = new Deno.Command(Deno.execPath(), {
-      args: gurtArgs([
-        "guest",
-        "--desktop",
-        "--workspace",
-        workspace,
-        "--exec-port",
-        "0",
-        "--host-port",
-        "0",
-      ]),
+      args: gurtArgs(["guest", ...guestArgs(workspace, ["--desktop"])]),
       env: { BOX_TOKEN: TOKEN, BOX_DISPLAY: display, HOME: home },
       stdout: "piped",
       stderr: "null",

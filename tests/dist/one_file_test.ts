@@ -17,7 +17,7 @@ import {
   runHidden,
   spawnHidden,
 } from "./hidden.ts";
-import { grant, readUntil, waitFor } from "../kit/mod.ts";
+import { grant, guestArgs, readUntil, waitFor } from "../kit/mod.ts";
 
 const root = checkoutRoot();
 const asRoot = Deno.uid() === 0;
@@ -270,7 +270,7 @@ Deno.test({
         const token = "dist-test-token-0123456789";
         const guest = spawnHidden(
           hiding,
-          [gurt, "guest", "--workspace", workspace, "--exec-port", "0", "--host-port", "0"],
+          [gurt, "guest", ...guestArgs(workspace)],
           { env: { BOX_TOKEN: token }, cwd: place },
         );
         const errors = new Response(guest.stderr).text();

@@ -7,7 +7,7 @@ import {
   type HostExtras,
   installSessionHelper,
 } from "../../mod/exec-guest/mod.ts";
-import { gurtArgs, until, waitFor } from "../kit/mod.ts";
+import { guestArgs, gurtArgs, until, waitFor } from "../kit/mod.ts";
 
 export { processAlive } from "../kit/mod.ts";
 
@@ -35,7 +35,7 @@ export async function startDaemon(env: Record<string, string> = {}): Promise<Dae
       ? Deno.readTextFileSync(env.BOX_TOKEN_FILE).trim()
       : "test-token-0123456789");
   const child = new Deno.Command(Deno.execPath(), {
-    args: gurtArgs(["guest", "--workspace", workspace, "--exec-port", "0", "--host-port", "0"]),
+    args: gurtArgs(["guest", ...guestArgs(workspace)]),
     env: { BOX_TOKEN: token, ...env },
     stdout: "piped",
     stderr: "piped",

@@ -8,6 +8,7 @@ import {
   runDaemonToEnd,
   startDaemon,
 } from "../exec-guest/helpers.ts";
+import { guestArgs } from "../kit/mod.ts";
 
 Deno.test("the daemon serves health openly, refuses other routes without the token, and shuts down", async () => {
   const guest = await startDaemon();
@@ -110,14 +111,10 @@ Deno.test("with BOX_HOST_TOKEN set the host service takes only it; the exec serv
 Deno.test("without BOX_TOKEN the guest refuses to start and points to the runbook", async () => {
   const workspace = await Deno.makeTempDir({ prefix: "gurt-guest-ws-" });
   try {
-    const end = await runDaemonToEnd({ PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" }, [
-      "--workspace",
-      workspace,
-      "--exec-port",
-      "0",
-      "--host-port",
-      "0",
-    ]);
+    const end = await runDaemonToEnd(
+      { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" },
+      guestArgs(workspace),
+    );
     assertEquals(end.code, 1);
     assertStringIncludes(end.stderr, "see runbook.md#guest-token-missing");
   } finally {

@@ -22,6 +22,11 @@ export function gurtArgs(args: string[]): string[] {
   ];
 }
 
+/** `gurt guest`'s words after `guest`: `flags`, a workspace, and ports the kernel chooses. */
+export function guestArgs(workspace: string, flags: string[] = []): string[] {
+  return [...flags, "--workspace", workspace, "--exec-port", "0", "--host-port", "0"];
+}
+
 /** The command that runs `gurt ARGS` (for a test that starts a long-running `gurt serve`). */
 export function gurtCommand(
   args: string[],
