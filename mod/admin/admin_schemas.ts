@@ -4,6 +4,7 @@
  * portal reads them. An answer schema keeps the fields its readers use and drops any others.
  */
 import { z } from "zod";
+import { egressHost } from "../config/mod.ts";
 
 // ---- Requests ----
 
@@ -24,6 +25,8 @@ export const startTaskBody = z.strictObject({
   ]),
   tools: z.array(z.string().min(1).max(200)).max(200).default(["example.echo"]),
   budgetCents: z.number().int().min(0).nullable().default(null),
+  /** Hosts the task's egress proxy allows, beside gurt.toml's [egress] hosts. */
+  hosts: z.array(egressHost).max(200).default([]),
 });
 export type StartTask = z.infer<typeof startTaskBody>;
 /** A start request as the owner sends it (the fields with defaults may be left out). */

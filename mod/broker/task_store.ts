@@ -30,8 +30,12 @@ export const taskRecord = z.strictObject({
   endReason: z.string().nullable(),
   user: z.string().nullable(),
   pid: z.number().int().nullable(),
+  /** The task's own egress host list (`gurt task start --hosts`); older tasks have none. */
+  hosts: z.array(z.string()).default([]),
 });
 export type TaskRecord = z.infer<typeof taskRecord>;
+/** A task as it may be written: what has a default may be left out. */
+export type TaskRecordInput = z.input<typeof taskRecord>;
 
 /** Whether a task in this state still has a socket and a worker. */
 export function isLive(state: TaskState): boolean {
@@ -64,7 +68,7 @@ export async function readTasks(
 }
 
 /** Writes a task.json atomically. */
-export async function writeTask(home: string, task: TaskRecord): Promise<void> {
+export async function writeTask(home: string, task: TaskRecordInput): Promise<void> {
   await writeFileAtomic(`${taskDir(home, task.id)}/task.json`, JSON.stringify(task, null, 2));
 }
 

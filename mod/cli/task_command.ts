@@ -1,7 +1,7 @@
 /** `gurt task start|list|show|stop`: the owner's view of tasks. */
 import type { Command } from "commander";
 import type { StartTaskInput } from "../admin/mod.ts";
-import { adminSocketPath, type Config } from "../config/mod.ts";
+import { adminSocketPath, type Config, hostEntryProblem } from "../config/mod.ts";
 import type { TaskArgs, WatchArgs } from "../owner/mod.ts";
 import { launchRole, ROLE_TABLE } from "../roles/mod.ts";
 import { configFor, exitWith } from "./run.ts";
@@ -12,6 +12,7 @@ interface StartOptions {
   tools?: string;
   budget?: string;
   model?: string;
+  hosts?: string;
 }
 
 /** Registers `gurt task`. */
@@ -29,6 +30,10 @@ export function registerTaskCommands(program: Command): void {
     .option("--tools <names>", "the task's tools, comma-separated", "example.echo")
     .option("--budget <cents>", "the most the task may spend without asking, in US cents")
     .option("--model <name>", "the loop worker's model (default: gurt.toml [models] model)")
+    .option(
+      "--hosts <list>",
+      "hosts the task may reach through its egress proxy, comma-separated: a.example, *.npmjs.org, b.example:8443",
+    )
     .description("start a task and print its id")
     .action((prompt: string | undefined, options: StartOptions, command: Command) =>
       run(command, async (config) => {
@@ -159,5 +164,10 @@ async function startBody(
     budgetCents = Number(options.budget);
   }
   const tools = (options.tools ?? "").split(",").map((t) => t.trim()).filter((t) => t !== "");
-  return { prompt: prompt ?? "", worker, tools, budgetCents };
+  const hosts = (options.hosts ?? "").split(",").map((h) => h.trim()).filter((h) => h !== "");
+  for (const host of hosts) {
+    const problem = hostEntryProblem(host);
+    if (problem !== null) throw new Error(`--hosts: ${JSON.stringify(host)} ${problem}`);
+  }
+  return { prompt: prompt ?? "", worker, tools, budgetCents, hosts };
 }

@@ -14,7 +14,7 @@ export {
   taskDir,
   taskSocketPath,
 } from "./home_paths.ts";
-export type { FileConfig } from "./schema.ts";
+export { egressHost, type FileConfig } from "./schema.ts";
 export {
   type CanonicalHost,
   canonicalHost,

@@ -5,7 +5,7 @@ import { canonicalHost, hostEntryProblem, parseHostEntry } from "./host_entry.ts
 const positiveMs = z.number().int().positive();
 
 /** One entry of an egress host list: `a.example`, `*.npmjs.org`, `b.example:8443`, `10.0.0.5:8080`. */
-const egressHost = z.string().superRefine((value, context) => {
+export const egressHost = z.string().superRefine((value, context) => {
   const problem = hostEntryProblem(value);
   if (problem !== null) {
     context.addIssue({ code: "custom", message: `${JSON.stringify(value)} ${problem}` });

@@ -3,7 +3,7 @@
  * admin socket, reopens the tasks that were live, and answers until it is closed.
  */
 import { AuditLogIndex, AuditWriter } from "../audit/mod.ts";
-import { adminSocketPath, type Config } from "../config/mod.ts";
+import { adminSocketPath, codeDir, type Config } from "../config/mod.ts";
 import {
   type ApprovalContext,
   ApprovalTable,
@@ -21,6 +21,7 @@ import { answerRedaction, redactingAppender, Vault } from "../vault/mod.ts";
 import { adminRoutes } from "./admin_routes.ts";
 import { ensureHomeLayout, serveSocket } from "./home_layout.ts";
 import { TaskManager } from "./task_manager.ts";
+import { TaskSandboxes } from "../sandbox/mod.ts";
 
 /** How a core is started; tests replace the runtime, the tools or the audit writer's hooks. */
 export interface CoreOptions {
@@ -123,7 +124,19 @@ export class Core {
         shutdown: closing.signal,
         pendingChanged: (task) => late.tasks?.pendingChanged(task),
       };
-      const tasks = new TaskManager(deps, { asRoot });
+      const limits = config.tasks;
+      const sandbox = await TaskSandboxes.prepare(`${config.home}/run`, {
+        limits: {
+          memoryBytes: limits.memory_bytes,
+          maxProcesses: limits.max_processes,
+          cpus: limits.cpus,
+        },
+        tmpBytes: limits.tmp_bytes,
+        // node_modules by its real place: a link may lead out of the code folder.
+        program: [codeDir(), `${codeDir()}/node_modules`, Deno.execPath()],
+      });
+      notices.push(...sandbox.notices);
+      const tasks = new TaskManager(deps, { asRoot, sandboxes: sandbox.sandboxes });
       late.tasks = tasks;
       const socket = adminSocketPath(config.home);
       const auditIndex = new AuditLogIndex(config.home);

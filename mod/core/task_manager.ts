@@ -25,6 +25,9 @@ import type { StartTask } from "../admin/mod.ts";
 import { serveSocket } from "./home_layout.ts";
 import { firstClosedFolder, unreachableText } from "./home_reach.ts";
 import { ensureTaskUser, removeTaskUser, type TaskUser, taskUsers } from "./task_users.ts";
+import type { EgressServer } from "../egress/mod.ts";
+import type { TaskSandboxes } from "../sandbox/mod.ts";
+import { openTaskEgress } from "./task_egress.ts";
 import { alive, isWorkerOf, spawnWorker, stopWorker } from "./worker_process.ts";
 
 interface Live {
@@ -32,6 +35,8 @@ interface Live {
   server: Deno.HttpServer;
   child: Deno.ChildProcess | null;
   user: TaskUser | null;
+  /** The task's egress proxy, once open. */
+  egress: EgressServer | null;
   writes: Promise<void>;
 }
 
@@ -44,7 +49,10 @@ export class TaskManager {
   readonly #ending = new Set<Promise<void>>();
   #closing = false;
 
-  constructor(readonly deps: BrokerDeps, readonly options: { asRoot: boolean }) {}
+  constructor(
+    readonly deps: BrokerDeps,
+    readonly options: { asRoot: boolean; sandboxes: TaskSandboxes },
+  ) {}
 
   /** The live task handle of `id`, if it is live. */
   handle(id: string): TaskHandle | undefined {
@@ -60,7 +68,7 @@ export class TaskManager {
     }
     const id = newTaskId();
     const dir = taskDir(this.deps.home, id);
-    await Deno.mkdir(`${dir}/home/tmp`, { recursive: true, mode: 0o700 }); // the worker's TMPDIR
+    await Deno.mkdir(`${dir}/home`, { recursive: true, mode: 0o700 });
     await Deno.chmod(dir, 0o700);
     let worker: TaskRecord["worker"];
     if (spec.worker.kind === "test") {
@@ -83,6 +91,7 @@ export class TaskManager {
       endReason: null,
       user: null,
       pid: null,
+      hosts: spec.hosts,
     };
     await writeTask(this.deps.home, record);
     await this.deps.audit.append({
@@ -206,6 +215,7 @@ export class TaskManager {
     this.#closing = true;
     for (const live of this.#live.values()) {
       if (live.child !== null) await stopWorker(live.child.pid, STOP_GRACE_MS);
+      await live.egress?.close().catch(() => {});
       await live.server.shutdown().catch(() => {});
       await live.handle.settled();
       await live.writes;
@@ -236,23 +246,56 @@ export class TaskManager {
       journal?.close();
       return await this.#failAtOnce(record, `its socket could not be opened: ${describe(error)}`);
     }
-    const live: Live = { handle, server, child: null, user: null, writes: Promise.resolve() };
+    const live: Live = {
+      handle,
+      server,
+      child: null,
+      user: null,
+      egress: null,
+      writes: Promise.resolve(),
+    };
     this.#live.set(record.id, live);
     let child: Deno.ChildProcess | null;
     let step = "its user could not be made ready";
+    const egressPath = `${dir}/egress.sock`;
     try {
       if (this.options.asRoot) {
         live.user = await ensureTaskUser(record.id, this.deps.home);
         await Deno.chown(socket, live.user.uid, live.user.gid);
         await Deno.chown(`${dir}/home`, live.user.uid, live.user.gid);
-        // Only before the task has run: after, its user could have put a link where tmp was, for
-        // this chown (which follows links) to give it what the link names.
-        if (options.fresh) await Deno.chown(`${dir}/home/tmp`, live.user.uid, live.user.gid);
         await Deno.chmod(dir, 0o711);
       }
+      step = "its egress proxy could not be opened";
+      live.egress = await openTaskEgress({
+        task: record.id,
+        socketPath: egressPath,
+        config: this.deps.config,
+        hosts: () => live.handle.record.hosts,
+        audit: (event) => this.deps.audit.append(event),
+        journal: (event) =>
+          live.handle.journal.append({
+            type: "event",
+            time: this.deps.clock().toISOString(),
+            event: "net.blocked",
+            detail: event,
+          }),
+        log: this.deps.log,
+        clock: this.deps.clock,
+      });
+      await Deno.chmod(egressPath, 0o600);
+      if (live.user !== null) await Deno.chown(egressPath, live.user.uid, live.user.gid);
       step = SPAWN_STEP;
       const logBytes = this.deps.config.tasks.worker_log_bytes;
-      child = await spawnWorker(record, { socket, dir, user: live.user, logBytes });
+      // What an earlier sandbox of the task left in its cgroup (a core that was killed) goes first.
+      if (!options.fresh) await this.options.sandboxes.end(record.id);
+      child = await spawnWorker(record, {
+        socket,
+        dir,
+        user: live.user,
+        logBytes,
+        sandboxes: this.options.sandboxes,
+        egress: egressPath,
+      });
     } catch (error) {
       // A worker whose user cannot reach its home fails with the OS's bare "Permission denied":
       // say which folder closes the way, and to whom.
@@ -297,6 +340,8 @@ export class TaskManager {
   async #finishEnd(live: Live, state: TaskState, reason: string | null): Promise<void> {
     const id = live.handle.id;
     if (live.child !== null) await stopWorker(live.child.pid, STOP_GRACE_MS);
+    await this.options.sandboxes.end(id);
+    await live.egress?.close().catch(() => {});
     await closeTaskApprovals(this.deps, id);
     await live.server.shutdown().catch(() => {});
     await Deno.remove(live.handle.socket).catch(() => {});

@@ -8,9 +8,8 @@
  * again at once, so each task user gets a uid (and its group the same gid) drawn at random from a
  * range of 1.6 billion far above any system's or person's, and not in use. When the task ends,
  * every process of the uid is stopped and killed, by root, before the user is removed (userdel
- * refuses a user with processes, and the uid would then outlive the task). A worker's TMPDIR is in its own home; a
- * file it writes in /tmp by name is as readable there as any program's (workers keep the usual
- * umask).
+ * refuses a user with processes, and the uid would then outlive the task). A worker's /tmp is its sandbox's own
+ * (mod/sandbox), seen by no other task.
  *
  * The user's comment names the task and its home, so that a later start of the same home can
  * remove the users of its tasks that are no longer live (after a crash).

@@ -1,66 +1,84 @@
 /**
- * Starting a task's worker: its own process group (so stopping it reaches every descendant), the
- * task's user as root, and an environment holding only BOX_SOCKET, BOX_TASK and what a program
- * needs to run. No vault value, no owner variable.
+ * Starting a task's worker, in its task's sandbox (mod/sandbox): the task's user, its own process
+ * group (so stopping it reaches every descendant), and an environment holding only BOX_SOCKET,
+ * BOX_TASK, the egress proxy and what a program needs to run. No vault value, no owner variable.
  */
 import type { TaskRecord } from "../broker/mod.ts";
+import { EGRESS_PORT, proxyEnv, type TaskSandboxes } from "../sandbox/mod.ts";
 import { gurtInvocation } from "./self_command.ts";
 import type { TaskUser } from "./task_users.ts";
 import { WorkerLog } from "./worker_log.ts";
 
-/** The environment a worker gets: nothing of the core's but PATH, LANG and the CA bundle. */
-export function workerEnv(task: TaskRecord, socket: string, dir: string): Record<string, string> {
+/**
+ * The environment a worker gets: nothing of the core's but LANG; its home, its private /tmp, and,
+ * where the task has an egress proxy, every common client pointed at it.
+ */
+export function workerEnv(
+  task: TaskRecord,
+  places: { socket: string; dir: string; egress: boolean },
+): Record<string, string> {
   const env: Record<string, string> = {
-    BOX_SOCKET: socket,
+    BOX_SOCKET: places.socket,
     BOX_TASK: task.id,
     PATH: "/usr/local/bin:/usr/bin:/bin",
-    HOME: `${dir}/home`,
-    // Temporary files in the task's own home (made with it), not in a /tmp every user can read.
-    TMPDIR: `${dir}/home/tmp`,
-    DENO_DIR: `${dir}/home/.deno`,
+    HOME: `${places.dir}/home`,
+    TMPDIR: "/tmp", // the sandbox's own, counted in the task's memory
+    DENO_DIR: `${places.dir}/home/.deno`,
     NO_COLOR: "1",
+    ...(places.egress ? proxyEnv() : {}),
   };
   const lang = Deno.env.get("LANG");
   if (lang !== undefined) env.LANG = lang;
   return env;
 }
 
+/** Where a worker's task lives, and how its sandbox is made. */
+export interface WorkerPlaces {
+  socket: string;
+  dir: string;
+  user: TaskUser | null;
+  logBytes: number;
+  sandboxes: TaskSandboxes;
+  /** The task's egress proxy socket, opened on EGRESS_PORT inside; null for none. */
+  egress: string | null;
+}
+
 /**
- * Starts the worker of `task`; its stdout and stderr go to tasks/<id>/worker.log, capped at
- * `places.logBytes` (gurt.toml's `[tasks] worker_log_bytes`).
+ * Starts the worker of `task` in its sandbox; its stdout and stderr go to tasks/<id>/worker.log,
+ * capped at `places.logBytes` (gurt.toml's `[tasks] worker_log_bytes`).
  */
 export async function spawnWorker(
   task: TaskRecord,
-  places: { socket: string; dir: string; user: TaskUser | null; logBytes: number },
+  places: WorkerPlaces,
 ): Promise<Deno.ChildProcess | null> {
   let program: string;
   let args: string[];
   if (task.worker.kind === "none") return null;
-  const env = workerEnv(task, places.socket, places.dir);
-  // A task made by an older core has no tmp in its home; nothing is made there for it now (the
-  // home is the task's, and its user may have put anything in it), so it keeps the usual /tmp.
-  if (!(await Deno.lstat(env.TMPDIR).then(() => true, () => false))) delete env.TMPDIR;
+  const env = workerEnv(task, { ...places, egress: places.egress !== null });
+  const readOnly: string[] = [];
   if (task.worker.kind === "test") {
     ({ program, args } = gurtInvocation(["test-worker", "--script", task.worker.script]));
+    readOnly.push(task.worker.script);
   } else if (task.worker.kind === "loop") {
     ({ program, args } = gurtInvocation(["loop"]));
   } else {
     [program, ...args] = task.worker.command;
     env.BOX_MCP_CONFIG = await writeMcpConfig(task, places);
+    readOnly.push(env.BOX_MCP_CONFIG);
   }
   const log = await WorkerLog.open(`${places.dir}/worker.log`, places.logBytes);
   try {
     const found = await findProgram(program, env.PATH, { cwd: `${places.dir}/home`, ...places });
-    const child = new Deno.Command(SETPRIV, {
-      args: [...dropTo(places.user), "--", found, ...args],
+    const child = await places.sandboxes.spawn({
+      task: task.id,
+      home: `${places.dir}/home`,
+      sockets: [places.socket],
+      doors: places.egress === null ? [] : [{ port: EGRESS_PORT, socket: places.egress }],
+      readOnly,
+      argv: [found, ...args],
       env,
-      clearEnv: true,
-      cwd: `${places.dir}/home`,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-      detached: true,
-    }).spawn();
+      user: places.user,
+    });
     Promise.all([copy(child.stdout, log), copy(child.stderr, log)]).finally(() =>
       log.close().catch(() => {})
     );
@@ -69,27 +87,6 @@ export async function spawnWorker(
     await log.close().catch(() => {});
     throw error;
   }
-}
-
-/** The program that starts a worker: it drops root (as root) and sets no_new_privs, then execs it. */
-const SETPRIV = "/usr/bin/setpriv";
-
-/**
- * setpriv's options for a worker: as root, the task's uid and gid with no supplementary group, no
- * capability in any set; always no_new_privs, so no setuid or setgid file, nor a file capability,
- * gains any process of the task anything.
- */
-export function dropTo(user: TaskUser | null): string[] {
-  const always = ["--no-new-privs"];
-  if (user === null) return always;
-  return [
-    `--reuid=${user.uid}`,
-    `--regid=${user.gid}`,
-    "--clear-groups",
-    "--inh-caps=-all",
-    "--bounding-set=-all",
-    ...always,
-  ];
 }
 
 /**

@@ -84,7 +84,6 @@ export function taskSandboxArgs(plan: TaskSandboxPlan): string[] {
     if (entry.kind === "bind") args.push("--ro-bind", entry.path, entry.path);
     else args.push("--symlink", entry.target, entry.path);
   }
-  for (const path of plan.program) args.push("--ro-bind", path, path);
   const size = String(plan.tmpBytes);
   args.push(
     "--proc",
@@ -101,10 +100,10 @@ export function taskSandboxArgs(plan: TaskSandboxPlan): string[] {
     size,
     "--tmpfs",
     "/tmp",
-    "--bind",
-    plan.home,
-    plan.home,
   );
+  // After /tmp's tmpfs, which would hide what is bound under /tmp before it.
+  for (const path of plan.program) args.push("--ro-bind", path, path);
+  args.push("--bind", plan.home, plan.home);
   for (const socket of [...plan.sockets, ...plan.doors.map((door) => door.socket)]) {
     args.push("--bind", socket, socket);
   }

@@ -212,8 +212,8 @@ Deno.test("gurt task show escapes the keys a task chose, in its call and result 
 Deno.test("gurt task start --worker cmd -- COMMAND… runs the command with BOX_SOCKET and BOX_TASK, and the words after -- are not the prompt; without --worker cmd, -- ends the options", async () => {
   const box = await startBox();
   try {
-    const seen = `${box.home}/seen.txt`;
-    const script = `printf '%s %s %s' "$BOX_TASK" "$BOX_SOCKET" "$1" > ${seen}`;
+    // The task sees no folder of the host but its home.
+    const script = `printf '%s %s %s' "$BOX_TASK" "$BOX_SOCKET" "$1" > "$HOME/seen.txt"`;
     const withPrompt = await run(box, [
       "task",
       "start",
@@ -229,6 +229,7 @@ Deno.test("gurt task start --worker cmd -- COMMAND… runs the command with BOX_
     ]);
     assertEquals(withPrompt.code, 0, withPrompt.stderr);
     const id = withPrompt.stdout.trim();
+    const seen = `${box.home}/tasks/${id}/home/seen.txt`;
     await until(async () => (await Deno.stat(seen).catch(() => null)) !== null);
     await until(async () => (await Deno.readTextFile(seen)).endsWith("an argument"));
     assertEquals(

@@ -13,6 +13,7 @@ import {
 } from "../../mod/config/mod.ts";
 import { desktopOptionsFromEnv } from "../../mod/cua/options.ts";
 import { SYSTEM_PATHS } from "../../mod/runtime/mod.ts";
+import { TASK_ETC_PATHS } from "../../mod/sandbox/mod.ts";
 import {
   codeDir,
   ROLE_TABLE,
@@ -80,6 +81,9 @@ const WORDS = new Map<string, string>([
   ["/etc/group", "`/etc/group`"],
   ["/proc", "`/proc`"],
   ...SYSTEM_PATHS.filter((path) => path !== "/etc/passwd" && path !== "/etc/group")
+    .map((path): [string, string] => [path, "the system paths the sandbox mounts"]),
+  // A task's sandbox mounts more of /etc (TLS, hosts), and Deno's own binary, gurt's runtime.
+  ...[...TASK_ETC_PATHS, Deno.execPath()]
     .map((path): [string, string] => [path, "the system paths the sandbox mounts"]),
   [socket, "its task socket"],
   [`unix:${socket}`, "its task socket"],
