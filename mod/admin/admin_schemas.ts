@@ -89,6 +89,8 @@ export const taskView = z.object({
   ended: z.string().nullable(),
   endReason: z.string().nullable(),
   spentCents: z.number(),
+  /** The task's own egress host list (none for a task made before it had one). */
+  hosts: z.array(z.string()).default([]),
 });
 export type TaskView = z.infer<typeof taskView>;
 

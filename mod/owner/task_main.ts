@@ -70,6 +70,10 @@ function printTask(body: TaskShowAnswer): void {
   console.log(`task ${task.id}: ${task.state}${task.endReason ? ` (${task.endReason})` : ""}`);
   console.log(`  spent ${money(task)}`);
   console.log(`  tools ${task.tools.join(", ")}`);
+  const hosts = task.hosts.length === 0
+    ? "none but gurt.toml's [egress] hosts"
+    : task.hosts.join(", ");
+  console.log(`  hosts ${escapeArguments(hosts)}`);
   console.log(`  created ${task.created}${task.ended ? `, ended ${task.ended}` : ""}`);
   if (body.pending.length > 0) console.log(`  pending approvals ${body.pending.join(", ")}`);
   if (task.prompt !== "") console.log(`  prompt ${escapeModelText(task.prompt)}`);
@@ -123,6 +127,9 @@ function eventText(event: string, detail: Detail | null, json: (value: unknown) 
   }
   if (event === "tool_denied" && detail !== null) {
     return `denied ${text(detail.name)}: ${text(detail.reason)}`;
+  }
+  if (event === "net.blocked" && detail !== null) {
+    return `blocked ${text(detail.host)}:${text(detail.port)} (${text(detail.reason)})`;
   }
   return `event ${text(event)} ${json(detail)}`;
 }

@@ -75,6 +75,10 @@ function eventText(event: string, detail: Fields | null): string | null {
     return Object.hasOwn(POINTERS, reason) ? `${line}\n${POINTERS[reason]}` : line;
   }
   if (event === "approval_pending") return null; // the block comes from the core, not the event
+  if (event === "net.blocked" && detail !== null) {
+    const where = `${String(detail.host)}:${String(detail.port)}`;
+    return `[blocked ${escapeArguments(where)}: ${escapeArguments(String(detail.reason))}]`;
+  }
   return `[${escapeArguments(event)}]`;
 }
 

@@ -6,7 +6,7 @@
  * egress proxy a program in the task could try. Each held before the sandbox only by luck.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { type Json, startBox, type TestBox, until } from "../kit/mod.ts";
+import { gurt, type Json, startBox, type TestBox, until } from "../kit/mod.ts";
 
 const decoder = new TextDecoder();
 
@@ -91,6 +91,11 @@ Deno.test({
       assertEquals(blocked[0].port, listener.port);
       const journal = (await box.admin("GET", `/tasks/${task.id}`)).body.journal as Json[];
       assert(journal.some((line) => line.type === "event" && line.event === "net.blocked"));
+      // The owner sees it, and the task's list, in gurt task show.
+      const shown = await gurt(["--home", box.home, "task", "show", task.id]);
+      assertEquals(shown.code, 0, shown.stderr);
+      assertStringIncludes(shown.stdout, "  hosts none but gurt.toml's [egress] hosts\n");
+      assertStringIncludes(shown.stdout, ` blocked 127.0.0.1:${listener.port} (`);
     } finally {
       await listener.close();
       await box.close();

@@ -98,6 +98,12 @@ export function TaskPage(
         <dd>{spending(task)}</dd>
         <dt>Tools</dt>
         <dd>{task.tools.map((tool) => escapeArguments(tool)).join(", ")}</dd>
+        <dt>Hosts</dt>
+        <dd>
+          {task.hosts.length === 0
+            ? "none but gurt.toml's [egress] hosts"
+            : task.hosts.map((host) => escapeArguments(host)).join(", ")}
+        </dd>
         <dt>Worker</dt>
         <dd>{task.worker.kind}</dd>
         <dt>Started</dt>
