@@ -36,11 +36,7 @@ export function assertThrows<E extends Error>(
   try {
     fn();
   } catch (error) {
-    if (!(error instanceof kind)) {
-      throw new Error(`expected ${kind.name}, got ${String(error)}`);
-    }
-    if (part !== undefined) assertStringIncludes(error.message, part);
-    return error;
+    return thrown(error, kind, part);
   }
   throw new Error(`expected ${kind.name} to be thrown`);
 }
@@ -54,11 +50,18 @@ export async function assertRejects<E extends Error>(
   try {
     await fn();
   } catch (error) {
-    if (!(error instanceof kind)) {
-      throw new Error(`expected ${kind.name}, got ${String(error)}`);
-    }
-    if (part !== undefined) assertStringIncludes(error.message, part);
-    return error;
+    return thrown(error, kind, part);
   }
   throw new Error(`expected ${kind.name} to be thrown`);
+}
+
+/** `error` if it is a `kind` whose message includes `part`; fails otherwise. */
+function thrown<E extends Error>(
+  error: unknown,
+  kind: new (...args: never[]) => E,
+  part: string | undefined,
+): E {
+  if (!(error instanceof kind)) throw new Error(`expected ${kind.name}, got ${String(error)}`);
+  if (part !== undefined) assertStringIncludes(error.message, part);
+  return error;
 }

@@ -25,11 +25,7 @@ Deno.test("an ask grant that expires before ttl_ms: the approval expires with th
   });
   try {
     const task = await box.startTask({ tools: ["test.count"] });
-    let answered = false;
-    const answer = task.call("test.count", { n: 1 }, "k1").then((body) => {
-      answered = true;
-      return body;
-    });
+    const sent = task.send("test.count", { n: 1 }, "k1");
     const id = await pendingApproval(box, task);
     const shown = (await box.admin("GET", "/approvals")).body.items as Json[];
     assertEquals(shown.map((item) => [item.approval, item.created, item.expires]), [
@@ -41,12 +37,12 @@ Deno.test("an ask grant that expires before ttl_ms: the approval expires with th
     now = Date.parse(GRANT_EXPIRES) - 1;
     await new Promise((resolve) => setTimeout(resolve, 1200));
     assertEquals((await box.admin("GET", "/approvals")).body.items.length, 1);
-    assertEquals(answered, false);
+    assertEquals(sent.answered(), false);
 
     // At the grant's expiry, nine minutes before ttl_ms, it expires and the call is denied.
     now = Date.parse(GRANT_EXPIRES);
     await until(async () => (await box.admin("GET", "/approvals")).body.items.length === 0);
-    assertEquals(await answer, { ok: false, error: denialText("approval_expired") });
+    assertEquals(await sent.answer, { ok: false, error: denialText("approval_expired") });
     assertEquals(runs.length, 0);
     const approval = (await box.records()).find((r) => r.event.type === "approval");
     assertEquals(

@@ -65,19 +65,15 @@ Deno.test("a Decision record whose fdatasync hangs: the call waits and the tool 
   const box = await startBox({ grants: COUNT, tools: [tool], fileOps: sync.ops });
   try {
     const task = await box.startTask({ tools: ["test.count"] });
-    let answered = false;
-    const answer = task.call("test.count", { n: 1 }, "k1").then((body) => {
-      answered = true;
-      return body;
-    });
+    const sent = task.send("test.count", { n: 1 }, "k1");
     await until(() => sync.started() === 1); // the record is written, its sync is held
     // Nothing can be awaited for what must not happen: give a run that did not wait time to show.
     await new Promise((resolve) => setTimeout(resolve, 200));
     assertEquals(runs.length, 0, "the tool ran while its Decision record was not yet on disk");
-    assertEquals(answered, false);
+    assertEquals(sent.answered(), false);
 
     gate.resolve();
-    assertEquals(await answer, { ok: true, output: { runs: 1 } });
+    assertEquals(await sent.answer, { ok: true, output: { runs: 1 } });
     assertEquals(runs.length, 1);
   } finally {
     gate.resolve();

@@ -41,21 +41,17 @@ Deno.test("a call is answered, and gives its reserved cents back, only once its 
   const box = await startBox({ grants: GRANTS, tools: [tool.tool], fileOps: hold.ops });
   try {
     const task = await box.startTask({ tools: ["test.spend6"], budgetCents: 10 });
-    let answered = false;
-    const first = task.call("test.spend6", { n: 1 }, "a").then((answer) => {
-      answered = true;
-      return answer;
-    });
+    const first = task.send("test.spend6", { n: 1 }, "a");
     await until(() => hold.written()); // the tool ran; its Result record's sync is held
     const second = task.call("test.spend6", { n: 2 }, "b");
     // Nothing can be awaited for what must not happen, and the second call's Decision record
     // cannot be written while the sync is held: give it time to be decided, and the first to
     // answer if it did not wait.
     await new Promise((resolve) => setTimeout(resolve, 200));
-    assertEquals(answered, false, "answered before its Result record was on disk");
+    assertEquals(first.answered(), false, "answered before its Result record was on disk");
 
     hold.release();
-    assertEquals(await first, { ok: true, output: { n: 1 } });
+    assertEquals(await first.answer, { ok: true, output: { n: 1 } });
     // 6 reserved (or 6 spent) + 6 asked > 10, whenever the second call was decided.
     const id = await pendingApproval(box, task);
     const decision = (await box.records()).find((r) => r.seq === id);

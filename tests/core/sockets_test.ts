@@ -70,25 +70,18 @@ Deno.test("the task socket refuses every owner request and the admin socket ever
   try {
     const task = await box.startTask();
     const before = (await box.records()).length;
-    for (const [method, path] of OWNER_REQUESTS) {
-      const answer = await task.request(
-        method as "GET" | "POST",
-        path,
-        method === "POST" ? {} : undefined,
-      );
-      assertEquals(answer.status, 403, `${method} ${path} on the task socket`);
-      assertEquals(answer.body.code, "forbidden");
-      assertStringIncludes(answer.body.error, "see runbook.md#socket-forbidden");
-    }
-    for (const [method, path] of TASK_REQUESTS) {
-      const answer = await box.admin(
-        method as "GET" | "POST",
-        path,
-        method === "POST" ? {} : undefined,
-      );
-      assertEquals(answer.status, 403, `${method} ${path} on the admin socket`);
-      assertEquals(answer.body.code, "forbidden");
-      assertStringIncludes(answer.body.error, "see runbook.md#socket-forbidden");
+    const sockets = [
+      { socket: "task", send: task.request, requests: OWNER_REQUESTS },
+      { socket: "admin", send: box.admin, requests: TASK_REQUESTS },
+    ];
+    for (const { socket, send, requests } of sockets) {
+      for (const [method, path] of requests) {
+        const body = method === "POST" ? {} : undefined;
+        const answer = await send(method as "GET" | "POST", path, body);
+        assertEquals(answer.status, 403, `${method} ${path} on the ${socket} socket`);
+        assertEquals(answer.body.code, "forbidden");
+        assertStringIncludes(answer.body.error, "see runbook.md#socket-forbidden");
+      }
     }
     assertEquals((await box.records()).length, before);
     assert(box.logs.filter((l) => l.includes("socket-forbidden")).length >= 17);

@@ -134,20 +134,16 @@ Deno.test("the same key asked again while its Result record is being synced wait
     );
     // Give the journal's sync time to finish: the line is on disk, the record is not.
     await new Promise((resolve) => setTimeout(resolve, 50));
-    let answered = false;
-    const second = task.call("test.count", { n: 1 }, "k1").then((answer) => {
-      answered = true;
-      return answer;
-    });
+    const second = task.send("test.count", { n: 1 }, "k1");
     // The second request has reached the broker once it waits on the call in flight (or, wrongly,
     // once it has answered): then it is seen not to answer while the record is not on disk.
     const flight = box.core.tasks.handle(task.id)?.callsByKey.get("k1");
     assert(flight !== undefined, "the first call is in flight");
-    await until(() => flight.waiters === 2 || answered);
-    assertEquals(answered, false, "answered before its Result record was on disk");
+    await until(() => flight.waiters === 2 || second.answered());
+    assertEquals(second.answered(), false, "answered before its Result record was on disk");
     gate.resolve();
     assertEquals(await first, { ok: true, output: { runs: 1 } });
-    assertEquals(await second, { ok: true, output: { runs: 1 } });
+    assertEquals(await second.answer, { ok: true, output: { runs: 1 } });
     assertEquals(runs.length, 1);
     const results = (await box.records()).filter((r) => r.event.type === "result");
     assertEquals(results.length, 1);

@@ -95,16 +95,7 @@ export async function runHidden(
   command: string[],
   options: { env?: Record<string, string>; cwd?: string } = {},
 ): Promise<HiddenRun> {
-  const [program, ...args] = hiddenCommand(hiding, command);
-  const out = await new Deno.Command(program, {
-    args,
-    env: plainEnv(options.env),
-    clearEnv: true,
-    cwd: options.cwd,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
+  const out = await spawnHidden(hiding, command, options).output();
   const decoder = new TextDecoder();
   return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
 }

@@ -53,6 +53,8 @@ export interface TestTask {
     body: Json;
   }>;
   call(tool: string, input: unknown, key: string, signal?: AbortSignal): Promise<Json>;
+  /** Sends a call without waiting: its answer, and whether that has come yet. */
+  send(tool: string, input: unknown, key: string): { answer: Promise<Json>; answered(): boolean };
 }
 
 /** Options for a test box. */
@@ -120,6 +122,14 @@ export async function startBox(options: BoxOptions = {}): Promise<TestBox> {
         request,
         async call(tool, input, key, signal) {
           return (await request("POST", "/call", { tool, input, key }, signal)).body;
+        },
+        send(tool, input, key) {
+          let answered = false;
+          const answer = request("POST", "/call", { tool, input, key }).then(({ body }) => {
+            answered = true;
+            return body;
+          });
+          return { answer, answered: () => answered };
         },
       };
     },
