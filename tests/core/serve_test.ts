@@ -6,7 +6,10 @@ import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { verifyHome } from "../../mod/audit/mod.ts";
 import {
   auditRecords,
+  exists,
   grant,
+  grantFiles,
+  makeHome,
   noteKeys,
   startServe,
   startTask,
@@ -14,22 +17,9 @@ import {
   taskRequest,
 } from "../kit/mod.ts";
 
-async function newHome(grants: Record<string, string> = {}): Promise<string> {
-  const home = await Deno.makeTempDir({ prefix: "gurt-serve-" });
-  await Deno.mkdir(`${home}/grants`);
-  for (const [id, toml] of Object.entries(grants)) {
-    await Deno.writeTextFile(`${home}/grants/${id}.toml`, toml);
-  }
-  return home;
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
+/** A new home whose grants/ holds `grants` (id → TOML). */
+function newHome(grants: Record<string, string> = {}): Promise<string> {
+  return makeHome({ prefix: "gurt-serve-", dirs: ["grants"], files: grantFiles(grants) });
 }
 
 Deno.test("a call answered before kill -9 returns the logged result after the restart; the tool ran once", async () => {

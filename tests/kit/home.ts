@@ -58,3 +58,8 @@ export function grantFiles(grants: Record<string, string>): Record<string, strin
 export function tomlFile(toml: string | undefined): Record<string, string> {
   return toml === undefined ? {} : { "gurt.toml": toml };
 }
+
+/** Whether anything (a link included) is at `path`. */
+export function exists(path: string): Promise<boolean> {
+  return Deno.lstat(path).then(() => true, () => false);
+}
