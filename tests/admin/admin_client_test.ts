@@ -8,7 +8,7 @@ import { AdminAnswerError, AdminClient, CoreUnreachableError } from "../../mod/a
 import { adminSocketPath } from "../../mod/config/mod.ts";
 import { serveSocket } from "../../mod/core/home_layout.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { grant, pendingApproval, startBox } from "../kit/mod.ts";
+import { grant, pendingApproval, startBox, withHome } from "../kit/mod.ts";
 
 function value<T>(answer: { ok: true; value: T } | { ok: false; error: string }): T {
   if (!answer.ok) throw new Error(`the core refused: ${answer.error}`);
@@ -143,8 +143,7 @@ Deno.test("an answer that is not what the schema says is thrown, naming the fiel
 });
 
 Deno.test("no core on the socket is CoreUnreachableError with its runbook pointer", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "gurt-admin-" });
-  try {
+  await withHome(async (dir) => {
     let error: unknown = null;
     try {
       await new AdminClient(`${dir}/admin.sock`).tasks();
@@ -153,7 +152,5 @@ Deno.test("no core on the socket is CoreUnreachableError with its runbook pointe
     }
     assert(error instanceof CoreUnreachableError, `not a CoreUnreachableError: ${error}`);
     assertStringIncludes(error.message, "see runbook.md#serve-unreachable");
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  }, { prefix: "gurt-admin-" });
 });

@@ -4,6 +4,7 @@
  * holds seq 5 to 12 on its lines 1 to 8.
  */
 import { DAY1, DAY2, lineHash, readLines, rechain, standardLog, writeLines } from "./helpers.ts";
+import { withHome } from "../kit/mod.ts";
 
 /** One way to damage a log, and where the verifier must say the chain breaks. */
 export interface TamperCase {
@@ -70,16 +71,13 @@ export const TAMPER_CASES: TamperCase[] = [
     name:
       "a file that does not chain from the one before (DAY2 of another log) fails at its line 1",
     async damage(home) {
-      const other = await Deno.makeTempDir({ prefix: "gurt-audit-other-" });
-      try {
+      await withHome(async (other) => {
         await standardLog(other, 100);
         await writeLines(home, DAY2, await readLines(other, DAY2));
         const ours = await readLines(home, DAY1);
         const theirs = await readLines(other, DAY1);
         if (ours.join() === theirs.join()) throw new Error("the two logs must differ on DAY1");
-      } finally {
-        await Deno.remove(other, { recursive: true });
-      }
+      }, { prefix: "gurt-audit-other-" });
     },
     file: DAY2,
     line: 1,

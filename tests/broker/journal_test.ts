@@ -2,10 +2,10 @@
 import { assert, assertEquals, assertRejects } from "../assert.ts";
 import { type CallJournal, Journal } from "../../mod/broker/journal.ts";
 import type { Json } from "../kit/mod.ts";
+import { withHome } from "../kit/mod.ts";
 
 Deno.test("200 concurrent appends land once each, in the order they were made, and a reopen reads them all", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "gurt-journal-" });
-  try {
+  await withHome(async (dir) => {
     const path = `${dir}/journal.jsonl`;
     const journal = await Journal.open(path);
     const time = new Date(0).toISOString();
@@ -23,14 +23,11 @@ Deno.test("200 concurrent appends land once each, in the order they were made, a
     assertEquals(reopened.state.steps.map((s) => s.text), expected);
     assertEquals(reopened.state.skipped, 0);
     journal.close();
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  }, { prefix: "gurt-journal-" });
 });
 
 Deno.test("an append that is not a journal line is refused and writes nothing; the next append still lands", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "gurt-journal-" });
-  try {
+  await withHome(async (dir) => {
     const path = `${dir}/journal.jsonl`;
     const journal = await Journal.open(path);
     await assertRejects(
@@ -41,14 +38,11 @@ Deno.test("an append that is not a journal line is refused and writes nothing; t
     assertEquals(journal.state.spentCents, 3);
     assertEquals((await Deno.readTextFile(path)).split("\n").filter((l) => l !== "").length, 1);
     journal.close();
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  }, { prefix: "gurt-journal-" });
 });
 
 Deno.test("appends made after close still land in order, each opening the file, and close leaves nothing open", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "gurt-journal-" });
-  try {
+  await withHome(async (dir) => {
     const path = `${dir}/journal.jsonl`;
     const journal = await Journal.open(path);
     const time = new Date(0).toISOString();
@@ -61,14 +55,11 @@ Deno.test("appends made after close still land in order, each opening the file, 
     assertEquals(lines.map((l) => JSON.parse(l).type), ["step", "step", "cost"]);
     assertEquals(journal.state.steps.map((s) => s.text), ["before", "after"]);
     assertEquals(journal.state.spentCents, 2);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  }, { prefix: "gurt-journal-" });
 });
 
 Deno.test("every string of an appended line goes through the journal's redactor, in the file and in the state", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "gurt-journal-" });
-  try {
+  await withHome(async (dir) => {
     const path = `${dir}/journal.jsonl`;
     const redact = (text: string) => text.replaceAll("hunter22", "[a vault key]");
     const journal = await Journal.open(path, { redact });
@@ -80,9 +71,7 @@ Deno.test("every string of an appended line goes through the journal's redactor,
     }]);
     assertEquals(JSON.parse(await Deno.readTextFile(path)).text, "pw [a vault key]");
     journal.close();
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  }, { prefix: "gurt-journal-" });
 });
 
 const T = new Date(0).toISOString();
@@ -109,8 +98,7 @@ async function fileLines(path: string): Promise<Json[]> {
 }
 
 Deno.test("a call's tool.call line is in the file once begun, and synced by the next append's sync, by sync, or by close", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "gurt-journal-" });
-  try {
+  await withHome(async (dir) => {
     const path = `${dir}/journal.jsonl`;
     const journal = await Journal.open(path);
     const keys = async () => (await fileLines(path)).map((l) => l.key ?? l.text);
@@ -141,14 +129,11 @@ Deno.test("a call's tool.call line is in the file once begun, and synced by the 
     journal.close();
     await closed;
     assert(journal.state.keys.has("g"));
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  }, { prefix: "gurt-journal-" });
 });
 
 Deno.test("a call's tool.result line is synced beside its Result record: on disk, it answers its key only once the record is too; a record that fails voids it", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "gurt-journal-" });
-  try {
+  await withHome(async (dir) => {
     const path = `${dir}/journal.jsonl`;
     const journal = await Journal.open(path);
     const answer = { ok: true as const, output: { paid: 5 } };
@@ -194,14 +179,11 @@ Deno.test("a call's tool.result line is synced beside its Result record: on disk
     assertEquals(await callOf(journal, "k4").finish(denial, { cost: 0 }), true);
     assertEquals(journal.state.calls.get("k4"), denial);
     journal.close();
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  }, { prefix: "gurt-journal-" });
 });
 
 Deno.test("a tool.unrecorded line voids the answer and the cost of the result line it names, and only that one", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "gurt-journal-" });
-  try {
+  await withHome(async (dir) => {
     const path = `${dir}/journal.jsonl`;
     const journal = await Journal.open(path);
     await journal.append(ran("k1", 3, 2));
@@ -223,14 +205,11 @@ Deno.test("a tool.unrecorded line voids the answer and the cost of the result li
     assertEquals([...reopened.state.calls.keys()].sort(), ["k1", "k3"]);
     assertEquals(reopened.state.spentCents, 2);
     journal.close();
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  }, { prefix: "gurt-journal-" });
 });
 
 Deno.test("a journal that ends in a torn line: the next line is written after a newline, so it and the lines before it are kept", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "gurt-journal-" });
-  try {
+  await withHome(async (dir) => {
     for (const kind of ["append", "unsynced"] as const) {
       const path = `${dir}/${kind}.jsonl`;
       const first = await Journal.open(path);
@@ -260,7 +239,5 @@ Deno.test("a journal that ends in a torn line: the next line is written after a 
         assertEquals([steps, reopened.state.keys.has("after")], [["last"], true]);
       }
     }
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  }, { prefix: "gurt-journal-" });
 });

@@ -2,10 +2,10 @@
 import { Journal } from "../../mod/broker/journal.ts";
 import { TaskHandle } from "../../mod/broker/task_handle.ts";
 import { assertEquals } from "../assert.ts";
+import { withHome } from "../kit/mod.ts";
 
 Deno.test("settled waits for every trailing work, also work added while it waits, and ignores failures", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "gurt-handle-" });
-  try {
+  await withHome(async (dir) => {
     const journal = await Journal.open(`${dir}/journal.jsonl`, { redact: (text) => text });
     const task = new TaskHandle({ id: "t1" } as never, journal, `${dir}/broker.sock`);
     const order: string[] = [];
@@ -26,7 +26,5 @@ Deno.test("settled waits for every trailing work, also work added while it waits
     assertEquals(order, ["first", "second", "settled"]);
     assertEquals(task.trailing.size, 0);
     journal.close();
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  }, { prefix: "gurt-handle-" });
 });

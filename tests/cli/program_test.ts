@@ -1,6 +1,6 @@
 import { assertEquals, assertStringIncludes } from "../assert.ts";
 import denoJson from "../../deno.json" with { type: "json" };
-import { gurt } from "../kit/mod.ts";
+import { gurt, withHome } from "../kit/mod.ts";
 
 Deno.test("gurt --version prints the version from deno.json, the checkout it runs from and Deno's version", async () => {
   const run = await gurt(["--version"]);
@@ -18,8 +18,7 @@ Deno.test("gurt --help lists the subcommands", async () => {
 });
 
 Deno.test("gurt config on a home with an unknown key exits 1 naming file, line and key", async () => {
-  const home = await Deno.makeTempDir();
-  try {
+  await withHome(async (home) => {
     await Deno.writeTextFile(`${home}/gurt.toml`, "[approvals]\nttl_ms = 5\nttl_mz = 3\n");
     const run = await gurt(["--home", home, "config"]);
     assertEquals(run.code, 1);
@@ -27,14 +26,11 @@ Deno.test("gurt config on a home with an unknown key exits 1 naming file, line a
       run.stderr.trim(),
       `${home}/gurt.toml:3: approvals.ttl_mz: unknown key; see runbook.md#config-invalid`,
     );
-  } finally {
-    await Deno.remove(home, { recursive: true });
-  }
+  });
 });
 
 Deno.test("gurt config prints the defaults and the overrides in effect", async () => {
-  const home = await Deno.makeTempDir();
-  try {
+  await withHome(async (home) => {
     const run = await gurt(["config"], {
       env: { BOX_HOME: home, BOX_VAULT: `${home}/v.env`, BOX_APPROVAL_WAIT_MS: "1234" },
     });
@@ -42,7 +38,5 @@ Deno.test("gurt config prints the defaults and the overrides in effect", async (
     assertStringIncludes(run.stdout, `# box home: ${home}`);
     assertStringIncludes(run.stdout, `# vault: ${home}/v.env`);
     assertStringIncludes(run.stdout, "wait_ms = 1234");
-  } finally {
-    await Deno.remove(home, { recursive: true });
-  }
+  });
 });

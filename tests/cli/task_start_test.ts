@@ -3,7 +3,7 @@
  * needs, before anything reaches the core.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { gurt } from "../kit/mod.ts";
+import { gurt, withHome } from "../kit/mod.ts";
 
 const CHOICES = [
   "--worker loop",
@@ -13,8 +13,7 @@ const CHOICES = [
 ];
 
 Deno.test("gurt task start with a prompt and no worker names every worker and what each needs, in one line, and starts nothing", async () => {
-  const home = await Deno.makeTempDir({ prefix: "gurt-task-start-" });
-  try {
+  await withHome(async (home) => {
     for (const args of [["tidy my notes"], ["--worker", "test", "tidy my notes"]]) {
       const run = await gurt(["--home", home, "task", "start", ...args]);
       assertEquals(run.code, 1, run.stderr);
@@ -26,14 +25,11 @@ Deno.test("gurt task start with a prompt and no worker names every worker and wh
       // Nothing was asked of a core: there is none, and no socket was looked for.
       assert(!lines[0].includes("admin.sock"), lines[0]);
     }
-  } finally {
-    await Deno.remove(home, { recursive: true });
-  }
+  }, { prefix: "gurt-task-start-" });
 });
 
 Deno.test("gurt task start --script with a file that does not exist says which, in a sentence, and starts nothing", async () => {
-  const home = await Deno.makeTempDir({ prefix: "gurt-task-start-" });
-  try {
+  await withHome(async (home) => {
     const run = await gurt(["--home", home, "task", "start", "--script", `${home}/nope.txt`, "x"]);
     assertEquals(run.code, 1, run.stderr);
     assertEquals(run.stdout, "");
@@ -42,7 +38,5 @@ Deno.test("gurt task start --script with a file that does not exist says which, 
       `--script "${home}/nope.txt" cannot be read: it does not exist`,
     );
     assert(!run.stderr.includes("os error"), run.stderr);
-  } finally {
-    await Deno.remove(home, { recursive: true });
-  }
+  }, { prefix: "gurt-task-start-" });
 });

@@ -6,6 +6,7 @@ import {
   resolveHome,
   resolveVault,
 } from "../../mod/config/mod.ts";
+import { withHome } from "../kit/mod.ts";
 
 Deno.test("an unknown key names the file, the line and the dotted key", () => {
   const text = "[approvals]\nttl_ms = 5\n\n# note\nttl_mz = 3\n";
@@ -103,8 +104,7 @@ Deno.test("the vault is BOX_VAULT, else /etc/box/vault.env as root, else in the 
 });
 
 Deno.test("BOX_APPROVAL_WAIT_MS overrides gurt.toml and must be a positive integer", async () => {
-  const home = await Deno.makeTempDir();
-  try {
+  await withHome(async (home) => {
     await Deno.writeTextFile(`${home}/gurt.toml`, "[approvals]\nwait_ms = 1000\n");
     assertEquals(loadConfig({ home, env: {}, root: false }).approvals.wait_ms, 1000);
     const env = { BOX_APPROVAL_WAIT_MS: "250" };
@@ -113,9 +113,7 @@ Deno.test("BOX_APPROVAL_WAIT_MS overrides gurt.toml and must be a positive integ
       const badEnv = { BOX_APPROVAL_WAIT_MS: bad };
       assertThrows(() => loadConfig({ home, env: badEnv, root: false }), ConfigError, "whole");
     }
-  } finally {
-    await Deno.remove(home, { recursive: true });
-  }
+  });
 });
 
 Deno.test("a task's limits are read, and a limit too small to run a worker is refused with its key", () => {

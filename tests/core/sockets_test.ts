@@ -4,7 +4,7 @@
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { adminSocketPath } from "../../mod/config/mod.ts";
-import { startBox, startServe } from "../kit/mod.ts";
+import { startBox, startServe, withHome } from "../kit/mod.ts";
 
 function mode(path: string): number {
   return Deno.statSync(path).mode! & 0o777;
@@ -24,8 +24,7 @@ Deno.test("a task socket is 0600 in a 0700 folder, and the admin folder made at 
 });
 
 Deno.test("an admin folder found at 0755 is made 0700 before the admin socket is bound", async () => {
-  const home = await Deno.makeTempDir({ prefix: "gurt-modes-" });
-  try {
+  await withHome(async (home) => {
     await Deno.mkdir(`${home}/run/owner-broker`, { recursive: true });
     await Deno.chmod(`${home}/run/owner-broker`, 0o755);
     assertEquals(mode(`${home}/run/owner-broker`), 0o755);
@@ -37,9 +36,7 @@ Deno.test("an admin folder found at 0755 is made 0700 before the admin socket is
     } finally {
       assertEquals((await serve.stop()).code, 0);
     }
-  } finally {
-    await Deno.remove(home, { recursive: true });
-  }
+  }, { prefix: "gurt-modes-" });
 });
 
 const OWNER_REQUESTS: [string, string][] = [

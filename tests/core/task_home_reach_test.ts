@@ -5,7 +5,7 @@
  * a core with task users says so first.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { startBox, startCmdTask, until } from "../kit/mod.ts";
+import { startBox, startCmdTask, until, withHome } from "../kit/mod.ts";
 import { ensureHomeLayout } from "../../mod/core/home_layout.ts";
 
 Deno.test({
@@ -40,8 +40,7 @@ Deno.test({
 });
 
 Deno.test("a core with task users says at start that no worker will start when a folder above the home is closed to others, and is silent once it is open", async () => {
-  const closed = await Deno.makeTempDir({ prefix: "gurt-closed-" });
-  try {
+  await withHome(async (closed) => {
     await Deno.chmod(closed, 0o700);
     const home = `${closed}/home`;
     const said = (await ensureHomeLayout(home, { taskUsers: true })).join("\n");
@@ -52,7 +51,5 @@ Deno.test("a core with task users says at start that no worker will start when a
     assertEquals(await ensureHomeLayout(home), []);
     await Deno.chmod(closed, 0o711);
     assertEquals(await ensureHomeLayout(home, { taskUsers: true }), []);
-  } finally {
-    await Deno.remove(closed, { recursive: true });
-  }
+  }, { prefix: "gurt-closed-" });
 });

@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { assert, assertEquals } from "../assert.ts";
 import { WorkerLog } from "../../mod/core/worker_log.ts";
-import { startBox, until } from "../kit/mod.ts";
+import { startBox, until, withHome } from "../kit/mod.ts";
 
 const MARKER = /^\n\[gurt: (\d+) bytes of worker output dropped\]\n/;
 
@@ -73,8 +73,7 @@ Deno.test("property: whatever the chunks, and across a reopen, the log is the ou
 });
 
 Deno.test("writes made together (stdout and stderr) land whole, one after the other, under the cap", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "gurt-worker-log-" });
-  try {
+  await withHome(async (dir) => {
     const path = `${dir}/worker.log`;
     const log = await WorkerLog.open(path, 8192);
     const out = output(200_000);
@@ -82,14 +81,11 @@ Deno.test("writes made together (stdout and stderr) land whole, one after the ot
     await Promise.all(chunks.map((chunk) => log.write(new TextEncoder().encode(chunk))));
     await log.close();
     checkLog(await Deno.readTextFile(path), out, 8192);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  }, { prefix: "gurt-worker-log-" });
 });
 
 Deno.test("a log left past the cap by an older core is cut at the next write: its head, a marker, the newest tail", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "gurt-worker-log-" });
-  try {
+  await withHome(async (dir) => {
     const path = `${dir}/worker.log`;
     const out = output(100_000);
     await Deno.writeTextFile(path, out.slice(0, 99_000));
@@ -97,9 +93,7 @@ Deno.test("a log left past the cap by an older core is cut at the next write: it
     await log.write(new TextEncoder().encode(out.slice(99_000)));
     await log.close();
     checkLog(await Deno.readTextFile(path), out, 4096);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  }, { prefix: "gurt-worker-log-" });
 });
 
 Deno.test("a worker printing far past [tasks] worker_log_bytes leaves a log of at most that size, with its first line, the marker and its last lines", async () => {

@@ -1,10 +1,10 @@
 /** The exec registry on its own: finished execs are kept up to MAX_RETAINED, oldest finish first. */
 import { ExecRegistry, MAX_RETAINED } from "../../mod/exec-guest/exec_registry.ts";
 import { assert, assertEquals, assertThrows } from "../assert.ts";
+import { withHome } from "../kit/mod.ts";
 
 Deno.test("past MAX_RETAINED finished execs, the earliest finished are forgotten first", async () => {
-  const cwd = await Deno.makeTempDir({ prefix: "gurt-registry-" });
-  try {
+  await withHome(async (cwd) => {
     const registry = new ExecRegistry({ maxConcurrentExecs: 8, execRetentionMs: 3_600_000 });
     const spec = {
       argv: ["true"],
@@ -29,7 +29,5 @@ Deno.test("past MAX_RETAINED finished execs, the earliest finished are forgotten
     }
     for (const id of ids.slice(3)) assertEquals(registry.get(id).outcome?.exit_code, 0);
     assert(registry.counters.finished === MAX_RETAINED + 3, "every exec was counted");
-  } finally {
-    await Deno.remove(cwd, { recursive: true });
-  }
+  }, { prefix: "gurt-registry-" });
 });

@@ -8,7 +8,7 @@ import {
   runDaemonToEnd,
   startDaemon,
 } from "../exec-guest/helpers.ts";
-import { guestArgs } from "../kit/mod.ts";
+import { guestArgs, withHome } from "../kit/mod.ts";
 
 Deno.test("the daemon serves health openly, refuses other routes without the token, and shuts down", async () => {
   const guest = await startDaemon();
@@ -150,8 +150,7 @@ Deno.test("SIGTERM stops the daemon gracefully and ends the process groups of it
 });
 
 Deno.test("BOX_TOKEN_FILE is read inside the guest role (its permissions grant exactly that file)", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "gurt-token-" });
-  try {
+  await withHome(async (dir) => {
     await Deno.writeTextFile(`${dir}/token`, "token-from-file-42\n");
     const guest = await startDaemon({ BOX_TOKEN: "", BOX_TOKEN_FILE: `${dir}/token` });
     try {
@@ -161,7 +160,5 @@ Deno.test("BOX_TOKEN_FILE is read inside the guest role (its permissions grant e
     } finally {
       await guest.stop();
     }
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  }, { prefix: "gurt-token-" });
 });

@@ -1,7 +1,7 @@
 /** The portal's doors over real HTTP: sign-in, sessions, cross-site refusals, headers, the token. */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { ensureOwnerToken, loginLink, startPortal } from "../../mod/portal/mod.ts";
-import { grant, pendingApproval } from "../kit/mod.ts";
+import { grant, pendingApproval, withHome } from "../kit/mod.ts";
 import { startPortalBox } from "./helpers.ts";
 
 const ASK_ECHO = { echo: grant({ tool: "example.echo", mode: "ask" }) };
@@ -192,8 +192,7 @@ Deno.test("a request under another Host name (DNS rebinding) is refused", async 
 });
 
 Deno.test("the owner token is written 0600 once, and refused when others can read it", async () => {
-  const home = await Deno.makeTempDir();
-  try {
+  await withHome(async (home) => {
     const token = await ensureOwnerToken(home);
     assertEquals((await Deno.stat(`${home}/portal/owner.token`)).mode! & 0o777, 0o600);
     assertEquals(await ensureOwnerToken(home), token);
@@ -205,9 +204,7 @@ Deno.test("the owner token is written 0600 once, and refused when others can rea
       message = (error as Error).message;
     }
     assertStringIncludes(message, "see runbook.md#portal-token-exposed");
-  } finally {
-    await Deno.remove(home, { recursive: true });
-  }
+  });
 });
 
 Deno.test("approving an approval that is gone shows the core's sentence, status 404", async () => {

@@ -4,13 +4,13 @@ import { loadConfig } from "../../mod/config/mod.ts";
 import { ensureOwnerToken } from "../../mod/portal/mod.ts";
 import { ROLE_TABLE, runRole } from "../../mod/roles/mod.ts";
 import type { ProbeArgs } from "../roles/probe.ts";
+import { withHome } from "../kit/mod.ts";
 
 const probe = new URL("../roles/probe.ts", import.meta.url);
 const NOT_CAPABLE = 13;
 
 Deno.test("gurt portal's role reads the owner token but not the vault, the audit log, nor writes", async () => {
-  const home = await Deno.makeTempDir({ prefix: "gurt-portal-perms-" });
-  try {
+  await withHome(async (home) => {
     await ensureOwnerToken(home);
     await Deno.mkdir(`${home}/audit`);
     await Deno.writeTextFile(`${home}/audit/2026-11-29.jsonl`, "");
@@ -27,7 +27,5 @@ Deno.test("gurt portal's role reads the owner token but not the vault, the audit
       NOT_CAPABLE,
     );
     assertEquals(await attempt({ act: "write", target: `${home}/run.txt` }), NOT_CAPABLE);
-  } finally {
-    await Deno.remove(home, { recursive: true });
-  }
+  }, { prefix: "gurt-portal-perms-" });
 });

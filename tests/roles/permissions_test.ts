@@ -8,6 +8,7 @@ import { ROLE_TABLE, runRole } from "../../mod/roles/mod.ts";
 import type { RolePermissions, RoleStart } from "../../mod/roles/mod.ts";
 import type { ProbeArgs } from "./probe.ts";
 import { withRoleHome } from "./role_home.ts";
+import { withHome } from "../kit/mod.ts";
 
 const probe = new URL("./probe.ts", import.meta.url);
 const NOT_CAPABLE = 13;
@@ -68,8 +69,7 @@ Deno.test("the owner CLI can read the audit log but cannot write to it", async (
 
 Deno.test("the guest role cannot read the box home but can read its workspace", async () => {
   await withRoleHome(async (home) => {
-    const workspace = await Deno.makeTempDir({ prefix: "gurt-ws-" });
-    try {
+    await withHome(async (workspace) => {
       await Deno.writeTextFile(`${workspace}/a.txt`, "a");
       const row = ROLE_TABLE.guest;
       const perms = row.permissions({
@@ -84,9 +84,7 @@ Deno.test("the guest role cannot read the box home but can read its workspace", 
       const audit = { act: "read", target: `${home}/audit/2026-11-29.jsonl` } as const;
       assertEquals(await attempt(row, perms, audit), NOT_CAPABLE);
       assertEquals(await attempt(row, perms, { act: "read", target: `${workspace}/a.txt` }), 0);
-    } finally {
-      await Deno.remove(workspace, { recursive: true });
-    }
+    }, { prefix: "gurt-ws-" });
   });
 });
 
@@ -95,13 +93,10 @@ Deno.test("the core role may not write outside the box home and the vault's fold
     const row = ROLE_TABLE.serve;
     const perms = row.permissions({ config: config(home) });
     assertEquals(await attempt(row, perms, { act: "write", target: `${home}/x` }), 0);
-    const outside = await Deno.makeTempDir({ prefix: "gurt-outside-" });
-    try {
+    await withHome(async (outside) => {
       const target = `${outside}/x`;
       assertEquals(await attempt(row, perms, { act: "write", target }), NOT_CAPABLE);
-    } finally {
-      await Deno.remove(outside, { recursive: true });
-    }
+    }, { prefix: "gurt-outside-" });
   });
 });
 
@@ -120,8 +115,7 @@ Deno.test("the test worker reads the script it is given and no other file beside
 
 Deno.test("gurt audit verify --checkpoint reads that one file outside the box home, and writes nothing", async () => {
   await withRoleHome(async (home) => {
-    const outside = await Deno.makeTempDir({ prefix: "gurt-checkpoint-" });
-    try {
+    await withHome(async (outside) => {
       await Deno.writeTextFile(`${outside}/checkpoint`, "1 2026-11-29.jsonl 00\n");
       await Deno.writeTextFile(`${outside}/other`, "x");
       const row = ROLE_TABLE.audit;
@@ -135,8 +129,6 @@ Deno.test("gurt audit verify --checkpoint reads that one file outside the box ho
       const plain = row.permissions({ config: config(home) });
       const unasked = { act: "read", target: `${outside}/checkpoint` } as const;
       assertEquals(await attempt(row, plain, unasked), NOT_CAPABLE);
-    } finally {
-      await Deno.remove(outside, { recursive: true });
-    }
+    }, { prefix: "gurt-checkpoint-" });
   });
 });

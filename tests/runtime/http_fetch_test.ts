@@ -15,6 +15,7 @@ import { startTlsServer, type TlsServer } from "./tls_fixture.ts";
 import type { ProbeLine } from "./own_address_probe.ts";
 import { loadConfig } from "../../mod/config/mod.ts";
 import { ROLE_TABLE, runRole } from "../../mod/roles/mod.ts";
+import { withHome } from "../kit/mod.ts";
 
 const SETTINGS: FetchSettings = {
   timeoutMs: 5000,
@@ -242,8 +243,7 @@ Deno.test({
 });
 
 Deno.test("the core role may read the box's own addresses, which http_fetch refuses", async () => {
-  const home = await Deno.makeTempDir({ prefix: "gurt-fetch-role-" });
-  try {
+  await withHome(async (home) => {
     const config = loadConfig({ home, env: { BOX_VAULT: `${home}/vault.env` }, root: false });
     const status = await runRole({
       role: "core",
@@ -252,9 +252,7 @@ Deno.test("the core role may read the box's own addresses, which http_fetch refu
       args: {},
     });
     assertEquals(status, 0);
-  } finally {
-    await Deno.remove(home, { recursive: true });
-  }
+  }, { prefix: "gurt-fetch-role-" });
 });
 
 Deno.test("where the box's own addresses cannot be read, a host the owner did not allow is refused, fail-closed, and nothing is sent", async () => {
