@@ -8,7 +8,7 @@ import { AdminAnswerError, AdminClient, CoreUnreachableError } from "../../mod/a
 import { adminSocketPath } from "../../mod/config/mod.ts";
 import { serveSocket } from "../../mod/core/home_layout.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { grant, pendingApproval, startBox, withHome } from "../kit/mod.ts";
+import { grant, pendingApproval, withBox, withHome } from "../kit/mod.ts";
 
 function value<T>(answer: { ok: true; value: T } | { ok: false; error: string }): T {
   if (!answer.ok) throw new Error(`the core refused: ${answer.error}`);
@@ -16,8 +16,7 @@ function value<T>(answer: { ok: true; value: T } | { ok: false; error: string })
 }
 
 Deno.test("every answer of a real core passes its schema: approvals, tasks, journal, grants, vault", async () => {
-  const box = await startBox({ grants: { echo: grant({ tool: "example.echo", mode: "ask" }) } });
-  try {
+  await withBox({ grants: { echo: grant({ tool: "example.echo", mode: "ask" }) } }, async (box) => {
     const admin = new AdminClient(adminSocketPath(box.home));
     const task = await box.startTask();
     const call = task.call("example.echo", { text: "hello" }, "k1");
@@ -56,14 +55,11 @@ Deno.test("every answer of a real core passes its schema: approvals, tasks, jour
     assertEquals(keys.map((key) => [key.name, key.denied_apps]), [["NOTES_TOKEN", ["example"]]]);
     value(await admin.setKeyUse("NOTES_TOKEN", { app: "example", denied: false }));
     value(await admin.removeKey("NOTES_TOKEN"));
-  } finally {
-    await box.close();
-  }
+  });
 });
 
 Deno.test("the views of the owner's pages: grants, the audit log and its pages, a task's records, approval changes", async () => {
-  const box = await startBox({ grants: { echo: grant({ tool: "example.echo", mode: "ask" }) } });
-  try {
+  await withBox({ grants: { echo: grant({ tool: "example.echo", mode: "ask" }) } }, async (box) => {
     const admin = new AdminClient(adminSocketPath(box.home));
     await box.writeGrant("broken", 'tool = "example.echo"\nmode = "sometimes"\n');
     const grants = value(await admin.grants());
@@ -99,23 +95,18 @@ Deno.test("the views of the owner's pages: grants, the audit log and its pages, 
       records.filter((record) => record.event.task === task.id).map((record) => record.event.type),
     );
     assert(named.length > 0, "task_started names the task");
-  } finally {
-    await box.close();
-  }
+  });
 });
 
 Deno.test("a refusal is a value carrying the core's sentence and code", async () => {
-  const box = await startBox();
-  try {
+  await withBox({}, async (box) => {
     const admin = new AdminClient(adminSocketPath(box.home));
     const gone = await admin.approve(999);
     assertEquals(gone.ok ? null : [gone.status, gone.code], [404, "no_such_approval"]);
     assertStringIncludes(gone.ok ? "" : gone.error, "999: no such approval");
     const unknown = await admin.task("nosuchtask");
     assertEquals(unknown.ok, false);
-  } finally {
-    await box.close();
-  }
+  });
 });
 
 Deno.test("an answer that is not what the schema says is thrown, naming the field and the runbook", async () => {

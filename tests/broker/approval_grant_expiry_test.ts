@@ -5,7 +5,7 @@
  */
 import { denialText } from "../../mod/policy/mod.ts";
 import { assertEquals } from "../assert.ts";
-import { counter, grant, type Json, pendingApproval, startBox, until } from "../kit/mod.ts";
+import { counter, grant, type Json, pendingApproval, until, withBox } from "../kit/mod.ts";
 
 const NOW = Date.parse("2031-03-01T12:00:00.000Z");
 /** The grant expires a minute from NOW; an approval would stay open ten. */
@@ -15,15 +15,14 @@ const TTL_MS = 10 * 60 * 1000;
 Deno.test("an ask grant that expires before ttl_ms: the approval expires with the grant, and the call is denied then, not at ttl_ms", async () => {
   const { runs, tool } = counter();
   let now = NOW;
-  const box = await startBox({
+  await withBox({
     grants: {
       count: grant({ tool: "test.count", mode: "ask", expires: GRANT_EXPIRES }),
     },
     tools: [tool],
     toml: `[approvals]\nttl_ms = ${TTL_MS}\n`,
     core: { clock: () => new Date(now) },
-  });
-  try {
+  }, async (box) => {
     const task = await box.startTask({ tools: ["test.count"] });
     const sent = task.send("test.count", { n: 1 }, "k1");
     const id = await pendingApproval(box, task);
@@ -49,7 +48,5 @@ Deno.test("an ask grant that expires before ttl_ms: the approval expires with th
       [approval.event.decision, approval.event.answer, approval.event.outcome],
       [id, "expired", { outcome: "denied", reason: "approval_expired" }],
     );
-  } finally {
-    await box.close();
-  }
+  });
 });

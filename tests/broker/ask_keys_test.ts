@@ -5,7 +5,7 @@
  * approval and no new audit record. Through a real core and its real sockets.
  */
 import { assertEquals } from "../assert.ts";
-import { type Json, pendingApproval, startBox, type TestTask } from "../kit/mod.ts";
+import { type Json, pendingApproval, type TestTask, withBox } from "../kit/mod.ts";
 
 /** Asks again with an answered key; it must be answered at once, not wait on a new approval. */
 async function askAgain(task: TestTask, key: string): Promise<Json> {
@@ -18,8 +18,7 @@ async function askAgain(task: TestTask, key: string): Promise<Json> {
 }
 
 Deno.test("an answered /ask key asked again, also after a restart, gets the same answer with no new approval and no new audit record", async () => {
-  const box = await startBox();
-  try {
+  await withBox({}, async (box) => {
     const task = await box.startTask();
     const ask = (key: string) =>
       task.request("POST", "/ask", { question: "May I pay the invoice?", key });
@@ -49,7 +48,5 @@ Deno.test("an answered /ask key asked again, also after a restart, gets the same
     assertEquals(await askAgain(task, "q-no"), { approved: false });
     assertEquals((await box.admin("GET", "/approvals")).body.items, []);
     assertEquals(await box.records(), afterRestart, "asking again after a restart wrote a record");
-  } finally {
-    await box.close();
-  }
+  });
 });

@@ -22,55 +22,56 @@ import {
   sendBytes,
   startBox,
   until,
+  withBox,
 } from "../kit/mod.ts";
 
 Deno.test("a call to a tool outside the task's list, or to a made-up name, is a no_grant Decision record before its answer, runs nothing, and its key keeps that answer", async () => {
   const { runs, tool } = counter();
-  const box = await startBox({ grants: { count: grant({ tool: "test.count" }) }, tools: [tool] });
-  try {
-    const task = await box.startTask({ tools: ["example.echo"] });
-    const noGrant = { ok: false, error: denialText("no_grant") };
-    assertEquals(await task.call("test.count", { n: 1 }, "probe-1"), noGrant);
-    assertEquals(await task.call("shell", { command: "id" }, "probe-2"), noGrant);
-    assertEquals(await task.call("no.such_tool", { x: 1 }, "probe-3"), noGrant);
-    assertEquals(runs.length, 0);
-    const decisions = (await box.records()).filter((r) => r.event.type === "decision");
-    assertEquals(
-      decisions.map((r) => [r.event.call, r.event.tool, r.event.outcome, r.event.taint]),
-      [
-        ["probe-1", "test.count", { outcome: "denied", reason: "no_grant" }, "private"],
-        ["probe-2", "shell", { outcome: "denied", reason: "no_grant" }, "private"],
-        ["probe-3", "no.such_tool", { outcome: "denied", reason: "no_grant" }, "private"],
-      ],
-    );
-    // Asked again with the same key: the same answer, and no second record.
-    assertEquals(await task.call("no.such_tool", { x: 1 }, "probe-3"), noGrant);
-    assertEquals((await box.records()).filter((r) => r.event.type === "decision").length, 3);
-  } finally {
-    await box.close();
-  }
+  await withBox(
+    { grants: { count: grant({ tool: "test.count" }) }, tools: [tool] },
+    async (box) => {
+      const task = await box.startTask({ tools: ["example.echo"] });
+      const noGrant = { ok: false, error: denialText("no_grant") };
+      assertEquals(await task.call("test.count", { n: 1 }, "probe-1"), noGrant);
+      assertEquals(await task.call("shell", { command: "id" }, "probe-2"), noGrant);
+      assertEquals(await task.call("no.such_tool", { x: 1 }, "probe-3"), noGrant);
+      assertEquals(runs.length, 0);
+      const decisions = (await box.records()).filter((r) => r.event.type === "decision");
+      assertEquals(
+        decisions.map((r) => [r.event.call, r.event.tool, r.event.outcome, r.event.taint]),
+        [
+          ["probe-1", "test.count", { outcome: "denied", reason: "no_grant" }, "private"],
+          ["probe-2", "shell", { outcome: "denied", reason: "no_grant" }, "private"],
+          ["probe-3", "no.such_tool", { outcome: "denied", reason: "no_grant" }, "private"],
+        ],
+      );
+      // Asked again with the same key: the same answer, and no second record.
+      assertEquals(await task.call("no.such_tool", { x: 1 }, "probe-3"), noGrant);
+      assertEquals((await box.records()).filter((r) => r.event.type === "decision").length, 3);
+    },
+  );
 });
 
 Deno.test("a grants_invalid Decision records the task's taint and untrusted flag as its state file says, not the most restrictive", async () => {
   const { runs, tool } = counter();
-  const box = await startBox({ grants: { count: grant({ tool: "test.count" }) }, tools: [tool] });
-  try {
-    const task = await box.startTask({ tools: ["test.count"] });
-    assertEquals((await task.call("test.count", { n: 1 }, "k1")).ok, true);
-    await Deno.writeTextFile(`${box.home}/grants/broken.toml`, "tool = \n");
-    assertEquals(await task.call("test.count", { n: 2 }, "k2"), {
-      ok: false,
-      error: denialText("grants_invalid"),
-    });
-    assertEquals(runs.length, 1);
-    const last = (await box.records()).filter((r) => r.event.type === "decision").at(-1);
-    assertEquals(
-      [last.event.outcome, last.event.taint, last.event.untrusted],
-      [{ outcome: "denied", reason: "grants_invalid" }, "private", false],
-    );
-  } finally {
-    await box.close();
-  }
+  await withBox(
+    { grants: { count: grant({ tool: "test.count" }) }, tools: [tool] },
+    async (box) => {
+      const task = await box.startTask({ tools: ["test.count"] });
+      assertEquals((await task.call("test.count", { n: 1 }, "k1")).ok, true);
+      await Deno.writeTextFile(`${box.home}/grants/broken.toml`, "tool = \n");
+      assertEquals(await task.call("test.count", { n: 2 }, "k2"), {
+        ok: false,
+        error: denialText("grants_invalid"),
+      });
+      assertEquals(runs.length, 1);
+      const last = (await box.records()).filter((r) => r.event.type === "decision").at(-1);
+      assertEquals(
+        [last.event.outcome, last.event.taint, last.event.untrusted],
+        [{ outcome: "denied", reason: "grants_invalid" }, "private", false],
+      );
+    },
+  );
 });
 
 Deno.test("a refusal whose Approval record cannot be written answers audit_unavailable and keeps no answer for the key: after a restart the same call and the same /ask are asked afresh", async () => {
@@ -132,8 +133,7 @@ Deno.test("a refusal whose Approval record cannot be written answers audit_unava
 });
 
 Deno.test("a request of another socket's kind, or of no kind, is 403 forbidden on either socket, telling the client to close the connection", async () => {
-  const box = await startBox();
-  try {
+  await withBox({}, async (box) => {
     const task = await box.startTask();
     const admin = `${box.home}/run/owner-broker/admin.sock`;
     for (
@@ -152,14 +152,11 @@ Deno.test("a request of another socket's kind, or of no kind, is 403 forbidden o
       assert(/^connection: close\r$/im.test(text), text);
       assert(box.logs.some((line) => line.includes(`refused GET ${path} on ${socket}`)));
     }
-  } finally {
-    await box.close();
-  }
+  });
 });
 
 Deno.test("a Decision record keeps the call's arguments exactly as the task sent them, escapes, spacing and order included", async () => {
-  const box = await startBox({ grants: { echo: grant({ tool: "example.echo" }) } });
-  try {
+  await withBox({ grants: { echo: grant({ tool: "example.echo" }) } }, async (box) => {
     const task = await box.startTask();
     const raw = '{ "text" : "\\u002fetc é" }';
     const text = `{"tool":"example.echo","input":${raw},"key":"raw-1"}`;
@@ -169,15 +166,12 @@ Deno.test("a Decision record keeps the call's arguments exactly as the task sent
     assertEquals([answer.status, answer.body.ok], [200, true], answer.text);
     const decision = (await box.records()).find((r) => r.event.type === "decision");
     assertEquals(decision.event.arguments, raw);
-  } finally {
-    await box.close();
-  }
+  });
 });
 
 Deno.test("arguments that hold a vault value, even spelled with JSON escapes, are recorded serialised again and redacted", async () => {
   const secret = "sk-test-0123456789abcdef";
-  const box = await startBox({ grants: { echo: grant({ tool: "example.echo" }) } });
-  try {
+  await withBox({ grants: { echo: grant({ tool: "example.echo" }) } }, async (box) => {
     await Deno.writeTextFile(`${box.home}/vault.env`, `OPENAI_API_KEY=${secret}\n`);
     await box.restart();
     const task = await box.startTask();
@@ -192,9 +186,7 @@ Deno.test("arguments that hold a vault value, even spelled with JSON escapes, ar
       const written = await Deno.readTextFile(`${box.home}/audit/${file.name}`);
       assertEquals(written.includes(secret) || written.includes(escaped), false);
     }
-  } finally {
-    await box.close();
-  }
+  });
 });
 
 Deno.test("gurt audit verify on the log of a run with probes, refusals and invalid grants counts every call, each with its Decision record and none left open", async () => {

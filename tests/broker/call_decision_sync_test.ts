@@ -6,7 +6,7 @@
 import { type AuditFileOps, realFileOps } from "../../mod/audit/mod.ts";
 import { denialText } from "../../mod/policy/mod.ts";
 import { assertEquals } from "../assert.ts";
-import { counter, grant, startBox, until } from "../kit/mod.ts";
+import { counter, grant, startBox, until, withBox } from "../kit/mod.ts";
 
 const COUNT = { count: grant({ tool: "test.count" }) };
 
@@ -38,8 +38,7 @@ function decisionSync(
 Deno.test("a Decision record whose fdatasync fails: the call answers audit_unavailable and the tool never runs", async () => {
   const { runs, tool } = counter();
   const sync = decisionSync(() => Promise.reject(new Error("I/O error (test)")));
-  const box = await startBox({ grants: COUNT, tools: [tool], fileOps: sync.ops });
-  try {
+  await withBox({ grants: COUNT, tools: [tool], fileOps: sync.ops }, async (box) => {
     const task = await box.startTask({ tools: ["test.count"] });
     assertEquals(await task.call("test.count", { n: 1 }, "k1"), {
       ok: false,
@@ -50,9 +49,7 @@ Deno.test("a Decision record whose fdatasync fails: the call answers audit_unava
     const journal = await Deno.readTextFile(`${box.home}/tasks/${task.id}/journal.jsonl`)
       .catch(() => "");
     assertEquals(journal.includes('"tool.call"'), false, "a tool.call line was written");
-  } finally {
-    await box.close();
-  }
+  });
 });
 
 Deno.test("a Decision record whose fdatasync hangs: the call waits and the tool does not run until the sync returns", async () => {

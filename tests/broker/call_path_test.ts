@@ -6,7 +6,7 @@ import { z } from "zod";
 import { defineTool } from "../../mod/tools/mod.ts";
 import type { AppTool } from "../../mod/tools/mod.ts";
 import { assertEquals } from "../assert.ts";
-import { grant, startBox } from "../kit/mod.ts";
+import { grant, withBox } from "../kit/mod.ts";
 
 /** A tool that looks for its own tool.call line in the journal, at once or after a wait. */
 function looker(name: string, wait: boolean, seen: boolean[]): AppTool<never> {
@@ -29,11 +29,10 @@ Deno.test("the tool.call line is in the journal before the tool runs and precede
   const seen: boolean[] = [];
   const quick = looker("test.quick", false, seen);
   const slow = looker("test.slow", true, seen);
-  const box = await startBox({
+  await withBox({
     grants: { quick: grant({ tool: "test.quick" }), slow: grant({ tool: "test.slow" }) },
     tools: [quick, slow],
-  });
-  try {
+  }, async (box) => {
     const task = await box.startTask({ tools: ["test.quick", "test.slow"] });
     assertEquals((await task.call("test.quick", { n: 1 }, "q1")).ok, true);
     assertEquals((await task.call("test.slow", { n: 2 }, "s1")).ok, true);
@@ -54,7 +53,5 @@ Deno.test("the tool.call line is in the journal before the tool runs and precede
       journal.filter((l) => l.type === "tool.call").map((l) => l.decision),
       decisions.map((r) => r.seq),
     );
-  } finally {
-    await box.close();
-  }
+  });
 });

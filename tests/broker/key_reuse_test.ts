@@ -8,7 +8,7 @@ import { z } from "zod";
 import { defineTool } from "../../mod/tools/mod.ts";
 import type { AppTool } from "../../mod/tools/mod.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { grant, type Json, pendingApproval, startBox, type TestTask } from "../kit/mod.ts";
+import { grant, type Json, pendingApproval, startBox, type TestTask, withBox } from "../kit/mod.ts";
 
 /** A test tool that counts its runs. */
 function counted(name: string): { runs: unknown[]; tool: AppTool<never> } {
@@ -60,8 +60,7 @@ async function refused(
 Deno.test("the same key with the same tool and input answers the logged result; another tool or input with that key is refused with 409 and nothing runs, before and after a restart", async () => {
   const read = counted("test.read");
   const write = counted("test.write");
-  const box = await startBox({ grants: GRANTS, tools: [read.tool, write.tool] });
-  try {
+  await withBox({ grants: GRANTS, tools: [read.tool, write.tool] }, async (box) => {
     const task = await box.startTask({ tools: ["test.read", "test.write"] });
     const first = { ok: true, output: { tool: "test.read", runs: 1 } };
     assertEquals(await task.call("test.read", { n: 1, note: "a" }, "k"), first);
@@ -100,36 +99,30 @@ Deno.test("the same key with the same tool and input answers the logged result; 
       ok: true,
       output: { tool: "test.write", runs: 1 },
     });
-  } finally {
-    await box.close();
-  }
+  });
 });
 
 Deno.test("a key whose call was denied is used: another call with it is refused with 409", async () => {
   const read = counted("test.read");
   const write = counted("test.write");
-  const box = await startBox({ grants: { read: GRANTS.read }, tools: [read.tool, write.tool] });
-  try {
+  await withBox({ grants: { read: GRANTS.read }, tools: [read.tool, write.tool] }, async (box) => {
     const task = await box.startTask({ tools: ["test.read", "test.write"] });
     const denied = await task.call("test.write", { n: 1 }, "d");
     assertEquals(denied.ok, false);
     await refused(box, task, { tool: "test.read", input: { n: 1 }, key: "d" }, "test.write");
     assertEquals(await task.call("test.write", { n: 1 }, "d"), denied);
     assertEquals([read.runs.length, write.runs.length], [0, 0]);
-  } finally {
-    await box.close();
-  }
+  });
 });
 
 Deno.test("a key whose call is waiting on the owner cannot be joined by another call: 409, and the approval stays the first call's", async () => {
   const read = counted("test.read");
   const write = counted("test.write");
-  const box = await startBox({
+  await withBox({
     grants: { read: grant({ tool: "test.read", mode: "ask" }), write: GRANTS.write },
     tools: [read.tool, write.tool],
     env: { BOX_APPROVAL_WAIT_MS: "60000" },
-  });
-  try {
+  }, async (box) => {
     const task = await box.startTask({ tools: ["test.read", "test.write"] });
     const waiting = task.call("test.read", { n: 1 }, "w");
     const id = await pendingApproval(box, task);
@@ -138,16 +131,13 @@ Deno.test("a key whose call is waiting on the owner cannot be joined by another 
     assertEquals((await box.admin("POST", `/approvals/${id}/approve`, {})).status, 200);
     assertEquals(await waiting, { ok: true, output: { tool: "test.read", runs: 1 } });
     assertEquals([read.runs.length, write.runs.length], [1, 0]);
-  } finally {
-    await box.close();
-  }
+  });
 });
 
 Deno.test("a call cut off before its result line runs again with its key after a restart, and another call with that key is refused", async () => {
   const read = counted("test.read");
   const write = counted("test.write");
-  const box = await startBox({ grants: GRANTS, tools: [read.tool, write.tool] });
-  try {
+  await withBox({ grants: GRANTS, tools: [read.tool, write.tool] }, async (box) => {
     const task = await box.startTask({ tools: ["test.read", "test.write"] });
     assertEquals((await task.call("test.read", { n: 1 }, "c")).ok, true);
     const path = `${box.home}/tasks/${task.id}/journal.jsonl`;
@@ -165,24 +155,19 @@ Deno.test("a call cut off before its result line runs again with its key after a
       ok: true,
       output: { tool: "test.read", runs: 2 },
     });
-  } finally {
-    await box.close();
-  }
+  });
 });
 
 Deno.test("the 409 names the key as the task sent it, quoted", async () => {
   const read = counted("test.read");
-  const box = await startBox({ grants: { read: GRANTS.read }, tools: [read.tool] });
-  try {
+  await withBox({ grants: { read: GRANTS.read }, tools: [read.tool] }, async (box) => {
     const task = await box.startTask({ tools: ["test.read"] });
     assertEquals((await task.call("test.read", { n: 1 }, 'a "quoted" key')).ok, true);
     const answer = await post(task, { tool: "test.read", input: { n: 2 }, key: 'a "quoted" key' });
     assertEquals(answer.status, 409);
     assertStringIncludes(answer.body.error, 'the key "a \\"quoted\\" key" was already used');
     assert(answer.body.code === "key_reused", JSON.stringify(answer.body));
-  } finally {
-    await box.close();
-  }
+  });
 });
 
 Deno.test("a journal line written before digests were kept binds its key by tool: another tool is refused, the same tool answers the logged result", async () => {

@@ -8,51 +8,51 @@ import { z } from "zod";
 import { defineTool } from "../../mod/tools/mod.ts";
 import type { AppTool } from "../../mod/tools/mod.ts";
 import { assert, assertEquals } from "../assert.ts";
-import { counter, grant, pendingApproval, startBox } from "../kit/mod.ts";
+import { counter, grant, pendingApproval, withBox } from "../kit/mod.ts";
 
 const DAMAGED = "Denied: this session's broker state is damaged; the owner has been told.";
 
 Deno.test("a damaged session state file denies the next call with state_unreadable, runs nothing and tells the owner; the Result after its repair carries the repaired state", async () => {
   const { runs, tool } = counter();
-  const box = await startBox({ grants: { count: grant({ tool: "test.count" }) }, tools: [tool] });
-  try {
-    const task = await box.startTask({ tools: ["test.count"] });
-    assertEquals((await task.call("test.count", { n: 1 }, "k1")).ok, true);
-    const file = `${box.home}/broker/sessions/${task.id}.json`;
-    assertEquals(JSON.parse(await Deno.readTextFile(file)), {
-      taint: "private",
-      untrusted: false,
-    });
+  await withBox(
+    { grants: { count: grant({ tool: "test.count" }) }, tools: [tool] },
+    async (box) => {
+      const task = await box.startTask({ tools: ["test.count"] });
+      assertEquals((await task.call("test.count", { n: 1 }, "k1")).ok, true);
+      const file = `${box.home}/broker/sessions/${task.id}.json`;
+      assertEquals(JSON.parse(await Deno.readTextFile(file)), {
+        taint: "private",
+        untrusted: false,
+      });
 
-    // Raised by hand between two calls: the next call's Decision step reads it, and its Result
-    // carries it.
-    await Deno.writeTextFile(file, '{"taint":"secret","untrusted":false}');
-    assertEquals((await task.call("test.count", { n: 2 }, "k2")).ok, true);
+      // Raised by hand between two calls: the next call's Decision step reads it, and its Result
+      // carries it.
+      await Deno.writeTextFile(file, '{"taint":"secret","untrusted":false}');
+      assertEquals((await task.call("test.count", { n: 2 }, "k2")).ok, true);
 
-    for (const [n, damage] of [[3, "{not json"], [4, '{"taint":"public","untrusted":false}']]) {
-      await Deno.writeTextFile(file, damage as string);
-      assertEquals(await task.call("test.count", { n }, `k${n}`), { ok: false, error: DAMAGED });
-    }
-    assertEquals(runs.length, 2);
-    const decisions = (await box.records()).filter((r) => r.event.type === "decision");
-    assertEquals(decisions.slice(2).map((r) => r.event.outcome.reason), [
-      "state_unreadable",
-      "state_unreadable",
-    ]);
-    assert(box.logs.some((line) => line.includes("runbook.md#broker-state-damaged")));
+      for (const [n, damage] of [[3, "{not json"], [4, '{"taint":"public","untrusted":false}']]) {
+        await Deno.writeTextFile(file, damage as string);
+        assertEquals(await task.call("test.count", { n }, `k${n}`), { ok: false, error: DAMAGED });
+      }
+      assertEquals(runs.length, 2);
+      const decisions = (await box.records()).filter((r) => r.event.type === "decision");
+      assertEquals(decisions.slice(2).map((r) => r.event.outcome.reason), [
+        "state_unreadable",
+        "state_unreadable",
+      ]);
+      assert(box.logs.some((line) => line.includes("runbook.md#broker-state-damaged")));
 
-    // Repaired by hand: the next call reads it.
-    await Deno.writeTextFile(file, '{"taint":"secret","untrusted":true}');
-    assertEquals((await task.call("test.count", { n: 5 }, "k5")).ok, true);
-    assertEquals(runs.length, 3);
-    const records = await box.records();
-    const last = records.filter((r) => r.event.type === "decision").at(-1);
-    assertEquals([last.event.taint, last.event.untrusted], ["secret", true]);
-    const results = records.filter((r) => r.event.type === "result");
-    assertEquals(results.map((r) => r.event.taint_after), ["private", "secret", "secret"]);
-  } finally {
-    await box.close();
-  }
+      // Repaired by hand: the next call reads it.
+      await Deno.writeTextFile(file, '{"taint":"secret","untrusted":true}');
+      assertEquals((await task.call("test.count", { n: 5 }, "k5")).ok, true);
+      assertEquals(runs.length, 3);
+      const records = await box.records();
+      const last = records.filter((r) => r.event.type === "decision").at(-1);
+      assertEquals([last.event.taint, last.event.untrusted], ["secret", true]);
+      const results = records.filter((r) => r.event.type === "result");
+      assertEquals(results.map((r) => r.event.taint_after), ["private", "secret", "secret"]);
+    },
+  );
 });
 
 /** A tool that damages its task's state file while it runs. */
@@ -70,15 +70,14 @@ function damager(name: string): AppTool<never> {
 }
 
 Deno.test("a state file damaged while a call runs: its result is not answered, raising the taint or not, and the next call is denied", async () => {
-  const box = await startBox({
+  await withBox({
     grants: {
       keep: grant({ tool: "test.keep", result_class: "private" }),
       raise: grant({ tool: "test.raise", result_class: "secret" }),
       echo: grant({ tool: "example.echo" }),
     },
     tools: [damager("test.keep"), damager("test.raise")],
-  });
-  try {
+  }, async (box) => {
     const task = await box.startTask({ tools: ["test.keep", "test.raise", "example.echo"] });
     const file = `${box.home}/broker/sessions/${task.id}.json`;
     assertEquals((await task.call("example.echo", { text: "a" }, "e1")).ok, true);
@@ -96,19 +95,16 @@ Deno.test("a state file damaged while a call runs: its result is not answered, r
     }
     const results = (await box.records()).filter((r) => r.event.type === "result");
     assertEquals(results.map((r) => [r.event.call, r.event.status]), [["e1", "result"]]);
-  } finally {
-    await box.close();
-  }
+  });
 });
 
 Deno.test("the state raised by hand while a call waits for its approval: the Result after the approval carries it", async () => {
-  const box = await startBox({
+  await withBox({
     grants: {
       echo: grant({ tool: "example.echo" }),
       spend: grant({ tool: "example.spend", mode: "ask" }),
     },
-  });
-  try {
+  }, async (box) => {
     const task = await box.startTask({ tools: ["example.echo", "example.spend"] });
     assertEquals((await task.call("example.echo", { text: "a" }, "e1")).ok, true);
     const spend = task.call("example.spend", { cents: 1 }, "s1");
@@ -124,7 +120,5 @@ Deno.test("the state raised by hand while a call waits for its approval: the Res
       ["e1", "private"],
       ["s1", "secret"],
     ]);
-  } finally {
-    await box.close();
-  }
+  });
 });

@@ -8,7 +8,16 @@ import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 function assertMatch(text: string, pattern: RegExp): void {
   assert(pattern.test(text), `${JSON.stringify(text)} does not match ${pattern}`);
 }
-import { grant, gurt, requestBytes, sendBytes, startBox, type TestBox, until } from "../kit/mod.ts";
+import {
+  grant,
+  gurt,
+  requestBytes,
+  sendBytes,
+  startBox,
+  type TestBox,
+  until,
+  withBox,
+} from "../kit/mod.ts";
 
 const ASK_SPEND = { spend: grant({ tool: "example.spend", mode: "ask" }) };
 
@@ -26,8 +35,7 @@ async function pendingCount(box: TestBox): Promise<number> {
 }
 
 Deno.test("gurt approvals prints the two-line block with control, invisible and direction characters escaped, and \\u002fetc as /etc", async () => {
-  const box = await startBox({ grants: ASK_SPEND });
-  try {
+  await withBox({ grants: ASK_SPEND }, async (box) => {
     const task = await box.startTask({ tools: ["example.spend"] });
     // The JSON text below is sent as written: \u001b is an escape character once parsed, and the
     // other three are the raw characters U+202E, U+200B and U+2066.
@@ -72,16 +80,13 @@ Deno.test("gurt approvals prints the two-line block with control, invisible and 
     }
     for (const id of ids) await box.admin("POST", `/approvals/${id}/refuse`);
     await Promise.all(answers);
-  } finally {
-    await box.close();
-  }
+  });
 });
 
 Deno.test("gurt approve: runs (exit 0), denied with its reason (exit 1), no such approval (exit 1)", async () => {
-  const box = await startBox({
+  await withBox({
     grants: { ...ASK_SPEND, echo: grant({ tool: "example.echo", mode: "ask" }) },
-  });
-  try {
+  }, async (box) => {
     const task = await box.startTask({ tools: ["example.spend", "example.echo"] });
     const spend = task.call("example.spend", { cents: 2 }, "k1");
     await until(async () => (await pendingCount(box)) === 1);
@@ -107,14 +112,11 @@ Deno.test("gurt approve: runs (exit 0), denied with its reason (exit 1), no such
     const notAnId = await run(box, ["approve", "41x"]);
     assertEquals(notAnId.code, 1);
     assertStringIncludes(notAnId.stderr, "is not an approval id");
-  } finally {
-    await box.close();
-  }
+  });
 });
 
 Deno.test("gurt refuse: prints refused, exit 0; the call is refused; a second refuse finds nothing", async () => {
-  const box = await startBox({ grants: ASK_SPEND });
-  try {
+  await withBox({ grants: ASK_SPEND }, async (box) => {
     const task = await box.startTask({ tools: ["example.spend"] });
     const spend = task.call("example.spend", { cents: 2 }, "k1");
     await until(async () => (await pendingCount(box)) === 1);
@@ -138,9 +140,7 @@ Deno.test("gurt refuse: prints refused, exit 0; the call is refused; a second re
     );
     assertMatch(shown.stdout, /denied example\.spend: approval_refused\n/);
     assert(!shown.stdout.includes('"type":"event"'), shown.stdout);
-  } finally {
-    await box.close();
-  }
+  });
 });
 
 Deno.test("gurt task start, list, show and stop against a running core", async () => {
@@ -194,8 +194,7 @@ Deno.test("gurt task start, list, show and stop against a running core", async (
 });
 
 Deno.test("gurt task show escapes the keys a task chose, in its call and result lines", async () => {
-  const box = await startBox({ grants: { echo: grant({ tool: "example.echo" }) } });
-  try {
+  await withBox({ grants: { echo: grant({ tool: "example.echo" }) } }, async (box) => {
     const task = await box.startTask();
     const key = "k\u001b[2J\u202e1";
     assertEquals((await task.call("example.echo", { text: "hi" }, key)).ok, true);
@@ -204,14 +203,11 @@ Deno.test("gurt task show escapes the keys a task chose, in its call and result 
     assertMatch(shown.stdout, /call k\\u001b\[2J\\u202e1 example\.echo \{"text":"hi"\}/);
     assertMatch(shown.stdout, /result k\\u001b\[2J\\u202e1 example\.echo /);
     for (const char of ["\u001b", "\u202e"]) assert(!shown.stdout.includes(char), shown.stdout);
-  } finally {
-    await box.close();
-  }
+  });
 });
 
 Deno.test("gurt task start --worker cmd -- COMMAND… runs the command with BOX_SOCKET and BOX_TASK, and the words after -- are not the prompt; without --worker cmd, -- ends the options", async () => {
-  const box = await startBox();
-  try {
+  await withBox({}, async (box) => {
     // The task sees no folder of the host but its home.
     const script = `printf '%s %s %s' "$BOX_TASK" "$BOX_SOCKET" "$1" > "$HOME/seen.txt"`;
     const withPrompt = await run(box, [
@@ -271,7 +267,5 @@ Deno.test("gurt task start --worker cmd -- COMMAND… runs the command with BOX_
     assertEquals(missing.code, 1);
     assertStringIncludes(missing.stderr, "--worker cmd needs the command after --");
     assertEquals((await box.admin("GET", "/tasks")).body.tasks.length, 3);
-  } finally {
-    await box.close();
-  }
+  });
 });

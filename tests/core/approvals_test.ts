@@ -1,7 +1,7 @@
 /** Approvals (docs/grants.md#approvals), through the real admin and task sockets of a real core. */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { type AuditFileOps, realFileOps } from "../../mod/audit/mod.ts";
-import { counter, grant, pendingApproval, startBox, until } from "../kit/mod.ts";
+import { counter, grant, pendingApproval, startBox, until, withBox } from "../kit/mod.ts";
 
 const ASK_SPEND = { spend: grant({ tool: "example.spend", mode: "ask" }) };
 
@@ -24,8 +24,7 @@ async function waitingCount(options: { fileOps?: Partial<AuditFileOps>; signal?:
 }
 
 Deno.test("approve: the waiting call runs once and the Approval record precedes its Result", async () => {
-  const box = await startBox({ grants: ASK_SPEND });
-  try {
+  await withBox({ grants: ASK_SPEND }, async (box) => {
     const task = await box.startTask({ tools: ["example.spend"] });
     const answer = task.call("example.spend", { cents: 7 }, "k1");
     const id = await pendingApproval(box, task);
@@ -40,9 +39,7 @@ Deno.test("approve: the waiting call runs once and the Approval record precedes 
     assertEquals(records[1].seq, id);
     assertEquals(records[2].event.decision, id);
     assertEquals(records[3].event.decision, id);
-  } finally {
-    await box.close();
-  }
+  });
 });
 
 Deno.test("refuse: the call answers the model-facing refusal and nothing runs", async () => {
@@ -62,8 +59,7 @@ Deno.test("refuse: the call answers the model-facing refusal and nothing runs", 
 });
 
 Deno.test("a refused spend over budget answers `not approved`", async () => {
-  const box = await startBox({ grants: { spend: grant({ tool: "example.spend" }) } });
-  try {
+  await withBox({ grants: { spend: grant({ tool: "example.spend" }) } }, async (box) => {
     const task = await box.startTask({ tools: ["example.spend"], budgetCents: 10 });
     assertEquals((await task.call("example.spend", { cents: 6 }, "a")).ok, true);
     const answer = task.call("example.spend", { cents: 6 }, "b");
@@ -72,14 +68,11 @@ Deno.test("a refused spend over budget answers `not approved`", async () => {
     assertEquals([shown.kind, shown.costCents], ["budget", 6]);
     await box.admin("POST", `/approvals/${id}/refuse`);
     assertEquals(await answer, { ok: false, error: "not approved" });
-  } finally {
-    await box.close();
-  }
+  });
 });
 
 Deno.test("expiry: with ttl_ms 100 the approval expires and the call is denied", async () => {
-  const box = await startBox({ grants: ASK_SPEND, toml: "[approvals]\nttl_ms = 100\n" });
-  try {
+  await withBox({ grants: ASK_SPEND, toml: "[approvals]\nttl_ms = 100\n" }, async (box) => {
     const task = await box.startTask({ tools: ["example.spend"] });
     const answer = await task.call("example.spend", { cents: 1 }, "k1");
     assertEquals(answer, {
@@ -91,9 +84,7 @@ Deno.test("expiry: with ttl_ms 100 the approval expires and the call is denied",
       "expired",
       "approval_expired",
     ]);
-  } finally {
-    await box.close();
-  }
+  });
 });
 
 Deno.test("approve after the grant file was removed: denied no_grant, nothing runs", async () => {
@@ -110,13 +101,12 @@ Deno.test("approve after the grant file was removed: denied no_grant, nothing ru
 });
 
 Deno.test("approve after the taint rose past max_taint: denied taint_too_high", async () => {
-  const box = await startBox({
+  await withBox({
     grants: {
       spend: grant({ tool: "example.spend", mode: "ask", max_taint: "private" }),
       echo: grant({ tool: "example.echo", result_class: "secret" }),
     },
-  });
-  try {
+  }, async (box) => {
     const task = await box.startTask({ tools: ["example.spend", "example.echo"] });
     const answer = task.call("example.spend", { cents: 1 }, "k1");
     const id = await pendingApproval(box, task);
@@ -129,27 +119,21 @@ Deno.test("approve after the taint rose past max_taint: denied taint_too_high", 
     });
     const approval = (await box.records()).find((r) => r.event.type === "approval");
     assertEquals(approval.event.taint, "secret");
-  } finally {
-    await box.close();
-  }
+  });
 });
 
 Deno.test("an unknown approval id is no_such_approval for approve and refuse", async () => {
-  const box = await startBox();
-  try {
+  await withBox({}, async (box) => {
     for (const action of ["approve", "refuse"]) {
       const answer = await box.admin("POST", `/approvals/999/${action}`);
       assertEquals(answer.status, 404);
       assertEquals(answer.body.code, "no_such_approval");
     }
-  } finally {
-    await box.close();
-  }
+  });
 });
 
 Deno.test("a dropped connection while pending withdraws the approval and writes nothing", async () => {
-  const box = await startBox({ grants: ASK_SPEND });
-  try {
+  await withBox({ grants: ASK_SPEND }, async (box) => {
     const task = await box.startTask({ tools: ["example.spend"] });
     const controller = new AbortController();
     const answer = task.call("example.spend", { cents: 1 }, "k1", controller.signal).catch((e) =>
@@ -165,14 +149,11 @@ Deno.test("a dropped connection while pending withdraws the approval and writes 
       (await box.admin("POST", `/approvals/${id}/approve`)).body.code,
       "no_such_approval",
     );
-  } finally {
-    await box.close();
-  }
+  });
 });
 
 Deno.test("approve and refuse sent together, a hundred times: exactly one Approval each time", async () => {
-  const box = await startBox({ grants: ASK_SPEND });
-  try {
+  await withBox({ grants: ASK_SPEND }, async (box) => {
     const task = await box.startTask({ tools: ["example.spend"] });
     for (let i = 0; i < 100; i++) {
       const answer = task.call("example.spend", { cents: i }, `k${i}`);
@@ -190,9 +171,7 @@ Deno.test("approve and refuse sent together, a hundred times: exactly one Approv
     const approvals = (await box.records()).filter((r) => r.event.type === "approval");
     assertEquals(approvals.length, 100);
     assertEquals(new Set(approvals.map((r) => r.event.decision)).size, 100);
-  } finally {
-    await box.close();
-  }
+  });
 });
 
 Deno.test("an Approval record that cannot be written denies with audit_unavailable; nothing runs", async () => {
@@ -264,8 +243,7 @@ Deno.test("the requester gone before the run: a failed Result closes the call, n
 });
 
 Deno.test("a pending call answers the pending body after wait_ms, and a retry joins it", async () => {
-  const box = await startBox({ grants: ASK_SPEND, env: { BOX_APPROVAL_WAIT_MS: "50" } });
-  try {
+  await withBox({ grants: ASK_SPEND, env: { BOX_APPROVAL_WAIT_MS: "50" } }, async (box) => {
     const task = await box.startTask({ tools: ["example.spend"] });
     const first = await task.call("example.spend", { cents: 3 }, "k1");
     assertEquals(first, {
@@ -281,14 +259,11 @@ Deno.test("a pending call answers the pending body after wait_ms, and a retry jo
     await until(async () => (await task.call("example.spend", { cents: 3 }, "k1")).ok === true);
     const results = (await box.records()).filter((r) => r.event.type === "result");
     assertEquals(results.length, 1);
-  } finally {
-    await box.close();
-  }
+  });
 });
 
 Deno.test("ending a task closes its pending approvals as denied, answered by task ended", async () => {
-  const box = await startBox({ grants: ASK_SPEND });
-  try {
+  await withBox({ grants: ASK_SPEND }, async (box) => {
     const task = await box.startTask({ tools: ["example.spend"] });
     const answer = task.call("example.spend", { cents: 1 }, "k1").catch((e) => e);
     await pendingApproval(box, task);
@@ -298,7 +273,5 @@ Deno.test("ending a task closes its pending approvals as denied, answered by tas
     assertEquals([approval.event.answer, approval.event.by], ["refused", "task ended"]);
     const ended = (await box.records()).find((r) => r.event.type === "task_ended");
     assertEquals(ended.event.state, "stopped");
-  } finally {
-    await box.close();
-  }
+  });
 });

@@ -13,8 +13,8 @@ import {
   rawJson,
   requestBytes,
   sendBytes,
-  startBox,
   type TestBox,
+  withBox,
 } from "../kit/mod.ts";
 
 const SMALL = 64 * 1024;
@@ -235,8 +235,7 @@ async function stillUp(box: TestBox, task: { socket: string }): Promise<void> {
 }
 
 Deno.test("every POST route of both sockets answers bad bodies with a 4xx and a sentence, and writes nothing", async () => {
-  const box = await startBox({ toml: `[broker]\nmax_task_bytes = ${TASK_TOTAL}\n` });
-  try {
+  await withBox({ toml: `[broker]\nmax_task_bytes = ${TASK_TOTAL}\n` }, async (box) => {
     const task = await box.startTask();
     for (
       const [arbitrary, numRuns] of [
@@ -257,14 +256,11 @@ Deno.test("every POST route of both sockets answers bad bodies with a 4xx and a 
     const types = (await box.records()).map((r) => r.event.type);
     assertEquals(types, ["task_started"]);
     assertEquals((await verifyHome(box.home)).failure, null);
-  } finally {
-    await box.close();
-  }
+  });
 });
 
 Deno.test("path parameters that are not ids answer 400 or 404 on the admin socket", async () => {
-  const box = await startBox();
-  try {
+  await withBox({}, async (box) => {
     await fc.assert(
       fc.asyncProperty(fc.string({ minLength: 1, maxLength: 40 }), async (text) => {
         const id = encodeURIComponent(text);
@@ -284,14 +280,11 @@ Deno.test("path parameters that are not ids answer 400 or 404 on the admin socke
       { numRuns: 100 },
     );
     assertEquals((await box.records()).length, 0);
-  } finally {
-    await box.close();
-  }
+  });
 });
 
 Deno.test("truncated requests (body or headers cut short) get a 4xx or a closed connection, and the core stays up", async () => {
-  const box = await startBox();
-  try {
+  await withBox({}, async (box) => {
     const task = await box.startTask();
     await fc.assert(
       fc.asyncProperty(
@@ -318,14 +311,11 @@ Deno.test("truncated requests (body or headers cut short) get a 4xx or a closed 
     await stillUp(box, task);
     assertEquals((await box.records()).map((r) => r.event.type), ["task_started"]);
     assertEquals((await verifyHome(box.home)).failure, null);
-  } finally {
-    await box.close();
-  }
+  });
 });
 
 Deno.test("caps: a step, question or cost over 64 KB is a 413; past the task's total bytes, 429 with its runbook pointer", async () => {
-  const box = await startBox({ toml: "[broker]\nmax_task_bytes = 300000\n" });
-  try {
+  await withBox({ toml: "[broker]\nmax_task_bytes = 300000\n" }, async (box) => {
     const task = await box.startTask();
     const big = "x".repeat(SMALL);
     for (
@@ -354,7 +344,5 @@ Deno.test("caps: a step, question or cost over 64 KB is a 413; past the task's t
     const over = await task.request("POST", "/step", { text: "z".repeat(60_000) });
     assertEquals(over.status, 429);
     assert(over.body.error.includes("see runbook.md#task-write-limit"));
-  } finally {
-    await box.close();
-  }
+  });
 });

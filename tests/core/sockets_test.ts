@@ -4,23 +4,20 @@
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { adminSocketPath } from "../../mod/config/mod.ts";
-import { startBox, startServe, withHome } from "../kit/mod.ts";
+import { startBox, startServe, withBox, withHome } from "../kit/mod.ts";
 
 function mode(path: string): number {
   return Deno.statSync(path).mode! & 0o777;
 }
 
 Deno.test("a task socket is 0600 in a 0700 folder, and the admin folder made at start is 0700", async () => {
-  const box = await startBox();
-  try {
+  await withBox({}, async (box) => {
     const task = await box.startTask();
     assertEquals(mode(task.socket), 0o600);
     assertEquals(mode(`${box.home}/tasks/${task.id}`), 0o700);
     assertEquals(mode(`${box.home}/run/owner-broker`), 0o700);
     assertEquals(mode(adminSocketPath(box.home)), 0o600);
-  } finally {
-    await box.close();
-  }
+  });
 });
 
 Deno.test("an admin folder found at 0755 is made 0700 before the admin socket is bound", async () => {
@@ -63,8 +60,7 @@ const TASK_REQUESTS: [string, string][] = [
 ];
 
 Deno.test("the task socket refuses every owner request and the admin socket every task request: 403 forbidden, nothing audited", async () => {
-  const box = await startBox();
-  try {
+  await withBox({}, async (box) => {
     const task = await box.startTask();
     const before = (await box.records()).length;
     const sockets = [
@@ -82,9 +78,7 @@ Deno.test("the task socket refuses every owner request and the admin socket ever
     }
     assertEquals((await box.records()).length, before);
     assert(box.logs.filter((l) => l.includes("socket-forbidden")).length >= 17);
-  } finally {
-    await box.close();
-  }
+  });
 });
 
 /** Tries to connect to `socket` as `uid`, in a separate process; "connected" or the error code. */

@@ -5,7 +5,7 @@
  * users no live task holds.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { runAs, startBox, startCmdTask, until } from "../kit/mod.ts";
+import { runAs, startBox, startCmdTask, until, withBox } from "../kit/mod.ts";
 import { ensureTaskUser, FIRST_ID, taskUsers } from "../../mod/core/task_users.ts";
 
 /** How many processes, zombies aside, run with `uid` as their real or effective uid. */
@@ -26,8 +26,7 @@ function processesOf(uid: number): number {
 }
 
 Deno.test("a worker that cannot start ends its task at once, failed with the reason, its socket gone", async () => {
-  const box = await startBox();
-  try {
+  await withBox({}, async (box) => {
     const task = await startCmdTask(box, ["/no/such/program"]);
     assertEquals(task.state, "failed");
     assertStringIncludes(task.endReason, "the worker could not start");
@@ -41,9 +40,7 @@ Deno.test("a worker that cannot start ends its task at once, failed with the rea
     const ended = (await box.records()).filter((r) => r.event.type === "task_ended");
     assertEquals(ended.map((r) => [r.event.task, r.event.state]), [[task.id, "failed"]]);
     assert(box.logs.some((line) => line.includes(`task ${task.id} failed: the worker could not`)));
-  } finally {
-    await box.close();
-  }
+  });
 });
 
 Deno.test("a task whose socket cannot be opened (its path too long for a Unix socket) ends at once, failed, saying why", async () => {
@@ -78,8 +75,7 @@ Deno.test({
     "as root, an ended task's user goes with every process it left, its home is closed to its uid, and the next task gets another uid",
   ignore: Deno.uid() !== 0,
   fn: async () => {
-    const box = await startBox({ core: { asRoot: true } });
-    try {
+    await withBox({ core: { asRoot: true } }, async (box) => {
       // A worker that leaves a process in a session of its own, then waits.
       const task = await startCmdTask(box, [
         "sh",
@@ -115,9 +111,7 @@ Deno.test({
       const nextUser = (await taskUsers()).find((u) => u.name === `box-${next.id}`)!;
       assert(nextUser.uid >= FIRST_ID && nextUser.uid !== user.uid);
       await box.admin("POST", `/tasks/${next.id}/stop`);
-    } finally {
-      await box.close();
-    }
+    });
   },
 });
 
@@ -221,8 +215,7 @@ Deno.test({
     "as root, processes a task left that signal everything of their uid cannot keep its user alive or stall its end",
   ignore: Deno.uid() !== 0,
   fn: async () => {
-    const box = await startBox({ core: { asRoot: true } });
-    try {
+    await withBox({ core: { asRoot: true } }, async (box) => {
       // One kills every process of its uid, over and over (its own worker first); one stops them.
       const killer = await startCmdTask(box, [
         "sh",
@@ -252,15 +245,12 @@ Deno.test({
         assert(!(await taskUsers()).some((u) => u.name === user.name), user.name);
       }
       assert(!box.logs.some((line) => line.includes("would not end")), box.logs.join("\n"));
-    } finally {
-      await box.close();
-    }
+    });
   },
 });
 
 Deno.test("a worker's TMPDIR is its sandbox's own /tmp, in a new task and in one reopened after a restart", async () => {
-  const box = await startBox();
-  try {
+  await withBox({}, async (box) => {
     const task = await startCmdTask(box, [
       "sh",
       "-c",
@@ -281,7 +271,5 @@ Deno.test("a worker's TMPDIR is its sandbox's own /tmp, in a new task and in one
       "nothing made in its home",
     );
     await box.admin("POST", `/tasks/${task.id}/stop`);
-  } finally {
-    await box.close();
-  }
+  });
 });

@@ -5,7 +5,7 @@
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { realFileOps, verifyHome } from "../../mod/audit/mod.ts";
-import { counter, grant, type Json, startBox, until } from "../kit/mod.ts";
+import { counter, grant, type Json, startBox, until, withBox } from "../kit/mod.ts";
 
 const COUNT = { count: grant({ tool: "test.count" }) };
 const AUDIT_DOWN = "Denied: the audit log cannot be written; the owner has been told.";
@@ -28,8 +28,7 @@ async function loseLastRecord(home: string): Promise<Json> {
 
 Deno.test("a result line on disk whose Result record was lost is voided at the next start; the call runs afresh, and only once", async () => {
   const { runs, tool } = counter();
-  const box = await startBox({ grants: COUNT, tools: [tool as never] });
-  try {
+  await withBox({ grants: COUNT, tools: [tool as never] }, async (box) => {
     const task = await box.startTask({ tools: ["test.count"] });
     assertEquals(await task.call("test.count", { n: 1 }, "k1"), { ok: true, output: { runs: 1 } });
     const line = (await journal(box.home, task.id)).find((l) => l.type === "tool.result");
@@ -59,9 +58,7 @@ Deno.test("a result line on disk whose Result record was lost is voided at the n
     const after = await journal(box.home, task.id);
     assertEquals(after.filter((l) => l.type === "tool.unrecorded").length, 1);
     assert(!box.core.notices.some((n) => n.includes("Result record")));
-  } finally {
-    await box.close();
-  }
+  });
 });
 
 Deno.test("a Result record that cannot be written: its result line is voided at once, the key never answers its content, and after a restart it runs afresh", async () => {

@@ -4,15 +4,14 @@
  * (one the owner left on the box, say) runs as the task's user when the task runs it.
  */
 import { assert, assertEquals } from "../assert.ts";
-import { startBox, until } from "../kit/mod.ts";
+import { until, withBox } from "../kit/mod.ts";
 
 Deno.test({
   name:
     "as root, a worker runs with no_new_privs, no group and no capability, and a setuid-root program it runs gains it nothing",
   ignore: Deno.uid() !== 0,
   fn: async () => {
-    const box = await startBox({ core: { asRoot: true } });
-    try {
+    await withBox({ core: { asRoot: true } }, async (box) => {
       const answer = await box.admin("POST", "/tasks", {
         worker: {
           kind: "cmd",
@@ -47,8 +46,6 @@ Deno.test({
       const id = await Deno.readTextFile(`${home}/id.txt`);
       assert(id.startsWith(`uid=${uid}(`) && !id.includes("euid"), id);
       await box.admin("POST", `/tasks/${task.id}/stop`);
-    } finally {
-      await box.close();
-    }
+    });
   },
 });

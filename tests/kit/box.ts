@@ -149,6 +149,19 @@ export async function startBox(options: BoxOptions = {}): Promise<TestBox> {
   return box;
 }
 
+/** Runs `work` on a core started with `options` (startBox), closed afterwards whatever happens. */
+export async function withBox(
+  options: BoxOptions,
+  work: (box: TestBox) => Promise<void>,
+): Promise<void> {
+  const box = await startBox(options);
+  try {
+    await work(box);
+  } finally {
+    await box.close();
+  }
+}
+
 /** Waits (up to `ms`) until the task has a pending approval; returns its id. */
 export async function pendingApproval(box: TestBox, task: TestTask, ms = 5000): Promise<number> {
   let id = -1;

@@ -8,7 +8,7 @@
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
 import { RUN_ERRORS, RunError } from "../../mod/runtime/mod.ts";
 import { requestJson } from "../../mod/net/mod.ts";
-import { grant, startBox } from "../kit/mod.ts";
+import { grant, withBox } from "../kit/mod.ts";
 import { ownTree, sandboxRuntime, shellIn, specFor, TOOL_OWNER, withOwnedDir } from "./helpers.ts";
 
 const asRoot = Deno.uid() === 0;
@@ -225,11 +225,10 @@ Deno.test({
   ignore: !asRoot,
   fn: async () => {
     await withOwnedDir(async (dir) => {
-      const box = await startBox({
+      await withBox({
         core: { asRoot: true },
         grants: { sh: grant({ tool: "shell", paths: [dir] }) },
-      });
-      try {
+      }, async (box) => {
         const started = await box.admin("POST", "/tasks", {
           worker: { kind: "cmd", command: ["sleep", "300"] },
           tools: ["shell"],
@@ -254,9 +253,7 @@ Deno.test({
         const who = await runAs(user.uid!, user.gid!, `${dir}/myid`);
         assert(who.startsWith(`uid=${user.uid}(`) && !who.includes("euid"), who);
         await box.admin("POST", `/tasks/${id}/stop`);
-      } finally {
-        await box.close();
-      }
+      });
     });
   },
 });
