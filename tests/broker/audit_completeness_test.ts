@@ -26,52 +26,46 @@ import {
 } from "../kit/mod.ts";
 
 Deno.test("a call to a tool outside the task's list, or to a made-up name, is a no_grant Decision record before its answer, runs nothing, and its key keeps that answer", async () => {
-  const { runs, tool } = counter();
-  await withBox(
-    { grants: { count: grant({ tool: "test.count" }) }, tools: [tool] },
-    async (box) => {
-      const task = await box.startTask({ tools: ["example.echo"] });
-      const noGrant = { ok: false, error: denialText("no_grant") };
-      assertEquals(await task.call("test.count", { n: 1 }, "probe-1"), noGrant);
-      assertEquals(await task.call("shell", { command: "id" }, "probe-2"), noGrant);
-      assertEquals(await task.call("no.such_tool", { x: 1 }, "probe-3"), noGrant);
-      assertEquals(runs.length, 0);
-      const decisions = (await box.records()).filter((r) => r.event.type === "decision");
-      assertEquals(
-        decisions.map((r) => [r.event.call, r.event.tool, r.event.outcome, r.event.taint]),
-        [
-          ["probe-1", "test.count", { outcome: "denied", reason: "no_grant" }, "private"],
-          ["probe-2", "shell", { outcome: "denied", reason: "no_grant" }, "private"],
-          ["probe-3", "no.such_tool", { outcome: "denied", reason: "no_grant" }, "private"],
-        ],
-      );
-      // Asked again with the same key: the same answer, and no second record.
-      assertEquals(await task.call("no.such_tool", { x: 1 }, "probe-3"), noGrant);
-      assertEquals((await box.records()).filter((r) => r.event.type === "decision").length, 3);
-    },
-  );
+  const { runs, options } = counter();
+  await withBox(options, async (box) => {
+    const task = await box.startTask({ tools: ["example.echo"] });
+    const noGrant = { ok: false, error: denialText("no_grant") };
+    assertEquals(await task.call("test.count", { n: 1 }, "probe-1"), noGrant);
+    assertEquals(await task.call("shell", { command: "id" }, "probe-2"), noGrant);
+    assertEquals(await task.call("no.such_tool", { x: 1 }, "probe-3"), noGrant);
+    assertEquals(runs.length, 0);
+    const decisions = (await box.records()).filter((r) => r.event.type === "decision");
+    assertEquals(
+      decisions.map((r) => [r.event.call, r.event.tool, r.event.outcome, r.event.taint]),
+      [
+        ["probe-1", "test.count", { outcome: "denied", reason: "no_grant" }, "private"],
+        ["probe-2", "shell", { outcome: "denied", reason: "no_grant" }, "private"],
+        ["probe-3", "no.such_tool", { outcome: "denied", reason: "no_grant" }, "private"],
+      ],
+    );
+    // Asked again with the same key: the same answer, and no second record.
+    assertEquals(await task.call("no.such_tool", { x: 1 }, "probe-3"), noGrant);
+    assertEquals((await box.records()).filter((r) => r.event.type === "decision").length, 3);
+  });
 });
 
 Deno.test("a grants_invalid Decision records the task's taint and untrusted flag as its state file says, not the most restrictive", async () => {
-  const { runs, tool } = counter();
-  await withBox(
-    { grants: { count: grant({ tool: "test.count" }) }, tools: [tool] },
-    async (box) => {
-      const task = await box.startTask({ tools: ["test.count"] });
-      assertEquals((await task.call("test.count", { n: 1 }, "k1")).ok, true);
-      await Deno.writeTextFile(`${box.home}/grants/broken.toml`, "tool = \n");
-      assertEquals(await task.call("test.count", { n: 2 }, "k2"), {
-        ok: false,
-        error: denialText("grants_invalid"),
-      });
-      assertEquals(runs.length, 1);
-      const last = (await box.records()).filter((r) => r.event.type === "decision").at(-1);
-      assertEquals(
-        [last.event.outcome, last.event.taint, last.event.untrusted],
-        [{ outcome: "denied", reason: "grants_invalid" }, "private", false],
-      );
-    },
-  );
+  const { runs, options } = counter();
+  await withBox(options, async (box) => {
+    const task = await box.startTask({ tools: ["test.count"] });
+    assertEquals((await task.call("test.count", { n: 1 }, "k1")).ok, true);
+    await Deno.writeTextFile(`${box.home}/grants/broken.toml`, "tool = \n");
+    assertEquals(await task.call("test.count", { n: 2 }, "k2"), {
+      ok: false,
+      error: denialText("grants_invalid"),
+    });
+    assertEquals(runs.length, 1);
+    const last = (await box.records()).filter((r) => r.event.type === "decision").at(-1);
+    assertEquals(
+      [last.event.outcome, last.event.taint, last.event.untrusted],
+      [{ outcome: "denied", reason: "grants_invalid" }, "private", false],
+    );
+  });
 });
 
 Deno.test("a refusal whose Approval record cannot be written answers audit_unavailable and keeps no answer for the key: after a restart the same call and the same /ask are asked afresh", async () => {

@@ -13,46 +13,43 @@ import { counter, grant, pendingApproval, withBox } from "../kit/mod.ts";
 const DAMAGED = "Denied: this session's broker state is damaged; the owner has been told.";
 
 Deno.test("a damaged session state file denies the next call with state_unreadable, runs nothing and tells the owner; the Result after its repair carries the repaired state", async () => {
-  const { runs, tool } = counter();
-  await withBox(
-    { grants: { count: grant({ tool: "test.count" }) }, tools: [tool] },
-    async (box) => {
-      const task = await box.startTask({ tools: ["test.count"] });
-      assertEquals((await task.call("test.count", { n: 1 }, "k1")).ok, true);
-      const file = `${box.home}/broker/sessions/${task.id}.json`;
-      assertEquals(JSON.parse(await Deno.readTextFile(file)), {
-        taint: "private",
-        untrusted: false,
-      });
+  const { runs, options } = counter();
+  await withBox(options, async (box) => {
+    const task = await box.startTask({ tools: ["test.count"] });
+    assertEquals((await task.call("test.count", { n: 1 }, "k1")).ok, true);
+    const file = `${box.home}/broker/sessions/${task.id}.json`;
+    assertEquals(JSON.parse(await Deno.readTextFile(file)), {
+      taint: "private",
+      untrusted: false,
+    });
 
-      // Raised by hand between two calls: the next call's Decision step reads it, and its Result
-      // carries it.
-      await Deno.writeTextFile(file, '{"taint":"secret","untrusted":false}');
-      assertEquals((await task.call("test.count", { n: 2 }, "k2")).ok, true);
+    // Raised by hand between two calls: the next call's Decision step reads it, and its Result
+    // carries it.
+    await Deno.writeTextFile(file, '{"taint":"secret","untrusted":false}');
+    assertEquals((await task.call("test.count", { n: 2 }, "k2")).ok, true);
 
-      for (const [n, damage] of [[3, "{not json"], [4, '{"taint":"public","untrusted":false}']]) {
-        await Deno.writeTextFile(file, damage as string);
-        assertEquals(await task.call("test.count", { n }, `k${n}`), { ok: false, error: DAMAGED });
-      }
-      assertEquals(runs.length, 2);
-      const decisions = (await box.records()).filter((r) => r.event.type === "decision");
-      assertEquals(decisions.slice(2).map((r) => r.event.outcome.reason), [
-        "state_unreadable",
-        "state_unreadable",
-      ]);
-      assert(box.logs.some((line) => line.includes("runbook.md#broker-state-damaged")));
+    for (const [n, damage] of [[3, "{not json"], [4, '{"taint":"public","untrusted":false}']]) {
+      await Deno.writeTextFile(file, damage as string);
+      assertEquals(await task.call("test.count", { n }, `k${n}`), { ok: false, error: DAMAGED });
+    }
+    assertEquals(runs.length, 2);
+    const decisions = (await box.records()).filter((r) => r.event.type === "decision");
+    assertEquals(decisions.slice(2).map((r) => r.event.outcome.reason), [
+      "state_unreadable",
+      "state_unreadable",
+    ]);
+    assert(box.logs.some((line) => line.includes("runbook.md#broker-state-damaged")));
 
-      // Repaired by hand: the next call reads it.
-      await Deno.writeTextFile(file, '{"taint":"secret","untrusted":true}');
-      assertEquals((await task.call("test.count", { n: 5 }, "k5")).ok, true);
-      assertEquals(runs.length, 3);
-      const records = await box.records();
-      const last = records.filter((r) => r.event.type === "decision").at(-1);
-      assertEquals([last.event.taint, last.event.untrusted], ["secret", true]);
-      const results = records.filter((r) => r.event.type === "result");
-      assertEquals(results.map((r) => r.event.taint_after), ["private", "secret", "secret"]);
-    },
-  );
+    // Repaired by hand: the next call reads it.
+    await Deno.writeTextFile(file, '{"taint":"secret","untrusted":true}');
+    assertEquals((await task.call("test.count", { n: 5 }, "k5")).ok, true);
+    assertEquals(runs.length, 3);
+    const records = await box.records();
+    const last = records.filter((r) => r.event.type === "decision").at(-1);
+    assertEquals([last.event.taint, last.event.untrusted], ["secret", true]);
+    const results = records.filter((r) => r.event.type === "result");
+    assertEquals(results.map((r) => r.event.taint_after), ["private", "secret", "secret"]);
+  });
 });
 
 /** A tool that damages its task's state file while it runs. */

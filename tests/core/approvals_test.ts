@@ -10,9 +10,8 @@ const ASK_SPEND = { spend: grant({ tool: "example.spend", mode: "ask" }) };
  * call of test.count (key k1, aborted by `signal`) waiting as approval `id`; the tool's runs.
  */
 async function waitingCount(options: { fileOps?: Partial<AuditFileOps>; signal?: AbortSignal }) {
-  const { runs, tool } = counter();
-  const grants = { count: grant({ tool: "test.count", mode: "ask" }) };
-  const box = await startBox({ grants, tools: [tool as never], fileOps: options.fileOps });
+  const { runs, options: counted } = counter("ask");
+  const box = await startBox({ ...counted, fileOps: options.fileOps });
   try {
     const task = await box.startTask({ tools: ["test.count"] });
     const answer = task.call("test.count", { n: 1 }, "k1", options.signal);

@@ -11,6 +11,7 @@ import type { AppTool } from "../../mod/tools/mod.ts";
 import { defineTool, exampleApp, ToolRegistry } from "../../mod/tools/mod.ts";
 import { z } from "zod";
 import { assertEquals } from "../assert.ts";
+import { grant } from "./grant.ts";
 import { grantFiles, layOut, makeHome, tomlFile } from "./home.ts";
 import { until } from "./wait.ts";
 
@@ -208,8 +209,13 @@ export async function auditRecords(home: string): Promise<Json[]> {
   return out;
 }
 
-/** A test app tool, `test.count`, that counts its runs: the runs it saw and the tool. */
-export function counter(): { runs: unknown[]; tool: AppTool<never> } {
+/**
+ * A test app tool, `test.count`, that counts its runs: the runs it saw, the tool, and the box
+ * options that put it on a core behind a grant of `mode` (auto unless given).
+ */
+export function counter(
+  mode: "auto" | "ask" = "auto",
+): { runs: unknown[]; tool: AppTool<never>; options: BoxOptions } {
   const runs: unknown[] = [];
   const tool = defineTool({
     name: "test.count",
@@ -220,8 +226,12 @@ export function counter(): { runs: unknown[]; tool: AppTool<never> } {
       runs.push(input);
       return Promise.resolve({ runs: runs.length });
     },
-  });
-  return { runs, tool: tool as AppTool<never> };
+  }) as AppTool<never>;
+  return {
+    runs,
+    tool,
+    options: { grants: { count: grant({ tool: "test.count", mode }) }, tools: [tool] },
+  };
 }
 
 /** What `heldTool` gives: the inputs' `n` as each run started, the gate that ends them, the tool. */
