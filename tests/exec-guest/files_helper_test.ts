@@ -7,29 +7,15 @@ import { FilesHelper, HelperErrno } from "../../mod/exec-guest/files_helper.ts";
 import { installSessionHelper } from "../../mod/exec-guest/mod.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { call, startInProcess } from "./helpers.ts";
+import { assertBuildsAsCheckedIn } from "../kit/mod.ts";
 
-const root = new URL("../..", import.meta.url).pathname;
 const decoder = new TextDecoder();
 
 Deno.test("the checked-in files helper is exactly what files_helper.c builds to", async () => {
-  const out = await Deno.makeTempFile({ suffix: ".ts" });
-  try {
-    const built = await new Deno.Command("bash", {
-      args: [`${root}tools/build_files_helper.sh`, out],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assertEquals(built.code, 0, decoder.decode(built.stderr));
-    const bytes = (text: string) => text.split("\n").filter((line) => line.startsWith('  "'));
-    const checkedIn = await Deno.readTextFile(`${root}mod/exec-guest/files_helper_elf.ts`);
-    assert(bytes(checkedIn).length > 10, "the checked-in file holds the helper's bytes");
-    assert(
-      bytes(await Deno.readTextFile(out)).join() === bytes(checkedIn).join(),
-      "files_helper_elf.ts is stale: run tools/build_files_helper.sh",
-    );
-  } finally {
-    await Deno.remove(out);
-  }
+  await assertBuildsAsCheckedIn({
+    script: "build_files_helper.sh",
+    elf: "exec-guest/files_helper_elf.ts",
+  }, "helper");
 });
 
 Deno.test("the files helper refuses a link anywhere on a path, and .. or an absolute path", async () => {

@@ -13,8 +13,8 @@ import {
   processAlive,
   startInProcess,
 } from "./helpers.ts";
+import { assertBuildsAsCheckedIn } from "../kit/mod.ts";
 
-const root = new URL("../..", import.meta.url).pathname;
 const decoder = new TextDecoder();
 
 /** Runs the helper with this argv and environment (nothing inherited). */
@@ -54,25 +54,10 @@ async function withHelper(work: (helper: string, dir: string) => Promise<void>):
 }
 
 Deno.test("the checked-in session helper is exactly what session_helper.c builds to", async () => {
-  const out = await Deno.makeTempFile({ suffix: ".ts" });
-  try {
-    const built = await new Deno.Command("bash", {
-      args: [`${root}tools/build_session_helper.sh`, out],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assertEquals(built.code, 0, decoder.decode(built.stderr));
-    // The bytes, not the line naming the compiler's version.
-    const bytes = (text: string) => text.split("\n").filter((line) => line.startsWith('  "'));
-    const checkedIn = await Deno.readTextFile(`${root}mod/exec-guest/session_helper_elf.ts`);
-    assert(bytes(checkedIn).length > 10, "the checked-in file holds the helper's bytes");
-    assert(
-      bytes(await Deno.readTextFile(out)).join() === bytes(checkedIn).join(),
-      "session_helper_elf.ts is stale: run tools/build_session_helper.sh",
-    );
-  } finally {
-    await Deno.remove(out);
-  }
+  await assertBuildsAsCheckedIn({
+    script: "build_session_helper.sh",
+    elf: "exec-guest/session_helper_elf.ts",
+  }, "helper");
 });
 
 Deno.test("the helper runs the program as the leader of a new session, argv and env unchanged", async () => {

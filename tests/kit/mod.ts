@@ -5,6 +5,7 @@
  * HTTP over a Unix socket written by hand (`rawJson`, `sendBytes`), and processes (`runAs`).
  */
 export * from "./box.ts";
+export * from "./build.ts";
 export * from "./grant.ts";
 export * from "./gurt.ts";
 export * from "./home.ts";

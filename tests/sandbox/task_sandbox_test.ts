@@ -5,6 +5,7 @@
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { TASKS_CGROUP, TaskSandboxes } from "../../mod/sandbox/mod.ts";
+import { assertBuildsAsCheckedIn } from "../kit/mod.ts";
 
 const decoder = new TextDecoder();
 const USER = { uid: 61235, gid: 61235 };
@@ -235,22 +236,8 @@ Deno.test("the end of a task kills what it left running and removes its cgroup",
 });
 
 Deno.test("the checked-in task init is exactly what task_init.c builds to", async () => {
-  const out = await Deno.makeTempFile({ suffix: ".ts" });
-  try {
-    const built = await new Deno.Command("bash", {
-      args: [`${root}tools/build_task_init.sh`, out],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assertEquals(built.code, 0, decoder.decode(built.stderr));
-    const bytes = (text: string) => text.split("\n").filter((line) => line.startsWith('  "'));
-    const checkedIn = await Deno.readTextFile(`${root}mod/sandbox/task_init_elf.ts`);
-    assert(bytes(checkedIn).length > 10, "the checked-in file holds the init's bytes");
-    assert(
-      bytes(await Deno.readTextFile(out)).join() === bytes(checkedIn).join(),
-      "task_init_elf.ts is stale: run tools/build_task_init.sh",
-    );
-  } finally {
-    await Deno.remove(out);
-  }
+  await assertBuildsAsCheckedIn(
+    { script: "build_task_init.sh", elf: "sandbox/task_init_elf.ts" },
+    "init",
+  );
 });
