@@ -61,7 +61,7 @@ async function bareRead(dir: string): Promise<number> {
 async function loadAndDecide(dir: string): Promise<string> {
   const load = await loadGrants(dir, options);
   if (!load.ok) throw new Error(JSON.stringify(load.problems));
-  return decide(request, load.grants, { state, now: new Date() }).kind;
+  return decide(request, { grants: load.grants, state, now: new Date() }).kind;
 }
 
 const homes: string[] = [];
@@ -96,7 +96,7 @@ try {
   if (parsed200 === null) throw new Error("the 200-file home did not load");
   const grants = parsed200;
   const now = new Date();
-  const alone = await rate(() => decide(request, grants, { state, now }));
+  const alone = await rate(() => decide(request, { grants, state, now }));
   rows.push({
     what: "decide alone, 200 parsed grants",
     unit: "/s",

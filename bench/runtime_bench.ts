@@ -45,7 +45,8 @@ function shellTrueSpec() {
     bytes: new TextEncoder().encode(SHELL_GRANT),
   }], { appTools: new Set() });
   if (!load.ok) throw new Error("the bench grant is invalid");
-  const outcome = decide({ tool: "shell", arguments: { command: "true" } }, load.grants, {
+  const outcome = decide({ tool: "shell", arguments: { command: "true" } }, {
+    grants: load.grants,
     state: { taint: "private", untrusted: false },
     now: new Date(),
   });
@@ -78,7 +79,8 @@ try {
   };
   const layout = await probeSystemLayout();
   // The same sandbox with no wrapper before it: no filter on fd 9 to load, so no --seccomp 9.
-  const bare = sandboxArgs([], { argv: ["/bin/true"], cwd: "/tmp", stdin: null }, {
+  const bare = sandboxArgs({ argv: ["/bin/true"], cwd: "/tmp", stdin: null }, {
+    mounts: [],
     layout,
     tmpBytes: config.runtime.memory_bytes,
   }).filter((arg, i, all) => arg !== "--seccomp" && all[i - 1] !== "--seccomp");

@@ -12,7 +12,7 @@ import {
   StateUnreadableError,
 } from "../policy/mod.ts";
 import { auditFailure } from "./result_record.ts";
-import type { BrokerDeps, Verdict } from "./deps.ts";
+import type { Approvals, BrokerDeps, Verdict } from "./deps.ts";
 import { approvalEvent, type RecordedOutcome } from "./records.ts";
 
 /** What an owner's answer came to; `missing` is no_such_approval. */
@@ -21,14 +21,23 @@ export type AnswerResult =
   | { kind: "missing" }
   | { kind: "unrecorded" };
 
+/** What answering an approval uses: the table, and what an Approval record is written with. */
+export type AnswerDeps = Pick<BrokerDeps, "approvals" | "home" | "audit" | "log">;
+
+/** What approving uses besides: the grants as they are now, and the clock they are checked at. */
+export type ApproveDeps = AnswerDeps & Pick<BrokerDeps, "registry" | "clock">;
+
 const UNKNOWN_STATE: SessionState = { taint: "secret", untrusted: true };
 
-/** Approves pending approval `id`: re-decides, records, and lets the call run if still allowed. */
-export async function approve(deps: BrokerDeps, id: number, by: string): Promise<AnswerResult> {
+/** Approves a pending approval: re-decides, records, and lets the call run if still allowed. */
+export async function approve(
+  deps: ApproveDeps,
+  answer: { id: number; by: string },
+): Promise<AnswerResult> {
+  const { id, by } = answer;
   const entry = deps.approvals.take(id);
   if (entry === undefined) return { kind: "missing" };
   const { task, ask } = entry.context;
-  deps.pendingChanged(task);
   const grants = ask === null ? null : await loadGrants(`${deps.home}/grants`, {
     appTools: deps.registry.appToolNames(),
   });
@@ -47,7 +56,7 @@ export async function approve(deps: BrokerDeps, id: number, by: string): Promise
         } else if (grants === null || !grants.ok) {
           next = { kind: "denied", reason: "grants_invalid" };
         } else {
-          const again = redecide(ask, grants.grants, { state, now: deps.clock() });
+          const again = redecide(ask, { grants: grants.grants, state, now: deps.clock() });
           if (again.kind === "allowed") {
             next = { kind: "approved", decision: again.decision };
             grant = again.decision.grant;
@@ -68,8 +77,7 @@ export async function approve(deps: BrokerDeps, id: number, by: string): Promise
         : { outcome: "denied", reason: (next as { reason: DenyReason }).reason };
       await deps.audit.append(approvalEvent(
         { task: task.id, key: entry.shown.key, tool: entry.shown.tool, decision: id },
-        { answer: "approved", by, reason: null },
-        { outcome: recorded, grant, grantSha256, state },
+        { answer: "approved", by, reason: null, outcome: recorded, grant, grantSha256, state },
       ));
       verdict = next;
       outcome = recorded;
@@ -83,16 +91,15 @@ export async function approve(deps: BrokerDeps, id: number, by: string): Promise
   return { kind: "answered", outcome };
 }
 
-/** Closes pending approval `id` as denied: refused by the owner, expired, or its task ended. */
-export async function close(
-  deps: BrokerDeps,
-  id: number,
-  how: { answer: "refused" | "expired"; by: string | null; reason: string | null },
+/** Closes a pending approval as denied: refused by the owner, expired, or its task ended. */
+export async function closeApproval(
+  deps: AnswerDeps,
+  how: { id: number; answer: "refused" | "expired"; by: string | null; reason: string | null },
 ): Promise<AnswerResult> {
+  const { id } = how;
   const entry = deps.approvals.take(id);
   if (entry === undefined) return { kind: "missing" };
   const { task } = entry.context;
-  deps.pendingChanged(task);
   const reason: DenyReason = how.answer === "refused" ? "approval_refused" : "approval_expired";
   const outcome: RecordedOutcome = { outcome: "denied", reason };
   try {
@@ -105,8 +112,15 @@ export async function close(
       }
       await deps.audit.append(approvalEvent(
         { task: task.id, key: entry.shown.key, tool: entry.shown.tool, decision: id },
-        how,
-        { outcome, grant: null, grantSha256: null, state },
+        {
+          answer: how.answer,
+          by: how.by,
+          reason: how.reason,
+          outcome,
+          grant: null,
+          grantSha256: null,
+          state,
+        },
       ));
     });
   } catch (error) {
@@ -121,16 +135,16 @@ export async function close(
 }
 
 /** Expires every approval whose time has come. */
-export async function expireDue(deps: BrokerDeps): Promise<void> {
+export async function expireDue(deps: AnswerDeps & Pick<BrokerDeps, "clock">): Promise<void> {
   for (const id of deps.approvals.expiredAt(deps.clock())) {
-    await close(deps, id, { answer: "expired", by: null, reason: null });
+    await closeApproval(deps, { id, answer: "expired", by: null, reason: null });
   }
 }
 
 /** Closes every pending approval of a task that ended, as denied, answered by `task ended`. */
-export async function closeTaskApprovals(deps: BrokerDeps, task: string): Promise<void> {
+export async function closeTaskApprovals(deps: AnswerDeps, task: string): Promise<void> {
   for (const id of deps.approvals.ofTask(task)) {
-    await close(deps, id, { answer: "refused", by: "task ended", reason: "task ended" });
+    await closeApproval(deps, { id, answer: "refused", by: "task ended", reason: "task ended" });
   }
 }
 
@@ -138,9 +152,9 @@ export async function closeTaskApprovals(deps: BrokerDeps, task: string): Promis
  * Withdraws every pending approval when the core closes: nothing is written (the decisions show as
  * abandoned), and each waiting request answers pending, so its worker asks again after the restart.
  */
-export function withdrawAll(deps: BrokerDeps): void {
-  for (const shown of deps.approvals.list()) {
-    const entry = deps.approvals.take(shown.approval);
+export function withdrawAll(approvals: Approvals): void {
+  for (const shown of approvals.list()) {
+    const entry = approvals.take(shown.approval);
     entry?.settle({ kind: "withdrawn" });
   }
 }

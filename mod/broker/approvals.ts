@@ -37,7 +37,7 @@ export interface PendingEntry<C, V> {
 /** The pending approvals of the whole core. */
 export class ApprovalTable<C, V> {
   readonly #entries = new Map<number, PendingEntry<C, V>>();
-  readonly #listeners = new Set<() => void>();
+  readonly #listeners = new Set<(changed: PendingApproval) => void>();
 
   /** Adds an entry for `shown`; the id is shown.approval. */
   add(shown: PendingApproval, context: C): PendingEntry<C, V> {
@@ -48,7 +48,7 @@ export class ApprovalTable<C, V> {
     const verdict = new Promise<V>((resolve) => (settle = resolve));
     const entry: PendingEntry<C, V> = { shown, context, verdict, waiters: 0, settle };
     this.#entries.set(shown.approval, entry);
-    this.#changed();
+    this.#changed(shown);
     return entry;
   }
 
@@ -57,7 +57,7 @@ export class ApprovalTable<C, V> {
     const entry = this.#entries.get(id);
     if (entry === undefined) return undefined;
     this.#entries.delete(id);
-    this.#changed();
+    this.#changed(entry.shown);
     return entry;
   }
 
@@ -83,13 +83,16 @@ export class ApprovalTable<C, V> {
       .map((shown) => shown.approval);
   }
 
-  /** Calls `listener` whenever an entry is added or taken (for live views). */
-  onChange(listener: () => void): () => void {
+  /**
+   * Calls `listener` with the entry whenever one is added or taken: for live views, and for the
+   * task manager, which marks the entry's task running or waiting.
+   */
+  onChange(listener: (changed: PendingApproval) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
 
-  #changed(): void {
-    for (const listener of this.#listeners) listener();
+  #changed(shown: PendingApproval): void {
+    for (const listener of this.#listeners) listener(shown);
   }
 }

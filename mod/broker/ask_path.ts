@@ -5,19 +5,16 @@
 import { readSessionState, type SessionState, StateUnreadableError } from "../policy/mod.ts";
 import { auditFailure } from "./result_record.ts";
 import { canonicalJson } from "./canonical_json.ts";
-import type { BrokerDeps } from "./deps.ts";
+import type { BrokerDeps, TaskContext } from "./deps.ts";
 import { decisionEvent } from "./records.ts";
-import { InFlight, type TaskHandle } from "./task_handle.ts";
-import { waitOn } from "./waiting.ts";
+import { InFlight } from "./task_handle.ts";
+import type { AskBody } from "./task_schemas.ts";
+import { type WaitDeps, waitOn } from "./waiting.ts";
 
-/** An /ask body, already checked for shape. */
-export interface AskBody {
-  question: string;
-  key: string;
-  costCents?: number;
-  payee?: string;
-  purpose?: string;
-}
+/** What an ask uses: the task's state, the audit log, the journal's redaction, the approvals. */
+export type AskDeps =
+  & WaitDeps
+  & Pick<BrokerDeps, "home" | "audit" | "clock" | "log" | "redact">;
 
 /** What /ask answers (seed 000). */
 export type AskResponse = { approved: boolean } | { pending: true };
@@ -25,13 +22,13 @@ export type AskResponse = { approved: boolean } | { pending: true };
 /** The tool name an /ask is recorded under in the audit log. */
 export const ASK_TOOL = "box.ask";
 
-/** Answers one /ask request. */
+/** Answers one /ask request; `signal` aborts when its requester drops the connection. */
 export async function handleAsk(
-  deps: BrokerDeps,
-  task: TaskHandle,
-  body: AskBody,
-  signal: AbortSignal,
+  ctx: TaskContext<AskDeps>,
+  request: { body: AskBody; signal: AbortSignal },
 ): Promise<AskResponse> {
+  const { deps, task } = ctx;
+  const { body } = request;
   const answered = task.journal.state.asks.get(body.key);
   if (answered !== undefined) return { approved: answered };
   let flight = task.asksByKey.get(body.key);
@@ -39,7 +36,7 @@ export async function handleAsk(
     const started = new InFlight<unknown>();
     flight = started;
     task.asksByKey.set(body.key, started);
-    askFlow(deps, task, body, started)
+    askFlow(ctx, { body, flight: started })
       .catch((error) => {
         deps.log(`gurt: ask ${body.key} of task ${task.id} failed inside the core: ${error}`);
         return { kind: "answer" as const, answer: false };
@@ -47,17 +44,17 @@ export async function handleAsk(
       .then((end) => started.finish(end))
       .finally(() => task.asksByKey.delete(body.key));
   }
-  const end = await waitOn(deps, task, flight, signal);
+  const end = await waitOn(deps, { flight, signal: request.signal });
   if (end.kind === "answer") return { approved: end.answer === true };
   return { pending: true }; // pending, or withdrawn: see handleCall
 }
 
 async function askFlow(
-  deps: BrokerDeps,
-  task: TaskHandle,
-  body: AskBody,
-  flight: InFlight<unknown>,
+  ctx: TaskContext<AskDeps>,
+  ask: { body: AskBody; flight: InFlight<unknown> },
 ): Promise<{ kind: "answer"; answer: boolean } | { kind: "withdrawn" }> {
+  const { deps, task } = ctx;
+  const { body, flight } = ask;
   const { key: _key, ...shown } = body;
   const argumentsText = canonicalJson(shown);
   const step = await task.ledger.exclusive(async () => {
@@ -72,8 +69,7 @@ async function askFlow(
     try {
       const event = decisionEvent(
         { task: task.id, key: body.key, tool: ASK_TOOL, arguments: argumentsText },
-        { outcome: "ask" },
-        { grant: null, grantSha256: null, state },
+        { outcome: { outcome: "ask" }, grant: null, grantSha256: null, state },
       );
       return { seq: (await deps.audit.append(event)).seq, state };
     } catch (error) {
@@ -104,7 +100,6 @@ async function askFlow(
     expires: new Date(now.getTime() + deps.config.approvals.ttl_ms).toISOString(),
   }, { task, ask: null, flight, costCents: 0 });
   flight.markPending(step.seq);
-  deps.pendingChanged(task);
   const verdict = await entry.verdict;
   if (verdict.kind === "withdrawn") return verdict;
   // An answer the audit log could not record is no answer to keep: the key may ask again.

@@ -14,23 +14,21 @@ import {
   StateUnreadableError,
 } from "../policy/mod.ts";
 import type { AppTool } from "../tools/mod.ts";
-import type { BrokerDeps } from "./deps.ts";
+import type { BrokerDeps, TaskContext } from "./deps.ts";
 import { decisionEvent, type RecordedOutcome } from "./records.ts";
-import type { TaskHandle } from "./task_handle.ts";
+import type { CallBody } from "./task_schemas.ts";
 
-/** A /call body, already checked for shape. */
-export interface CallBody {
-  tool: string;
-  input: unknown;
-  key: string;
-  /** The input's JSON text exactly as received, which the Decision record keeps; else serialised. */
-  raw?: string;
-}
-
-/** A call with the SHA-256 of its canonical input: what its key is bound to once used. */
+/**
+ * A /call body with the input's JSON text exactly as received (which the Decision record keeps),
+ * and the SHA-256 of its canonical input: what its key is bound to once used.
+ */
 export interface KeyedCall extends CallBody {
+  raw: string;
   inputSha256: string;
 }
+
+/** What deciding a call uses: the tools, the task's state file, the clock, the redaction. */
+export type DecisionDeps = Pick<BrokerDeps, "registry" | "home" | "clock" | "log" | "redact">;
 
 /** What is known of a call's tool before it is decided. */
 export interface ToolFacts {
@@ -54,7 +52,8 @@ const UNKNOWN_STATE: SessionState = { taint: "secret", untrusted: true };
  * outside the task's list is decided too (no_grant, with its Decision record): every probe of a
  * tool is in the log.
  */
-export function toolFacts(deps: BrokerDeps, task: TaskHandle, body: CallBody): ToolFacts {
+export function toolFacts(ctx: TaskContext<DecisionDeps>, body: CallBody): ToolFacts {
+  const { deps, task } = ctx;
   const listed = task.record.tools.includes(body.tool);
   const app = listed ? deps.registry.app(body.tool) : undefined;
   if (app === undefined) return { app, input: body.input, cost: 0, valid: true, listed };
@@ -70,10 +69,10 @@ export function toolFacts(deps: BrokerDeps, task: TaskHandle, body: CallBody): T
  * its running calls reserved, would pass the budget asks the owner.
  */
 export async function decideCall(
-  deps: BrokerDeps,
-  task: TaskHandle,
+  ctx: TaskContext<DecisionDeps>,
   call: { body: CallBody; tool: ToolFacts; grants: GrantLoad },
 ): Promise<{ outcome: Outcome; state: SessionState }> {
+  const { deps, task } = ctx;
   const { body, tool } = call;
   let state: SessionState | null = null;
   try {
@@ -83,7 +82,8 @@ export async function decideCall(
     deps.log(error.message);
   }
   const budget = task.record.budgetCents;
-  const outcome = decideLoaded({ tool: body.tool, arguments: tool.input }, call.grants, {
+  const outcome = decideLoaded({ tool: body.tool, arguments: tool.input }, {
+    load: call.grants,
     state,
     now: deps.clock(),
     overBudget: budget !== null && task.committedCents() + tool.cost > budget,
@@ -95,10 +95,10 @@ export async function decideCall(
 
 /** The Decision record of a call: its arguments, the outcome, the grant, the state. */
 export function decisionRecord(
-  deps: BrokerDeps,
-  task: TaskHandle,
-  call: { body: CallBody; outcome: Outcome; state: SessionState },
+  ctx: TaskContext<DecisionDeps>,
+  call: { body: KeyedCall; outcome: Outcome; state: SessionState },
 ): AuditEvent {
+  const { deps, task } = ctx;
   const { body, outcome } = call;
   const matched = outcome.kind === "allowed"
     ? { grant: outcome.decision.grant, grantSha256: outcome.decision.grantSha256 }
@@ -107,8 +107,7 @@ export function decisionRecord(
     : { grant: outcome.denial.grant, grantSha256: outcome.denial.grant_sha256 };
   return decisionEvent(
     { task: task.id, key: body.key, tool: body.tool, arguments: argumentsText(deps, body) },
-    recordedOutcome(outcome),
-    { ...matched, state: call.state },
+    { outcome: recordedOutcome(outcome), ...matched, state: call.state },
   );
 }
 
@@ -117,10 +116,9 @@ export function decisionRecord(
  * holds a vault value. Then the input serialised again, which the audit appender redacts: in the
  * raw text the value could be spelled with JSON escapes no redactor looks for.
  */
-function argumentsText(deps: BrokerDeps, body: CallBody): string {
+function argumentsText(deps: DecisionDeps, body: KeyedCall): string {
   const serialised = JSON.stringify(body.input);
-  if (body.raw === undefined || deps.redact(serialised) !== serialised) return serialised;
-  return body.raw;
+  return deps.redact(serialised) !== serialised ? serialised : body.raw;
 }
 
 /** The Decision record's view of an outcome. */

@@ -5,18 +5,15 @@
  * A new call is one transaction (call_transaction.ts), which requests for it wait on.
  */
 import { canonicalJson, inputDigest } from "./canonical_json.ts";
-import type { CallBody, KeyedCall } from "./call_decision.ts";
-import { transact } from "./call_transaction.ts";
-import type { BrokerDeps } from "./deps.ts";
+import type { KeyedCall } from "./call_decision.ts";
+import { type CallDeps, transact } from "./call_transaction.ts";
+import type { TaskContext } from "./deps.ts";
 import { HttpError } from "../common/mod.ts";
 import type { CallAnswer, KeyUse } from "./journal.ts";
-import { InFlight, type TaskHandle } from "./task_handle.ts";
+import type { CallResponse } from "../net/mod.ts";
+import { InFlight } from "./task_handle.ts";
+import type { CallBody } from "./task_schemas.ts";
 import { waitOn } from "./waiting.ts";
-
-export type { CallBody };
-
-/** What /call answers: seed 000's bodies. */
-export type CallResponse = CallAnswer | { ok: false; pending: true; error: string };
 
 /** The pending body of seed 000, word for word. */
 export const CALL_PENDING: CallResponse = {
@@ -25,13 +22,20 @@ export const CALL_PENDING: CallResponse = {
   error: "Waiting for the box owner to approve this spend. Call this tool again to check.",
 };
 
-/** Answers one /call request; `signal` aborts when its requester drops the connection. */
+/**
+ * Answers one /call request: its checked body, the input's text as received (`raw`), and the
+ * `signal` that aborts when its requester drops the connection.
+ */
 export async function handleCall(
-  deps: BrokerDeps,
-  task: TaskHandle,
-  request: { body: CallBody; signal: AbortSignal },
+  ctx: TaskContext<CallDeps>,
+  request: { body: CallBody; raw: string; signal: AbortSignal },
 ): Promise<CallResponse> {
-  const body: KeyedCall = { ...request.body, inputSha256: inputDigest(request.body.input) };
+  const { task } = ctx;
+  const body: KeyedCall = {
+    ...request.body,
+    raw: request.raw,
+    inputSha256: inputDigest(request.body.input),
+  };
   const used = task.journal.state.keys.get(body.key) ?? task.callsByKey.get(body.key)?.call ?? null;
   if (used !== null && !sameCall(used, body)) throw keyReused(body.key, used.tool);
   const answered = task.journal.state.calls.get(body.key);
@@ -43,12 +47,12 @@ export async function handleCall(
     flight = started;
     task.callsByKey.set(body.key, started);
     task.callsByInput.set(inputKey, started);
-    runFlow(deps, task, { body, flight: started }).finally(() => {
+    runFlow(ctx, { body, flight: started }).finally(() => {
       task.callsByKey.delete(body.key);
       task.callsByInput.delete(inputKey);
     });
   }
-  const end = await waitOn(deps, task, flight, request.signal);
+  const end = await waitOn(ctx.deps, { flight, signal: request.signal });
   if (end.kind === "answer") return end.answer as CallAnswer;
   // Withdrawn: the requester dropped its connection (nobody reads this) or the core is closing
   // (the worker asks again after the restart, and the call is decided afresh).
@@ -74,15 +78,16 @@ function keyReused(key: string, tool: string): HttpError {
 
 /** Runs the call's transaction and ends its flight; a failure inside the core is logged. */
 async function runFlow(
-  deps: BrokerDeps,
-  task: TaskHandle,
+  ctx: TaskContext<CallDeps>,
   call: { body: KeyedCall; flight: InFlight<unknown> },
 ): Promise<void> {
   try {
-    call.flight.finish(await transact(deps, task, call));
+    call.flight.finish(await transact(ctx, call));
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    deps.log(`gurt: call ${call.body.key} of task ${task.id} failed inside the core: ${message}`);
+    ctx.deps.log(
+      `gurt: call ${call.body.key} of task ${ctx.task.id} failed inside the core: ${message}`,
+    );
     call.flight.finish({
       kind: "answer",
       answer: { ok: false, error: "the call failed inside gurt" },

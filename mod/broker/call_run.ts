@@ -26,6 +26,9 @@ export interface ToolRun {
   outcome: Promise<RunOutcome>;
 }
 
+/** What a run uses: the runtime for a built-in tool, the vault's secrets for an app tool. */
+export type RunDeps = Pick<BrokerDeps, "runtime" | "readSecret" | "home" | "redact">;
+
 /** What a run needs to know of the call it runs. */
 export interface RunCall {
   task: TaskHandle;
@@ -38,8 +41,8 @@ export interface RunCall {
   decision: Decision;
 }
 
-/** Starts the tool of an allowed call. */
-export function startTool(deps: BrokerDeps, call: RunCall): ToolRun {
+/** Starts the run of an allowed call's tool. */
+export function runAllowedCall(deps: RunDeps, call: RunCall): ToolRun {
   if (call.app === undefined) {
     const started = deps.runtime.run(runSpecFor(call.decision));
     const outcome = started.then((ran): RunOutcome => {
@@ -58,7 +61,7 @@ export function startTool(deps: BrokerDeps, call: RunCall): ToolRun {
 }
 
 /** Runs an app tool with only its declared secrets; a throw becomes a rejection. */
-function startApp(deps: BrokerDeps, call: RunCall & { app: AppTool<unknown> }): Promise<unknown> {
+function startApp(deps: RunDeps, call: RunCall & { app: AppTool<unknown> }): Promise<unknown> {
   const { app, task } = call;
   const appName = app.name.slice(0, app.name.indexOf("."));
   try {
@@ -73,7 +76,7 @@ function startApp(deps: BrokerDeps, call: RunCall & { app: AppTool<unknown> }): 
   }
 }
 
-function failed(deps: BrokerDeps, error: unknown): RunOutcome {
+function failed(deps: RunDeps, error: unknown): RunOutcome {
   const message = error instanceof RunError
     ? error.message
     : `the tool failed: ${deps.redact(error instanceof Error ? error.message : String(error))}`;

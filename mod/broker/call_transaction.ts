@@ -32,21 +32,31 @@ import {
 } from "../policy/mod.ts";
 import {
   decideCall,
+  type DecisionDeps,
   decisionRecord,
   type KeyedCall,
   type ToolFacts,
   toolFacts,
 } from "./call_decision.ts";
-import { type RunOutcome, settledAtOnce, startTool } from "./call_run.ts";
-import type { BrokerDeps } from "./deps.ts";
+import { runAllowedCall, type RunDeps, type RunOutcome, settledAtOnce } from "./call_run.ts";
+import type { BrokerDeps, TaskContext } from "./deps.ts";
 import type { CallAnswer, CallJournal, PlacedRecord } from "./journal.ts";
 import { resultEvent } from "./records.ts";
 import { Reservation } from "./reservation.ts";
 import { auditFailure } from "./result_record.ts";
-import type { FlowEnd, InFlight, TaskHandle } from "./task_handle.ts";
+import type { FlowEnd, InFlight } from "./task_handle.ts";
 
-/** How a call's flow ended: with its answer, or withdrawn (see handleCall). */
-export type Ended = FlowEnd<CallAnswer>;
+/**
+ * What a call's transaction uses: what deciding and running it use, the grants' reporter, the
+ * audit log, and the approvals table with the time an approval waits.
+ */
+export type CallDeps =
+  & DecisionDeps
+  & RunDeps
+  & Pick<BrokerDeps, "grantsReporter" | "audit" | "config" | "approvals">;
+
+/** A call's context: its deps and its task. */
+type Ctx = TaskContext<CallDeps>;
 
 /** The answer of a call whose state or Result record could not be written (docs/audit.md). */
 const UNRECORDED = "the result could not be recorded";
@@ -63,12 +73,12 @@ const TRANSIENT: ReadonlySet<DenyReason> = new Set([
 
 /** Decides, records, asks, runs and records one call; ends with its answer, or withdrawn. */
 export async function transact(
-  deps: BrokerDeps,
-  task: TaskHandle,
+  ctx: Ctx,
   call: { body: KeyedCall; flight: InFlight<unknown> },
-): Promise<Ended> {
+): Promise<FlowEnd<CallAnswer>> {
+  const { deps, task } = ctx;
   const { body, flight } = call;
-  const tool = toolFacts(deps, task, body);
+  const tool = toolFacts(ctx, body);
   const journal = task.journal.call(
     { task: task.id, key: body.key, tool: body.tool, inputSha256: body.inputSha256 },
     { clock: deps.clock, log: deps.log },
@@ -76,12 +86,12 @@ export async function transact(
   const reservation = new Reservation(task);
   try {
     // 1. The Decision record, on disk before anything else happens.
-    const decided = await decisionStep(deps, task, { body, tool, reservation });
+    const decided = await decisionStep(ctx, { body, tool, reservation });
     if (decided.kind === "denied") return await denied(journal, { reason: decided.reason });
     let decision: Decision;
     if (decided.kind === "ask") {
       // 2. The owner's answer, its Approval record written by whoever took it.
-      const verdict = await approvalStep(deps, task, {
+      const verdict = await approvalStep(ctx, {
         body,
         flight,
         journal,
@@ -95,13 +105,13 @@ export async function transact(
       reservation.take(tool.cost);
       decision = verdict.decision;
       if (flight.requesterGone) {
-        return await unrun(deps, task, { body, seq: decided.seq, decision });
+        return await unrun(ctx, { body, seq: decided.seq, decision });
       }
     } else {
       decision = decided.decision;
     }
     // 3. The run, the taint, the Result record and the tool.result line, then the answer.
-    return await runStep(deps, task, { body, tool, journal, seq: decided.seq, decision });
+    return await runStep(ctx, { body, tool, journal, seq: decided.seq, decision });
   } finally {
     reservation.release();
     journal.end();
@@ -121,10 +131,10 @@ type Decided =
  * decide meanwhile. A record that cannot be written denies with audit_unavailable.
  */
 async function decisionStep(
-  deps: BrokerDeps,
-  task: TaskHandle,
+  ctx: Ctx,
   call: { body: KeyedCall; tool: ToolFacts; reservation: Reservation },
 ): Promise<Decided> {
+  const { deps, task } = ctx;
   const { body, tool } = call;
   const grants = await loadGrants(`${deps.home}/grants`, {
     appTools: deps.registry.appToolNames(),
@@ -132,8 +142,8 @@ async function decisionStep(
   const report = deps.grantsReporter.next(grants);
   if (report !== null) deps.log(report);
   const placed = await task.ledger.exclusive(async () => {
-    const { outcome, state } = await decideCall(deps, task, { body, tool, grants });
-    const written = deps.audit.append(decisionRecord(deps, task, { body, outcome, state }));
+    const { outcome, state } = await decideCall(ctx, { body, tool, grants });
+    const written = deps.audit.append(decisionRecord(ctx, { body, outcome, state }));
     written.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
     if (outcome.kind === "allowed") call.reservation.take(tool.cost);
     // In an object: an async callback returning the promise would await it.
@@ -165,8 +175,7 @@ type Answered =
  * withdrawal writes nothing).
  */
 async function approvalStep(
-  deps: BrokerDeps,
-  task: TaskHandle,
+  ctx: Ctx,
   call: {
     body: KeyedCall;
     flight: InFlight<unknown>;
@@ -175,6 +184,7 @@ async function approvalStep(
     tool: ToolFacts;
   },
 ): Promise<Answered> {
+  const { deps, task } = ctx;
   const { body, step, flight } = call;
   const cost = call.tool.cost;
   const now = deps.clock();
@@ -195,7 +205,6 @@ async function approvalStep(
     expires: until,
   }, { task, ask: step.ask, flight, costCents: cost });
   flight.markPending(step.seq);
-  deps.pendingChanged(task);
   // A notice for the owner's view: what it shows is fetched from the admin socket.
   await call.journal.event("approval_pending", {
     approval: step.seq,
@@ -210,12 +219,11 @@ async function approvalStep(
 
 /** Closes an approved call whose requester went away before it ran: a failed Result record. */
 async function unrun(
-  deps: BrokerDeps,
-  task: TaskHandle,
+  ctx: Ctx,
   call: { body: KeyedCall; seq: number; decision: Decision },
-): Promise<Ended> {
+): Promise<FlowEnd<CallAnswer>> {
   const outcome: RunOutcome = { status: "failed", content: REQUESTER_GONE, truncated: false };
-  await (await resultStep(deps, task, { ...call, outcome })).synced;
+  await (await resultStep(ctx, { ...call, outcome })).synced;
   return { kind: "answer", answer: { ok: false, error: REQUESTER_GONE } };
 }
 
@@ -226,7 +234,7 @@ async function unrun(
 async function denied(
   journal: CallJournal,
   denial: { reason: DenyReason; askedFor?: AskWhy },
-): Promise<Ended> {
+): Promise<FlowEnd<CallAnswer>> {
   const { reason, askedFor } = denial;
   const answer: CallAnswer = { ok: false, error: denialText(reason, { askedFor }) };
   await journal.event("tool_denied", { name: journal.tool, reason });
@@ -242,17 +250,17 @@ async function denied(
  * record, with the tool.result line synced beside the record, and the answer.
  */
 async function runStep(
-  deps: BrokerDeps,
-  task: TaskHandle,
+  ctx: Ctx,
   call: { body: KeyedCall; tool: ToolFacts; journal: CallJournal; seq: number; decision: Decision },
-): Promise<Ended> {
+): Promise<FlowEnd<CallAnswer>> {
+  const { deps, task } = ctx;
   const { body, journal, seq, decision } = call;
   journal.begin(seq, redactValue(body.input, deps.redact));
   const { app, input } = call.tool;
-  const run = startTool(deps, { task, key: body.key, app, input, decision });
+  const run = runAllowedCall(deps, { task, key: body.key, app, input, decision });
   if (!(await settledAtOnce(run.started))) journal.sync();
   const outcome = await run.outcome;
-  const record = await resultStep(deps, task, { body, seq, decision, outcome });
+  const record = await resultStep(ctx, { body, seq, decision, outcome });
   const answer: CallAnswer = outcome.status === "result"
     ? { ok: true, output: outcome.output }
     : { ok: false, error: outcome.content };
@@ -269,10 +277,10 @@ async function runStep(
  * this returns. A state or record that cannot be written is logged, and `synced` is false.
  */
 async function resultStep(
-  deps: BrokerDeps,
-  task: TaskHandle,
+  ctx: Ctx,
   call: { body: KeyedCall; seq: number; decision: Decision; outcome: RunOutcome },
 ): Promise<PlacedRecord> {
+  const { deps, task } = ctx;
   const { body, decision, outcome } = call;
   const ids = { task: task.id, key: body.key, tool: body.tool, decision: call.seq };
   const failed = (error: unknown): false => {
@@ -287,9 +295,9 @@ async function resultStep(
   };
   try {
     const placed = await task.ledger.exclusive(async () => {
-      const after = await stateAfter(deps, task, { decision, raise: outcome.status === "result" });
+      const after = await stateAfter(ctx, { decision, raise: outcome.status === "result" });
       let seq: number | null = null;
-      const event = resultEvent(ids, outcome, decision.label, after.taint);
+      const event = resultEvent(ids, { outcome, label: decision.label, taintAfter: after.taint });
       const appended = deps.audit.append(event, (at) => (seq = at));
       appended.catch(() => {}); // awaited by `synced`
       // In an object: an async callback returning the promise would await it.
@@ -308,10 +316,10 @@ async function resultStep(
  * change nothing.
  */
 async function stateAfter(
-  deps: BrokerDeps,
-  task: TaskHandle,
+  ctx: Ctx,
   call: { decision: Decision; raise: boolean },
 ): Promise<SessionState> {
+  const { deps, task } = ctx;
   const current = await readSessionState(deps.home, task.id);
   if (!call.raise) return current;
   const label = call.decision.label;
@@ -319,7 +327,7 @@ async function stateAfter(
   const unchanged = task.stateWritten && raised.taint === current.taint &&
     raised.untrusted === current.untrusted;
   if (unchanged) return current;
-  const after = await raiseSessionState(deps.home, task.id, label);
+  const after = await raiseSessionState(deps.home, { task: task.id, label });
   task.stateWritten = true;
   return after;
 }

@@ -1,4 +1,7 @@
-/** What the broker's paths share: the home, the audit log, the tools, the approvals, the clock. */
+/**
+ * What the broker's paths share: the home, the audit log, the tools, the approvals, the clock. Each
+ * path takes a Pick of BrokerDeps, only what it uses; a task's paths get it in a TaskContext.
+ */
 import type { AuditAppender } from "../common/mod.ts";
 import type { Config } from "../config/mod.ts";
 import type { Ask, Decision, DenyReason, GrantsInvalidReporter } from "../policy/mod.ts";
@@ -52,6 +55,10 @@ export interface BrokerDeps {
   shutdown: AbortSignal;
   /** The core's own output (stderr). */
   log(line: string): void;
-  /** Called when a task's pending approvals change, so its state can be running or waiting. */
-  pendingChanged(task: TaskHandle): void;
+}
+
+/** One task's request inside the core: the core's parts it uses, and the task it is for. */
+export interface TaskContext<D> {
+  deps: D;
+  task: TaskHandle;
 }

@@ -24,14 +24,13 @@ export const TASK_PATHS = [
 
 /**
  * Makes `app` refuse every request under `paths`, and every request no route answers, with 403
- * forbidden, and log it.
+ * forbidden, and log it, naming the `socket` it came on.
  */
-export function refuse(
+export function forbidPaths(
   app: Hono,
-  paths: readonly string[],
-  socket: string,
-  log: (line: string) => void,
+  forbidden: { paths: readonly string[]; socket: string; log: (line: string) => void },
 ): void {
+  const { paths, socket, log } = forbidden;
   for (const path of paths) {
     for (const pattern of [path, `${path}/*`]) {
       app.all(pattern, (c) => forbid(c, socket, log));

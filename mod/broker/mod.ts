@@ -2,14 +2,14 @@
 export {
   type AnswerResult,
   approve,
-  close,
+  closeApproval,
   closeTaskApprovals,
   expireDue,
   withdrawAll,
 } from "./answer.ts";
 export { ApprovalTable, type PendingApproval } from "./approvals.ts";
-export { ASK_TOOL } from "./ask_path.ts";
-export { CALL_PENDING, type CallResponse } from "./call_path.ts";
+export { ASK_TOOL, handleAsk } from "./ask_path.ts";
+export { CALL_PENDING } from "./call_path.ts";
 export { auditFailure } from "./result_record.ts";
 export type {
   ApprovalContext,
@@ -20,7 +20,7 @@ export type {
   VaultView,
   Verdict,
 } from "./deps.ts";
-export { ADMIN_PREFIXES, refuse, TASK_PATHS } from "./forbidden.ts";
+export { ADMIN_PREFIXES, forbidPaths, TASK_PATHS } from "./forbidden.ts";
 export { redactValue } from "../common/mod.ts";
 export { type CallAnswer, Journal, type JournalLine } from "./journal.ts";
 export { priceUsage } from "./pricing.ts";

@@ -7,11 +7,10 @@
 import type { Hono } from "hono";
 import { AnswerUnreadable, redactingAnswerStream, unreadableMessage } from "./answer_redactor.ts";
 import { redactWholeAnswer } from "./whole_answer.ts";
-import type { BrokerDeps } from "./deps.ts";
-import { HttpError } from "./http_error.ts";
+import type { BrokerDeps, TaskContext } from "./deps.ts";
+import { HttpError } from "../common/mod.ts";
 import { readRequestBody } from "../net/mod.ts";
 import { priceUsage, type TokenCounts } from "./pricing.ts";
-import type { TaskHandle } from "./task_handle.ts";
 import { usageOfAnswer, usageOfStream } from "./model_usage.ts";
 
 /** Seed 003's message for a box with no model key, with where to look. */
@@ -19,31 +18,32 @@ export function noModelKeyMessage(keyName: string): string {
   return `No model key yet. Add an Anthropic or Factory API key in Settings, Accounts & Keys, then start the task again. gurt reads the vault key ${keyName}, named by gurt.toml [models] key (gurt vault set ${keyName}, or the portal's Accounts & Keys); see runbook.md#model-key-missing`;
 }
 
+/** What the model relay uses: the [models] settings, the key in the vault, the redaction. */
+export type RelayDeps = Pick<BrokerDeps, "config" | "vault" | "redaction" | "shutdown" | "log">;
+
 /** The model a task's loop uses: the task's own, else the configuration's default. */
-export function taskModel(deps: BrokerDeps, task: TaskHandle): string {
-  const worker = task.record.worker;
-  return worker.kind === "loop" && worker.model !== null ? worker.model : deps.config.models.model;
+export function taskModel(ctx: TaskContext<Pick<BrokerDeps, "config">>): string {
+  const worker = ctx.task.record.worker;
+  return worker.kind === "loop" && worker.model !== null
+    ? worker.model
+    : ctx.deps.config.models.model;
 }
 
 /** Why a model request cannot be sent now (no key in the vault), or null when it can. */
-export function modelKeyProblem(deps: BrokerDeps): string | null {
+export function modelKeyProblem(deps: Pick<BrokerDeps, "config" | "vault">): string | null {
   const name = deps.config.models.key;
   if (name === "") return null;
   return deps.vault.value(name) === undefined ? noModelKeyMessage(name) : null;
 }
 
 /** Adds GET /model and POST /model to a task's app. */
-export function addModelRoutes(
-  app: Hono,
-  deps: BrokerDeps,
-  options: RelayOptions,
-): void {
-  const { task } = options;
+export function addModelRoutes(app: Hono, relay: RelayOptions): void {
+  const { deps, task } = relay;
   const most = deps.config.broker.max_model_requests;
   app.get("/model", (c) =>
     c.json({
       kind: deps.config.models.kind,
-      model: taskModel(deps, task),
+      model: taskModel(relay),
       maxTokens: deps.config.models.max_tokens,
       maxTurns: deps.config.models.max_turns,
     }));
@@ -64,7 +64,7 @@ export function addModelRoutes(
       held = false;
     };
     try {
-      return await relayModel(deps, options, { raw: c.req.raw, release });
+      return await relayModel(relay, { raw: c.req.raw, release });
     } catch (error) {
       release();
       throw error;
@@ -72,9 +72,8 @@ export function addModelRoutes(
   });
 }
 
-/** What the model relay needs of its task's app. */
-interface RelayOptions {
-  task: TaskHandle;
+/** What the model relay needs of the core and of its task's app. */
+interface RelayOptions extends TaskContext<RelayDeps> {
   /** Reads a request's body, drawing on the task's byte total like every other body. */
   body: (request: Request) => Promise<Uint8Array>;
   charge: (cents: number, model: string) => Promise<void>;
@@ -82,16 +81,15 @@ interface RelayOptions {
 
 /** Relays one model request; `release` is called once its answer has ended, or it failed. */
 async function relayModel(
-  deps: BrokerDeps,
   options: RelayOptions,
   incoming: { raw: Request; release: () => void },
 ): Promise<Response> {
-  const { task } = options;
+  const { deps, task } = options;
   const bytes = await options.body(incoming.raw);
   const request = parseModelRequest(bytes, deps.config.models.kind);
   const problem = modelKeyProblem(deps);
   if (problem !== null) throw new HttpError(503, problem, "no_model_key");
-  const model = taskModel(deps, task);
+  const model = taskModel(options);
   const { kind, base_url: base, key } = deps.config.models;
   const body: Record<string, unknown> = { ...request, model };
   if (kind === "openai" && body.stream === true) {
@@ -134,14 +132,14 @@ async function relayModel(
     // A whole answer, an error's included, redacted as a worker reads it. One that cannot be read
     // so (not JSON, say) is refused, since its text could spell a value no redaction would see.
     // The request's slot is free once the answer is read (or refused for its length).
-    const body = readRequestBody(
-      upstream,
-      MOST_WHOLE_ANSWER,
-      () => new AnswerUnreadable(`it is longer than ${MOST_WHOLE_ANSWER / 1024 / 1024} MiB`),
-    ).finally(incoming.release);
+    const body = readRequestBody(upstream, {
+      limit: MOST_WHOLE_ANSWER,
+      tooLarge: () =>
+        new AnswerUnreadable(`it is longer than ${MOST_WHOLE_ANSWER / 1024 / 1024} MiB`),
+    }).finally(incoming.release);
     let text: string;
     try {
-      text = redactWholeAnswer(new TextDecoder().decode(await body), redaction, kind);
+      text = redactWholeAnswer(new TextDecoder().decode(await body), { redaction, kind });
     } catch (error) {
       if (!(error instanceof AnswerUnreadable)) throw error;
       deps.log(

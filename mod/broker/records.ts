@@ -18,11 +18,18 @@ export interface CallIds {
   tool: string;
 }
 
+/** An outcome with the grant it was decided by and the session state it was decided in. */
+export interface DecidedWith {
+  outcome: RecordedOutcome;
+  grant: string | null;
+  grantSha256: string | null;
+  state: SessionState;
+}
+
 /** A Decision record. */
 export function decisionEvent(
   call: CallIds & { arguments: string },
-  outcome: RecordedOutcome,
-  context: { grant: string | null; grantSha256: string | null; state: SessionState },
+  decided: DecidedWith,
 ): AuditEvent {
   return {
     type: "decision",
@@ -30,23 +37,21 @@ export function decisionEvent(
     call: call.key,
     tool: call.tool,
     arguments: call.arguments,
-    outcome,
-    grant: context.grant,
-    grant_sha256: context.grantSha256,
-    taint: context.state.taint,
-    untrusted: context.state.untrusted,
+    outcome: decided.outcome,
+    grant: decided.grant,
+    grant_sha256: decided.grantSha256,
+    taint: decided.state.taint,
+    untrusted: decided.state.untrusted,
   };
 }
 
-/** An Approval record. */
+/** An Approval record: the owner's answer (or the expiry's), and what was decided again. */
 export function approvalEvent(
   call: CallIds & { decision: number },
-  answer: { answer: "approved" | "refused" | "expired"; by: string | null; reason: string | null },
-  redecision: {
-    outcome: RecordedOutcome;
-    grant: string | null;
-    grantSha256: string | null;
-    state: SessionState;
+  answered: DecidedWith & {
+    answer: "approved" | "refused" | "expired";
+    by: string | null;
+    reason: string | null;
   },
 ): AuditEvent {
   return {
@@ -54,24 +59,28 @@ export function approvalEvent(
     session: call.task,
     call: call.key,
     decision: call.decision,
-    answer: answer.answer,
-    by: answer.by,
-    reason: answer.reason,
-    outcome: redecision.outcome,
-    grant: redecision.grant,
-    grant_sha256: redecision.grantSha256,
-    taint: redecision.state.taint,
-    untrusted: redecision.state.untrusted,
+    answer: answered.answer,
+    by: answered.by,
+    reason: answered.reason,
+    outcome: answered.outcome,
+    grant: answered.grant,
+    grant_sha256: answered.grantSha256,
+    taint: answered.state.taint,
+    untrusted: answered.state.untrusted,
   };
 }
 
 /** A Result record: the content's hash and size, never the content. */
 export function resultEvent(
   call: CallIds & { decision: number },
-  outcome: { status: "result" | "failed"; content: string; truncated: boolean },
-  label: Label,
-  taintAfter: DataClass,
+  result: {
+    outcome: { status: "result" | "failed"; content: string; truncated: boolean };
+    /** The Decision's label: the result's class, and whether it is untrusted. */
+    label: Label;
+    taintAfter: DataClass;
+  },
 ): AuditEvent {
+  const { outcome, label } = result;
   const bytes = encoder.encode(outcome.content);
   return {
     type: "result",
@@ -84,6 +93,6 @@ export function resultEvent(
     truncated: outcome.truncated,
     bytes: bytes.length,
     sha256: createHash("sha256").update(bytes).digest("hex"),
-    taint_after: taintAfter,
+    taint_after: result.taintAfter,
   };
 }

@@ -7,12 +7,12 @@
 import { HttpError, readBodyBytes } from "../common/mod.ts";
 import type { TaskHandle } from "./task_handle.ts";
 
-/** Reads a body of at most `limit` bytes, drawing on the task's total of `total` bytes. */
+/** Reads a body of at most `limit` bytes, drawing on `task`'s total of `total` bytes. */
 export async function readTaskBody(
-  task: TaskHandle,
   request: Request,
-  caps: { limit: number; total: number },
+  caps: { task: TaskHandle; limit: number; total: number },
 ): Promise<Uint8Array> {
+  const { task } = caps;
   let taken = 0;
   const take = (bytes: number): void => {
     if (task.bytesWritten + bytes > caps.total) throw overTotal(caps.total);

@@ -2,10 +2,10 @@
 import { Hono } from "hono";
 import { handleAsk } from "./ask_path.ts";
 import { handleCall } from "./call_path.ts";
-import type { BrokerDeps } from "./deps.ts";
-import { ADMIN_PREFIXES, refuse } from "./forbidden.ts";
+import type { BrokerDeps, TaskContext } from "./deps.ts";
+import { ADMIN_PREFIXES, forbidPaths } from "./forbidden.ts";
 import { readTaskBody } from "./task_body.ts";
-import { errorResponse, HttpError, parseJsonBody, syncDirectory } from "../common/mod.ts";
+import { errorHandler, HttpError, parseJsonBody, syncDirectory } from "../common/mod.ts";
 import { addModelRoutes } from "./model_relay.ts";
 import { priceUsage } from "./pricing.ts";
 import { rawMember } from "./raw_member.ts";
@@ -21,11 +21,12 @@ export function publicTask(task: TaskHandle): Record<string, unknown> {
 /** The Hono app that answers one task's socket. */
 export function taskRoutes(deps: BrokerDeps, task: TaskHandle): Hono {
   const app = new Hono();
+  const ctx: TaskContext<BrokerDeps> = { deps, task };
   const { max_body_bytes: small, max_task_bytes: total } = deps.config.broker;
 
   /** Reads a body under `limit`, drawing on the task's total since the core started. */
   function body(request: Request, limit: number): Promise<Uint8Array> {
-    return readTaskBody(task, request, { limit, total });
+    return readTaskBody(request, { task, limit, total });
   }
 
   app.get("/task", (c) => c.json({ task: publicTask(task), steps: task.journal.state.steps }));
@@ -46,23 +47,19 @@ export function taskRoutes(deps: BrokerDeps, task: TaskHandle): Hono {
   app.post("/call", async (c) => {
     const bytes = await body(c.req.raw, total);
     const call = parseJsonBody(bytes, callBody);
-    if (call.key === undefined) throw new HttpError(400, "a key is required");
     // The input's text as received, for the Decision record (parseJsonBody checked it is UTF-8).
     const raw = rawMember(new TextDecoder().decode(bytes), "input") ?? JSON.stringify(call.input);
-    const request = { ...call, key: call.key, raw };
-    const answer = await handleCall(deps, task, { body: request, signal: c.req.raw.signal });
-    return c.json(answer);
+    return c.json(await handleCall(ctx, { body: call, raw, signal: c.req.raw.signal }));
   });
 
   app.post("/ask", async (c) => {
     const ask = parseJsonBody(await body(c.req.raw, small), askBody);
-    if (ask.key === undefined) throw new HttpError(400, "a key is required");
-    return c.json(await handleAsk(deps, task, { ...ask, key: ask.key }, c.req.raw.signal));
+    return c.json(await handleAsk(ctx, { body: ask, signal: c.req.raw.signal }));
   });
 
   app.post("/cost", async (c) => {
     const cost = parseJsonBody(await body(c.req.raw, small), costBody);
-    await charge(deps, task, cost.cents, cost.what, undefined);
+    await charge(ctx, { cents: cost.cents, what: cost.what });
     return c.json({ ok: true, cents: cost.cents });
   });
 
@@ -72,37 +69,30 @@ export function taskRoutes(deps: BrokerDeps, task: TaskHandle): Hono {
     if (cents === undefined) {
       throw new HttpError(400, `the model ${usage.model} is not in gurt's price table`);
     }
-    await charge(deps, task, cents, usage.what ?? "model", usage.model);
+    await charge(ctx, { cents, what: usage.what ?? "model", model: usage.model });
     return c.json({ ok: true, cents });
   });
 
-  addModelRoutes(app, deps, {
+  addModelRoutes(app, {
+    deps,
     task,
     body: (request) => body(request, total),
-    charge: (cents, model) => charge(deps, task, cents, "model", model),
+    charge: (cents, model) => charge(ctx, { cents, what: "model", model }),
   });
 
-  refuse(app, ADMIN_PREFIXES, task.socket, deps.log);
+  forbidPaths(app, { paths: ADMIN_PREFIXES, socket: task.socket, log: deps.log });
   // An error may quote what the task sent (an unknown field's name): the backstop applies to it too.
-  app.onError((error, c) =>
-    errorResponse(
-      error instanceof HttpError
-        ? new HttpError(error.status, deps.redact(error.message), error.code)
-        : error,
-      c,
-      deps.log,
-    )
-  );
+  app.onError(errorHandler({ log: deps.log, redact: deps.redact }));
   return app;
 }
 
+/** Records a cost the task reports, or its model's usage: the audit log, then the journal. */
 async function charge(
-  deps: BrokerDeps,
-  task: TaskHandle,
-  cents: number,
-  what: string,
-  model: string | undefined,
+  ctx: TaskContext<Pick<BrokerDeps, "audit" | "clock">>,
+  cost: { cents: number; what: string; model?: string },
 ): Promise<void> {
+  const { deps, task } = ctx;
+  const { cents, what, model } = cost;
   await task.ledger.exclusive(async () => {
     await deps.audit.append({ type: "cost", task: task.id, cents, what });
   });

@@ -1,23 +1,35 @@
 /** The bodies of the task broker's requests (seed 000), each one strict schema. */
 import { z } from "zod";
 
-const key = z.string().min(1, { message: "a key is required" }).max(512);
+/** What a body without a key, or with an empty one, is answered (docs/broker-api.md). */
+const KEY_REQUIRED = "a key is required";
+
+/** A call's or an ask's key: required, 1 to 512 characters. */
+const key = z.string({
+  error: (issue) => issue.input === undefined ? KEY_REQUIRED : undefined,
+}).min(1, { message: KEY_REQUIRED }).max(512);
 
 export const stepBody = z.strictObject({ text: z.string(), data: z.unknown().optional() });
 
 export const callBody = z.strictObject({
   tool: z.string().min(1).max(200),
   input: z.unknown(),
-  key: key.optional(),
+  key,
 });
+
+/** A /call body, checked. */
+export type CallBody = z.infer<typeof callBody>;
 
 export const askBody = z.strictObject({
   question: z.string().min(1),
-  key: key.optional(),
+  key,
   costCents: z.number().int().min(0).optional(),
   payee: z.string().max(200).optional(),
   purpose: z.string().max(2000).optional(),
 });
+
+/** An /ask body, checked. */
+export type AskBody = z.infer<typeof askBody>;
 
 export const costBody = z.strictObject({
   cents: z.number().int({ message: "cents must be a whole number" }).min(0, {

@@ -22,9 +22,9 @@ import { isLive, readTasks } from "./task_store.ts";
  */
 export async function recoverTaskJournals(
   home: string,
-  lostFrom: number,
-  options: { clock?: () => Date; sync?: (path: string) => Promise<void> } = {},
+  options: { lostFrom: number; clock?: () => Date; sync?: (path: string) => Promise<void> },
 ): Promise<string[]> {
+  const { lostFrom } = options;
   const clock = options.clock ?? (() => new Date());
   const sync = options.sync ?? syncFile;
   const notices: string[] = [];

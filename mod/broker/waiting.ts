@@ -5,18 +5,20 @@
  * nothing is written, and `gurt audit verify` reports the decision as abandoned (seed 002 §6).
  */
 import type { BrokerDeps } from "./deps.ts";
-import type { FlowEnd, InFlight, TaskHandle } from "./task_handle.ts";
+import type { FlowEnd, InFlight } from "./task_handle.ts";
 
 /** How a wait ended. */
 export type WaitEnd<A> = FlowEnd<A> | { kind: "pending" } | { kind: "dropped" };
 
-/** Waits on `flight` as one requester. */
+/** What waiting uses: how long to wait on an approval, and the table to withdraw it from. */
+export type WaitDeps = Pick<BrokerDeps, "approvals" | "config">;
+
+/** Waits on `flight` as one requester, whose connection `signal` aborts when it drops. */
 export async function waitOn<A>(
-  deps: BrokerDeps,
-  task: TaskHandle,
-  flight: InFlight<A>,
-  signal: AbortSignal,
+  deps: WaitDeps,
+  wait: { flight: InFlight<A>; signal: AbortSignal },
 ): Promise<WaitEnd<A>> {
+  const { flight, signal } = wait;
   flight.waiters++;
   flight.requesterGone = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -36,7 +38,7 @@ export async function waitOn<A>(
     flight.waiters--;
     if (end.kind === "dropped" && flight.waiters === 0) {
       flight.requesterGone = true;
-      withdraw(deps, task, flight);
+      withdraw(deps, flight);
     }
     return end;
   } finally {
@@ -45,10 +47,9 @@ export async function waitOn<A>(
   }
 }
 
-function withdraw<A>(deps: BrokerDeps, task: TaskHandle, flight: InFlight<A>): void {
+function withdraw<A>(deps: WaitDeps, flight: InFlight<A>): void {
   if (flight.approval === null) return;
   const entry = deps.approvals.take(flight.approval);
   if (entry === undefined) return; // someone is answering it; the flow sees requesterGone
-  deps.pendingChanged(task);
   entry.settle({ kind: "withdrawn" });
 }

@@ -24,9 +24,9 @@ function isObject(value: unknown): value is Fields {
  */
 export function redactWholeAnswer(
   text: string,
-  redaction: TextRedaction,
-  kind: "anthropic" | "openai",
+  how: { redaction: TextRedaction; kind: "anthropic" | "openai" },
 ): string {
+  const { redaction, kind } = how;
   const holder: unknown[] = [];
   try {
     holder.push(JSON.parse(text));

@@ -30,7 +30,12 @@ export function writeLine(file: Deno.FsFile, line: string): void {
  * anew (exclusively): whatever was at its name, a link someone planted there included, is removed
  * first, never followed; one planted after that makes the write fail rather than go elsewhere.
  */
-export async function writeFileAtomic(path: string, text: string, mode = 0o600): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  text: string,
+  options: { mode?: number } = {},
+): Promise<void> {
+  const mode = options.mode ?? 0o600;
   const temporary = `${path}.tmp`;
   await Deno.remove(temporary).catch((error) => {
     if (!(error instanceof Deno.errors.NotFound)) throw error;

@@ -6,7 +6,7 @@ import { HttpError } from "./http_error.ts";
 /** Reads at most `limit` bytes of the body; more is a 413 that names the limit. */
 export async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array> {
   try {
-    return await readRequestBody(request, limit, () => tooLarge(limit));
+    return await readRequestBody(request, { limit, tooLarge: () => tooLarge(limit) });
   } catch (error) {
     if (error instanceof HttpError) throw error;
     throw new HttpError(400, `the body could not be read to its end: ${(error as Error).message}`);
@@ -37,14 +37,28 @@ export function parseJsonBody<T>(bytes: Uint8Array, schema: z.ZodType<T>): T {
   } catch (error) {
     throw new HttpError(400, `the body is not valid JSON: ${(error as Error).message}`);
   }
-  const parsed = schema.safeParse(value);
+  // With the input in each issue: a field left out is one whose input is undefined.
+  const parsed = schema.safeParse(value, { reportInput: true });
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
+  const issues = parsed.error.issues;
+  // A required field left out whose schema says so in a sentence of its own ("a key is required")
+  // is answered with that sentence alone, and only when nothing else in the body is wrong.
+  const issue = issues.find((one) => !saidAlone(one)) ?? issues[0];
+  if (saidAlone(issue)) throw new HttpError(400, issue.message);
   const where = issue.path.length === 0 ? "the body" : issue.path.join(".");
   const what = issue.code === "unrecognized_keys"
     ? `unknown field ${JSON.stringify(issue.keys[0])}`
     : issue.message;
   throw new HttpError(400, `${where}: ${what}`);
+}
+
+/**
+ * Whether `issue` is a field left out that its schema words itself: zod's own words for a missing
+ * field begin "Invalid input", a schema's error function replaces them.
+ */
+function saidAlone(issue: z.core.$ZodIssue): boolean {
+  return issue.code === "invalid_type" && issue.input === undefined && issue.path.length > 0 &&
+    !issue.message.startsWith("Invalid input");
 }
 
 /**

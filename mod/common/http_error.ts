@@ -13,10 +13,26 @@ export class HttpError extends Error {
   }
 }
 
-/** The one error handler of the task and admin sockets. */
-export function errorResponse(error: Error, c: Context, log: (line: string) => void): Response {
+/**
+ * The one error handler of the task and admin sockets (`app.onError`). An error inside the core is
+ * logged with `log` and answered without its message; an HttpError's sentence goes through
+ * `redact`, when given, since it may quote what was sent.
+ */
+export function errorHandler(
+  options: { log: (line: string) => void; redact?: (text: string) => string },
+): (error: Error, c: Context) => Response {
+  return (error, c) => errorResponse(error, { c, ...options });
+}
+
+function errorResponse(
+  error: Error,
+  options: { c: Context; log: (line: string) => void; redact?: (text: string) => string },
+): Response {
+  const { c, log, redact } = options;
   if (error instanceof HttpError) {
-    const body: Record<string, string> = { error: error.message };
+    const body: Record<string, string> = {
+      error: redact === undefined ? error.message : redact(error.message),
+    };
     if (error.code !== undefined) body.code = error.code;
     // A forbidden request ends its connection too: nothing more is read from it.
     return c.json(body, error.status, error.code === "forbidden" ? { connection: "close" } : {});

@@ -6,6 +6,6 @@
 export type { AuditAppender } from "./audit_appender.ts";
 export { appendLineSynced, syncDirectory, syncFile, writeFileAtomic, writeLine } from "./files.ts";
 export { parseJsonBody, parseOptionalJsonBody, readBodyBytes } from "./http_body.ts";
-export { errorResponse, HttpError } from "./http_error.ts";
+export { errorHandler, HttpError } from "./http_error.ts";
 export { Mutex } from "./mutex.ts";
 export { redactValue } from "./redact_value.ts";

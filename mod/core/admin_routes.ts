@@ -7,13 +7,13 @@ import {
   type AnswerResult,
   approve,
   auditFailure,
-  close,
-  refuse,
+  closeApproval,
+  forbidPaths,
   TASK_PATHS,
 } from "../broker/mod.ts";
 import type { BrokerDeps } from "../broker/mod.ts";
 import {
-  errorResponse,
+  errorHandler,
   HttpError,
   parseJsonBody,
   parseOptionalJsonBody,
@@ -52,8 +52,17 @@ export interface AdminSources {
   vault?: Vault;
 }
 
+/**
+ * What the admin app uses of the core's broker dependencies: the approvals and what answering them
+ * writes, the grants, the vault routes' audit, and the core's closing.
+ */
+export type AdminDeps = Pick<
+  BrokerDeps,
+  "approvals" | "home" | "audit" | "log" | "registry" | "clock" | "config" | "redact" | "shutdown"
+>;
+
 /** The admin app over the core's broker dependencies, its tasks, its audit index and its vault. */
-export function adminRoutes(deps: BrokerDeps, sources: AdminSources): Hono {
+export function adminRoutes(deps: AdminDeps, sources: AdminSources): Hono {
   const { tasks, socket, auditIndex, vault } = sources;
   const changes = new ApprovalChanges(deps.approvals);
   const app = new Hono();
@@ -74,14 +83,15 @@ export function adminRoutes(deps: BrokerDeps, sources: AdminSources): Hono {
   app.post("/approvals/:id/approve", async (c) => {
     const id = approvalId(c.req.param("id"));
     const body = parseOptionalJsonBody(await readBodyBytes(c.req.raw, SMALL), approveBody);
-    const result = await approve(deps, id, body?.by ?? "gurt approve");
+    const result = await approve(deps, { id, by: body?.by ?? "gurt approve" });
     return c.json(answered(id, result));
   });
 
   app.post("/approvals/:id/refuse", async (c) => {
     const id = approvalId(c.req.param("id"));
     const body = parseOptionalJsonBody(await readBodyBytes(c.req.raw, SMALL), refuseBody);
-    const result = await close(deps, id, {
+    const result = await closeApproval(deps, {
+      id,
       answer: "refused",
       by: "gurt refuse",
       reason: body?.reason ?? null,
@@ -142,7 +152,7 @@ export function adminRoutes(deps: BrokerDeps, sources: AdminSources): Hono {
   app.get("/tasks/:id/journal", async (c) => {
     const after = wholeNumber(c.req.query("after") ?? "0", "after");
     const waitMs = wholeNumber(c.req.query("wait") ?? "0", "wait");
-    return c.json(await followJournal(tasks, c.req.param("id"), { after, waitMs }));
+    return c.json(await followJournal(tasks, { id: c.req.param("id"), after, waitMs }));
   });
 
   app.get("/tasks/:id/records", async (c) => {
@@ -169,8 +179,8 @@ export function adminRoutes(deps: BrokerDeps, sources: AdminSources): Hono {
     app.route("/api/vault", vaultRoutes(vaultDeps, vault));
   }
 
-  refuse(app, TASK_PATHS, socket, deps.log);
-  app.onError((error, c) => errorResponse(error, c, deps.log));
+  forbidPaths(app, { paths: TASK_PATHS, socket, log: deps.log });
+  app.onError(errorHandler({ log: deps.log }));
   return app;
 }
 

@@ -12,7 +12,6 @@ import {
   recoverTaskJournals,
   type VaultView,
   type Verdict,
-  withdrawAll,
 } from "../broker/mod.ts";
 import { GrantsInvalidReporter } from "../policy/mod.ts";
 import { type Runtime, type RuntimeOptions, SandboxRuntime } from "../runtime/mod.ts";
@@ -85,7 +84,7 @@ export class Core {
       acceptBreak: options.acceptBreak ?? false,
       // A result line on disk whose Result record is not: voided before the log goes on.
       beforeWrite: async (lostFrom) => {
-        voided.push(...await recoverTaskJournals(config.home, lostFrom, { clock: options.clock }));
+        voided.push(...await recoverTaskJournals(config.home, { lostFrom, clock: options.clock }));
       },
     });
     notices.push(...voided);
@@ -104,8 +103,6 @@ export class Core {
         notices.push(...started.notices);
       }
       const approvals = new ApprovalTable<ApprovalContext, Verdict>();
-      // The task manager needs the deps, and the deps tell it of pending changes: a late binding.
-      const late: { tasks?: TaskManager } = {};
       const closing = new AbortController();
       const deps: BrokerDeps = {
         home: config.home,
@@ -122,7 +119,6 @@ export class Core {
         log,
         grantsReporter: new GrantsInvalidReporter(),
         shutdown: closing.signal,
-        pendingChanged: (task) => late.tasks?.pendingChanged(task),
       };
       const limits = config.tasks;
       const sandbox = await TaskSandboxes.prepare(`${config.home}/run`, {
@@ -137,7 +133,6 @@ export class Core {
       });
       notices.push(...sandbox.notices);
       const tasks = new TaskManager(deps, { asRoot, sandboxes: sandbox.sandboxes });
-      late.tasks = tasks;
       const socket = adminSocketPath(config.home);
       const auditIndex = new AuditLogIndex(config.home);
       const app = adminRoutes(deps, { tasks, socket, auditIndex, vault });
@@ -170,8 +165,7 @@ export class Core {
   async close(): Promise<void> {
     clearInterval(this.#expiry);
     this.closing.abort(new Error("gurt serve is closing"));
-    withdrawAll(this.deps);
-    await this.tasks.close();
+    await this.tasks.close(); // withdraws every pending approval first
     await this.admin.shutdown();
     await this.auditIndex.close();
     await this.deps.runtime.close?.();

@@ -28,7 +28,7 @@ export async function grantViews(
       grants.push(broken(file, id, [`the file cannot be read: ${(error as Error).message}`]));
       continue;
     }
-    const parsed = parseGrant(file, bytes, { appTools });
+    const parsed = parseGrant({ file, content: bytes }, { appTools });
     if (!parsed.ok) {
       grants.push(
         broken(file, id, formatProblems(parsed.problems).map((p) => p.replace(`${dir}/`, ""))),

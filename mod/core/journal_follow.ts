@@ -23,12 +23,12 @@ const ENDING_RETRY_MS = 50;
 /** The longest a poll waits for a line. */
 export const MAX_WAIT_MS = 60_000;
 
-/** Answers one poll of task `id`'s journal. */
+/** Answers one poll of task `id`'s journal: the lines after `after`, waiting up to `waitMs`. */
 export async function followJournal(
   tasks: TaskManager,
-  id: string,
-  options: { after: number; waitMs: number },
+  poll: { id: string; after: number; waitMs: number },
 ): Promise<JournalPage> {
+  const { id } = poll;
   if (!/^[a-z0-9]{1,24}$/.test(id)) {
     throw new HttpError(400, `${JSON.stringify(id)} is not a task id`);
   }
@@ -45,16 +45,16 @@ export async function followJournal(
       // Not live here but live on disk: the task is ending and its final state is being written
       // (or the core is closing). Answer nothing new shortly, and let the follower ask again.
       await new Promise((resolve) => setTimeout(resolve, ENDING_RETRY_MS));
-      return page(await readLines(path), options.after, state, false);
+      return page(await readLines(path), poll.after, state, false);
     }
-    return page(await readLines(path), options.after, state, true);
+    return page(await readLines(path), poll.after, state, true);
   }
   const changed = handle.journal.appended();
   let lines = await readLines(path);
-  if (lines.length <= options.after && options.waitMs > 0) {
+  if (lines.length <= poll.after && poll.waitMs > 0) {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, Math.min(options.waitMs, MAX_WAIT_MS));
+      timer = setTimeout(resolve, Math.min(poll.waitMs, MAX_WAIT_MS));
     });
     await Promise.race([changed, handle.ended.promise, timeout]);
     clearTimeout(timer);
@@ -63,7 +63,7 @@ export async function followJournal(
   const live = tasks.handle(id) !== undefined;
   // An ending task leaves the live set before its final state is written: wait for that.
   if (!live) await handle.ended.promise;
-  return page(lines, options.after, handle.record.state, !live);
+  return page(lines, poll.after, handle.record.state, !live);
 }
 
 function page(lines: JournalLine[], after: number, state: string, ended: boolean): JournalPage {

@@ -6,6 +6,7 @@
 import {
   type BrokerDeps,
   closeTaskApprovals,
+  handleAsk,
   isLive,
   Journal,
   modelKeyProblem,
@@ -17,6 +18,7 @@ import {
   type TaskRecord,
   taskRoutes,
   type TaskState,
+  withdrawAll,
   writeTask,
 } from "../broker/mod.ts";
 import { HttpError } from "../common/mod.ts";
@@ -52,7 +54,11 @@ export class TaskManager {
   constructor(
     readonly deps: BrokerDeps,
     readonly options: { asRoot: boolean; sandboxes: TaskSandboxes },
-  ) {}
+  ) {
+    // A task is waiting while it has pending approvals, else running: the table says when they
+    // change, whoever adds or takes one.
+    deps.approvals.onChange((changed) => this.#pendingChanged(changed.task));
+  }
 
   /** The live task handle of `id`, if it is live. */
   handle(id: string): TaskHandle | undefined {
@@ -202,17 +208,23 @@ export class TaskManager {
     return live.handle.record;
   }
 
-  /** Marks a task running or waiting from its pending approvals. */
-  pendingChanged(task: TaskHandle): void {
-    const live = this.#live.get(task.id);
-    if (live === undefined || !isLive(task.record.state)) return;
-    const state: TaskState = this.deps.approvals.ofTask(task.id).length > 0 ? "waiting" : "running";
-    if (state !== task.record.state) this.#save(live, { state });
+  /** Marks task `id` running or waiting from its pending approvals, unless the core is closing. */
+  #pendingChanged(id: string): void {
+    const live = this.#live.get(id);
+    if (this.#closing || live === undefined) return;
+    const record = live.handle.record;
+    if (!isLive(record.state)) return;
+    const state: TaskState = this.deps.approvals.ofTask(id).length > 0 ? "waiting" : "running";
+    if (state !== record.state) this.#save(live, { state });
   }
 
-  /** Closes every socket and stops every worker; live tasks stay live on disk for the restart. */
+  /**
+   * Withdraws every pending approval (see withdrawAll), closes every socket and stops every worker;
+   * live tasks stay live on disk, a waiting one waiting, for the restart.
+   */
   async close(): Promise<void> {
     this.#closing = true;
+    withdrawAll(this.deps.approvals);
     for (const live of this.#live.values()) {
       if (live.child !== null) await stopWorker(live.child.pid, STOP_GRACE_MS);
       await live.egress?.close().catch(() => {});
@@ -281,6 +293,7 @@ export class TaskManager {
           }),
         log: this.deps.log,
         clock: this.deps.clock,
+        ask: (host, port) => this.#askHost(live, { host, port }),
       });
       await Deno.chmod(egressPath, 0o600);
       if (live.user !== null) await Deno.chown(egressPath, live.user.uid, live.user.gid);
@@ -321,6 +334,24 @@ export class TaskManager {
       });
     }
     return live.handle.record;
+  }
+
+  /**
+   * [egress] unknown = "ask": a host on no list becomes an owner approval ("allow HOST:PORT for task
+   * T?"), an /ask of the task's under a key of its own, so a later connection to the same place
+   * joins it, and its answer holds across restarts. Approved, the place joins the task's host list.
+   */
+  async #askHost(live: Live, place: { host: string; port: number }): Promise<boolean> {
+    const where = `${place.host}:${place.port}`;
+    const answer = await handleAsk({ deps: this.deps, task: live.handle }, {
+      body: { question: `allow ${where} for task ${live.handle.id}?`, key: `net.connect ${where}` },
+      signal: this.deps.shutdown,
+    });
+    const approved = "approved" in answer && answer.approved;
+    if (approved && !live.handle.record.hosts.includes(where)) {
+      this.#save(live, { hosts: [...live.handle.record.hosts, where] });
+    }
+    return approved;
   }
 
   async #end(live: Live, state: TaskState, reason: string | null): Promise<void> {

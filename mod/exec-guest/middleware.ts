@@ -132,16 +132,15 @@ export interface CachedBody {
 
 /** Reads a request's body whole, or throws 413 payload_too_large past `limit` bytes. */
 export function readCapped(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {
-  return readRequestBody(
-    request,
+  return readRequestBody(request, {
     limit,
-    () =>
+    tooLarge: () =>
       new GuestError(
         "payload_too_large",
         413,
         `the request body is larger than the limit of ${limit} bytes`,
       ),
-  );
+  });
 }
 
 /** The one error handler: every error becomes the seed's error object. */

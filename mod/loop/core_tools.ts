@@ -92,18 +92,17 @@ async function callTool(
 ): Promise<string> {
   for (;;) {
     const sent = Date.now();
-    const answer = await postCall(socket, { tool, input, key });
-    const body = answer.body;
-    if (body.pending === true) {
+    const { status, body } = await postCall(socket, { tool, input, key });
+    if ("pending" in body) {
       // Still waiting on the owner: ask again with the same key. A pending answer that came back
       // at once (the core is closing) is not asked again at once.
       const early = PENDING_PAUSE_MS - (Date.now() - sent);
       if (early > 0) await new Promise((resolve) => setTimeout(resolve, early));
       continue;
     }
-    if (answer.status !== 200) return `The call failed: ${body.error ?? `status ${answer.status}`}`;
-    if (body.ok === true) return clip(JSON.stringify(body.output ?? null));
-    return clip(String(body.error ?? "The call failed."));
+    if (body.ok) return clip(JSON.stringify(body.output ?? null));
+    if (status !== 200) return `The call failed: ${body.error}`;
+    return clip(body.error);
   }
 }
 

@@ -56,12 +56,11 @@ export default async function main(args: RelayArgs): Promise<number> {
     if (request.params.name === ASK_TOOL) return await ask(args.socket, input.question);
     const tool = toolName(request.params.name);
     const key = keys.key(tool, input);
-    const answer = await postCall(args.socket, { tool, input, key });
-    const body = answer.body;
-    if (body.pending === true) return text(body.error ?? "Waiting for the box owner.");
+    const { body } = await postCall(args.socket, { tool, input, key });
+    if ("pending" in body) return text(body.error);
     keys.answered(key);
-    if (body.ok === true) return text(JSON.stringify(body.output ?? null));
-    return text(body.error ?? `the call failed with status ${answer.status}`);
+    if (body.ok) return text(JSON.stringify(body.output ?? null));
+    return text(body.error);
   });
   const closed = Promise.withResolvers<void>();
   server.onclose = () => closed.resolve();

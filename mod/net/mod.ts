@@ -9,4 +9,4 @@ export {
 } from "./unix_http.ts";
 export { readRequestBody } from "./read_body.ts";
 export { sseData } from "./sse.ts";
-export { type CallReply, postCall } from "./task_call.ts";
+export { type CallResponse, postCall } from "./task_call.ts";

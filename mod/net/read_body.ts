@@ -12,9 +12,9 @@
  */
 export async function readRequestBody(
   request: Request | Response,
-  limit: number,
-  tooLarge: () => Error,
+  cap: { limit: number; tooLarge: () => Error },
 ): Promise<Uint8Array<ArrayBuffer>> {
+  const { limit, tooLarge } = cap;
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (declared > limit) throw tooLarge();
   if (Number.isSafeInteger(declared) && declared >= 0) {

@@ -1,27 +1,37 @@
-/** POST /call on a task socket (seed 000), as a worker or the MCP relay sends it. */
+/** POST /call on a task socket (docs/broker-api.md), as a worker or the MCP relay sends it. */
 import { requestJson } from "./unix_http.ts";
 
-/** What /call answers: `{ok, output}`, `{ok: false, error}`, or pending with a sentence. */
-export interface CallReply {
-  ok?: boolean;
-  pending?: boolean;
-  output?: unknown;
-  error?: string;
-}
+/**
+ * What /call answers (docs/broker-api.md): the tool's output, the call's error, or, while the call
+ * waits on the box owner, pending with a sentence to show. The broker answers with this type.
+ */
+export type CallResponse =
+  | { ok: true; output: unknown }
+  | { ok: false; error: string }
+  | { ok: false; pending: true; error: string };
 
 /**
- * Sends one tool call with its key over the task socket: the HTTP status and the answer. The same
- * key gets the same result, so the call may go on a kept connection and be sent again.
+ * Sends one tool call with its key over the task socket: the HTTP status and the answer. An answer
+ * of another status than 200 (a body refused, a key used for another call) is the call's error.
+ * The same key gets the same result, so the call may go on a kept connection and be sent again.
  */
 export async function postCall(
   socket: string,
   call: { tool: string; input: unknown; key: string },
-): Promise<{ status: number; body: CallReply }> {
+): Promise<{ status: number; body: CallResponse }> {
   const answer = await requestJson(socket, {
     method: "POST",
     path: "/call",
     body: call,
     repeatable: true,
   });
-  return { status: answer.status, body: answer.body as CallReply };
+  if (answer.status === 200) return { status: 200, body: answer.body as CallResponse };
+  const error = (answer.body as { error?: unknown } | null)?.error;
+  return {
+    status: answer.status,
+    body: {
+      ok: false,
+      error: typeof error === "string" ? error : `the core answered ${answer.status}`,
+    },
+  };
 }

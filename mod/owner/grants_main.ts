@@ -45,11 +45,11 @@ export default async function main(job: GrantsJob): Promise<number> {
     return 1;
   }
   const state = { taint: job.taint, untrusted: job.untrusted };
-  const explanation = explainDecision(
-    { tool: job.tool, arguments: job.arguments },
-    load.grants,
-    { state, now: new Date(job.at) },
-  );
+  const explanation = explainDecision({ tool: job.tool, arguments: job.arguments }, {
+    grants: load.grants,
+    state,
+    now: new Date(job.at),
+  });
   const lines = describeOutcome(explanation.outcome);
   if (explanation.argumentsProblem !== null) {
     lines.push(`arguments: ${explanation.argumentsProblem}`);

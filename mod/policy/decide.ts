@@ -131,8 +131,13 @@ export type Redecision = { kind: "allowed"; decision: Decision } | {
   denial: Denial;
 };
 
-/** What decide needs besides the call and the grants. */
-export type DecideOptions = { state: SessionState; now: Date; overBudget?: boolean };
+/** What decide needs besides the call: the grants, the session's state, the time, the budget. */
+export type DecideOptions = {
+  grants: GrantSet;
+  state: SessionState;
+  now: Date;
+  overBudget?: boolean;
+};
 
 /** decide's outcome with every candidate grant and what matching made of it, for `explain`. */
 export type Explanation = {
@@ -142,16 +147,12 @@ export type Explanation = {
 };
 
 /** Decides one call (docs/grants.md#matching): allowed, ask, or denied with a reason. */
-export function decide(request: ToolRequest, grants: GrantSet, options: DecideOptions): Outcome {
-  return explainDecision(request, grants, options).outcome;
+export function decide(request: ToolRequest, options: DecideOptions): Outcome {
+  return explainDecision(request, options).outcome;
 }
 
 /** Decides as `decide` does and also reports each candidate grant and why it dropped out. */
-export function explainDecision(
-  request: ToolRequest,
-  grants: GrantSet,
-  options: DecideOptions,
-): Explanation {
+export function explainDecision(request: ToolRequest, options: DecideOptions): Explanation {
   const tool = request.tool;
   let args: ToolArgs;
   if (isBuiltinTool(tool)) {
@@ -166,7 +167,7 @@ export function explainDecision(
     // A frozen copy, so that what was decided is what runs.
     args = { kind: "app", input: frozenCopy(request.arguments) };
   }
-  const match = matchGrants(tool, args, grants, options);
+  const match = matchGrants({ tool, args }, options);
   if (match.result.kind === "none") {
     return {
       outcome: denied(match.result.reason, null),
@@ -189,8 +190,10 @@ export function explainDecision(
   return { outcome, candidates: match.candidates, argumentsProblem: null };
 }
 
-/** What decideLoaded needs besides the call and the grants: what the caller found of the call. */
-export type LoadedOptions = Omit<DecideOptions, "state"> & {
+/** What decideLoaded needs besides the call: the load of the grants, and what was found of the call. */
+export type LoadedOptions = Omit<DecideOptions, "grants" | "state"> & {
+  /** The load of the grant files: a valid set, or its problems. */
+  load: GrantLoad;
   /** The session's state, or null where it could not be read. */
   state: SessionState | null;
   /** Whether the tool is one the session was given at all (a task's tools); true if omitted. */
@@ -205,17 +208,13 @@ export type LoadedOptions = Omit<DecideOptions, "state"> & {
  * read denies with state_unreadable, a tool the session was not given with no_grant, and an app
  * tool's input its schema refused with invalid_arguments; the rest is decided by `decide`.
  */
-export function decideLoaded(
-  request: ToolRequest,
-  load: GrantLoad,
-  options: LoadedOptions,
-): Outcome {
-  const { state, offered = true, inputValid = true, ...rest } = options;
+export function decideLoaded(request: ToolRequest, options: LoadedOptions): Outcome {
+  const { load, state, offered = true, inputValid = true, ...rest } = options;
   if (!load.ok) return denied("grants_invalid", null);
   if (state === null) return denied("state_unreadable", null);
   if (!offered) return denied("no_grant", null);
   if (!inputValid) return denied("invalid_arguments", null);
-  return decide(request, load.grants, { ...rest, state });
+  return decide(request, { ...rest, grants: load.grants, state });
 }
 
 /**
@@ -224,10 +223,9 @@ export function decideLoaded(
  */
 export function redecide(
   ask: Ask,
-  grants: GrantSet,
-  options: { state: SessionState; now: Date },
+  options: { grants: GrantSet; state: SessionState; now: Date },
 ): Redecision {
-  const match = matchGrants(ask.tool, ask.args, grants, options);
+  const match = matchGrants({ tool: ask.tool, args: ask.args }, options);
   if (match.result.kind === "none") return denied(match.result.reason, null);
   const winner = match.result.winner;
   if (winner.grant.mode === "deny") return denied("denied_by_grant", winner);

@@ -68,12 +68,12 @@ const CONSTRAINTS: Record<string, { paths: Need; hosts: Need }> = {
 const decoder = new TextDecoder("utf-8", { fatal: true });
 const encoder = new TextEncoder();
 
-/** Parses one grant file (its name as it should appear in problems, and its bytes or text). */
+/** Parses one grant file: its name as it should appear in problems, and its bytes or text. */
 export function parseGrant(
-  file: string,
-  content: Uint8Array | string,
+  grant: { file: string; content: Uint8Array | string },
   options: GrantOptions,
 ): GrantParse {
+  const { file, content } = grant;
   const bytes = typeof content === "string" ? encoder.encode(content) : content;
   const at = (line: number | null, problem: string): GrantProblem => ({ file, line, problem });
   const problems: GrantProblem[] = [];

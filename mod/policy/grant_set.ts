@@ -25,15 +25,15 @@ export type GrantFile = { file: string; bytes: Uint8Array };
 
 /**
  * Builds the set from the `.toml` files of a grants directory; any problem invalidates it. `parse`
- * parses one file (parseGrant with `options` by default; a loader may remember earlier parses).
+ * parses one file (parseGrant with the app tools by default; a loader may remember earlier parses).
  */
 export function buildGrantSet(
   files: readonly GrantFile[],
-  options: GrantOptions,
-  how: { parse?: (file: string, bytes: Uint8Array) => GrantParse } = {},
+  options: GrantOptions & { parse?: (file: string, bytes: Uint8Array) => GrantParse },
 ): GrantLoad {
-  const parse = how.parse ??
-    ((file: string, bytes: Uint8Array) => parseGrant(file, bytes, options));
+  const parse = options.parse ??
+    ((file: string, bytes: Uint8Array) =>
+      parseGrant({ file, content: bytes }, { appTools: options.appTools }));
   const grants: Grant[] = [];
   const problems: GrantProblem[] = [];
   for (const { file, bytes } of files) {

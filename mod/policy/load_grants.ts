@@ -49,7 +49,8 @@ export async function loadGrants(dir: string, options: GrantOptions): Promise<Gr
   const files = read.filter((entry): entry is GrantFile => entry !== null);
   const before = lastParses.get(dir);
   const now = new Map<string, Parsed>();
-  const built = buildGrantSet(files, options, {
+  const built = buildGrantSet(files, {
+    appTools: options.appTools,
     parse(file: string, bytes: Uint8Array): GrantParse {
       const known = before?.get(file);
       if (
@@ -59,7 +60,7 @@ export async function loadGrants(dir: string, options: GrantOptions): Promise<Gr
         now.set(file, known);
         return known.parse;
       }
-      const parse = parseGrant(file, bytes, options);
+      const parse = parseGrant({ file, content: bytes }, options);
       if (parse.ok) Object.freeze(parse.grant);
       now.set(file, { bytes, appTools: new Set(options.appTools), parse });
       return parse;

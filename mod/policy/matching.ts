@@ -30,13 +30,16 @@ export type Match = {
 
 const MODE_RANK = { deny: 0, ask: 1, auto: 2 } as const;
 
-/** Runs matching for one call to `tool` with parsed `args`, at `state`'s taint, at `now`. */
+/**
+ * Runs matching for one call to `tool` with parsed `args`, among `grants`, at `state`'s taint, at
+ * `now`.
+ */
 export function matchGrants(
-  tool: string,
-  args: ToolArgs,
-  grants: GrantSet,
-  options: { state: SessionState; now: Date },
+  call: { tool: string; args: ToolArgs },
+  options: { grants: GrantSet; state: SessionState; now: Date },
 ): Match {
+  const { tool, args } = call;
+  const { grants } = options;
   const now = options.now.getTime();
   const taint = classRank(options.state.taint);
   const candidates: Candidate[] = [];

@@ -89,14 +89,14 @@ export async function readSessionState(home: string, task: string): Promise<Sess
 }
 
 /**
- * Raises a task's state by a result's label (never lowers it) and writes it atomically: creates
+ * Raises `task`'s state by a result's `label` (never lowers it) and writes it atomically: creates
  * the file at a task's first result. Returns the state written.
  */
 export async function raiseSessionState(
   home: string,
-  task: string,
-  label: Label,
+  raise: { task: string; label: Label },
 ): Promise<SessionState> {
+  const { task, label } = raise;
   const file = sessionStatePath(home, task);
   const next = raisedState(await readSessionState(home, task), label);
   const dir = `${home}/broker/sessions`;

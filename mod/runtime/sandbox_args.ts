@@ -81,7 +81,7 @@ export function bwrapArgs(
   spec: RunSpec,
   options: { layout: SystemLayout; tmpBytes: number },
 ): string[] {
-  return sandboxArgs(spec.mounts, sandboxCommand(spec), options);
+  return sandboxArgs(sandboxCommand(spec), { ...options, mounts: spec.mounts });
 }
 
 /**
@@ -95,12 +95,12 @@ export const SECCOMP_FD = 9;
 /** The most mounts a call may have: fds 3 to 8 (a shell keeps 3 to 9 open across exec; 9 is the filter's). */
 export const MAX_MOUNTS = 6;
 
-/** bubblewrap's arguments for mounts and a command (the start check runs `/bin/true` this way). */
+/** bubblewrap's arguments for a command and its mounts (the start check runs `/bin/true` so). */
 export function sandboxArgs(
-  mounts: readonly Mount[],
   command: SandboxCommand,
-  options: { layout: SystemLayout; tmpBytes: number },
+  options: { mounts: readonly Mount[]; layout: SystemLayout; tmpBytes: number },
 ): string[] {
+  const { mounts } = options;
   const args = [
     "--unshare-user",
     "--unshare-pid",

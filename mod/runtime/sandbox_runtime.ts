@@ -236,10 +236,13 @@ export class SandboxRuntime implements Runtime {
       throw new RunError(RUN_ERRORS.protectedPath);
     }
     const command = sandboxCommand(spec);
-    const end = await this.#sandbox(sandboxArgs(spec.mounts, command, this.#argOptions()), {
-      stdin: command.stdin,
-      mounts: spec.mounts,
-    });
+    const end = await this.#sandbox(
+      sandboxArgs(command, { ...this.#argOptions(), mounts: spec.mounts }),
+      {
+        stdin: command.stdin,
+        mounts: spec.mounts,
+      },
+    );
     if (end.kind === "timed_out") throw new RunError(RUN_ERRORS.timedOut);
     const output = new TextDecoder().decode(end.output);
     switch (args.kind) {
@@ -348,9 +351,8 @@ export class SandboxRuntime implements Runtime {
   /** The start check: `/bin/true` in a sandbox with no mounts exits 0. Null when it did. */
   async #check(): Promise<string | null> {
     const args = sandboxArgs(
-      [],
       { argv: ["/bin/true"], cwd: "/tmp", stdin: null },
-      this.#argOptions(),
+      { ...this.#argOptions(), mounts: [] },
     );
     try {
       const end = await this.#spawn(args, {

@@ -54,7 +54,7 @@ export async function readVaultFile(path: string, owner: VaultOwner): Promise<Va
         `the vault ${path} changed while gurt opened it; start again; see runbook.md#vault-permissions`,
       );
     }
-    checkFileInfo(path, info, owner);
+    checkFileInfo(info, { path, owner });
     const bytes = new Uint8Array(info.size);
     let read = 0;
     while (read < bytes.length) {
@@ -75,8 +75,15 @@ export async function readVaultFile(path: string, owner: VaultOwner): Promise<Va
   }
 }
 
-/** Throws when the file is not a regular file owned by `owner` with no group or other permission. */
-export function checkFileInfo(path: string, info: Deno.FileInfo, owner: VaultOwner): void {
+/**
+ * Throws when the vault file at `path` is not a regular file owned by `owner` with no group or
+ * other permission.
+ */
+export function checkFileInfo(
+  info: Deno.FileInfo,
+  file: { path: string; owner: VaultOwner },
+): void {
+  const { path, owner } = file;
   const mode = (info.mode ?? 0) & 0o7777;
   const shown = `0${mode.toString(8).padStart(3, "0")}`;
   if (!info.isFile) {
@@ -101,7 +108,7 @@ export function checkFileInfo(path: string, info: Deno.FileInfo, owner: VaultOwn
 
 /** Replaces the vault with `text`, atomically, keeping it 0600. */
 export async function writeVaultFile(path: string, text: string): Promise<void> {
-  await writeFileAtomic(path, text, 0o600);
+  await writeFileAtomic(path, text, { mode: 0o600 });
 }
 
 async function createEmpty(path: string): Promise<void> {

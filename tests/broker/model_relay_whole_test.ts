@@ -59,8 +59,7 @@ Deno.test("a vault value split over two Anthropic text blocks, at any of its cha
           ...between,
           { type: "text", text: TEXT.slice(at + cut) },
         ]),
-        redaction,
-        "anthropic",
+        { redaction, kind: "anthropic" },
       );
       const content = JSON.parse(out).content;
       assertEquals(content[0].text, TEXT.slice(0, at) + REDACTED, `cut ${cut}`);
@@ -76,18 +75,20 @@ Deno.test("an ordinary whole answer of either format is passed on byte for byte"
     { type: "text", text: "dle is not a key." },
     { type: "tool_use", id: "toolu_1", name: "shell", input: { command: "ls" } },
   ]);
-  assertEquals(redactWholeAnswer(anthropic, redaction, "anthropic"), anthropic);
+  assertEquals(
+    redactWholeAnswer(anthropic, { redaction, kind: "anthropic" }),
+    anthropic,
+  );
   const openai = completion({ name: "shell", arguments: '{"command": "ls", "n": "caf\\u00e9"}' });
-  assertEquals(redactWholeAnswer(openai, redaction, "openai"), openai);
+  assertEquals(redactWholeAnswer(openai, { redaction, kind: "openai" }), openai);
 });
 
 Deno.test("a tool call's arguments are decoded as JSON whatever value they hold, a top-level string included", async () => {
   for (const args of [`"${escaped(SECRET)}"`, `["${escaped(SECRET)}"]`, ` "x${escaped(SECRET)}"`]) {
-    const out = redactWholeAnswer(
-      completion({ name: "shell", arguments: args }),
+    const out = redactWholeAnswer(completion({ name: "shell", arguments: args }), {
       redaction,
-      "openai",
-    );
+      kind: "openai",
+    });
     const input = (await openaiReply(asJson(out))).calls[0].input;
     assertEquals(JSON.stringify(input).includes(REDACTED), true, args);
     assertEquals(JSON.stringify(input).includes(SECRET), false, args);
@@ -95,16 +96,19 @@ Deno.test("a tool call's arguments are decoded as JSON whatever value they hold,
   // A number the worker's JSON.parse writes again as the value: refused.
   for (const args of ["1.2345678e7", "[12345678.0]", "12345678000000000000001e-15"]) {
     assertThrows(
-      () => redactWholeAnswer(completion({ name: "shell", arguments: args }), redaction, "openai"),
+      () =>
+        redactWholeAnswer(completion({ name: "shell", arguments: args }), {
+          redaction,
+          kind: "openai",
+        }),
       AnswerUnreadable,
     );
   }
   // Not JSON: kept as it is by the worker, so redacted as it is.
-  const out = redactWholeAnswer(
-    completion({ name: "shell", arguments: `run ${SECRET} now` }),
+  const out = redactWholeAnswer(completion({ name: "shell", arguments: `run ${SECRET} now` }), {
     redaction,
-    "openai",
-  );
+    kind: "openai",
+  });
   assertEquals((await openaiReply(asJson(out))).calls[0].input, {
     unparsed: `run ${REDACTED} now`,
   });
@@ -133,7 +137,10 @@ Deno.test("a whole answer is refused where a worker reads as text what is not a 
     ],
   ];
   for (const [what, text, kind] of refused) {
-    const error = assertThrows(() => redactWholeAnswer(text, redaction, kind), AnswerUnreadable);
+    const error = assertThrows(
+      () => redactWholeAnswer(text, { redaction, kind }),
+      AnswerUnreadable,
+    );
     assertEquals(error.message.includes(SECRET), false, what);
   }
 });

@@ -49,7 +49,7 @@ Deno.test("the answers of live tasks whose Result record is the first lost seq o
     await Deno.mkdir(`${home}/tasks/tbroken`);
     const synced: string[] = [];
     const sync = (path: string) => Promise.resolve(void synced.push(path));
-    const notices = await recoverTaskJournals(home, 7, { sync });
+    const notices = await recoverTaskJournals(home, { lostFrom: 7, sync });
     assertEquals(notices.length, 3);
     // Each live journal is synced before it is read: a killed core's lines may be in memory only.
     assertEquals(
@@ -65,7 +65,7 @@ Deno.test("the answers of live tasks whose Result record is the first lost seq o
     assertEquals((await Journal.open(`${home}/tasks/twait/journal.jsonl`)).state.calls.size, 0);
     assertEquals((await lines(home, "tdone")).length, 1);
     // Run again (a crash during the start): nothing more to void.
-    assertEquals(await recoverTaskJournals(home, 7), []);
+    assertEquals(await recoverTaskJournals(home, { lostFrom: 7 }), []);
     assertEquals((await lines(home, "tlive")).length, 6);
   } finally {
     await Deno.remove(home, { recursive: true });
@@ -75,7 +75,7 @@ Deno.test("the answers of live tasks whose Result record is the first lost seq o
 Deno.test("a home with no tasks folder has nothing to void", async () => {
   const home = await Deno.makeTempDir({ prefix: "gurt-unrecorded-" });
   try {
-    assertEquals(await recoverTaskJournals(home, 0), []);
+    assertEquals(await recoverTaskJournals(home, { lostFrom: 0 }), []);
   } finally {
     await Deno.remove(home, { recursive: true });
   }

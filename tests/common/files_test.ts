@@ -33,7 +33,10 @@ const writers: { name: string; write: (dir: string) => Promise<string> }[] = [
   {
     name: "raiseSessionState",
     write: async (dir) => {
-      await raiseSessionState(dir, "t1", { resultClass: "private", untrusted: true });
+      await raiseSessionState(dir, {
+        task: "t1",
+        label: { resultClass: "private", untrusted: true },
+      });
       return sessionStatePath(dir, "t1");
     },
   },
@@ -101,7 +104,7 @@ Deno.test("writeFileAtomic replaces the file whole: every byte of a large text, 
 Deno.test("writeFileAtomic gives the mode asked for where the umask would narrow it", async () => {
   await withDir(async (dir) => {
     const path = `${dir}/shared.txt`;
-    await writeFileAtomic(path, "text", 0o666);
+    await writeFileAtomic(path, "text", { mode: 0o666 });
     assertEquals((await Deno.stat(path)).mode! & 0o777, 0o666);
   });
 });

@@ -24,7 +24,7 @@ const read: ToolRequest = { tool: "read_file", arguments: { path: "/home/kyle/no
 const state = { taint: "private" as const, untrusted: false };
 
 function outcome(load: GrantLoad, options: Partial<LoadedOptions>): string {
-  const decided = decideLoaded(read, load, { state, now: NOW, ...options });
+  const decided = decideLoaded(read, { load, state, now: NOW, ...options });
   return decided.kind === "denied" ? decided.denial.reason : decided.kind;
 }
 

@@ -23,7 +23,7 @@ function summary(outcome: Outcome): string {
 }
 
 function run(request: ToolRequest, grants: GrantSet, options = at()): string {
-  return summary(decide(request, grants, options));
+  return summary(decide(request, { grants, ...options }));
 }
 
 const read = (path: string): ToolRequest => ({ tool: "read_file", arguments: { path } });
@@ -48,10 +48,10 @@ Deno.test("write_file is covered inside a grant path but not at the grant path i
 
 Deno.test("write_file to /s/out with paths /s and /s/out is covered through /s", () => {
   const grants = grantSet({ g: { tool: "write_file", paths: ["/s", "/s/out"] } });
-  const outcome = decide(write("/s/out"), grants, at());
+  const outcome = decide(write("/s/out"), { grants, ...at() });
   assert(outcome.kind === "allowed", summary(outcome));
   assertEquals(outcome.decision.matchedPath, "/s");
-  const deeper = decide(write("/s/out/a"), grants, at());
+  const deeper = decide(write("/s/out/a"), { grants, ...at() });
   assert(deeper.kind === "allowed");
   assertEquals(deeper.decision.matchedPath, "/s/out");
 });
@@ -61,7 +61,7 @@ Deno.test("shell without cwd is covered only by a grant with no paths", () => {
     anywhere: { tool: "shell" },
     scratch: { tool: "shell", paths: ["/home/kyle/scratch"] },
   });
-  const outcome = decide({ tool: "shell", arguments: { command: "ls" } }, grants, at());
+  const outcome = decide({ tool: "shell", arguments: { command: "ls" } }, { grants, ...at() });
   assert(outcome.kind === "allowed");
   assertEquals(outcome.decision.grant, "anywhere");
   assertEquals(outcome.decision.matchedPath, null);
@@ -75,7 +75,7 @@ Deno.test("shell with cwd is covered only by a grant whose paths hold the cwd", 
     scratch: { tool: "shell", paths: ["/home/kyle/scratch"] },
   });
   const inside = { tool: "shell", arguments: { command: "make", cwd: "/home/kyle/scratch/b" } };
-  const outcome = decide(inside, grants, at());
+  const outcome = decide(inside, { grants, ...at() });
   assert(outcome.kind === "allowed");
   assertEquals(outcome.decision.grant, "scratch");
   assertEquals(outcome.decision.matchedPath, "/home/kyle/scratch");
@@ -86,11 +86,10 @@ Deno.test("shell with cwd is covered only by a grant whose paths hold the cwd", 
 
 Deno.test("http_fetch is covered when the URL's host matches one of the grant's hosts", () => {
   const grants = grantSet({ g: { tool: "http_fetch", hosts: ["api.example.com", "*.cdn.net"] } });
-  const outcome = decide(
-    { tool: "http_fetch", arguments: { url: "https://x.cdn.net/a" } },
+  const outcome = decide({ tool: "http_fetch", arguments: { url: "https://x.cdn.net/a" } }, {
     grants,
-    at(),
-  );
+    ...at(),
+  });
   assert(outcome.kind === "allowed");
   assertEquals(outcome.decision.hosts, ["api.example.com", "*.cdn.net"]);
   assertEquals(outcome.decision.matchedPath, null);
@@ -146,11 +145,10 @@ Deno.test("a tool that is neither built in nor granted is no_grant, its argument
 
 Deno.test("an app tool's arguments are opaque: its grant covers any input", () => {
   const grants = grantSet({ spend: { tool: "example.spend", mode: "ask" } });
-  const outcome = decide(
-    { tool: "example.spend", arguments: { amount: 5, to: "/x/../y" } },
+  const outcome = decide({ tool: "example.spend", arguments: { amount: 5, to: "/x/../y" } }, {
     grants,
-    at(),
-  );
+    ...at(),
+  });
   assert(outcome.kind === "ask", summary(outcome));
   assertEquals(outcome.ask.args, { kind: "app", input: { amount: 5, to: "/x/../y" } });
   assertEquals(canonicalArguments(outcome.ask), '{"amount":5,"to":"/x/../y"}');
@@ -175,12 +173,12 @@ Deno.test("mode precedence among three matching grants: deny, then ask, then aut
 Deno.test("denied_by_grant carries the deny grant and its file's hash; other denials carry none", async () => {
   const spec = { tool: "read_file", mode: "deny", paths: ["/d"] } as const;
   const grants = grantSet({ no: spec });
-  const outcome = decide(read("/d/x"), grants, at());
+  const outcome = decide(read("/d/x"), { grants, ...at() });
   assert(outcome.kind === "denied");
   assertEquals(outcome.denial.grant, "no");
   // The hash is recomputed here with Web Crypto from the bytes the helper wrote.
   assertEquals(outcome.denial.grant_sha256, await sha256Hex(grant(spec)));
-  const none = decide(read("/e"), grants, at());
+  const none = decide(read("/e"), { grants, ...at() });
   assert(none.kind === "denied");
   assertEquals(none.denial, { reason: "no_grant", grant: null, grant_sha256: null });
 });
@@ -237,7 +235,7 @@ Deno.test("within a mode, the grant with the longest matched path wins", () => {
     "a-wide": { tool: "read_file", paths: ["/home"] },
     "z-narrow": { tool: "read_file", paths: ["/elsewhere", "/home/kyle/notes"] },
   });
-  const outcome = decide(read("/home/kyle/notes/a"), grants, at());
+  const outcome = decide(read("/home/kyle/notes/a"), { grants, ...at() });
   assert(outcome.kind === "allowed");
   assertEquals(outcome.decision.grant, "z-narrow");
   assertEquals(outcome.decision.matchedPath, "/home/kyle/notes");
@@ -272,11 +270,11 @@ Deno.test("a-home and b-keys: a read of keys is labelled secret whichever id sor
       [home]: { tool: "read_file", paths: ["/home/kyle"], result_class: "private" },
       [keys]: { tool: "read_file", paths: ["/home/kyle/keys"], result_class: "secret" },
     });
-    const outcome = decide(read("/home/kyle/keys/id"), grants, at());
+    const outcome = decide(read("/home/kyle/keys/id"), { grants, ...at() });
     assert(outcome.kind === "allowed");
     assertEquals(outcome.decision.grant, keys, "the longest path wins the mount");
     assertEquals(outcome.decision.label, { resultClass: "secret", untrusted: false });
-    const notes = decide(read("/home/kyle/notes"), grants, at());
+    const notes = decide(read("/home/kyle/notes"), { grants, ...at() });
     assert(notes.kind === "allowed");
     assertEquals(notes.decision.label.resultClass, "private");
   }
@@ -287,7 +285,7 @@ Deno.test("an untrusted grant among the matches sets the flag when the winner sa
     wins: { tool: "read_file", paths: ["/d/e"], untrusted: false },
     loses: { tool: "read_file", paths: ["/d"], untrusted: true, result_class: "public" },
   });
-  const outcome = decide(read("/d/e/f"), grants, at());
+  const outcome = decide(read("/d/e/f"), { grants, ...at() });
   assert(outcome.kind === "allowed");
   assertEquals(outcome.decision.grant, "wins");
   assertEquals(outcome.decision.label, { resultClass: "private", untrusted: true });
@@ -304,7 +302,7 @@ Deno.test("grants ruled out do not count toward the label", () => {
       expires: "2026-01-01T00:00:00Z",
     },
   });
-  const outcome = decide(read("/d/f"), grants, at());
+  const outcome = decide(read("/d/f"), { grants, ...at() });
   assert(outcome.kind === "allowed");
   assertEquals(outcome.decision.label, { resultClass: "private", untrusted: false });
 });
@@ -327,7 +325,7 @@ async function sha256Hex(text: string): Promise<string> {
 /** The input an allowed app-tool call was decided with. */
 function decidedInput(input: unknown): unknown {
   const grants = grantSet({ echo: { tool: "example.echo" } });
-  const outcome = decide({ tool: "example.echo", arguments: input }, grants, at());
+  const outcome = decide({ tool: "example.echo", arguments: input }, { grants, ...at() });
   assert(outcome.kind === "allowed", summary(outcome));
   assert(outcome.decision.args.kind === "app");
   return outcome.decision.args.input;

@@ -9,7 +9,7 @@ import { at, grantSet } from "./helpers.ts";
 const notes = grantSet({ notes: { tool: "read_file", paths: ["/home/kyle/notes"] } });
 
 function readOutcome(path: string): string {
-  const outcome = decide({ tool: "read_file", arguments: { path } }, notes, at());
+  const outcome = decide({ tool: "read_file", arguments: { path } }, { grants: notes, ...at() });
   return outcome.kind === "denied" ? outcome.denial.reason : outcome.kind;
 }
 
@@ -55,7 +55,7 @@ Deno.test("a read of a trailing-slash path is invalid_arguments, never normalise
 
 function fetchOutcome(url: string, pattern = "example.com"): string {
   const grants = grantSet({ fetch: { tool: "http_fetch", hosts: [pattern] } });
-  const outcome = decide({ tool: "http_fetch", arguments: { url } }, grants, at());
+  const outcome = decide({ tool: "http_fetch", arguments: { url } }, { grants, ...at() });
   return outcome.kind === "denied" ? outcome.denial.reason : outcome.kind;
 }
 
@@ -77,7 +77,10 @@ Deno.test("hosts table: listing both example.com and *.example.com allows both",
     both: { tool: "http_fetch", hosts: ["example.com", "*.example.com"] },
   });
   for (const url of ["https://example.com/", "https://www.example.com/"]) {
-    assertEquals(decide({ tool: "http_fetch", arguments: { url } }, grants, at()).kind, "allowed");
+    assertEquals(
+      decide({ tool: "http_fetch", arguments: { url } }, { grants, ...at() }).kind,
+      "allowed",
+    );
   }
 });
 

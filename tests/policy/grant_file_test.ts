@@ -14,7 +14,7 @@ const APP_TOOLS = standardRegistry().appToolNames();
 const options = { appTools: APP_TOOLS };
 
 function problems(file: string, content: string | Uint8Array): GrantProblem[] {
-  const parsed = parseGrant(file, content, options);
+  const parsed = parseGrant({ file, content }, options);
   assert(!parsed.ok, `expected ${file} to be invalid`);
   return parsed.problems;
 }
@@ -26,7 +26,7 @@ function only(file: string, content: string | Uint8Array): GrantProblem {
 }
 
 Deno.test("the seed's example grant notes-read.toml loads with its fields and file hash", async () => {
-  const parsed = parseGrant("grants/notes-read.toml", NOTES_READ, options);
+  const parsed = parseGrant({ file: "grants/notes-read.toml", content: NOTES_READ }, options);
   assert(parsed.ok, JSON.stringify(parsed));
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(NOTES_READ));
   const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
@@ -98,11 +98,10 @@ Deno.test("rule 1: a missing or mistyped field is invalid, named with its field"
 
 Deno.test("rule 1: expires may be an unquoted TOML date-time with a zone, not a local one", () => {
   const base = grant({ tool: "read_file", paths: ["/a"] });
-  const zoned = parseGrant(
-    "g/a.toml",
-    base.replace("\n\n[", "\nexpires = 2027-01-01T00:00:00Z\n\n["),
-    options,
-  );
+  const zoned = parseGrant({
+    file: "g/a.toml",
+    content: base.replace("\n\n[", "\nexpires = 2027-01-01T00:00:00Z\n\n["),
+  }, options);
   assert(zoned.ok);
   assertEquals(zoned.grant.expires?.toISOString(), "2027-01-01T00:00:00.000Z");
   const local = only("g/a.toml", base.replace("\n\n[", "\nexpires = 2027-01-01T00:00:00\n\n["));
@@ -114,7 +113,10 @@ Deno.test("rule 2: a .toml file whose stem is not a valid id is invalid", () => 
   for (const name of ["Notes.toml", "notes_read.toml", ".toml", `${"a".repeat(65)}.toml`]) {
     assertStringIncludes(only(`g/${name}`, text).problem, "is not a grant id", name);
   }
-  assert(parseGrant(`g/${"a".repeat(64)}.toml`, text, options).ok, "64 characters is the limit");
+  assert(
+    parseGrant({ file: `g/${"a".repeat(64)}.toml`, content: text }, options).ok,
+    "64 characters is the limit",
+  );
 });
 
 Deno.test("rule 3: a tool that is neither built in nor a registered app tool is invalid", () => {
@@ -125,12 +127,17 @@ Deno.test("rule 3: a tool that is neither built in nor a registered app tool is 
 });
 
 Deno.test("rule 3 in gurt: an app tool's grant loads, and takes no paths or hosts", () => {
-  assert(parseGrant("g/spend.toml", grant({ tool: "example.spend", mode: "ask" }), options).ok);
+  assert(
+    parseGrant(
+      { file: "g/spend.toml", content: grant({ tool: "example.spend", mode: "ask" }) },
+      options,
+    ).ok,
+  );
   const withPaths = only("g/spend.toml", grant({ tool: "example.spend", paths: ["/a"] }));
   assertStringIncludes(withPaths.problem, "the app tool example.spend does not take paths");
   const withHosts = only("g/spend.toml", grant({ tool: "example.echo", hosts: ["a.com"] }));
   assertStringIncludes(withHosts.problem, "the app tool example.echo does not take hosts");
-  const unknownApp = parseGrant("g/x.toml", grant({ tool: "other.spend" }), {
+  const unknownApp = parseGrant({ file: "g/x.toml", content: grant({ tool: "other.spend" }) }, {
     appTools: new Set(),
   });
   assert(!unknownApp.ok);
@@ -152,7 +159,7 @@ Deno.test("rule 5: a grant with constraints.patterns is invalid; an empty list i
     only("g/a.toml", base + 'patterns = ["*.md"]\n').problem,
     "patterns are not supported",
   );
-  assert(parseGrant("g/a.toml", base + "patterns = []\n", options).ok);
+  assert(parseGrant({ file: "g/a.toml", content: base + "patterns = []\n" }, options).ok);
 });
 
 const RULE_6: [string, "required" | "optional" | "empty", "required" | "empty"][] = [
@@ -170,7 +177,10 @@ for (const [tool, paths, hosts] of RULE_6) {
       paths: paths === "empty" ? undefined : somePaths,
       hosts: hosts === "empty" ? undefined : someHosts,
     };
-    assert(parseGrant("g/a.toml", grant(base), options).ok, "the well-formed grant loads");
+    assert(
+      parseGrant({ file: "g/a.toml", content: grant(base) }, options).ok,
+      "the well-formed grant loads",
+    );
     if (paths === "required") {
       assertStringIncludes(
         only("g/a.toml", grant({ ...base, paths: undefined })).problem,
@@ -182,7 +192,9 @@ for (const [tool, paths, hosts] of RULE_6) {
       );
     }
     if (paths === "optional") {
-      assert(parseGrant("g/a.toml", grant({ ...base, paths: somePaths }), options).ok);
+      assert(
+        parseGrant({ file: "g/a.toml", content: grant({ ...base, paths: somePaths }) }, options).ok,
+      );
     }
     if (paths === "empty") {
       assertStringIncludes(
@@ -246,7 +258,10 @@ Deno.test("rule 9: a deny grant whose max_taint is not secret is invalid", () =>
     assertStringIncludes(problem.problem, "a deny grant must apply at every taint");
   }
   assert(
-    parseGrant("g/a.toml", grant({ tool: "read_file", mode: "deny", paths: ["/a"] }), options)
+    parseGrant({
+      file: "g/a.toml",
+      content: grant({ tool: "read_file", mode: "deny", paths: ["/a"] }),
+    }, options)
       .ok,
   );
 });

@@ -26,11 +26,11 @@ export function grantSet(specs: Record<string, GrantSpec>): GrantSet {
 /** The time tests decide at unless they say otherwise. */
 export const NOW = new Date("2026-10-01T12:00:00.000Z");
 
-/** Decide options at private, trusted, at NOW. */
+/** Decide options but the grants: at private, trusted, at NOW. */
 export function at(
   taint: DataClass = "private",
-  extra: Partial<DecideOptions> = {},
-): DecideOptions {
+  extra: Partial<Omit<DecideOptions, "grants">> = {},
+): Omit<DecideOptions, "grants"> {
   return { state: { taint, untrusted: false }, now: NOW, ...extra };
 }
 

@@ -30,7 +30,7 @@ async function withGrantsDir(work: (dir: string) => Promise<void>): Promise<void
 }
 
 async function outcomeOf(dir: string, request = readNote): Promise<string> {
-  const outcome = decideLoaded(request, await loadGrants(dir, options), at());
+  const outcome = decideLoaded(request, { load: await loadGrants(dir, options), ...at() });
   return outcome.kind === "denied" ? `denied ${outcome.denial.reason}` : outcome.kind;
 }
 

@@ -377,7 +377,7 @@ Deno.test("decide agrees with the naive oracle on 10,000 generated cases", () =>
   fc.assert(
     fc.property(setAndRequest, state, fc.boolean(), ([entries, req], st, overBudget) => {
       const grants = setOf(entries);
-      const outcome = decide(req, grants, { state: st, now: NOW, overBudget });
+      const outcome = decide(req, { grants, state: st, now: NOW, overBudget });
       assertEquals(summarise(outcome), oracle(req, entries, st, overBudget));
       if (outcome.kind === "denied" && outcome.denial.grant !== null) {
         const sha = grants.grants.find((g) => g.id === outcome.denial.grant)?.sha256;
@@ -402,11 +402,11 @@ Deno.test("redecide of an approved Ask agrees with the oracle at the state and t
       later,
       ([entries, req], st, st2, when) => {
         const grants = setOf(entries);
-        const outcome = decide(req, grants, { state: st, now: NOW, overBudget: true });
+        const outcome = decide(req, { grants, state: st, now: NOW, overBudget: true });
         if (outcome.kind !== "ask") return;
         // Taint only rises between the ask and the approval.
         const atApproval = raisedState(st, { resultClass: st2.taint, untrusted: st2.untrusted });
-        const again = redecide(outcome.ask, grants, { state: atApproval, now: when });
+        const again = redecide(outcome.ask, { grants, state: atApproval, now: when });
         const expected = oracleAt(req, entries, atApproval, when);
         const got = again.kind === "allowed"
           ? summarise({ kind: "allowed", decision: again.decision })
@@ -436,12 +436,12 @@ Deno.test("adding a deny grant never makes an outcome less restrictive", () => {
       fc.boolean(),
       ([entries, req], extra, st, overBudget) => {
         const options = { state: st, now: NOW, overBudget };
-        const before = decide(req, setOf(entries), options);
+        const before = decide(req, { grants: setOf(entries), ...options });
         const with_ = [
           ...entries.filter(([id]) => id !== "zz"),
           ["zz", extra] as [string, GrantSpec],
         ];
-        const after = decide(req, setOf(with_), options);
+        const after = decide(req, { grants: setOf(with_), ...options });
         assert(
           restrictiveness(after) >= restrictiveness(before),
           `${before.kind} became ${after.kind}`,
@@ -456,11 +456,11 @@ Deno.test("a call denied_by_grant at one taint is denied_by_grant at every highe
   fc.assert(
     fc.property(setAndRequest, state, ([entries, req], st) => {
       const grants = setOf(entries);
-      const outcome = decide(req, grants, { state: st, now: NOW });
+      const outcome = decide(req, { grants, state: st, now: NOW });
       if (outcome.kind !== "denied" || outcome.denial.reason !== "denied_by_grant") return;
       for (const taint of ["public", "private", "secret"] as const) {
         if (RANK[taint] < RANK[st.taint]) continue;
-        const higher = decide(req, grants, { state: { ...st, taint }, now: NOW });
+        const higher = decide(req, { grants, state: { ...st, taint }, now: NOW });
         assert(higher.kind === "denied" && higher.denial.reason === "denied_by_grant", taint);
       }
     }),
@@ -486,11 +486,11 @@ Deno.test("over a sequence of calls and approvals, taint never goes down and onl
       };
       let allowedOrApproved = 0;
       for (const [req, overBudget, approve] of steps) {
-        const outcome = decide(req, grants, { state: st, now: NOW, overBudget });
+        const outcome = decide(req, { grants, state: st, now: NOW, overBudget });
         let decision: Decision | null = null;
         if (outcome.kind === "allowed") decision = outcome.decision;
         if (outcome.kind === "ask" && approve) {
-          const again = redecide(outcome.ask, grants, { state: st, now: NOW });
+          const again = redecide(outcome.ask, { grants, state: st, now: NOW });
           if (again.kind === "allowed") decision = again.decision;
         }
         if (decision === null) continue;

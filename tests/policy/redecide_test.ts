@@ -14,7 +14,7 @@ import { assert, assertEquals } from "../assert.ts";
 import { at, grantSet, NOW } from "./helpers.ts";
 
 function askFor(request: ToolRequest, grants: GrantSet, overBudget = false): Ask {
-  const outcome = decide(request, grants, at("private", { overBudget }));
+  const outcome = decide(request, { grants, ...at("private", { overBudget }) });
   assert(outcome.kind === "ask", `expected ask, got ${JSON.stringify(outcome)}`);
   return outcome.ask;
 }
@@ -41,7 +41,10 @@ Deno.test("over budget, a call an auto grant allows becomes an Ask whose why is 
   const ask = askFor(read("/d/x"), grants, true);
   assertEquals(ask.why, "budget");
   assertEquals(ask.expires, null);
-  assertEquals(decide(read("/d/x"), grants, at("private", { overBudget: false })).kind, "allowed");
+  assertEquals(
+    decide(read("/d/x"), { grants, ...at("private", { overBudget: false }) }).kind,
+    "allowed",
+  );
 });
 
 Deno.test("over budget, an ask grant still says why grant, and a denial stays a denial", () => {
@@ -50,10 +53,10 @@ Deno.test("over budget, an ask grant still says why grant, and a denial stays a 
     no: { tool: "read_file", mode: "deny", paths: ["/d/secret"] },
   });
   assertEquals(askFor(read("/d/x"), grants, true).why, "grant");
-  const denied = decide(read("/d/secret/k"), grants, at("private", { overBudget: true }));
+  const denied = decide(read("/d/secret/k"), { grants, ...at("private", { overBudget: true }) });
   assert(denied.kind === "denied");
   assertEquals(denied.denial.reason, "denied_by_grant");
-  const none = decide(read("/e"), grants, at("private", { overBudget: true }));
+  const none = decide(read("/e"), { grants, ...at("private", { overBudget: true }) });
   assert(none.kind === "denied");
   assertEquals(none.denial.reason, "no_grant");
 });
@@ -61,7 +64,7 @@ Deno.test("over budget, an ask grant still says why grant, and a denial stays a 
 Deno.test("redecide turns an approved Ask into a Decision while the grant still asks", () => {
   const grants = grantSet({ ask: { tool: "read_file", mode: "ask", paths: ["/d"] } });
   const ask = askFor(read("/d/x"), grants);
-  const again = redecide(ask, grants, { state, now: NOW });
+  const again = redecide(ask, { grants, state, now: NOW });
   assert(again.kind === "allowed");
   assertEquals(again.decision.grant, "ask");
   assertEquals(again.decision.args, { kind: "read_file", path: "/d/x" });
@@ -73,7 +76,7 @@ Deno.test("redecide after the grant file was removed denies with no_grant", () =
     read("/d/x"),
     grantSet({ ask: { tool: "read_file", mode: "ask", paths: ["/d"] } }),
   );
-  const again = redecide(ask, grantSet({}), { state, now: NOW });
+  const again = redecide(ask, { grants: grantSet({}), state, now: NOW });
   assertEquals(again, {
     kind: "denied",
     denial: { reason: "no_grant", grant: null, grant_sha256: null },
@@ -85,7 +88,7 @@ Deno.test("redecide after the taint rose past max_taint denies with taint_too_hi
     ask: { tool: "read_file", mode: "ask", paths: ["/d"], max_taint: "private" },
   });
   const ask = askFor(read("/d/x"), grants);
-  const again = redecide(ask, grants, { state: { taint: "secret", untrusted: false }, now: NOW });
+  const again = redecide(ask, { grants, state: { taint: "secret", untrusted: false }, now: NOW });
   assert(again.kind === "denied");
   assertEquals(again.denial.reason, "taint_too_high");
 });
@@ -96,7 +99,7 @@ Deno.test("redecide after the grant expired denies with grant_expired", () => {
   });
   const ask = askFor(read("/d/x"), grants);
   const later = new Date("2026-10-01T12:05:00Z");
-  const again = redecide(ask, grants, { state, now: later });
+  const again = redecide(ask, { grants, state, now: later });
   assert(again.kind === "denied");
   assertEquals(again.denial.reason, "grant_expired");
 });
@@ -110,7 +113,7 @@ Deno.test("redecide after a deny grant was added denies with that grant", () => 
     ask: { tool: "read_file", mode: "ask", paths: ["/d"] },
     stop: { tool: "read_file", mode: "deny", paths: ["/d/x"] },
   });
-  const again = redecide(ask, now, { state, now: NOW });
+  const again = redecide(ask, { grants: now, state, now: NOW });
   assert(again.kind === "denied");
   assertEquals(again.denial.reason, "denied_by_grant");
   assertEquals(again.denial.grant, "stop");
@@ -123,7 +126,7 @@ Deno.test("redecide records the grant matched now when it differs from the one t
     grantSet({ asked: { tool: "read_file", mode: "ask", paths: ["/d"] } }),
   );
   const now = grantSet({ later: { tool: "read_file", mode: "auto", paths: ["/d/x"] } });
-  const again = redecide(ask, now, { state, now: NOW });
+  const again = redecide(ask, { grants: now, state, now: NOW });
   assert(again.kind === "allowed");
   assertEquals(again.decision.grant, "later");
   assertEquals(again.decision.matchedPath, "/d/x");
@@ -132,7 +135,7 @@ Deno.test("redecide records the grant matched now when it differs from the one t
 Deno.test("a budget Ask approved by the owner gives a Decision while matching still allows", () => {
   const grants = grantSet({ auto: { tool: "read_file", paths: ["/d"], result_class: "secret" } });
   const ask = askFor(read("/d/x"), grants, true);
-  const again = redecide(ask, grants, { state, now: NOW });
+  const again = redecide(ask, { grants, state, now: NOW });
   assert(again.kind === "allowed");
   assertEquals(again.decision.label, { resultClass: "secret", untrusted: false });
 });
@@ -168,7 +171,7 @@ Deno.test("canonical arguments: fields in the table's order, compact, an absent 
 Deno.test("a Decision's arguments are frozen: what was decided is what runs", () => {
   const input = { amount: 5 };
   const grants = grantSet({ spend: { tool: "example.spend" } });
-  const outcome = decide({ tool: "example.spend", arguments: input }, grants, at());
+  const outcome = decide({ tool: "example.spend", arguments: input }, { grants, ...at() });
   assert(outcome.kind === "allowed");
   input.amount = 500;
   assertEquals(canonicalArguments(outcome.decision), '{"amount":5}');

@@ -40,7 +40,10 @@ Deno.test("a task with no state file is private and trusted, and reading creates
 
 Deno.test("the first result creates the file with exactly the seed's JSON", async () => {
   await withHome(async (home) => {
-    const state = await raiseSessionState(home, "t1", { resultClass: "public", untrusted: false });
+    const state = await raiseSessionState(home, {
+      task: "t1",
+      label: { resultClass: "public", untrusted: false },
+    });
     assertEquals(state, { taint: "private", untrusted: false });
     const file = `${home}/broker/sessions/t1.json`;
     assertEquals(await Deno.readTextFile(file), '{"taint":"private","untrusted":false}');
@@ -52,9 +55,18 @@ Deno.test("the first result creates the file with exactly the seed's JSON", asyn
 
 Deno.test("taint rises to the highest class seen and untrusted stays set: neither goes down", async () => {
   await withHome(async (home) => {
-    await raiseSessionState(home, "t1", { resultClass: "secret", untrusted: false });
-    await raiseSessionState(home, "t1", { resultClass: "private", untrusted: true });
-    const after = await raiseSessionState(home, "t1", { resultClass: "public", untrusted: false });
+    await raiseSessionState(home, {
+      task: "t1",
+      label: { resultClass: "secret", untrusted: false },
+    });
+    await raiseSessionState(home, {
+      task: "t1",
+      label: { resultClass: "private", untrusted: true },
+    });
+    const after = await raiseSessionState(home, {
+      task: "t1",
+      label: { resultClass: "public", untrusted: false },
+    });
     assertEquals(after, { taint: "secret", untrusted: true });
     assertEquals(await readSessionState(home, "t1"), { taint: "secret", untrusted: true });
     assertEquals(await readSessionState(home, "t2"), { taint: "private", untrusted: false });
@@ -72,7 +84,8 @@ Deno.test("a state file that says public is refused with state_unreadable's poin
     assertStringIncludes(error.message, "see runbook.md#broker-state-damaged");
     assertStringIncludes(error.message, "public");
     await assertRejects(
-      () => raiseSessionState(home, "t1", { resultClass: "secret", untrusted: false }),
+      () =>
+        raiseSessionState(home, { task: "t1", label: { resultClass: "secret", untrusted: false } }),
       StateUnreadableError,
     );
     assertEquals(
@@ -112,9 +125,15 @@ Deno.test("a state path that is a directory is refused, not treated as absent", 
 
 Deno.test("a write leaves no temporary file and replaces the old file in one rename", async () => {
   await withHome(async (home) => {
-    await raiseSessionState(home, "t1", { resultClass: "private", untrusted: false });
+    await raiseSessionState(home, {
+      task: "t1",
+      label: { resultClass: "private", untrusted: false },
+    });
     const before = (await Deno.stat(`${home}/broker/sessions/t1.json`)).ino;
-    await raiseSessionState(home, "t1", { resultClass: "secret", untrusted: false });
+    await raiseSessionState(home, {
+      task: "t1",
+      label: { resultClass: "secret", untrusted: false },
+    });
     const after = (await Deno.stat(`${home}/broker/sessions/t1.json`)).ino;
     assert(before !== after, "the file is replaced by a rename, never rewritten in place");
     assertEquals([...Deno.readDirSync(`${home}/broker/sessions`)].map((e) => e.name), ["t1.json"]);

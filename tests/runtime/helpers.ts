@@ -12,7 +12,7 @@ import { at, grantSet } from "../policy/helpers.ts";
 
 /** The spec for a call allowed by one auto grant; throws if the grant does not allow it. */
 export function specFor(grant: GrantSpec, tool: string, input: unknown): RunSpec {
-  const outcome = decide({ tool, arguments: input }, grantSet({ g: grant }), at());
+  const outcome = decide({ tool, arguments: input }, { grants: grantSet({ g: grant }), ...at() });
   if (outcome.kind !== "allowed") {
     throw new Error(`the test grant does not allow the call: ${JSON.stringify(outcome)}`);
   }
