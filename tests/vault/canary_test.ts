@@ -10,7 +10,7 @@ import { assert, assertEquals } from "../assert.ts";
 import { defineTool } from "../../mod/tools/mod.ts";
 import { grant, gurt, type GurtRun, pendingApproval, startBox, until } from "../kit/mod.ts";
 import { startFakeAnthropic } from "./fake_anthropic.ts";
-import { adminRequest, putKey, vaultFolder } from "./helpers.ts";
+import { putKey, vaultFolder } from "./helpers.ts";
 
 const CANARIES: Record<string, string> = {
   CANARY_API_KEY: "canary-api-key-6f1d2b9e",
@@ -142,12 +142,12 @@ Deno.test("canary: no vault value leaves the core, in any encoding, by any reque
     const question = ask("POST", "/ask", { question: `may I? ${value}`, key: "q1", payee: value });
     const approvalId = await pendingApproval(box, task);
     printed.push(await cli(["approvals"]));
-    seen.push(JSON.stringify(await adminRequest(box, "GET", "/approvals")));
+    seen.push(JSON.stringify(await box.admin("GET", "/approvals")));
     assertEquals((await cli(["approve", String(approvalId)])).code, 0);
     assertEquals((await question).body, { approved: true });
     const spend = call("example.spend", { cents: 5, payee: `payee ${value}` }, "spend-1");
     const spendId = await pendingApproval(box, task);
-    seen.push(JSON.stringify(await adminRequest(box, "GET", "/approvals")));
+    seen.push(JSON.stringify(await box.admin("GET", "/approvals")));
     await cli(["approvals"]);
     await cli(["refuse", String(spendId), "--reason", `no, ${value}`]);
     await spend;
@@ -172,14 +172,14 @@ Deno.test("canary: no vault value leaves the core, in any encoding, by any reque
     assertEquals(started.code, 0, started.stderr);
     const workerTask = started.stdout.trim();
     await until(async () => {
-      const shown = await adminRequest(box, "GET", `/tasks/${workerTask}`);
+      const shown = await box.admin("GET", `/tasks/${workerTask}`);
       return shown.body.task.state === "done" || shown.body.task.state === "failed";
     }, 20_000);
     // Every owner command of the flows, printed.
-    seen.push(JSON.stringify(await adminRequest(box, "GET", "/tasks")));
-    seen.push(JSON.stringify(await adminRequest(box, "GET", `/tasks/${task.id}`)));
+    seen.push(JSON.stringify(await box.admin("GET", "/tasks")));
+    seen.push(JSON.stringify(await box.admin("GET", `/tasks/${task.id}`)));
     seen.push(JSON.stringify(
-      await adminRequest(box, "POST", `/tasks/${task.id}/stop`, {
+      await box.admin("POST", `/tasks/${task.id}/stop`, {
         reason: `stop ${value}`,
       }),
     ));
@@ -202,7 +202,7 @@ Deno.test("canary: no vault value leaves the core, in any encoding, by any reque
       // The CLI's own registry lacks the test-only canary app, so grants check reports its grant.
       if (args[0] !== "grants") assertEquals(run.code, 0, `${args.join(" ")}: ${run.stderr}`);
     }
-    seen.push(JSON.stringify(await adminRequest(box, "GET", "/api/vault")));
+    seen.push(JSON.stringify(await box.admin("GET", "/api/vault")));
     // The removed key is still a canary: it was a value of the vault, now in old records.
     // Scan: every file under the home, every answer, everything printed, every core log line.
     const haystacks: [string, string][] = [];

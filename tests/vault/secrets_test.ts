@@ -3,7 +3,7 @@ import { z } from "zod";
 import { assertEquals, assertNotIncludes, assertStringIncludes } from "../assert.ts";
 import { defineTool } from "../../mod/tools/mod.ts";
 import { grant, startBox, type TestBox } from "../kit/mod.ts";
-import { adminRequest, vaultFolder } from "./helpers.ts";
+import { vaultFolder } from "./helpers.ts";
 
 const STRIPE = "sk_live_declared_value_0001";
 const WALLET = "wallet-undeclared-value-0002";
@@ -63,7 +63,7 @@ Deno.test("secret() of a key the tool did not declare throws, and the result say
 Deno.test("secret() of a declared key the owner turned off for the app throws until allowed again", async () => {
   await withShop(async (box) => {
     const task = await box.startTask({ tools: ["shop.read"] });
-    const denied = await adminRequest(box, "POST", "/api/vault/STRIPE_SECRET_KEY/deny", {
+    const denied = await box.admin("POST", "/api/vault/STRIPE_SECRET_KEY/deny", {
       app: "shop",
     });
     assertEquals(denied.status, 200);
@@ -74,7 +74,7 @@ Deno.test("secret() of a declared key the owner turned off for the app throws un
       "the box owner has turned off the vault key STRIPE_SECRET_KEY for the app shop",
     );
     assertNotIncludes(JSON.stringify(answer), STRIPE);
-    await adminRequest(box, "POST", "/api/vault/STRIPE_SECRET_KEY/allow", { app: "shop" });
+    await box.admin("POST", "/api/vault/STRIPE_SECRET_KEY/allow", { app: "shop" });
     const again = await task.call("shop.read", { name: "STRIPE_SECRET_KEY" }, "k2");
     assertEquals(again.ok, true);
   });
@@ -83,10 +83,10 @@ Deno.test("secret() of a declared key the owner turned off for the app throws un
 Deno.test("a key set while the box runs is readable at once; a removed one is not set", async () => {
   await withShop(async (box) => {
     const task = await box.startTask({ tools: ["shop.read"] });
-    await adminRequest(box, "PUT", "/api/vault/STRIPE_SECRET_KEY", { value: "sk_live_new_0003" });
+    await box.admin("PUT", "/api/vault/STRIPE_SECRET_KEY", { value: "sk_live_new_0003" });
     const answer = await task.call("shop.read", { name: "STRIPE_SECRET_KEY" }, "k1");
     assertEquals(answer.output.length, "sk_live_new_0003".length);
-    await adminRequest(box, "DELETE", "/api/vault/STRIPE_SECRET_KEY");
+    await box.admin("DELETE", "/api/vault/STRIPE_SECRET_KEY");
     const gone = await task.call("shop.read", { name: "STRIPE_SECRET_KEY" }, "k2");
     assertStringIncludes(gone.error, "the vault key STRIPE_SECRET_KEY is not set on this box");
   });
