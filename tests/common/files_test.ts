@@ -7,19 +7,7 @@ import { writeFileAtomic } from "../../mod/common/mod.ts";
 import { raiseSessionState, sessionStatePath } from "../../mod/policy/mod.ts";
 import { writeVaultFile } from "../../mod/vault/mod.ts";
 import { assert, assertEquals } from "../assert.ts";
-
-async function withDir(work: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "gurt-atomic-" });
-  try {
-    await work(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  return await Deno.lstat(path).then(() => true, () => false);
-}
+import { exists, withHome } from "../kit/mod.ts";
 
 /** The writers under test: each replaces `path` (in `dir`) with some text, as gurt calls it. */
 const writers: { name: string; write: (dir: string) => Promise<string> }[] = [
@@ -52,7 +40,7 @@ const writers: { name: string; write: (dir: string) => Promise<string> }[] = [
 /** The file each writer replaces, found by a first write. */
 async function targetOf(writer: (typeof writers)[number]): Promise<string> {
   let name = "";
-  await withDir(async (dir) => {
+  await withHome(async (dir) => {
     name = (await writer.write(dir)).slice(dir.length);
   });
   return name;
@@ -61,7 +49,7 @@ async function targetOf(writer: (typeof writers)[number]): Promise<string> {
 for (const writer of writers) {
   Deno.test(`${writer.name} leaves a file linked at its temporary name as it was`, async () => {
     const name = await targetOf(writer);
-    await withDir(async (dir) => {
+    await withHome(async (dir) => {
       const path = `${dir}${name}`;
       await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
       await Deno.writeTextFile(`${dir}/victim`, "keep me\n", { mode: 0o644 });
@@ -78,7 +66,7 @@ for (const writer of writers) {
 
   Deno.test(`${writer.name} creates nothing where a dangling link at its temporary name points`, async () => {
     const name = await targetOf(writer);
-    await withDir(async (dir) => {
+    await withHome(async (dir) => {
       const path = `${dir}${name}`;
       await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
       await Deno.symlink(`${dir}/made-elsewhere`, `${path}.tmp`);
@@ -90,7 +78,7 @@ for (const writer of writers) {
 }
 
 Deno.test("writeFileAtomic replaces the file whole: every byte of a large text, 0600, no leftovers", async () => {
-  await withDir(async (dir) => {
+  await withHome(async (dir) => {
     const path = `${dir}/big.json`;
     await Deno.writeTextFile(path, "old");
     const text = "x".repeat(3 * 1024 * 1024 + 17);
@@ -102,7 +90,7 @@ Deno.test("writeFileAtomic replaces the file whole: every byte of a large text, 
 });
 
 Deno.test("writeFileAtomic gives the mode asked for where the umask would narrow it", async () => {
-  await withDir(async (dir) => {
+  await withHome(async (dir) => {
     const path = `${dir}/shared.txt`;
     await writeFileAtomic(path, "text", { mode: 0o666 });
     assertEquals((await Deno.stat(path)).mode! & 0o777, 0o666);

@@ -15,15 +15,7 @@ import {
   assertStringIncludes,
   assertThrows,
 } from "../assert.ts";
-
-async function withHome(work: (home: string) => Promise<void>): Promise<void> {
-  const home = await Deno.makeTempDir({ prefix: "gurt-state-" });
-  try {
-    await work(home);
-  } finally {
-    await Deno.remove(home, { recursive: true });
-  }
-}
+import { withHome } from "../kit/mod.ts";
 
 Deno.test("a task with no state file is private and trusted, and reading creates nothing", async () => {
   await withHome(async (home) => {
