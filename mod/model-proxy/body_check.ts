@@ -1,0 +1,189 @@
+/**
+ * The check of a model request's body (seed 003): the model service must not reach anything for
+ * the task, since it would reach it around the task's host list. The whole JSON value is walked,
+ * at every depth (a tool_result's content, a function call's output and a message's blocks
+ * included), and the first thing that would make the service fetch is named with where it is.
+ * Tools are held to an allowlist of the tools a client runs itself, so a new server tool's version
+ * is refused until it is known. Pure.
+ *
+ * What the service reads as data and never as content is not walked: a tool's input schema or
+ * parameters, a structured output's schema, and the input of a tool call the model made. A
+ * property named `file_id` in a tool's schema asks the service to fetch nothing.
+ */
+import type { Service } from "./routes.ts";
+
+/** Why a request was refused. */
+export type RefusalReason =
+  | "mcp_server"
+  | "mcp_tool"
+  | "server_tool"
+  | "url_source"
+  | "file_reference"
+  | "remote_image"
+  | "remote_file"
+  | "web_search_options";
+
+/** A refused request: why, what in a few words, and where in the body (`tools[2]`). */
+export interface Refusal {
+  reason: RefusalReason;
+  what: string;
+  at: string;
+}
+
+/**
+ * Anthropic tools the client runs itself: custom tools (no `type`, or `custom`) and the versions of
+ * bash, the text editor, computer use and memory, each a name and a date.
+ */
+const ANTHROPIC_CLIENT_TOOL = /^(?:bash|text_editor|computer|memory)_\d+$/;
+
+/**
+ * OpenAI tools the client runs itself: functions, custom (free-form) tools, the local shell, shell
+ * and apply_patch, and computer use, whose actions the client carries out.
+ */
+const OPENAI_CLIENT_TOOLS = new Set([
+  "function",
+  "custom",
+  "local_shell",
+  "shell",
+  "apply_patch",
+  "computer_use_preview",
+]);
+
+/** Keys whose values are schemas: data for the service, never content it acts on. */
+const SCHEMA_KEYS = new Set(["input_schema", "parameters", "schema"]);
+
+/** Block types whose `input` is a tool call's arguments, written by the model. */
+const CALL_BLOCKS = new Set(["tool_use", "server_tool_use"]);
+
+type Fields = Record<string, unknown>;
+
+/** A value still to be walked, with the way back to the body's root for its path. */
+interface Frame {
+  value: unknown;
+  key: string | number | null;
+  up: Frame | null;
+}
+
+function isObject(value: unknown): value is Fields {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** `messages[2].content[0].source` for a frame. */
+function pathOf(frame: Frame, last?: string | number): string {
+  const keys: (string | number)[] = last === undefined ? [] : [last];
+  for (let at: Frame | null = frame; at !== null && at.key !== null; at = at.up) {
+    keys.unshift(at.key);
+  }
+  let path = "";
+  for (const key of keys) {
+    if (typeof key === "number") path += `[${key}]`;
+    else {path += /^[A-Za-z_][A-Za-z0-9_]*$/.test(key)
+        ? (path === "" ? key : `.${key}`)
+        : `[${JSON.stringify(key)}]`;}
+  }
+  return path === "" ? "the body" : path;
+}
+
+/** Whether a tool is one the client runs itself. */
+function clientTool(service: Service, tool: Fields): boolean {
+  const type = tool.type;
+  if (service === "anthropic") {
+    return type === undefined || type === "custom" ||
+      (typeof type === "string" && ANTHROPIC_CLIENT_TOOL.test(type));
+  }
+  return typeof type === "string" && OPENAI_CLIENT_TOOLS.has(type);
+}
+
+/** Whether a value asks for something: present, and neither null nor an empty list. */
+function given(value: unknown): boolean {
+  return value !== undefined && value !== null && !(Array.isArray(value) && value.length === 0);
+}
+
+/** Whether an image URL points anywhere but the request itself (a `data:` URL). */
+function remoteUrl(value: unknown): boolean {
+  const url = isObject(value) ? value.url : value;
+  return typeof url === "string" && !/^data:/i.test(url.trimStart());
+}
+
+/** The refusal for one object of the body, looked at alone, or null. */
+function objectRefusal(service: Service, fields: Fields, frame: Frame): Refusal | null {
+  if (given(fields.mcp_servers)) {
+    return { reason: "mcp_server", what: "an MCP server", at: pathOf(frame, "mcp_servers") };
+  }
+  if (fields.type === "mcp_toolset" || fields.type === "mcp") {
+    return { reason: "mcp_tool", what: `an MCP tool (${fields.type})`, at: pathOf(frame) };
+  }
+  if (Array.isArray(fields.tools)) {
+    for (let i = 0; i < fields.tools.length; i++) {
+      const tool = fields.tools[i];
+      if (!isObject(tool) || clientTool(service, tool)) continue;
+      const type = JSON.stringify(tool.type) ?? "no type";
+      return {
+        reason: tool.type === "mcp" || tool.type === "mcp_toolset" ? "mcp_tool" : "server_tool",
+        what: `a tool of type ${type}, which the service would run itself`,
+        at: pathOf(frame, "tools").concat(`[${i}]`),
+      };
+    }
+  }
+  const source = fields.source;
+  if (isObject(source) && source.type === "url") {
+    return { reason: "url_source", what: "content by URL", at: pathOf(frame, "source") };
+  }
+  if (isObject(source) && source.type === "file") {
+    return { reason: "file_reference", what: "a stored file", at: pathOf(frame, "source") };
+  }
+  if (given(fields.file_id)) {
+    return { reason: "file_reference", what: "a stored file", at: pathOf(frame, "file_id") };
+  }
+  if ("image_url" in fields && remoteUrl(fields.image_url)) {
+    return {
+      reason: "remote_image",
+      what: "an image by URL (only data: URLs are sent)",
+      at: pathOf(frame, "image_url"),
+    };
+  }
+  if (given(fields.file_url)) {
+    return { reason: "remote_file", what: "a file by URL", at: pathOf(frame, "file_url") };
+  }
+  if (given(fields.web_search_options)) {
+    return {
+      reason: "web_search_options",
+      what: "a web search",
+      at: pathOf(frame, "web_search_options"),
+    };
+  }
+  return null;
+}
+
+/**
+ * The first thing in `body` that would make `service` reach something for the task, or null.
+ * The walk keeps its own stack, so a body nested deeper than the call stack is walked too.
+ */
+export function findRefusal(body: unknown, service: Service): Refusal | null {
+  const stack: Frame[] = [{ value: body, key: null, up: null }];
+  while (stack.length > 0) {
+    const frame = stack.pop()!;
+    const value = frame.value;
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) {
+        if (typeof value[i] === "object" && value[i] !== null) {
+          stack.push({ value: value[i], key: i, up: frame });
+        }
+      }
+      continue;
+    }
+    if (!isObject(value)) continue;
+    const refusal = objectRefusal(service, value, frame);
+    if (refusal !== null) return refusal;
+    const call = typeof value.type === "string" && CALL_BLOCKS.has(value.type);
+    const keys = Object.keys(value);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const key = keys[i];
+      const item = value[key];
+      if (typeof item !== "object" || item === null) continue;
+      if (SCHEMA_KEYS.has(key) || (call && key === "input")) continue;
+      stack.push({ value: item, key, up: frame });
+    }
+  }
+  return null;
+}

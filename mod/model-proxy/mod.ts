@@ -1,0 +1,19 @@
+/**
+ * A task's model endpoint: the model services' own wire formats (Anthropic Messages, OpenAI
+ * Responses and Chat Completions) in plain HTTP on one Unix socket, with the vault's key put on each
+ * request in place of the task's placeholder, every request that would make the service fetch
+ * something for the task refused, and every answer's usage priced and reported.
+ */
+export {
+  type AnswerRedaction,
+  type ModelBlockedEvent,
+  type ModelProxy,
+  type ModelProxyOptions,
+  serveModelProxy,
+  type ServiceTarget,
+  type UsageEvent,
+} from "./model_proxy_server.ts";
+export type { TokenCounts } from "./answer_usage.ts";
+export { findRefusal, type Refusal, type RefusalReason } from "./body_check.ts";
+export { type Service } from "./routes.ts";
+export { KEY_NAMES, noKeyMessage } from "./service_errors.ts";

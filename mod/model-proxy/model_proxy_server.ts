@@ -1,0 +1,433 @@
+/**
+ * A task's model endpoint on its own Unix socket (tasks/<id>/model.sock, bridged into the task's
+ * network namespace on 127.0.0.1:4100). It speaks the services' own wire formats in plain HTTP/1.1:
+ * Anthropic Messages, and OpenAI Responses and Chat Completions. For each request it checks the
+ * body (nothing the service would fetch for the task), drops the client's placeholder credentials,
+ * puts the vault's key where the service reads it, relays the answer as it comes (a stream event
+ * by event, never held whole), and reports the tokens the answer used, priced exactly.
+ */
+import { readRequestBody } from "../net/mod.ts";
+import { redactValue } from "../common/mod.ts";
+import { metered, StreamUsage, type TokenCounts, wholeAnswerUsage } from "./answer_usage.ts";
+import type { AnswerUsage } from "./answer_usage.ts";
+import { findRefusal, type RefusalReason } from "./body_check.ts";
+import { answerHeaders, serviceHeaders } from "./relay_headers.ts";
+import { hasJsonBody, relayedPaths, type Route, routeOf, type Service } from "./routes.ts";
+import {
+  busyMessage,
+  errorAnswer,
+  noKeyMessage,
+  notFoundMessage,
+  notJsonMessage,
+  refusedMessage,
+  tooLargeMessage,
+  unreachableMessage,
+} from "./service_errors.ts";
+import { exactCents } from "./usage_price.ts";
+
+/** Where one service is, and its key in the vault as it is now (null: the vault has none). */
+export interface ServiceTarget {
+  baseUrl: string;
+  key(): string | null;
+}
+
+/** The tokens one answer used, priced at the model's list rates (null: a model not listed). */
+export interface UsageEvent {
+  service: Service;
+  /** The model the request named, else the one the answer named. */
+  model: string;
+  /** US cents, an exact fraction where it falls so. */
+  cents: number | null;
+  tokens: TokenCounts;
+  /** The path asked for (`/v1/messages`). */
+  path: string;
+  /** From the request's arrival to the answer's end, by the clock. */
+  ms: number;
+}
+
+/** A request the endpoint refused because it asked the service to reach something. */
+export interface ModelBlockedEvent {
+  service: Service;
+  path: string;
+  reason: RefusalReason;
+  /** Where in the body (`messages[1].content[0].source`); names keys, never values. */
+  at: string;
+}
+
+/** The vault's redaction of a text (the broker's TextRedaction fits). */
+export interface AnswerRedaction {
+  redact(text: string): string;
+}
+
+/** What serveModelProxy needs. */
+export interface ModelProxyOptions {
+  /** The Unix socket to listen on; a stale socket there is replaced. */
+  socketPath: string;
+  services: { anthropic: ServiceTarget; openai: ServiceTarget };
+  /** Told of each answer's usage: a whole answer's before it is sent, a stream's at its end. */
+  onUsage(event: UsageEvent): Promise<void>;
+  /** Told of each refusal before the client is answered (the caller writes net.blocked). */
+  onBlocked(event: ModelBlockedEvent): Promise<void>;
+  /**
+   * The vault's redaction as it is now, applied to whole answers (an error that echoes a header,
+   * say). TODO(issue 19): streamed answers are not redacted yet: the broker's event redactor
+   * (redactingAnswerStream) is not exported by mod/broker/mod.ts, and it reads Messages and Chat
+   * Completions only, not Responses.
+   */
+  redaction?: () => AnswerRedaction;
+  /** The largest request body, in bytes (20 MiB, the task's whole allowance). */
+  maxBodyBytes?: number;
+  /** How many requests may be under way at once, streams until they end (4). */
+  maxConcurrent?: number;
+  /** Milliseconds, for UsageEvent.ms (Date.now). */
+  clock?: () => number;
+  /** Where the endpoint says what it cannot tell a client (a usage report that failed). */
+  log?: (line: string) => void;
+}
+
+/** A running endpoint. */
+export interface ModelProxy {
+  readonly socketPath: string;
+  /** Requests under way now, streams included until they end. */
+  readonly active: number;
+  /** Stops listening, ends every request under way and waits for their usage reports. */
+  close(): Promise<void>;
+}
+
+/** The longest whole (not streamed) answer the endpoint reads: a model's answer is far shorter. */
+const MOST_WHOLE_ANSWER = 16 * 1024 * 1024;
+
+class TooLarge extends Error {}
+
+type Fields = Record<string, unknown>;
+
+function isObject(value: unknown): value is Fields {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Starts a task's model endpoint on `options.socketPath`. */
+export async function serveModelProxy(options: ModelProxyOptions): Promise<ModelProxy> {
+  try {
+    if ((await Deno.lstat(options.socketPath)).isSocket) await Deno.remove(options.socketPath);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  const proxy = new ModelEndpoint(options);
+  await proxy.listen();
+  return proxy;
+}
+
+class ModelEndpoint implements ModelProxy {
+  readonly #options: ModelProxyOptions;
+  readonly #closing = new AbortController();
+  readonly #reports = new Set<Promise<void>>();
+  readonly #most: number;
+  readonly #maxBody: number;
+  readonly #clock: () => number;
+  readonly #log: (line: string) => void;
+  #server: Deno.HttpServer<Deno.UnixAddr> | null = null;
+  #active = 0;
+  #closed = false;
+
+  constructor(options: ModelProxyOptions) {
+    this.#options = options;
+    this.#most = options.maxConcurrent ?? 4;
+    this.#maxBody = options.maxBodyBytes ?? 20 * 1024 * 1024;
+    this.#clock = options.clock ?? Date.now;
+    this.#log = options.log ?? ((line) => console.error(line));
+  }
+
+  get socketPath(): string {
+    return this.#options.socketPath;
+  }
+
+  get active(): number {
+    return this.#active;
+  }
+
+  async listen(): Promise<void> {
+    this.#server = Deno.serve(
+      { path: this.#options.socketPath, onListen: () => {} },
+      (request) => this.#handle(request),
+    );
+    await Deno.chmod(this.#options.socketPath, 0o600);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#closing.abort(new Error("the model endpoint is closing"));
+    await this.#server?.shutdown();
+    await Promise.allSettled([...this.#reports]);
+    await Deno.remove(this.#options.socketPath).catch(() => {});
+  }
+
+  async #handle(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const route = routeOf(request.method, url.pathname, request.headers);
+    if (route.kind === null) {
+      const message = notFoundMessage(
+        { method: request.method, path: url.pathname },
+        route.service,
+        relayedPaths(route.service),
+      );
+      return errorAnswer(route.service, "not_found", { message });
+    }
+    // Refused before its body is read: a task may not hold more of the endpoint than this.
+    if (this.#active >= this.#most) {
+      return errorAnswer(route.service, "busy", { message: busyMessage(this.#most) });
+    }
+    this.#active++;
+    let held = true;
+    const release = () => {
+      if (held) this.#active--;
+      held = false;
+    };
+    try {
+      return await this.#relay(request, { route, url, release });
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  /** Checks and sends one request; `release` is called once its answer has ended. */
+  async #relay(
+    request: Request,
+    at: { route: Route; url: URL; release: () => void },
+  ): Promise<Response> {
+    const { route, url, release } = at;
+    const service = route.service;
+    const kind = route.kind!;
+    const started = this.#clock();
+    const target = this.#options.services[service];
+    const key = target.key();
+    if (key === null || key === "") {
+      release();
+      return errorAnswer(service, "no_key", { message: noKeyMessage(service) });
+    }
+    let body: Uint8Array<ArrayBuffer> | undefined;
+    let model: string | null = null;
+    if (hasJsonBody(kind)) {
+      const checked = await this.#checkedBody(request, { service, kind, path: url.pathname });
+      if (checked instanceof Response) {
+        release();
+        return checked;
+      }
+      body = checked.bytes;
+      model = checked.model;
+    }
+    const base = target.baseUrl.replace(/\/+$/, "");
+    let upstream: Response;
+    try {
+      upstream = await fetch(`${base}${url.pathname}${url.search}`, {
+        method: request.method,
+        headers: serviceHeaders(request.headers, service, key),
+        body,
+        // A redirect is the client's to follow, through its own way out, without the key.
+        redirect: "manual",
+        signal: AbortSignal.any([request.signal, this.#closing.signal]),
+      });
+    } catch (error) {
+      release();
+      const message = unreachableMessage(target.baseUrl, `cannot be reached (${describe(error)})`);
+      return errorAnswer(service, "unreachable", { message });
+    }
+    const usageOf = { service, kind, model, path: url.pathname, started };
+    const headers = answerHeaders(upstream.headers);
+    const type = upstream.headers.get("content-type") ?? "";
+    if (type.includes("text/event-stream") && upstream.body !== null) {
+      const meter = metered(kind) && upstream.ok ? new StreamUsage(kind) : null;
+      const answer = meteredStream(upstream.body, {
+        meter,
+        end: () => {
+          release();
+          if (meter !== null) this.#trail(this.#report(usageOf, meter.usage));
+        },
+      });
+      return new Response(answer, { status: upstream.status, headers });
+    }
+    return await this.#wholeAnswer(upstream, { headers, usageOf, release, base: target.baseUrl });
+  }
+
+  /** The request's body, checked: its bytes to send and its model, or the answer refusing it. */
+  async #checkedBody(
+    request: Request,
+    route: { service: Service; kind: string; path: string },
+  ): Promise<{ bytes: Uint8Array<ArrayBuffer>; model: string | null } | Response> {
+    const { service, kind, path } = route;
+    let bytes: Uint8Array<ArrayBuffer>;
+    try {
+      bytes = await readRequestBody(request, {
+        limit: this.#maxBody,
+        tooLarge: () => new TooLarge(),
+      });
+    } catch (error) {
+      if (!(error instanceof TooLarge)) throw error;
+      return errorAnswer(service, "too_large", { message: tooLargeMessage(this.#maxBody) });
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    } catch {
+      parsed = undefined;
+    }
+    if (!isObject(parsed)) {
+      return errorAnswer(service, "bad_request", { message: notJsonMessage(path) });
+    }
+    const refusal = findRefusal(parsed, service);
+    if (refusal !== null) {
+      await this.#options.onBlocked({ service, path, reason: refusal.reason, at: refusal.at })
+        .catch((error) =>
+          this.#log(`gurt model proxy: a refusal could not be reported: ${describe(error)}`)
+        );
+      return errorAnswer(service, "refused", {
+        message: refusedMessage(refusal.what, refusal.at),
+        param: refusal.at,
+      });
+    }
+    // A Chat Completions stream reports its usage only when asked to, and every answer is metered.
+    if (kind === "chat_completions" && parsed.stream === true) {
+      const asked = isObject(parsed.stream_options) ? parsed.stream_options : {};
+      if (asked.include_usage !== true) {
+        parsed.stream_options = { ...asked, include_usage: true };
+      }
+    }
+    // What is sent is the value that was checked, written again: a duplicate key or an odd
+    // spelling that another parser could read otherwise does not reach the service.
+    return {
+      bytes: new TextEncoder().encode(JSON.stringify(parsed)),
+      model: typeof parsed.model === "string" ? parsed.model : null,
+    };
+  }
+
+  /** A whole (not streamed) answer: read, metered, redacted, then sent. */
+  async #wholeAnswer(
+    upstream: Response,
+    answer: { headers: Headers; usageOf: UsageOf; release: () => void; base: string },
+  ): Promise<Response> {
+    const { headers, usageOf, release } = answer;
+    let bytes: Uint8Array<ArrayBuffer>;
+    try {
+      bytes = await readRequestBody(upstream, {
+        limit: MOST_WHOLE_ANSWER,
+        tooLarge: () => new TooLarge(),
+      });
+    } catch (error) {
+      const why = error instanceof TooLarge
+        ? `answered more than ${MOST_WHOLE_ANSWER / 1024 / 1024} MiB in one whole answer`
+        : `broke off its answer (${describe(error)})`;
+      return errorAnswer(usageOf.service, "unreachable", {
+        message: unreachableMessage(answer.base, why),
+      });
+    } finally {
+      release();
+    }
+    if (metered(usageOf.kind) && upstream.ok) {
+      await this.#report(usageOf, wholeAnswerUsage(usageOf.kind, new TextDecoder().decode(bytes)));
+    }
+    const nullBody = upstream.status === 204 || upstream.status === 304;
+    return new Response(nullBody ? null : this.#redacted(bytes), {
+      status: upstream.status,
+      headers,
+    });
+  }
+
+  /** A whole answer with every vault value replaced, as a client reads it; unchanged if none. */
+  #redacted(bytes: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> | string {
+    if (this.#options.redaction === undefined) return bytes;
+    const redact = this.#options.redaction();
+    const text = new TextDecoder().decode(bytes);
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      const redacted = redact.redact(text);
+      return redacted === text ? bytes : redacted;
+    }
+    const before = JSON.stringify(value);
+    const after = JSON.stringify(redactValue(value, (part) => redact.redact(part)));
+    return after === before ? bytes : after;
+  }
+
+  /** Prices and reports an answer's usage; a report that fails is logged, never thrown. */
+  #report(usageOf: UsageOf, usage: AnswerUsage): Promise<void> {
+    const tokens = usage.tokens;
+    if (tokens === null) return Promise.resolve();
+    const model = usageOf.model ?? usage.model ?? "";
+    let cents = exactCents(model, tokens);
+    if (cents === null && usage.model !== null) cents = exactCents(usage.model, tokens);
+    const event: UsageEvent = {
+      service: usageOf.service,
+      model,
+      cents,
+      tokens,
+      path: usageOf.path,
+      ms: this.#clock() - usageOf.started,
+    };
+    return this.#options.onUsage(event).catch((error) =>
+      this.#log(
+        `gurt model proxy: the usage of a ${model} answer was not recorded: ${describe(error)}`,
+      )
+    );
+  }
+
+  /** Keeps a report that runs after its answer has gone, so close() waits for it. */
+  #trail(report: Promise<void>): void {
+    this.#reports.add(report);
+    report.finally(() => this.#reports.delete(report));
+  }
+}
+
+/** What a usage report needs of its request. */
+interface UsageOf {
+  service: Service;
+  kind: NonNullable<Route["kind"]>;
+  model: string | null;
+  path: string;
+  started: number;
+}
+
+/**
+ * The service's stream, passed on chunk by chunk as it comes, each chunk shown to the meter after
+ * it is queued for the client. `end` is called once: at the stream's end, its error, or when the
+ * client goes away (which cancels the service's answer too).
+ */
+function meteredStream(
+  source: ReadableStream<Uint8Array>,
+  watch: { meter: StreamUsage | null; end: () => void },
+): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    watch.meter?.end();
+    watch.end();
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          end();
+          controller.close();
+          return;
+        }
+        controller.enqueue(value);
+        watch.meter?.push(value);
+      } catch (error) {
+        end();
+        controller.error(error);
+      }
+    },
+    async cancel(reason) {
+      end();
+      await reader.cancel(reason).catch(() => {});
+    },
+  });
+}

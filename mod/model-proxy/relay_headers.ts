@@ -1,0 +1,66 @@
+/**
+ * The headers the endpoint sends on, each way. Every header passes but the connection's own (the
+ * hop-by-hop ones, and those a Connection header names) and, towards the service, the client's
+ * credentials, which are replaced by the vault's key in the header that service reads. Pure.
+ */
+import type { Service } from "./routes.ts";
+
+/** Headers that describe one connection, not the message (RFC 9110 §7.6.1), and framing. */
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "host",
+  "content-length",
+]);
+
+/** The client's credentials: whatever it holds is a placeholder, and never leaves the box. */
+const CREDENTIALS = new Set(["x-api-key", "authorization"]);
+
+/** The names a Connection header lists, lowercased. */
+function connectionNamed(headers: Headers): Set<string> {
+  const named = new Set<string>();
+  for (const name of (headers.get("connection") ?? "").split(",")) {
+    const trimmed = name.trim().toLowerCase();
+    if (trimmed !== "") named.add(trimmed);
+  }
+  return named;
+}
+
+/**
+ * The headers of the request to `service`: the client's, less hop-by-hop and credentials, and
+ * less Accept-Encoding (the endpoint reads the answer, so it takes what its own fetch decodes),
+ * with `key` set where the service reads it.
+ */
+export function serviceHeaders(incoming: Headers, service: Service, key: string): Headers {
+  const named = connectionNamed(incoming);
+  const out = new Headers();
+  for (const [name, value] of incoming) {
+    if (HOP_BY_HOP.has(name) || CREDENTIALS.has(name) || named.has(name)) continue;
+    if (name === "accept-encoding") continue;
+    out.append(name, value);
+  }
+  if (service === "anthropic") out.set("x-api-key", key);
+  else out.set("authorization", `Bearer ${key}`);
+  return out;
+}
+
+/**
+ * The headers of the answer to the client: the service's, less hop-by-hop, and less
+ * Content-Encoding and Content-Length, since the body is sent as fetch decoded it.
+ */
+export function answerHeaders(upstream: Headers): Headers {
+  const named = connectionNamed(upstream);
+  const out = new Headers();
+  for (const [name, value] of upstream) {
+    if (HOP_BY_HOP.has(name) || named.has(name) || name === "content-encoding") continue;
+    out.append(name, value);
+  }
+  return out;
+}

@@ -1,0 +1,155 @@
+/**
+ * The endpoint's own answers, each in the error format of the service the client speaks, so its
+ * SDK reads the sentence as the service's error and the model sees why. Pure.
+ */
+import type { Service } from "./routes.ts";
+
+/** Why the endpoint answers a request itself. */
+export type ProxyError =
+  | "bad_request"
+  | "no_key"
+  | "refused"
+  | "not_found"
+  | "too_large"
+  | "busy"
+  | "unreachable";
+
+/** Each error's status, and its type in each service's format. */
+const SHAPES: Record<
+  ProxyError,
+  { status: number; anthropic: string; openai: { type: string; code: string | null } }
+> = {
+  bad_request: {
+    status: 400,
+    anthropic: "invalid_request_error",
+    openai: { type: "invalid_request_error", code: null },
+  },
+  no_key: {
+    status: 401,
+    anthropic: "authentication_error",
+    openai: { type: "invalid_request_error", code: "invalid_api_key" },
+  },
+  refused: {
+    status: 403,
+    anthropic: "permission_error",
+    openai: { type: "invalid_request_error", code: "refused_by_box" },
+  },
+  not_found: {
+    status: 404,
+    anthropic: "not_found_error",
+    openai: { type: "invalid_request_error", code: "unknown_url" },
+  },
+  too_large: {
+    status: 413,
+    anthropic: "request_too_large",
+    openai: { type: "invalid_request_error", code: "request_too_large" },
+  },
+  busy: {
+    status: 429,
+    anthropic: "rate_limit_error",
+    openai: { type: "requests", code: "rate_limit_exceeded" },
+  },
+  unreachable: {
+    status: 502,
+    anthropic: "api_error",
+    openai: { type: "server_error", code: null },
+  },
+};
+
+/** The status of an error of the endpoint's. */
+export function errorStatus(error: ProxyError): number {
+  return SHAPES[error].status;
+}
+
+/**
+ * The body of an error in `service`'s format: Anthropic's `{"type":"error","error":{…}}`, OpenAI's
+ * `{"error":{"message","type","param","code"}}` (`param` names the field at fault, when one is).
+ */
+export function errorBody(
+  service: Service,
+  error: ProxyError,
+  detail: { message: string; param?: string },
+): string {
+  const shape = SHAPES[error];
+  if (service === "anthropic") {
+    return JSON.stringify({
+      type: "error",
+      error: { type: shape.anthropic, message: detail.message },
+    });
+  }
+  return JSON.stringify({
+    error: {
+      message: detail.message,
+      type: shape.openai.type,
+      param: detail.param ?? null,
+      code: shape.openai.code,
+    },
+  });
+}
+
+/** A whole error answer in `service`'s format. */
+export function errorAnswer(
+  service: Service,
+  error: ProxyError,
+  detail: { message: string; param?: string },
+): Response {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  // A client that is told to wait retries after a second rather than at once.
+  if (error === "busy") headers["retry-after"] = "1";
+  return new Response(errorBody(service, error, detail), {
+    status: errorStatus(error),
+    headers,
+  });
+}
+
+/** The vault key each service's requests need. */
+export const KEY_NAMES: Record<Service, string> = {
+  anthropic: "ANTHROPIC_API_KEY",
+  openai: "OPENAI_API_KEY",
+};
+
+const SERVICE_NAMES: Record<Service, string> = { anthropic: "Anthropic", openai: "OpenAI" };
+
+/** Seed 003's sentence for a service whose key the vault lacks, with the key's name. */
+export function noKeyMessage(service: Service): string {
+  const name = KEY_NAMES[service];
+  return `No model key yet. Add an Anthropic or Factory API key in Settings, Accounts & Keys, then start the task again. The box's vault has no ${name}, which requests to ${
+    SERVICE_NAMES[service]
+  } need (gurt vault set ${name}); see runbook.md#model-key-missing`;
+}
+
+/** The sentence for a path the endpoint does not relay. */
+export function notFoundMessage(
+  request: { method: string; path: string },
+  service: Service,
+  relayed: string[],
+): string {
+  return `gurt model proxy: ${request.method} ${request.path} is not a request the box relays to ${
+    SERVICE_NAMES[service]
+  }; it relays ${relayed.join(", ")}. see runbook.md#model-proxy-refused`;
+}
+
+/** The sentence for a body that is not JSON on a route that takes JSON. */
+export function notJsonMessage(path: string): string {
+  return `gurt model proxy: the body of POST ${path} is not a JSON object, so the box cannot check it before it goes to the model service; send the service's own JSON. see runbook.md#model-proxy-refused`;
+}
+
+/** The sentence for a request that asks the service to reach something for the task. */
+export function refusedMessage(what: string, at: string): string {
+  return `gurt model proxy: the request asks the model service to reach something for the task (${what}, at ${at}), which would go around the task's host list, so the box refused it; retrying will not help. Leave that tool out, or send the content itself (base64 or a data: URL). see runbook.md#model-proxy-refused`;
+}
+
+/** The sentence for a body over the endpoint's limit. */
+export function tooLargeMessage(limit: number): string {
+  return `gurt model proxy: the request body is larger than ${limit} bytes, the most the box's model endpoint takes in one request; send less context. see runbook.md#model-proxy-limits`;
+}
+
+/** The sentence for a request over the endpoint's concurrent requests. */
+export function busyMessage(most: number): string {
+  return `gurt model proxy: this task already has ${most} model requests under way, the most it may have at once; wait for one to end. see runbook.md#model-proxy-limits`;
+}
+
+/** The sentence for a service that cannot be reached, or whose answer cannot be relayed. */
+export function unreachableMessage(baseUrl: string, why: string): string {
+  return `gurt model proxy: the model service at ${baseUrl} ${why}; see runbook.md#model-proxy-unreachable`;
+}
