@@ -14,7 +14,7 @@
  *   alice out.
  */
 import { assert, assertStringIncludes } from "../assert.ts";
-import { sandboxRuntime, shellIn, withOwnedDir } from "./helpers.ts";
+import { sandboxRuntime, shellIn, withOwnedDir, withSandbox } from "./helpers.ts";
 
 const asRoot = Deno.uid() === 0;
 const MIB = 1024 * 1024;
@@ -29,22 +29,17 @@ Deno.test({
     "a call holds no more memory in files than its /tmp and /dev/shm sizes: the sandbox's own root (/) is not a tmpfs a tool fills past memory_bytes",
   ignore: !asRoot,
   fn: async () => {
-    const rt = await sandboxRuntime({ memory_bytes: 64 * MIB });
-    try {
-      await withOwnedDir(async (dir) => {
-        const ran = await rt.run(shellIn(
-          "dd if=/dev/zero of=/fill bs=1M count=200 2>/dev/null; " +
-            "echo root $(($(stat -c %s /fill 2>/dev/null || echo 0) / 1048576)) MiB",
-          [dir],
-        ));
-        assertStringIncludes(ran.content, "root ");
-        const mib = held(ran.content, "root");
-        // /tmp and /dev/shm are 64 MiB each: nothing else may hold more than both together.
-        assert(mib <= 128, `the sandbox's root held ${mib} MiB with memory_bytes at 64 MiB`);
-      });
-    } finally {
-      await rt.close();
-    }
+    await withSandbox({ memory_bytes: 64 * MIB }, async (rt, dir) => {
+      const ran = await rt.run(shellIn(
+        "dd if=/dev/zero of=/fill bs=1M count=200 2>/dev/null; " +
+          "echo root $(($(stat -c %s /fill 2>/dev/null || echo 0) / 1048576)) MiB",
+        [dir],
+      ));
+      assertStringIncludes(ran.content, "root ");
+      const mib = held(ran.content, "root");
+      // /tmp and /dev/shm are 64 MiB each: nothing else may hold more than both together.
+      assert(mib <= 128, `the sandbox's root held ${mib} MiB with memory_bytes at 64 MiB`);
+    });
   },
 });
 
@@ -53,11 +48,9 @@ Deno.test({
     "a call holds no more memory in files than its /tmp and /dev/shm sizes: a memfd written (not mapped) stays within memory_bytes",
   ignore: !asRoot,
   fn: async () => {
-    const rt = await sandboxRuntime({ memory_bytes: 64 * MIB });
-    try {
-      await withOwnedDir(async (dir) => {
-        const ran = await rt.run(shellIn(
-          `python3 -c 'import os
+    await withSandbox({ memory_bytes: 64 * MIB }, async (rt, dir) => {
+      const ran = await rt.run(shellIn(
+        `python3 -c 'import os
 fd = os.memfd_create("fill")
 chunk = bytes(1 << 20)
 n = 0
@@ -69,21 +62,18 @@ try:
 except OSError:
     pass
 print("memfd", n, "MiB")'`,
-          [dir],
-        ));
-        // The call's memory cgroup kills the writer before it passes the limit, or the write fails.
-        const at = [...ran.content.matchAll(/^at (\d+) MiB$/gm)].map((match) => Number(match[1]));
-        assert(at.length > 0, ran.content);
-        const mib = Math.max(...at);
-        assert(mib <= 128, `a memfd held ${mib} MiB with memory_bytes at 64 MiB`);
-        assert(
-          ran.content.includes("memfd ") || ran.content.includes("[exit status 137]"),
-          ran.content.slice(-200),
-        );
-      });
-    } finally {
-      await rt.close();
-    }
+        [dir],
+      ));
+      // The call's memory cgroup kills the writer before it passes the limit, or the write fails.
+      const at = [...ran.content.matchAll(/^at (\d+) MiB$/gm)].map((match) => Number(match[1]));
+      assert(at.length > 0, ran.content);
+      const mib = Math.max(...at);
+      assert(mib <= 128, `a memfd held ${mib} MiB with memory_bytes at 64 MiB`);
+      assert(
+        ran.content.includes("memfd ") || ran.content.includes("[exit status 137]"),
+        ran.content.slice(-200),
+      );
+    });
   },
 });
 

@@ -25,6 +25,7 @@ import {
   shellIn,
   specFor,
   withOwnedDir,
+  withSandbox,
 } from "./helpers.ts";
 
 const asRoot = Deno.uid() === 0;
@@ -104,44 +105,39 @@ Deno.test({
     "a task that may rename above a grant's path cannot make its tools run as another user: bob's folder moved to the path is neither read nor written as bob",
   ignore: !asRoot,
   fn: async () => {
-    const rt = await sandboxRuntime();
-    try {
-      await withOwnedDir(async (dir) => {
-        await Deno.mkdir(`${dir}/shared`);
-        await Deno.mkdir(`${dir}/bob`);
-        await ownTree(dir);
-        await Deno.writeTextFile(`${dir}/bob/secret.txt`, "BOB-SECRET", { mode: 0o600 });
-        await chownTree(`${dir}/bob`, BOB);
-        await Deno.chmod(`${dir}/bob`, 0o700);
-        // The grants, as the owner wrote them: a shell on alice's folder, read and write on its
-        // shared sub-folder (alice's too). The calls are decided before the move.
-        const read = specFor({ tool: "read_file", paths: [`${dir}/shared`] }, "read_file", {
-          path: `${dir}/shared/secret.txt`,
-        });
-        const write = specFor({ tool: "write_file", paths: [`${dir}/shared`] }, "write_file", {
-          path: `${dir}/shared/planted.txt`,
-          content: "planted",
-        });
-        const before = await rt.run(shellIn("cat bob/secret.txt", [dir]));
-        assert(!before.content.includes("BOB-SECRET"), before.content);
-        const moved = await rt.run(
-          shellIn("mv shared shared.old && mv bob shared && echo moved", [dir]),
-        );
-        assert(moved.content.includes("moved"), moved.content);
-        const got = await rt.run(read).then((out) => out.content, (error) => String(error));
-        assert(!got.includes("BOB-SECRET"), `read_file read bob's file: ${got}`);
-        // Both calls are refused with the open-parent sentence (runbook runtime-open-parent).
-        for (const spec of [read, write]) {
-          const error = await assertRejects(() => rt.run(spec), RunError);
-          assertEquals(error.message, RUN_ERRORS.openParent);
-        }
-        const planted = await Deno.lstat(`${dir}/shared/planted.txt`).catch(() => null);
-        assert(planted?.uid !== BOB.uid, "write_file wrote in bob's folder as bob");
-        assertEquals(planted, null, "write_file wrote in bob's folder");
+    await withSandbox({}, async (rt, dir) => {
+      await Deno.mkdir(`${dir}/shared`);
+      await Deno.mkdir(`${dir}/bob`);
+      await ownTree(dir);
+      await Deno.writeTextFile(`${dir}/bob/secret.txt`, "BOB-SECRET", { mode: 0o600 });
+      await chownTree(`${dir}/bob`, BOB);
+      await Deno.chmod(`${dir}/bob`, 0o700);
+      // The grants, as the owner wrote them: a shell on alice's folder, read and write on its
+      // shared sub-folder (alice's too). The calls are decided before the move.
+      const read = specFor({ tool: "read_file", paths: [`${dir}/shared`] }, "read_file", {
+        path: `${dir}/shared/secret.txt`,
       });
-    } finally {
-      await rt.close();
-    }
+      const write = specFor({ tool: "write_file", paths: [`${dir}/shared`] }, "write_file", {
+        path: `${dir}/shared/planted.txt`,
+        content: "planted",
+      });
+      const before = await rt.run(shellIn("cat bob/secret.txt", [dir]));
+      assert(!before.content.includes("BOB-SECRET"), before.content);
+      const moved = await rt.run(
+        shellIn("mv shared shared.old && mv bob shared && echo moved", [dir]),
+      );
+      assert(moved.content.includes("moved"), moved.content);
+      const got = await rt.run(read).then((out) => out.content, (error) => String(error));
+      assert(!got.includes("BOB-SECRET"), `read_file read bob's file: ${got}`);
+      // Both calls are refused with the open-parent sentence (runbook runtime-open-parent).
+      for (const spec of [read, write]) {
+        const error = await assertRejects(() => rt.run(spec), RunError);
+        assertEquals(error.message, RUN_ERRORS.openParent);
+      }
+      const planted = await Deno.lstat(`${dir}/shared/planted.txt`).catch(() => null);
+      assert(planted?.uid !== BOB.uid, "write_file wrote in bob's folder as bob");
+      assertEquals(planted, null, "write_file wrote in bob's folder");
+    });
   },
 });
 
@@ -162,31 +158,25 @@ Deno.test({
     "a tool's process that clears its parent-death signal is still stopped at the time limit: nothing of the call runs, or writes in the grant's folder, once the call has returned",
   ignore: !asRoot,
   fn: async () => {
-    const rt = await sandboxRuntime({ timeout_ms: 1000 });
     const marker = `gurt-orphan-${crypto.randomUUID()}`;
-    try {
-      await withOwnedDir(async (dir) => {
-        await assertRejects(
-          () => rt.run(shellIn(orphan(marker, { keepOutput: false }), [dir])),
-          RunError,
-          RUN_ERRORS.timedOut,
-        );
-        const deadline = Date.now() + 500;
-        let left = await processesWith(marker);
-        while (left.length > 0 && Date.now() < deadline) {
-          await new Promise((resolve) => setTimeout(resolve, 50));
-          left = await processesWith(marker);
-        }
-        const beat = await Deno.readTextFile(`${dir}/beat`).catch(() => "");
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        const later = await Deno.readTextFile(`${dir}/beat`).catch(() => "");
-        assertEquals(left, [], "a process of the call outlived it");
-        assertEquals(later, beat, "the grant's folder was still written after the call returned");
-      });
-    } finally {
-      killAll(await processesWith(marker));
-      await rt.close();
-    }
+    await withSandbox({ timeout_ms: 1000 }, async (rt, dir) => {
+      await assertRejects(
+        () => rt.run(shellIn(orphan(marker, { keepOutput: false }), [dir])),
+        RunError,
+        RUN_ERRORS.timedOut,
+      );
+      const deadline = Date.now() + 500;
+      let left = await processesWith(marker);
+      while (left.length > 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        left = await processesWith(marker);
+      }
+      const beat = await Deno.readTextFile(`${dir}/beat`).catch(() => "");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const later = await Deno.readTextFile(`${dir}/beat`).catch(() => "");
+      assertEquals(left, [], "a process of the call outlived it");
+      assertEquals(later, beat, "the grant's folder was still written after the call returned");
+    }, async () => killAll(await processesWith(marker)));
   },
 });
 
@@ -195,23 +185,17 @@ Deno.test({
     "a call ends at its time limit even while a process of it that cleared its parent-death signal holds the output open",
   ignore: !asRoot,
   fn: async () => {
-    const rt = await sandboxRuntime({ timeout_ms: 1000 });
     const marker = `gurt-orphan-${crypto.randomUUID()}`;
-    try {
-      await withOwnedDir(async (dir) => {
-        const started = Date.now();
-        await assertRejects(
-          () => rt.run(shellIn(orphan(marker, { keepOutput: true }), [dir])),
-          RunError,
-          RUN_ERRORS.timedOut,
-        );
-        const took = Date.now() - started;
-        assert(took < 2500, `the call with a 1000 ms limit returned after ${took} ms`);
-      });
-    } finally {
-      killAll(await processesWith(marker));
-      await rt.close();
-    }
+    await withSandbox({ timeout_ms: 1000 }, async (rt, dir) => {
+      const started = Date.now();
+      await assertRejects(
+        () => rt.run(shellIn(orphan(marker, { keepOutput: true }), [dir])),
+        RunError,
+        RUN_ERRORS.timedOut,
+      );
+      const took = Date.now() - started;
+      assert(took < 2500, `the call with a 1000 ms limit returned after ${took} ms`);
+    }, async () => killAll(await processesWith(marker)));
   },
 });
 

@@ -26,6 +26,7 @@ import {
   specFor,
   TOOL_OWNER,
   withOwnedDir,
+  withSandbox,
 } from "./helpers.ts";
 
 const asRoot = Deno.uid() === 0;
@@ -133,69 +134,64 @@ Deno.test({
     "a call is refused with its own sentence when a folder above its grant's path is another user's, a link, or open to others' writes; root's folders, a sticky /tmp and the path owner's own are fine",
   ignore: !asRoot,
   fn: async () => {
-    const rt = await sandboxRuntime();
-    try {
-      await withOwnedDir(async (dir) => {
-        // bob's folder (0755) holding alice's project: bob could swap the project for anything.
-        await Deno.mkdir(`${dir}/bobs/proj`, { recursive: true });
-        await Deno.mkdir(`${dir}/open/proj`, { recursive: true });
-        await Deno.mkdir(`${dir}/real/proj`, { recursive: true });
-        await ownTree(dir);
-        await chown(`${dir}/bobs`, BOB);
-        await Deno.chmod(`${dir}/bobs`, 0o755);
-        // A folder of alice's that her group may write (not sticky).
-        await Deno.chmod(`${dir}/open`, 0o775);
-        await Deno.symlink(`${dir}/real`, `${dir}/alias`);
-        for (const path of [`${dir}/bobs/proj`, `${dir}/open/proj`, `${dir}/alias/proj`]) {
-          const error = await assertRejects(
-            () => rt.run(shellIn("echo planted > planted.txt", [path])),
-            RunError,
-          );
-          assertEquals(error.message, RUN_ERRORS.openParent, path);
-          await assertRejects(() => Deno.lstat(`${path}/planted.txt`), Deno.errors.NotFound);
-        }
-        // Sticky and open to all (alice's own /tmp-like folder) is fine, as /tmp is.
-        await Deno.chmod(`${dir}/open`, 0o1777);
-        const ran = await rt.run(shellIn("echo ok > ok.txt && id -u", [`${dir}/open/proj`]));
-        assertStringIncludes(ran.content, `${TOOL_OWNER.uid}\n`);
-        // Under alice's folder, a folder of bob's is one alice could have put there: refused.
-        await Deno.mkdir(`${dir}/bobs/pub`);
-        await Deno.writeTextFile(`${dir}/bobs/pub/notes.txt`, "bob's public notes");
-        await chown(`${dir}/bobs/pub`, BOB);
-        await chown(`${dir}/bobs/pub/notes.txt`, BOB);
-        const readPub = specFor({ tool: "read_file", paths: [`${dir}/bobs/pub`] }, "read_file", {
-          path: `${dir}/bobs/pub/notes.txt`,
-        });
-        const refused = await assertRejects(() => rt.run(readPub), RunError);
-        assertEquals(refused.message, RUN_ERRORS.openParent);
-        // Moved under a folder of root's, the same folder of bob's is read as bob.
-        const rootDir = await Deno.makeTempDir({ prefix: "gurt-root-" });
-        try {
-          await Deno.chmod(rootDir, 0o755);
-          await Deno.rename(`${dir}/bobs`, `${rootDir}/bobs`);
-          const read = await rt.run(
-            specFor({ tool: "read_file", paths: [`${rootDir}/bobs/pub`] }, "read_file", {
-              path: `${rootDir}/bobs/pub/notes.txt`,
-            }),
-          );
-          assertEquals(read.content, "bob's public notes");
-          await Deno.rename(`${rootDir}/bobs`, `${dir}/bobs`);
-        } finally {
-          await Deno.remove(rootDir, { recursive: true });
-        }
-        // A folder root owns, read under bob's folder, runs as nobody: nobody gains no one anything.
-        await Deno.mkdir(`${dir}/bobs/rootdocs`);
-        await Deno.writeTextFile(`${dir}/bobs/rootdocs/a.txt`, "root's doc");
-        const asNobody = await rt.run(
-          specFor({ tool: "read_file", paths: [`${dir}/bobs/rootdocs`] }, "read_file", {
-            path: `${dir}/bobs/rootdocs/a.txt`,
+    await withSandbox({}, async (rt, dir) => {
+      // bob's folder (0755) holding alice's project: bob could swap the project for anything.
+      await Deno.mkdir(`${dir}/bobs/proj`, { recursive: true });
+      await Deno.mkdir(`${dir}/open/proj`, { recursive: true });
+      await Deno.mkdir(`${dir}/real/proj`, { recursive: true });
+      await ownTree(dir);
+      await chown(`${dir}/bobs`, BOB);
+      await Deno.chmod(`${dir}/bobs`, 0o755);
+      // A folder of alice's that her group may write (not sticky).
+      await Deno.chmod(`${dir}/open`, 0o775);
+      await Deno.symlink(`${dir}/real`, `${dir}/alias`);
+      for (const path of [`${dir}/bobs/proj`, `${dir}/open/proj`, `${dir}/alias/proj`]) {
+        const error = await assertRejects(
+          () => rt.run(shellIn("echo planted > planted.txt", [path])),
+          RunError,
+        );
+        assertEquals(error.message, RUN_ERRORS.openParent, path);
+        await assertRejects(() => Deno.lstat(`${path}/planted.txt`), Deno.errors.NotFound);
+      }
+      // Sticky and open to all (alice's own /tmp-like folder) is fine, as /tmp is.
+      await Deno.chmod(`${dir}/open`, 0o1777);
+      const ran = await rt.run(shellIn("echo ok > ok.txt && id -u", [`${dir}/open/proj`]));
+      assertStringIncludes(ran.content, `${TOOL_OWNER.uid}\n`);
+      // Under alice's folder, a folder of bob's is one alice could have put there: refused.
+      await Deno.mkdir(`${dir}/bobs/pub`);
+      await Deno.writeTextFile(`${dir}/bobs/pub/notes.txt`, "bob's public notes");
+      await chown(`${dir}/bobs/pub`, BOB);
+      await chown(`${dir}/bobs/pub/notes.txt`, BOB);
+      const readPub = specFor({ tool: "read_file", paths: [`${dir}/bobs/pub`] }, "read_file", {
+        path: `${dir}/bobs/pub/notes.txt`,
+      });
+      const refused = await assertRejects(() => rt.run(readPub), RunError);
+      assertEquals(refused.message, RUN_ERRORS.openParent);
+      // Moved under a folder of root's, the same folder of bob's is read as bob.
+      const rootDir = await Deno.makeTempDir({ prefix: "gurt-root-" });
+      try {
+        await Deno.chmod(rootDir, 0o755);
+        await Deno.rename(`${dir}/bobs`, `${rootDir}/bobs`);
+        const read = await rt.run(
+          specFor({ tool: "read_file", paths: [`${rootDir}/bobs/pub`] }, "read_file", {
+            path: `${rootDir}/bobs/pub/notes.txt`,
           }),
         );
-        assertEquals(asNobody.content, "root's doc");
-      });
-    } finally {
-      await rt.close();
-    }
+        assertEquals(read.content, "bob's public notes");
+        await Deno.rename(`${rootDir}/bobs`, `${dir}/bobs`);
+      } finally {
+        await Deno.remove(rootDir, { recursive: true });
+      }
+      // A folder root owns, read under bob's folder, runs as nobody: nobody gains no one anything.
+      await Deno.mkdir(`${dir}/bobs/rootdocs`);
+      await Deno.writeTextFile(`${dir}/bobs/rootdocs/a.txt`, "root's doc");
+      const asNobody = await rt.run(
+        specFor({ tool: "read_file", paths: [`${dir}/bobs/rootdocs`] }, "read_file", {
+          path: `${dir}/bobs/rootdocs/a.txt`,
+        }),
+      );
+      assertEquals(asNobody.content, "root's doc");
+    });
   },
 });
 

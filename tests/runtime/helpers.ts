@@ -61,6 +61,24 @@ export async function sandboxRuntime(
   return started.runtime;
 }
 
+/**
+ * Runs `work` on a sandbox runtime ([runtime] settings replaced as `extra` says) and a new folder
+ * of TOOL_OWNER's; afterwards runs `cleanup` (if given), closes the runtime and removes the folder.
+ */
+export async function withSandbox(
+  extra: Partial<RuntimeSettings>,
+  work: (rt: SandboxRuntime, dir: string) => Promise<void>,
+  cleanup?: () => Promise<void>,
+): Promise<void> {
+  const rt = await sandboxRuntime(extra);
+  try {
+    await withOwnedDir((dir) => work(rt, dir));
+  } finally {
+    await cleanup?.();
+    await rt.close();
+  }
+}
+
 /** The spec of a shell call under a shell grant on `paths`, run in the first of them. */
 export function shellIn(command: string, paths: string[]): RunSpec {
   return specFor({ tool: "shell", paths }, "shell", { command, cwd: paths[0] });

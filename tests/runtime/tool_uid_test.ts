@@ -9,7 +9,15 @@ import { assert, assertEquals, assertRejects, assertStringIncludes } from "../as
 import { RUN_ERRORS, RunError } from "../../mod/runtime/mod.ts";
 import { requestJson } from "../../mod/net/mod.ts";
 import { grant, withBox } from "../kit/mod.ts";
-import { ownTree, sandboxRuntime, shellIn, specFor, TOOL_OWNER, withOwnedDir } from "./helpers.ts";
+import {
+  ownTree,
+  sandboxRuntime,
+  shellIn,
+  specFor,
+  TOOL_OWNER,
+  withOwnedDir,
+  withSandbox,
+} from "./helpers.ts";
 
 const asRoot = Deno.uid() === 0;
 
@@ -40,24 +48,19 @@ Deno.test({
     "the review's reproduction: a setuid copy of id made through a shell grant belongs to the folder's owner, has no setuid bit, and runs as whoever runs it",
   ignore: !asRoot,
   fn: async () => {
-    const rt = await sandboxRuntime();
-    try {
-      await withOwnedDir(async (dir) => {
-        const ran = await rt.run(
-          shellIn("cp /usr/bin/id ./myid && chmod 4755 ./myid && echo made", [dir]),
-        );
-        assert(!ran.content.includes("made"), ran.content);
-        assertStringIncludes(ran.content, "Operation not permitted");
-        const info = await Deno.lstat(`${dir}/myid`);
-        assertEquals([info.uid, info.gid], [TOOL_OWNER.uid, TOOL_OWNER.gid]);
-        assertEquals(info.mode! & 0o7777, 0o755);
-        // Another user running it gains nothing: not root, not the owner.
-        const who = await runAs(61240, 61240, `${dir}/myid`);
-        assertEquals(who.trim(), "uid=61240 gid=61240 groups=61240");
-      });
-    } finally {
-      await rt.close();
-    }
+    await withSandbox({}, async (rt, dir) => {
+      const ran = await rt.run(
+        shellIn("cp /usr/bin/id ./myid && chmod 4755 ./myid && echo made", [dir]),
+      );
+      assert(!ran.content.includes("made"), ran.content);
+      assertStringIncludes(ran.content, "Operation not permitted");
+      const info = await Deno.lstat(`${dir}/myid`);
+      assertEquals([info.uid, info.gid], [TOOL_OWNER.uid, TOOL_OWNER.gid]);
+      assertEquals(info.mode! & 0o7777, 0o755);
+      // Another user running it gains nothing: not root, not the owner.
+      const who = await runAs(61240, 61240, `${dir}/myid`);
+      assertEquals(who.trim(), "uid=61240 gid=61240 groups=61240");
+    });
   },
 });
 
@@ -66,45 +69,40 @@ Deno.test({
     "setgid, setuid by other calls (install, open with a mode, mknod of a file, a folder's g+s), file capabilities and device nodes all fail inside a tool",
   ignore: !asRoot,
   fn: async () => {
-    const rt = await sandboxRuntime();
-    try {
-      await withOwnedDir(async (dir) => {
-        const attempts = [
-          "cp /usr/bin/id ./g && chmod 2755 ./g",
-          "chmod u+s,g+s ./g",
-          "install -m 6755 /usr/bin/id ./inst",
-          "mkdir d && chmod g+s d",
-          `python3 -c 'import os; os.close(os.open("py", os.O_CREAT | os.O_WRONLY, 0o4755))'`,
-          `python3 -c 'import os, stat; os.mknod("nod", stat.S_IFREG | 0o6755)'`,
-          `python3 -c 'import os; os.chmod("g", 0o4755)'`,
-          `python3 -c 'import os; fd = os.open("g", os.O_RDONLY); os.fchmod(fd, 0o2755)'`,
-          "mknod ./null c 1 3",
-          "mknod ./disk b 8 0",
-          "/usr/sbin/setcap cap_setuid,cap_dac_override+ep ./g",
-        ];
-        const script = attempts.map((line) => `{ ${line}; } 2>/dev/null && echo "GAINED: ${line}"`)
-          .join("\n");
-        const ran = await rt.run(shellIn(`${script}\necho done`, [dir]));
-        assert(!ran.content.includes("GAINED"), ran.content);
-        assertStringIncludes(ran.content, "done");
-        assertEquals(await dangerous(dir), []);
-        // No file capability was set either.
-        const caps = await new Deno.Command("/usr/sbin/getcap", {
-          args: ["-r", dir],
-          stdout: "piped",
-          stderr: "null",
-        }).output().catch(() => null);
-        if (caps !== null) assertEquals(new TextDecoder().decode(caps.stdout).trim(), "");
-        // The ordinary work still happens: a plain file, a mode, a FIFO, a folder.
-        const plain = await rt.run(
-          shellIn("echo hi > f && chmod 750 f && mkfifo p && mkdir -m 700 e && echo ok", [dir]),
-        );
-        assertStringIncludes(plain.content, "ok");
-        assertEquals((await Deno.lstat(`${dir}/f`)).mode! & 0o7777, 0o750);
-      });
-    } finally {
-      await rt.close();
-    }
+    await withSandbox({}, async (rt, dir) => {
+      const attempts = [
+        "cp /usr/bin/id ./g && chmod 2755 ./g",
+        "chmod u+s,g+s ./g",
+        "install -m 6755 /usr/bin/id ./inst",
+        "mkdir d && chmod g+s d",
+        `python3 -c 'import os; os.close(os.open("py", os.O_CREAT | os.O_WRONLY, 0o4755))'`,
+        `python3 -c 'import os, stat; os.mknod("nod", stat.S_IFREG | 0o6755)'`,
+        `python3 -c 'import os; os.chmod("g", 0o4755)'`,
+        `python3 -c 'import os; fd = os.open("g", os.O_RDONLY); os.fchmod(fd, 0o2755)'`,
+        "mknod ./null c 1 3",
+        "mknod ./disk b 8 0",
+        "/usr/sbin/setcap cap_setuid,cap_dac_override+ep ./g",
+      ];
+      const script = attempts.map((line) => `{ ${line}; } 2>/dev/null && echo "GAINED: ${line}"`)
+        .join("\n");
+      const ran = await rt.run(shellIn(`${script}\necho done`, [dir]));
+      assert(!ran.content.includes("GAINED"), ran.content);
+      assertStringIncludes(ran.content, "done");
+      assertEquals(await dangerous(dir), []);
+      // No file capability was set either.
+      const caps = await new Deno.Command("/usr/sbin/getcap", {
+        args: ["-r", dir],
+        stdout: "piped",
+        stderr: "null",
+      }).output().catch(() => null);
+      if (caps !== null) assertEquals(new TextDecoder().decode(caps.stdout).trim(), "");
+      // The ordinary work still happens: a plain file, a mode, a FIFO, a folder.
+      const plain = await rt.run(
+        shellIn("echo hi > f && chmod 750 f && mkfifo p && mkdir -m 700 e && echo ok", [dir]),
+      );
+      assertStringIncludes(plain.content, "ok");
+      assertEquals((await Deno.lstat(`${dir}/f`)).mode! & 0o7777, 0o750);
+    });
   },
 });
 
@@ -113,46 +111,41 @@ Deno.test({
     "every process of a call runs, as the host sees it, as the grant's owner with no capability and no_new_privs; bubblewrap itself too",
   ignore: !asRoot,
   fn: async () => {
-    const rt = await sandboxRuntime();
-    try {
-      await withOwnedDir(async (dir) => {
-        const running = rt.run(shellIn("touch started; sleep 2", [dir]));
-        // Once the shell has touched started, bubblewrap has set up and dropped what it had.
-        const deadline = Date.now() + 10_000;
-        while (!await Deno.lstat(`${dir}/started`).then(() => true, () => false)) {
-          assert(Date.now() < deadline, "the call never started");
-          await new Promise((resolve) => setTimeout(resolve, 20));
+    await withSandbox({}, async (rt, dir) => {
+      const running = rt.run(shellIn("touch started; sleep 2", [dir]));
+      // Once the shell has touched started, bubblewrap has set up and dropped what it had.
+      const deadline = Date.now() + 10_000;
+      while (!await Deno.lstat(`${dir}/started`).then(() => true, () => false)) {
+        assert(Date.now() < deadline, "the call never started");
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      // bubblewrap (the folder is in its argv) and the shell it runs (in the folder), and the sleep
+      // if it has started.
+      const statuses: string[] = [];
+      for (const entry of Deno.readDirSync("/proc")) {
+        if (!/^\d+$/.test(entry.name) || Number(entry.name) === Deno.pid) continue;
+        const cmdline = await Deno.readTextFile(`/proc/${entry.name}/cmdline`).catch(() => "");
+        const cwd = await Deno.readLink(`/proc/${entry.name}/cwd`).catch(() => "");
+        if (!cmdline.split("\0").includes(dir) && cwd !== dir) continue;
+        const status = await Deno.readTextFile(`/proc/${entry.name}/status`).catch(() => "");
+        if (status !== "") statuses.push(status);
+      }
+      await running;
+      assert(statuses.length >= 2, `found ${statuses.length} processes of the call`);
+      for (const status of statuses) {
+        const uids = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status)!.slice(1).map(Number);
+        const gids = /^Gid:\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status)!.slice(1).map(Number);
+        assertEquals(uids, Array(4).fill(TOOL_OWNER.uid), status);
+        assertEquals(gids, Array(4).fill(TOOL_OWNER.gid), status);
+        assertEquals(/^Groups:[ \t]*(.*)$/m.exec(status)![1].trim(), "", status);
+        assertEquals(/^NoNewPrivs:\s+(\d)/m.exec(status)![1], "1", status);
+        for (const set of ["CapInh", "CapPrm", "CapEff", "CapAmb"]) {
+          assertEquals(new RegExp(`^${set}:\\s+(\\w+)`, "m").exec(status)![1], "0".repeat(16));
         }
-        // bubblewrap (the folder is in its argv) and the shell it runs (in the folder), and the sleep
-        // if it has started.
-        const statuses: string[] = [];
-        for (const entry of Deno.readDirSync("/proc")) {
-          if (!/^\d+$/.test(entry.name) || Number(entry.name) === Deno.pid) continue;
-          const cmdline = await Deno.readTextFile(`/proc/${entry.name}/cmdline`).catch(() => "");
-          const cwd = await Deno.readLink(`/proc/${entry.name}/cwd`).catch(() => "");
-          if (!cmdline.split("\0").includes(dir) && cwd !== dir) continue;
-          const status = await Deno.readTextFile(`/proc/${entry.name}/status`).catch(() => "");
-          if (status !== "") statuses.push(status);
-        }
-        await running;
-        assert(statuses.length >= 2, `found ${statuses.length} processes of the call`);
-        for (const status of statuses) {
-          const uids = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status)!.slice(1).map(Number);
-          const gids = /^Gid:\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status)!.slice(1).map(Number);
-          assertEquals(uids, Array(4).fill(TOOL_OWNER.uid), status);
-          assertEquals(gids, Array(4).fill(TOOL_OWNER.gid), status);
-          assertEquals(/^Groups:[ \t]*(.*)$/m.exec(status)![1].trim(), "", status);
-          assertEquals(/^NoNewPrivs:\s+(\d)/m.exec(status)![1], "1", status);
-          for (const set of ["CapInh", "CapPrm", "CapEff", "CapAmb"]) {
-            assertEquals(new RegExp(`^${set}:\\s+(\\w+)`, "m").exec(status)![1], "0".repeat(16));
-          }
-        }
-        // The command itself runs under the seccomp filter (bubblewrap loads it for its child).
-        assert(statuses.some((status) => /^Seccomp:\s+2$/m.test(status)), "no filtered process");
-      });
-    } finally {
-      await rt.close();
-    }
+      }
+      // The command itself runs under the seccomp filter (bubblewrap loads it for its child).
+      assert(statuses.some((status) => /^Seccomp:\s+2$/m.test(status)), "no filtered process");
+    });
   },
 });
 
@@ -195,27 +188,22 @@ Deno.test({
     "a shell grant over folders of two different owners is refused; over folders of one owner, both are written as that owner",
   ignore: !asRoot,
   fn: async () => {
-    const rt = await sandboxRuntime();
-    try {
-      await withOwnedDir(async (dir) => {
-        for (const sub of ["a", "b", "c"]) await Deno.mkdir(`${dir}/${sub}`);
-        await ownTree(dir);
-        await Deno.chown(`${dir}/c`, 61241, 61241);
-        await assertRejects(
-          () => rt.run(shellIn("echo x > f", [`${dir}/a`, `${dir}/c`])),
-          RunError,
-          RUN_ERRORS.mixedOwners,
-        );
-        await assertRejects(() => Deno.stat(`${dir}/a/f`), Deno.errors.NotFound);
-        await rt.run(shellIn("echo x > f && echo y > ../b/f", [`${dir}/a`, `${dir}/b`]));
-        for (const sub of ["a", "b"]) {
-          const info = await Deno.lstat(`${dir}/${sub}/f`);
-          assertEquals([info.uid, info.gid], [TOOL_OWNER.uid, TOOL_OWNER.gid]);
-        }
-      });
-    } finally {
-      await rt.close();
-    }
+    await withSandbox({}, async (rt, dir) => {
+      for (const sub of ["a", "b", "c"]) await Deno.mkdir(`${dir}/${sub}`);
+      await ownTree(dir);
+      await Deno.chown(`${dir}/c`, 61241, 61241);
+      await assertRejects(
+        () => rt.run(shellIn("echo x > f", [`${dir}/a`, `${dir}/c`])),
+        RunError,
+        RUN_ERRORS.mixedOwners,
+      );
+      await assertRejects(() => Deno.stat(`${dir}/a/f`), Deno.errors.NotFound);
+      await rt.run(shellIn("echo x > f && echo y > ../b/f", [`${dir}/a`, `${dir}/b`]));
+      for (const sub of ["a", "b"]) {
+        const info = await Deno.lstat(`${dir}/${sub}/f`);
+        assertEquals([info.uid, info.gid], [TOOL_OWNER.uid, TOOL_OWNER.gid]);
+      }
+    });
   },
 });
 
