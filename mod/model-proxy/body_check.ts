@@ -57,6 +57,9 @@ const CALL_BLOCKS = new Set(["tool_use", "server_tool_use"]);
 
 type Fields = Record<string, unknown>;
 
+/** The longest path a refusal names in full. */
+const MOST_PATH = 400;
+
 /** A value still to be walked, with the way back to the body's root for its path. */
 interface Frame {
   value: unknown;
@@ -71,9 +74,8 @@ function isObject(value: unknown): value is Fields {
 /** `messages[2].content[0].source` for a frame. */
 function pathOf(frame: Frame, last?: string | number): string {
   const keys: (string | number)[] = last === undefined ? [] : [last];
-  for (let at: Frame | null = frame; at !== null && at.key !== null; at = at.up) {
-    keys.unshift(at.key);
-  }
+  for (let at: Frame | null = frame; at !== null && at.key !== null; at = at.up) keys.push(at.key);
+  keys.reverse();
   let path = "";
   for (const key of keys) {
     if (typeof key === "number") path += `[${key}]`;
@@ -81,7 +83,9 @@ function pathOf(frame: Frame, last?: string | number): string {
         ? (path === "" ? key : `.${key}`)
         : `[${JSON.stringify(key)}]`;}
   }
-  return path === "" ? "the body" : path;
+  if (path === "") return "the body";
+  // A path through a body nested thousands deep is cut in the middle: its ends say where it is.
+  return path.length <= MOST_PATH ? path : `${path.slice(0, 150)}…${path.slice(-240)}`;
 }
 
 /** Whether a tool is one the client runs itself. */
