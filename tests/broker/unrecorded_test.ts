@@ -2,6 +2,7 @@
 import { assertEquals, assertStringIncludes } from "../assert.ts";
 import { Journal, recoverTaskJournals, writeTask } from "../../mod/broker/mod.ts";
 import type { TaskRecord } from "../../mod/broker/mod.ts";
+import { withHome } from "../kit/mod.ts";
 
 const T = new Date(0).toISOString();
 
@@ -41,8 +42,7 @@ async function lines(home: string, id: string): Promise<{ type: string; result?:
 }
 
 Deno.test("the answers of live tasks whose Result record is the first lost seq or later are voided, once, and their journals synced; ended tasks are left alone", async () => {
-  const home = await Deno.makeTempDir({ prefix: "gurt-unrecorded-" });
-  try {
+  await withHome(async (home) => {
     await taskWith(home, "tlive", "running", [2, 6, 7, 9]);
     await taskWith(home, "twait", "waiting", [8]);
     await taskWith(home, "tdone", "done", [10]);
@@ -67,16 +67,11 @@ Deno.test("the answers of live tasks whose Result record is the first lost seq o
     // Run again (a crash during the start): nothing more to void.
     assertEquals(await recoverTaskJournals(home, { lostFrom: 7 }), []);
     assertEquals((await lines(home, "tlive")).length, 6);
-  } finally {
-    await Deno.remove(home, { recursive: true });
-  }
+  }, { prefix: "gurt-unrecorded-" });
 });
 
 Deno.test("a home with no tasks folder has nothing to void", async () => {
-  const home = await Deno.makeTempDir({ prefix: "gurt-unrecorded-" });
-  try {
+  await withHome(async (home) => {
     assertEquals(await recoverTaskJournals(home, { lostFrom: 0 }), []);
-  } finally {
-    await Deno.remove(home, { recursive: true });
-  }
+  }, { prefix: "gurt-unrecorded-" });
 });

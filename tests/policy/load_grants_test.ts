@@ -10,7 +10,7 @@ import {
 } from "../../mod/policy/mod.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { at, NOTES_READ } from "./helpers.ts";
-import { grant } from "../kit/mod.ts";
+import { grant, withHome } from "../kit/mod.ts";
 import { standardRegistry } from "../../mod/tools/mod.ts";
 
 /** The app tools of a standard box, as the core passes them. */
@@ -19,14 +19,8 @@ const APP_TOOLS = standardRegistry().appToolNames();
 const options = { appTools: APP_TOOLS };
 const readNote: ToolRequest = { tool: "read_file", arguments: { path: "/home/kyle/notes/a.md" } };
 
-async function withGrantsDir(work: (dir: string) => Promise<void>): Promise<void> {
-  const home = await Deno.makeTempDir({ prefix: "gurt-policy-" });
-  try {
-    await Deno.mkdir(`${home}/grants`);
-    await work(`${home}/grants`);
-  } finally {
-    await Deno.remove(home, { recursive: true });
-  }
+function withGrantsDir(work: (dir: string) => Promise<void>): Promise<void> {
+  return withHome((home) => work(`${home}/grants`), { prefix: "gurt-policy-", dirs: ["grants"] });
 }
 
 async function outcomeOf(dir: string, request = readNote): Promise<string> {

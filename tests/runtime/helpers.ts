@@ -7,8 +7,8 @@ import {
   type RuntimeSettings,
   SandboxRuntime,
 } from "../../mod/runtime/mod.ts";
-import type { GrantSpec } from "../kit/mod.ts";
 import { at, grantSet } from "../policy/helpers.ts";
+import { type GrantSpec, withHome } from "../kit/mod.ts";
 
 /** The spec for a call allowed by one auto grant; throws if the grant does not allow it. */
 export function specFor(grant: GrantSpec, tool: string, input: unknown): RunSpec {
@@ -40,14 +40,11 @@ export async function ownTree(path: string): Promise<void> {
 
 /** A new temporary folder of TOOL_OWNER's (0755), removed after `fn`. */
 export async function withOwnedDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "gurt-runtime-" });
-  try {
+  await withHome(async (dir) => {
     await Deno.chmod(dir, 0o755);
     await ownTree(dir);
     await fn(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  }, { prefix: "gurt-runtime-" });
 }
 
 /** A sandbox runtime that must start (bubblewrap runs here), with [runtime] settings replaced. */
