@@ -36,6 +36,8 @@ export interface ProxyTest {
   /** `http://127.0.0.1:<port>`, the forwarder in front of the endpoint's socket. */
   url: string;
   usage: UsageEvent[];
+  /** Resolves once `count` usage reports have arrived (a stream's comes after its end). */
+  usageReports(count: number): Promise<void>;
   blocked: ModelBlockedEvent[];
   /** A request to the endpoint as Anthropic's SDK sends it. */
   anthropicPost(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
@@ -75,6 +77,13 @@ export async function withProxy(
   const anthropic = startFakeService(anthropicUsual);
   const openai = startFakeService(openaiUsual);
   const usage: UsageEvent[] = [];
+  const waiting: { count: number; resolve: () => void }[] = [];
+  const usageReports = (count: number) => {
+    if (usage.length >= count) return Promise.resolve();
+    const { promise, resolve } = Promise.withResolvers<void>();
+    waiting.push({ count, resolve });
+    return promise;
+  };
   const blocked: ModelBlockedEvent[] = [];
   const keys = { ...REAL_KEYS, ...options.keys };
   const proxy = await serveModelProxy({
@@ -85,6 +94,7 @@ export async function withProxy(
     },
     onUsage: (event) => {
       usage.push(event);
+      for (const waiter of waiting) if (usage.length >= waiter.count) waiter.resolve();
       return Promise.resolve();
     },
     onBlocked: (event) => {
@@ -116,6 +126,7 @@ export async function withProxy(
       proxy,
       url,
       usage,
+      usageReports,
       blocked,
       anthropicPost: post(ANTHROPIC_HEADERS),
       openaiPost: post(OPENAI_HEADERS),

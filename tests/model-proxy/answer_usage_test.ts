@@ -1,0 +1,81 @@
+/**
+ * Reading usage from a stream as it passes: the same counts wherever the bytes are cut, with
+ * CRLF line ends too, and from each API's events; a whole answer's usage; exact prices.
+ */
+import { assertEquals } from "../assert.ts";
+import { StreamUsage, wholeAnswerUsage } from "../../mod/model-proxy/answer_usage.ts";
+import { exactCents } from "../../mod/model-proxy/usage_price.ts";
+import { anthropicEvents, chatChunks, responsesEvents } from "./fake_services.ts";
+
+const encoder = new TextEncoder();
+
+function readAll(kind: "messages" | "responses" | "chat_completions", parts: Uint8Array[]) {
+  const usage = new StreamUsage(kind);
+  for (const part of parts) usage.push(part);
+  usage.end();
+  return usage.usage;
+}
+
+Deno.test("a Messages stream's usage is the same wherever its bytes are cut, CRLF included", () => {
+  // A multi-byte character in a delta, so some cuts fall inside one.
+  const text = anthropicEvents("claude-sonnet-4-5", ["héllo ✓", '"usage": 5']).join("");
+  const expected = {
+    tokens: { input: 1200, output: 77, cacheWrite: 300, cacheRead: 5000 },
+    model: "claude-sonnet-4-5",
+  };
+  for (const wire of [text, text.replaceAll("\n", "\r\n")]) {
+    const bytes = encoder.encode(wire);
+    for (let cut = 0; cut <= bytes.length; cut++) {
+      const parts = [bytes.subarray(0, cut), bytes.subarray(cut)];
+      assertEquals(readAll("messages", parts), expected, `cut at ${cut}`);
+    }
+    assertEquals(readAll("messages", [...bytes].map((byte) => new Uint8Array([byte]))), expected);
+  }
+});
+
+Deno.test("a message_delta that reports input and cache counts too replaces them", () => {
+  const events = anthropicEvents("m", ["a"]);
+  events.splice(
+    -2,
+    1,
+    `event: message_delta\ndata: {"type":"message_delta","delta":{},"usage":{"input_tokens":9,"cache_read_input_tokens":0,"output_tokens":3}}\n\n`,
+  );
+  assertEquals(readAll("messages", [encoder.encode(events.join(""))]).tokens, {
+    input: 9,
+    output: 3,
+    cacheWrite: 300,
+    cacheRead: 0,
+  });
+});
+
+Deno.test("Responses and Chat Completions streams report their usage, the cached input apart", () => {
+  const tokens = { input: 800, output: 250, cacheWrite: 0, cacheRead: 100 };
+  assertEquals(readAll("responses", [encoder.encode(responsesEvents("gpt-5", ["a"]).join(""))]), {
+    tokens,
+    model: "gpt-5",
+  });
+  assertEquals(readAll("chat_completions", [encoder.encode(chatChunks("gpt-5", ["a"]).join(""))]), {
+    tokens,
+    model: "gpt-5",
+  });
+  const last = chatChunks("gpt-5", ["a"]).join("").replace(/\n\n$/, "");
+  assertEquals(readAll("chat_completions", [encoder.encode(last)]).tokens, tokens);
+});
+
+Deno.test("a whole answer's usage, and none from what is not JSON or has no usage", () => {
+  assertEquals(
+    wholeAnswerUsage("messages", JSON.stringify({ model: "m", usage: { input_tokens: 4 } })),
+    { tokens: { input: 4, output: 0, cacheWrite: 0, cacheRead: 0 }, model: "m" },
+  );
+  assertEquals(wholeAnswerUsage("responses", "not json"), { tokens: null, model: null });
+  assertEquals(wholeAnswerUsage("chat_completions", "{}"), { tokens: null, model: null });
+});
+
+Deno.test("prices are exact fractions of a cent at the table's list rates; an unlisted model has none", () => {
+  const one = { input: 0, output: 0, cacheWrite: 0, cacheRead: 0 };
+  assertEquals(exactCents("claude-haiku-4-5", { ...one, input: 1 }), 0.0001);
+  assertEquals(exactCents("claude-haiku-4-5", { ...one, cacheRead: 7 }), 0.00007);
+  assertEquals(exactCents("claude-opus-4-5", { ...one, output: 1_000_000 }), 2500);
+  assertEquals(exactCents("claude-sonnet-4-5", { ...one, cacheWrite: 4 }), 0.0015);
+  assertEquals(exactCents("gpt-5", { ...one, input: 1 }), null);
+});
