@@ -1,7 +1,7 @@
 /**
  * Answering a pending approval. Whoever takes the entry out of the table answers it, writes the
- * Approval record, and only then tells the waiting call (seed 002 §6). Approve decides again with
- * the grants and the taint as they are now.
+ * Approval record, and only then tells the waiting call (docs/grants.md#approvals). Approve decides
+ * again with the grants and the taint as they are now.
  */
 import {
   type DenyReason,

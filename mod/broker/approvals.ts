@@ -1,12 +1,12 @@
 /**
- * The table of pending approvals, in memory (seed 002 §6). Every kind shares it: an ask grant, a
- * call over budget, a worker's /ask. An entry's id is its Decision record's seq. Whoever takes an
- * entry out of the table answers it: approve, refuse, expiry, the task ending, or its requester
- * going away. Everyone else finds it gone. JavaScript runs one handler at a time, so `take` is the
- * whole lock.
+ * The table of pending approvals, in memory (docs/grants.md#approvals). Every kind shares it: an
+ * ask grant, a call over budget, a worker's /ask. An entry's id is its Decision record's seq.
+ * Whoever takes an entry out of the table answers it: approve, refuse, expiry, the task ending, or
+ * its requester going away. Everyone else finds it gone. JavaScript runs one handler at a time, so
+ * `take` is the whole lock.
  */
 
-/** What the owner is shown for one pending approval (seed 002 §6 PendingApproval). */
+/** What the owner is shown for one pending approval (docs/broker-api.md#the-admin-socket). */
 export interface PendingApproval {
   approval: number;
   task: string;

@@ -16,7 +16,7 @@ export type AskDeps =
   & WaitDeps
   & Pick<BrokerDeps, "home" | "audit" | "clock" | "log" | "redact">;
 
-/** What /ask answers (seed 000). */
+/** What /ask answers (docs/broker-api.md#post-ask). */
 export type AskResponse = { approved: boolean } | { pending: true };
 
 /** The tool name an /ask is recorded under in the audit log. */

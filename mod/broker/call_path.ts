@@ -1,8 +1,9 @@
 /**
- * POST /call: a key names one call (seed 000, as Stripe's idempotency keys do). The same key with
- * the same tool and canonical input answers what the journal logged, or joins the call in flight;
- * with another tool or input it is refused with 409 before anything is decided, run or recorded.
- * A new call is one transaction (call_transaction.ts), which requests for it wait on.
+ * POST /call: a key names one call (docs/broker-api.md#keys-the-same-request-the-same-answer), as
+ * Stripe's idempotency keys do. The same key with the same tool and canonical input answers what
+ * the journal logged, or joins the call in flight; with another tool or input it is refused with
+ * 409 before anything is decided, run or recorded. A new call is one transaction
+ * (call_transaction.ts), which requests for it wait on.
  */
 import { canonicalJson, inputDigest } from "./canonical_json.ts";
 import type { KeyedCall } from "./call_decision.ts";
@@ -15,7 +16,7 @@ import { InFlight } from "./task_handle.ts";
 import type { CallBody } from "./task_schemas.ts";
 import { waitOn } from "./waiting.ts";
 
-/** The pending body of seed 000, word for word. */
+/** The pending body of docs/broker-api.md#post-call, word for word. */
 export const CALL_PENDING: CallResponse = {
   ok: false,
   pending: true,

@@ -1,8 +1,8 @@
 /**
- * The run of an allowed call's tool (design.md, one call, step 7): an app tool inside the core with
- * only its declared secrets, or a built-in tool through the runtime, which mounts only the matched
- * grant path. What the run gives is redacted before anything else sees it. The transaction around
- * it is call_transaction.ts.
+ * The run of an allowed call's tool (docs/broker-api.md#post-call, step 4): an app tool inside the
+ * core with only its declared secrets, or a built-in tool through the runtime, which mounts only
+ * the matched grant path. What the run gives is redacted before anything else sees it. The
+ * transaction around it is call_transaction.ts.
  */
 import { redactValue } from "../common/mod.ts";
 import type { Decision } from "../policy/mod.ts";

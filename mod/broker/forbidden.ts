@@ -1,8 +1,8 @@
 /**
- * Each socket answers only its own requests. The task socket refuses the owner's, the admin
- * socket refuses a task's, and both refuse a request of no kind at all: nothing in gurt sends a
- * wrong kind, so one means a bug or a component doing what it should not (seed 002 §6). The
- * refusal is 403 forbidden, and the connection is closed after it.
+ * Each socket answers only its own requests. The task socket refuses the owner's, the admin socket
+ * refuses a task's, and both refuse a request of no kind at all: nothing in gurt sends a wrong
+ * kind, so one means a bug or a component doing what it should not. The refusal is 403 forbidden,
+ * and the connection is closed after it.
  */
 import type { Context, Hono } from "hono";
 import { HttpError } from "../common/mod.ts";

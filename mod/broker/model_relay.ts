@@ -13,7 +13,7 @@ import { readRequestBody } from "../net/mod.ts";
 import { priceUsage, type TokenCounts } from "./pricing.ts";
 import { usageOfAnswer, usageOfStream } from "./model_usage.ts";
 
-/** Seed 003's message for a box with no model key, with where to look. */
+/** The message for a box with no model key, with where to look. */
 export function noModelKeyMessage(keyName: string): string {
   return `No model key yet. Add an Anthropic or Factory API key in Settings, Accounts & Keys, then start the task again. gurt reads the vault key ${keyName}, named by gurt.toml [models] key (gurt vault set ${keyName}, or the portal's Accounts & Keys); see runbook.md#model-key-missing`;
 }
@@ -214,8 +214,9 @@ function releasingOnCancel(
 }
 
 /**
- * Reads the worker's model request. The service must not fetch anything for the task (seed 003):
- * no MCP servers, and only the task's own function tools.
+ * Reads the worker's model request. The service must not fetch anything for the task
+ * (docs/broker-api.md#get-model-and-post-model-the-model-relay): no MCP servers, and only the
+ * task's own function tools.
  */
 function parseModelRequest(
   bytes: Uint8Array,

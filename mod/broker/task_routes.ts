@@ -1,4 +1,4 @@
-/** The task broker: HTTP + JSON on tasks/<id>/broker.sock, every request of seed 000. */
+/** The task broker: HTTP + JSON on tasks/<id>/broker.sock, every request of docs/broker-api.md. */
 import { Hono } from "hono";
 import { handleAsk } from "./ask_path.ts";
 import { handleCall } from "./call_path.ts";

@@ -1,4 +1,7 @@
-/** The bodies of the task broker's requests (seed 000), each one strict schema. */
+/**
+ * The bodies of the task broker's requests (docs/broker-api.md#the-task-socket), each one strict
+ * schema.
+ */
 import { z } from "zod";
 
 /** What a body without a key, or with an empty one, is answered (docs/broker-api.md). */

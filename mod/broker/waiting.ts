@@ -2,7 +2,8 @@
  * How a request waits on a call or ask in flight: until it ends, or until it has waited on an
  * approval for wait_ms (then it answers pending and the approval stays open), or until its
  * connection drops. The last requester dropping its connection withdraws a pending approval:
- * nothing is written, and `gurt audit verify` reports the decision as abandoned (seed 002 §6).
+ * nothing is written, and `gurt audit verify` reports the decision as abandoned
+ * (docs/grants.md#approvals).
  */
 import type { BrokerDeps } from "./deps.ts";
 import type { FlowEnd, InFlight } from "./task_handle.ts";
