@@ -1,6 +1,6 @@
 /**
- * Seed 002 §3 "What each tool takes" and "Matching": every row of the tools table, and each extra
- * case §12 "Policy tables" lists, through the real `decide`.
+ * docs/grants.md's tools (#which-constraints-each-tool-takes) and #matching: every tool's row, and
+ * the edge cases of matching, through the real `decide`.
  */
 import {
   canonicalArguments,
@@ -155,7 +155,7 @@ Deno.test("an app tool's arguments are opaque: its grant covers any input", () =
   assertEquals(run({ tool: "example.echo", arguments: {} }, grants), "no_grant");
 });
 
-// --- Matching: §12's extra cases. ---
+// --- Matching: the edge cases. ---
 
 Deno.test("mode precedence among three matching grants: deny, then ask, then auto", () => {
   const specs = {

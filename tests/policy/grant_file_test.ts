@@ -1,6 +1,7 @@
 /**
- * Seed 002 §3 "Loading": one case per rule, each with the text its problem must contain, the
- * line it names where the parser gives one, and gurt's extension of rule 3 to app tools.
+ * docs/grants.md#when-the-grant-set-is-invalid: one case per rule, each with the text its problem
+ * must contain, the line it names where the parser gives one, and gurt's extension of rule 3 to app
+ * tools.
  */
 import { type GrantProblem, parseGrant } from "../../mod/policy/mod.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";

@@ -1,6 +1,7 @@
 /**
- * Loading from a real grants directory (seed 002 §3): every file at every decision, one invalid
- * file invalidating the set, a missing directory invalid and an empty one valid.
+ * Loading from a real grants directory (docs/grants.md#where-grants-live): every file at every
+ * decision, one invalid file invalidating the set, a missing directory invalid and an empty one
+ * valid.
  */
 import {
   decideLoaded,

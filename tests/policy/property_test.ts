@@ -1,7 +1,8 @@
 /**
- * Seed 002 §12 "Property test": fast-check drives `decide` with generated grant sets, taints and
- * requests, against a deliberately naive oracle written here from §3's prose. fast-check prints
- * the seed and the shrunk counterexample on failure; rerun with `{ seed, path }` to replay it.
+ * The property test: fast-check drives `decide` with generated grant sets, taints and requests,
+ * against a deliberately naive oracle written here from the prose of docs/grants.md#matching.
+ * fast-check prints the seed and the shrunk counterexample on failure; rerun with `{ seed, path }`
+ * to replay it.
  */
 import fc from "fast-check";
 import {
@@ -187,7 +188,7 @@ function setOf(entries: [string, GrantSpec][]): GrantSet {
   return load.grants;
 }
 
-// --- The oracle: §3 read literally, written without looking at mod/policy. ---
+// --- The oracle: docs/grants.md#matching read literally, written without mod/policy. ---
 
 type Summary = {
   kind: string;

@@ -1,6 +1,7 @@
 /**
- * The session state store (seed 002 §4) on real files: absent means private and trusted, the
- * taint only rises, writes are atomic, and a damaged or "public" file is refused with its pointer.
+ * The session state store (docs/grants.md#taint) on real files: absent means private and trusted,
+ * the taint only rises, writes are atomic, and a damaged or "public" file is refused with its
+ * pointer.
  */
 import {
   raiseSessionState,
