@@ -1,10 +1,10 @@
 /**
- * The check of a model request's body (seed 003): the model service must not reach anything for
- * the task, since it would reach it around the task's host list. The whole JSON value is walked,
- * at every depth (a tool_result's content, a function call's output and a message's blocks
- * included), and the first thing that would make the service fetch is named with where it is.
- * Tools are held to an allowlist of the tools a client runs itself, so a new server tool's version
- * is refused until it is known. Pure.
+ * The check of a model request's body (runbook.md#model-proxy-refused): the model service must not
+ * reach anything for the task, since it would reach it around the task's host list. The whole JSON
+ * value is walked, at every depth (a tool_result's content, a function call's output and a
+ * message's blocks included), and the first thing that would make the service fetch is named with
+ * where it is. Tools are held to an allowlist of the tools a client runs itself, so a new server
+ * tool's version is refused until it is known. Pure.
  *
  * What the service reads as data and never as content is not walked: a tool's input schema or
  * parameters, a structured output's schema, and the input of a tool call the model made. A

@@ -110,7 +110,7 @@ export const KEY_NAMES: Record<Service, string> = {
 
 const SERVICE_NAMES: Record<Service, string> = { anthropic: "Anthropic", openai: "OpenAI" };
 
-/** Seed 003's sentence for a service whose key the vault lacks, with the key's name. */
+/** The sentence for a service whose key the vault lacks, with the key's name. */
 export function noKeyMessage(service: Service): string {
   const name = KEY_NAMES[service];
   return `No model key yet. Add an Anthropic or Factory API key in Settings, Accounts & Keys, then start the task again. The box's vault has no ${name}, which requests to ${

@@ -125,7 +125,7 @@ Deno.test("a path the endpoint does not relay is a 404 in that service's error f
   });
 });
 
-Deno.test("a service whose key the vault lacks gets seed 003's sentence, in its format, and nothing is sent", async () => {
+Deno.test("a service whose key the vault lacks gets the model-key-missing sentence, in its format, and nothing is sent", async () => {
   await withProxy(async (t) => {
     const anthropic = await t.anthropicPost("/v1/messages", MESSAGES_BODY);
     assertEquals(anthropic.status, 401);

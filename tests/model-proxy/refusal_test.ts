@@ -1,10 +1,10 @@
 /**
- * The model endpoint refuses every request that would make the service reach something for the
- * task (seed 003), wherever in the body it is: at the top, inside a tool_result's content or a
- * function call's output, or nested far deeper. Each is refused in plain, streaming and
- * count_tokens requests alike, with a 403 in the service's own error format and a blocked event,
- * and nothing reaches the service. What asks for no fetch (inline images, client tools, a schema
- * that names such fields) passes.
+ * The model endpoint refuses every request that would make the service reach something for the task
+ * (runbook.md#model-proxy-refused), wherever in the body it is: at the top, inside a tool_result's
+ * content or a function call's output, or nested far deeper. Each is refused in plain, streaming
+ * and count_tokens requests alike, with a 403 in the service's own error format and a blocked
+ * event, and nothing reaches the service. What asks for no fetch (inline images, client tools, a
+ * schema that names such fields) passes.
  */
 import { assertEquals, assertStringIncludes } from "../assert.ts";
 import { type ProxyTest, withProxy } from "./proxy_kit.ts";
