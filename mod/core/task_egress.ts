@@ -25,6 +25,11 @@ export interface TaskEgressOptions {
   journal(event: BlockedEvent): Promise<void>;
   log(line: string): void;
   clock(): Date;
+  /**
+   * For [egress] unknown = "ask": asks the owner whether the task may reach `host:port`, held up to
+   * the approval wait; true lets this connection on.
+   */
+  ask(host: string, port: number): Promise<boolean>;
 }
 
 /** Opens a task's egress proxy. */
@@ -37,8 +42,9 @@ export async function openTaskEgress(options: TaskEgressOptions): Promise<Egress
       hosts: [...options.hosts(), ...egress.hosts],
       allowPrivate: egress.allow_private_hosts,
       resolve: egress.resolve,
-      unknown: "deny",
+      unknown: egress.unknown,
     }),
+    ask: (host, port) => options.ask(host, port),
     ownAddresses: () => Deno.networkInterfaces().map((face) => face.address),
     onBlocked: async (event) => {
       const left = bucket.take();
