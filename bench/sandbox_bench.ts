@@ -63,7 +63,6 @@ try {
     const child = await sandboxes.spawn({
       task,
       home: `${dir}/home`,
-      sockets: [],
       doors: [{ port: 3128, socket: door }],
       readOnly: [],
       argv: ["/bin/true"],

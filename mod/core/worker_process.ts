@@ -72,8 +72,10 @@ export async function spawnWorker(
     const child = await places.sandboxes.spawn({
       task: task.id,
       home: `${places.dir}/home`,
-      sockets: [places.socket],
-      doors: places.egress === null ? [] : [{ port: EGRESS_PORT, socket: places.egress }],
+      doors: [
+        { path: places.socket, socket: places.socket },
+        ...(places.egress === null ? [] : [{ port: EGRESS_PORT, socket: places.egress }]),
+      ],
       readOnly,
       argv: [found, ...args],
       env,

@@ -1,12 +1,16 @@
 /*
  * gurt's task init: the first process of a task's sandbox, its pid 1.
  *
- *   task-init PORT SOCKET [PORT SOCKET]... -- PROGRAM ARG...
+ *   task-init PLACE SOCKET [PLACE SOCKET]... -- PROGRAM ARG...
  *
  * The sandbox has its own network namespace, with only `lo`. For each pair, task-init listens on
- * 127.0.0.1:PORT there, and relays each connection, byte for byte, to the Unix socket SOCKET (a
- * door of the core, bound into the sandbox): that is how the egress proxy and the model endpoint
- * appear on the task's loopback. Every listener is open before PROGRAM starts, so the worker's
+ * PLACE: 127.0.0.1:PLACE for a port number, or a Unix socket at PLACE for a path (which it
+ * replaces), and relays each connection, byte for byte, to the Unix socket SOCKET (a door of the
+ * core, bound into the sandbox): that is how the egress proxy appears on the task's loopback and
+ * the broker socket at BOX_SOCKET. At most MAX_RELAYS connections of one door are relayed at once;
+ * past that it accepts no more of that door's until one ends (they wait in the listen queue), so a
+ * task cannot hold more of the core's descriptors than that, however many it opens. It makes itself
+ * non-dumpable, so the task's processes (its uid, no capability) cannot ptrace it. Every listener is open before PROGRAM starts, so the worker's
  * first request never finds the port closed. Then it runs PROGRAM as execvp(3) would (searched in
  * the PATH of its environment) in a child, relays connections, reaps every process of the
  * namespace (orphans come to pid 1), and exits with PROGRAM's status (128 + the signal's number
@@ -36,6 +40,8 @@
 #define SYS_execve 59
 #define SYS_exit 60
 #define SYS_wait4 61
+#define SYS_unlink 87
+#define SYS_prctl 157
 #define SYS_exit_group 231
 #define SYS_accept4 288
 #define SYS_signalfd4 289
@@ -67,6 +73,8 @@
 #define SFD_CLOEXEC 02000000
 
 #define MAX_DOORS 4
+#define MAX_RELAYS 64
+#define PR_SET_DUMPABLE 4
 #define BUFFER 65536
 
 struct pollfd {
@@ -240,6 +248,26 @@ static long parse_port(const char *text) {
   return value == 0 ? -1 : value;
 }
 
+/* Listens on a Unix socket at `path`, replacing what is there; the listener's fd. */
+static int listen_at(const char *path) {
+  struct {
+    unsigned short family;
+    char path[108];
+  } address;
+  long path_length = length_of(path);
+  if (path_length >= (long)sizeof address.path) fail(path, 36 /* ENAMETOOLONG */);
+  address.family = AF_UNIX;
+  for (long i = 0; i <= path_length; i++) address.path[i] = path[i];
+  syscall3(SYS_unlink, (long)path, 0, 0);
+  long fd = syscall3(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) fail("socket", -fd);
+  long error = syscall3(SYS_bind, fd, (long)&address, 2 + path_length + 1);
+  if (error < 0) fail(path, -error);
+  error = syscall3(SYS_listen, fd, 128, 0);
+  if (error < 0) fail("listen", -error);
+  return (int)fd;
+}
+
 /* Listens on 127.0.0.1:port; the listener's fd. */
 static int listen_on(long port) {
   struct {
@@ -269,15 +297,26 @@ void init_main(long *stack) {
   const char *doors[MAX_DOORS];
   int count = 0;
   long at = 1;
+  syscall3(SYS_prctl, PR_SET_DUMPABLE, 0, 0);
   while (at < argc && !(argv[at][0] == '-' && argv[at][1] == '-' && argv[at][2] == 0)) {
-    if (at + 1 >= argc || count == MAX_DOORS) fail("usage: PORT SOCKET ... -- PROGRAM", EINVAL);
-    long port = parse_port(argv[at]);
-    if (port < 0) fail(argv[at], EINVAL);
-    listeners[count] = listen_on(port);
+    if (at + 1 >= argc || count == MAX_DOORS) fail("usage: PLACE SOCKET ... -- PROGRAM", EINVAL);
+    if (argv[at][0] == '/') {
+      listeners[count] = listen_at(argv[at]);
+    } else {
+      long port = parse_port(argv[at]);
+      if (port < 0) fail(argv[at], EINVAL);
+      listeners[count] = listen_on(port);
+    }
     doors[count++] = argv[at + 1];
     at += 2;
   }
-  if (at + 1 >= argc) fail("usage: PORT SOCKET ... -- PROGRAM", EINVAL);
+  if (at + 1 >= argc) fail("usage: PLACE SOCKET ... -- PROGRAM", EINVAL);
+  /* The relays running now: each one's pid and door (0 for a free slot). */
+  long relay_pid[MAX_DOORS * MAX_RELAYS];
+  int relay_door[MAX_DOORS * MAX_RELAYS];
+  int relays[MAX_DOORS];
+  for (int i = 0; i < MAX_DOORS * MAX_RELAYS; i++) relay_pid[i] = 0;
+  for (int i = 0; i < MAX_DOORS; i++) relays[i] = 0;
   char **program = argv + at + 1;
   long program_argc = argc - at - 1;
 
@@ -301,7 +340,8 @@ void init_main(long *stack) {
     watch[0].events = POLLIN;
     watch[0].revents = 0;
     for (int i = 0; i < count; i++) {
-      watch[i + 1].fd = listeners[i];
+      /* A door at its cap is not watched (a negative fd): its connections wait in the queue. */
+      watch[i + 1].fd = relays[i] < MAX_RELAYS ? listeners[i] : -1;
       watch[i + 1].events = POLLIN;
       watch[i + 1].revents = 0;
     }
@@ -319,6 +359,12 @@ void init_main(long *stack) {
           int signal = status & 0x7f;
           quit(signal == 0 ? (status >> 8) & 0xff : 128 + signal);
         }
+        for (int i = 0; i < MAX_DOORS * MAX_RELAYS; i++) {
+          if (relay_pid[i] != pid) continue;
+          relay_pid[i] = 0;
+          relays[relay_door[i]]--;
+          break;
+        }
       }
     }
     for (int i = 0; i < count; i++) {
@@ -331,6 +377,14 @@ void init_main(long *stack) {
         relay((int)client, doors[i]);
       }
       syscall3(SYS_close, client, 0, 0);
+      if (pid < 0) continue;
+      for (int k = 0; k < MAX_DOORS * MAX_RELAYS; k++) {
+        if (relay_pid[k] != 0) continue;
+        relay_pid[k] = pid;
+        relay_door[k] = i;
+        relays[i]++;
+        break;
+      }
     }
   }
 }

@@ -18,6 +18,9 @@ export interface TaskLimits {
   cpus: number;
 }
 
+/** The open files each process of a task may have (RLIMIT_NOFILE, soft and hard). */
+export const MAX_FILES = 4096;
+
 /** The folder of the tasks' cgroups, in each hierarchy. */
 export const TASKS_CGROUP = "gurt-tasks";
 
@@ -79,6 +82,9 @@ v1)
   done
   echo $mem >$c/memory/${TASKS_CGROUP}/$task/memory.limit_in_bytes || fail "cannot limit the memory of task $task"
   echo $mem >$c/memory/${TASKS_CGROUP}/$task/memory.memsw.limit_in_bytes 2>/dev/null
+  # v1 counts socket buffers only here (v2 counts them in memory.max): a task's TCP on its own lo.
+  k=$c/memory/${TASKS_CGROUP}/$task/memory.kmem.tcp.limit_in_bytes
+  [ ! -e $k ] || echo $mem >$k || fail "cannot limit the socket memory of task $task"
   echo $pids >$c/pids/${TASKS_CGROUP}/$task/pids.max || fail "cannot limit the processes of task $task"
   echo 100000 >$c/cpu/${TASKS_CGROUP}/$task/cpu.cfs_period_us 2>/dev/null
   echo $quota >$c/cpu/${TASKS_CGROUP}/$task/cpu.cfs_quota_us || fail "cannot limit the CPU of task $task"
@@ -87,6 +93,8 @@ v1)
   done
   ;;
 esac
+# Each process of the task may hold at most this many descriptors, soft and hard.
+ulimit -n ${MAX_FILES} || fail "cannot limit the open files of task $task"
 exec 9<"$filter" || fail "cannot open the seccomp filter $filter"
 exec "$@"`;
 

@@ -33,9 +33,7 @@ export interface WorkerSpec {
   task: string;
   /** tasks/<id>/home: writable, the working directory. */
   home: string;
-  /** The broker socket and any other socket bound in with no port. */
-  sockets: readonly string[];
-  /** Sockets the task init opens on loopback ports. */
+  /** The core's sockets the task init opens inside: on a loopback port, or at a path. */
   doors: readonly Door[];
   /** Files bound in read-only at their own paths. */
   readOnly: readonly string[];
@@ -89,8 +87,8 @@ export class TaskSandboxes {
     const bwrap = taskSandboxArgs({
       task: spec.task,
       home: spec.home,
-      sockets: spec.sockets,
       doors: spec.doors,
+      identity: await writeIdentity(spec),
       readOnly: spec.readOnly,
       layout: this.layout,
       program: this.program,
@@ -134,6 +132,35 @@ export class TaskSandboxes {
   async end(task: string): Promise<void> {
     await endTaskGroup(task, this.kind);
   }
+}
+
+/**
+ * Writes the task's own /etc/passwd and /etc/group beside its home (in tasks/<id>, which only root
+ * may write; 0644, for bubblewrap to bind as the task's user): root, nobody and the task's user, so
+ * that no task reads the names of the others. A task running as the core's own user (no root) gets
+ * that user's line as the host has it.
+ */
+async function writeIdentity(spec: WorkerSpec): Promise<{ passwd: string; group: string }> {
+  const dir = spec.home.slice(0, spec.home.lastIndexOf("/"));
+  const uid = spec.user?.uid ?? Deno.uid() ?? 0;
+  const gid = spec.user?.gid ?? Deno.gid() ?? 0;
+  const users = ["root:x:0:0:root:/root:/usr/sbin/nologin"];
+  const groups = ["root:x:0:"];
+  if (uid !== 0) {
+    users.push(`box-${spec.task}:x:${uid}:${gid}:gurt task:${spec.home}:/usr/sbin/nologin`);
+    groups.push(`box-${spec.task}:x:${gid}:`);
+  }
+  users.push("nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin");
+  groups.push("nogroup:x:65534:");
+  const places = { passwd: `${dir}/passwd`, group: `${dir}/group` };
+  for (const [path, lines] of [[places.passwd, users], [places.group, groups]] as const) {
+    const fresh = `${path}.tmp`;
+    await Deno.remove(fresh).catch(() => {});
+    await Deno.writeTextFile(fresh, lines.join("\n") + "\n", { mode: 0o644, createNew: true });
+    await Deno.chmod(fresh, 0o644);
+    await Deno.rename(fresh, path);
+  }
+  return places;
 }
 
 /**

@@ -31,12 +31,19 @@ export const TASK_ETC_PATHS: readonly string[] = [
   "/etc/mime.types",
 ];
 
-/** A door of the core inside the sandbox: a Unix socket, opened on a port of the task's loopback. */
-export interface Door {
-  port: number;
-  /** The socket's path, the same inside the sandbox as outside. */
-  socket: string;
-}
+/**
+ * A door of the core inside the sandbox: the core's Unix socket `socket`, which the task init opens
+ * on a port of the task's loopback (`port`), or as a Unix socket of its own at `path` (the broker's,
+ * at the path BOX_SOCKET names). The core's socket itself is bound at DOORS_DIR, where only the init
+ * uses it; each connection through the init counts toward its cap of 64 at once per door.
+ */
+export type Door = { port: number; socket: string } | { path: string; socket: string };
+
+/** Where the core's sockets are bound inside the sandbox, for the task init to relay to. */
+export const DOORS_DIR = "/.gurt/doors";
+
+/** The largest tmpfs made for a Unix door's folder: it holds the init's socket, and a task's litter. */
+const DOOR_DIR_BYTES = 1024 * 1024;
 
 /** Everything the sandbox of one task is made of. */
 export interface TaskSandboxPlan {
@@ -44,10 +51,13 @@ export interface TaskSandboxPlan {
   task: string;
   /** tasks/<id>/home: the one writable folder, and the working directory. */
   home: string;
-  /** Sockets bound in at their own paths with no port (the broker's). */
-  sockets: readonly string[];
-  /** Sockets opened on a loopback port by the task init (the egress proxy's). */
+  /** The core's sockets, opened inside by the task init. */
   doors: readonly Door[];
+  /**
+   * The task's own /etc/passwd and /etc/group (root, nobody and its user only), bound in place of
+   * the host's, which name every other task's user; null to bind the host's.
+   */
+  identity: { passwd: string; group: string } | null;
   /** Files and folders bound in read-only at their own paths (mcp.json, a test worker's script). */
   readOnly: readonly string[];
   /** The host's system layout (runtime's probeSystemLayout) and the extra /etc entries it has. */
@@ -80,9 +90,13 @@ export function taskSandboxArgs(plan: TaskSandboxPlan): string[] {
     "--hostname",
     `gurt-task-${plan.task}`,
   ];
+  const own = plan.identity === null
+    ? new Map<string, string>()
+    : new Map([["/etc/passwd", plan.identity.passwd], ["/etc/group", plan.identity.group]]);
   for (const entry of plan.layout.entries) {
-    if (entry.kind === "bind") args.push("--ro-bind", entry.path, entry.path);
-    else args.push("--symlink", entry.target, entry.path);
+    if (entry.kind === "bind") {
+      args.push("--ro-bind", own.get(entry.path) ?? entry.path, entry.path);
+    } else args.push("--symlink", entry.target, entry.path);
   }
   const size = String(plan.tmpBytes);
   args.push(
@@ -103,16 +117,24 @@ export function taskSandboxArgs(plan: TaskSandboxPlan): string[] {
   );
   // After /tmp's tmpfs, which would hide what is bound under /tmp before it.
   for (const path of plan.program) args.push("--ro-bind", path, path);
-  args.push("--bind", plan.home, plan.home);
-  for (const socket of [...plan.sockets, ...plan.doors.map((door) => door.socket)]) {
-    args.push("--bind", socket, socket);
+  // A Unix door's folder is a small tmpfs the init makes its socket in, before what is bound in it.
+  for (const door of plan.doors) {
+    if ("path" in door) args.push("--size", String(DOOR_DIR_BYTES), "--tmpfs", dirname(door.path));
   }
+  args.push("--bind", plan.home, plan.home);
+  plan.doors.forEach((door, i) => args.push("--bind", door.socket, `${DOORS_DIR}/${i}.sock`));
   for (const path of plan.readOnly) args.push("--ro-bind", path, path);
   args.push("--perms", "0555", "--ro-bind-data", "0", INIT_PATH);
   args.push("--remount-ro", "/", "--chdir", plan.home, "--", INIT_PATH);
-  for (const door of plan.doors) args.push(String(door.port), door.socket);
+  plan.doors.forEach((door, i) => {
+    args.push("path" in door ? door.path : String(door.port), `${DOORS_DIR}/${i}.sock`);
+  });
   args.push("--", ...plan.argv);
   return args;
+}
+
+function dirname(path: string): string {
+  return path.slice(0, path.lastIndexOf("/")) || "/";
 }
 
 /** The proxy variables of a worker's environment: every common client uses the egress proxy. */

@@ -4,7 +4,7 @@
  * door on loopback. Each test is an attack a task's own processes could try.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { TASKS_CGROUP, TaskSandboxes } from "../../mod/sandbox/mod.ts";
+import { type Door, TASKS_CGROUP, TaskSandboxes } from "../../mod/sandbox/mod.ts";
 import { assertBuildsAsCheckedIn } from "../kit/mod.ts";
 
 const decoder = new TextDecoder();
@@ -54,12 +54,11 @@ async function withBox(
 async function runIn(
   box: Box,
   script: string,
-  options: { doors?: { port: number; socket: string }[]; sockets?: string[] } = {},
+  options: { doors?: Door[] } = {},
 ): Promise<{ code: number; out: string; err: string }> {
   const child = await box.sandboxes.spawn({
     task: box.task,
     home: box.home,
-    sockets: options.sockets ?? [],
     doors: options.doors ?? [],
     readOnly: [],
     argv: ["/bin/sh", "-c", script],
@@ -177,6 +176,65 @@ Deno.test("a door: the task init relays 127.0.0.1:PORT inside to the core's Unix
   });
 });
 
+Deno.test("a Unix door: the task init listens at the path the task knows and relays at most 64 connections at once", async () => {
+  await withBox(async (box) => {
+    const door = `${box.dir}/broker.sock`;
+    let open = 0;
+    let most = 0;
+    const listener = Deno.listen({ transport: "unix", path: door });
+    await Deno.chown(door, USER.uid, USER.gid);
+    const held: Deno.Conn[] = [];
+    const accepting = (async () => {
+      for await (const conn of listener) {
+        held.push(conn);
+        most = Math.max(most, ++open);
+      }
+    })();
+    try {
+      const run = await runIn(
+        box,
+        `python3 -c "
+import socket, sys
+socks = []
+for i in range(100):
+    s = socket.socket(socket.AF_UNIX); s.settimeout(2)
+    try: s.connect('${door}'); socks.append(s)
+    except Exception as e: print('refused', repr(e)); break
+print('opened', len(socks))
+sys.stdout.flush()
+import time; time.sleep(1)"`,
+        { doors: [{ path: door, socket: door }] },
+      );
+      assertStringIncludes(run.out, "opened", run.err);
+      assert(most > 0, "the door was reached");
+      assert(most <= 64, `${most} connections reached the core at once`);
+    } finally {
+      listener.close();
+      for (const conn of held) conn.close();
+      await accepting;
+    }
+  });
+});
+
+Deno.test("a task's /etc/passwd and /etc/group name root, nobody and its own user only; its open files are capped", async () => {
+  await withBox(async (box) => {
+    const run = await runIn(
+      box,
+      "cut -d: -f1,3 /etc/passwd; cut -d: -f1,3 /etc/group; ulimit -n; ulimit -Hn",
+    );
+    assertEquals(run.out.trim().split("\n"), [
+      "root:0",
+      `box-${box.task}:${USER.uid}`,
+      "nobody:65534",
+      "root:0",
+      `box-${box.task}:${USER.gid}`,
+      "nogroup:65534",
+      "4096",
+      "4096",
+    ], run.err);
+  });
+});
+
 Deno.test("limits: the task's processes are capped by its cgroup", async () => {
   await withBox(async (box) => {
     const run = await runIn(
@@ -211,7 +269,6 @@ Deno.test("the end of a task kills what it left running and removes its cgroup",
     const child = await box.sandboxes.spawn({
       task: box.task,
       home: box.home,
-      sockets: [],
       doors: [],
       readOnly: [],
       argv: ["/bin/sh", "-c", "sleep 300 & sleep 300 & echo up; wait"],
