@@ -23,6 +23,26 @@ export interface AnswerUsage {
 
 type Fields = Record<string, unknown>;
 
+/** What an event that carries usage has in its data, and no JSON string can hold unescaped. */
+const USAGE = '"usage"';
+
+/**
+ * What the held text is searched for: USAGE without its first quote, found far faster (a `u` is
+ * rarer than a quote in JSON), and in every text that holds USAGE.
+ */
+const USAGE_TAIL = 'usage"';
+
+/**
+ * Where the last event in `text` ends (after its blank line: LF LF, or CRLF CRLF), searching from
+ * `from`; -1 when none has.
+ */
+function lastEventEnd(text: string, from: number): number {
+  // Searched forwards first, so a long event not yet ended is not searched again at each push.
+  const lf = text.indexOf("\n\n", from) === -1 ? -1 : text.lastIndexOf("\n\n") + 2;
+  const crlf = text.indexOf("\n\r\n", from) === -1 ? -1 : text.lastIndexOf("\n\r\n") + 3;
+  return Math.max(lf, crlf);
+}
+
 function isObject(value: unknown): value is Fields {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -81,15 +101,21 @@ export function wholeAnswerUsage(kind: RouteKind, text: string): AnswerUsage {
   return { tokens, model: modelOf(answer) };
 }
 
-/** Reads a streamed answer's usage as its bytes pass; `usage` is what it has seen so far. */
+/**
+ * Reads a streamed answer's usage as its bytes pass; `usage` is what it has seen so far. Text is
+ * held from the start of the event not yet ended; while what is held names no `"usage"`, nothing
+ * in it can matter, and at each event's end it is dropped without being read line by line.
+ */
 export class StreamUsage {
   readonly #kind: RouteKind;
   readonly #decoder = new TextDecoder();
-  /** The start of a line not yet ended. */
-  #rest = "";
-  /** The data lines of the event not yet ended, and whether one names a usage key. */
-  #data: string[] = [];
+  /** The text from the start of the first event not yet ended. */
+  #held = "";
+  /** Whether the held text names a usage key. */
   #named = false;
+  /** The data lines of the event being read line by line. */
+  #data: string[] = [];
+  #eventNamed = false;
   #tokens: TokenCounts | null = null;
   #model: string | null = null;
 
@@ -104,46 +130,54 @@ export class StreamUsage {
 
   /** Takes the next bytes of the answer. */
   push(bytes: Uint8Array): void {
-    this.#lines(this.#decoder.decode(bytes, { stream: true }));
+    const added = this.#decoder.decode(bytes, { stream: true });
+    if (added === "") return;
+    // Only the new text is searched, with enough of the old before it to find what straddles.
+    const from = Math.max(0, this.#held.length - USAGE_TAIL.length + 1);
+    const blankFrom = Math.max(0, this.#held.length - 2);
+    this.#held += added;
+    if (!this.#named) this.#named = this.#held.includes(USAGE_TAIL, from);
+    const end = lastEventEnd(this.#held, blankFrom);
+    if (end === -1) return;
+    if (this.#named) {
+      this.#read(this.#held.slice(0, end));
+      this.#held = this.#held.slice(end);
+      this.#named = this.#held.includes(USAGE_TAIL);
+    } else {
+      this.#held = this.#held.slice(end);
+    }
   }
 
   /** The answer has ended: a last event without its blank line counts too. */
   end(): void {
-    this.#lines(this.#decoder.decode());
-    if (this.#rest !== "") this.#line(this.#rest);
-    this.#rest = "";
-    this.#line("");
+    this.#held += this.#decoder.decode();
+    if (this.#held.includes(USAGE_TAIL)) this.#read(`${this.#held}\n\n`);
+    this.#held = "";
+    this.#named = false;
   }
 
-  #lines(text: string): void {
+  /** Reads whole events line by line; `text` ends with a blank line. */
+  #read(text: string): void {
     let start = 0;
-    let end = text.indexOf("\n");
-    if (end === -1) {
-      this.#rest += text;
-      return;
-    }
-    this.#line(this.#rest + text.slice(0, end));
-    this.#rest = "";
-    start = end + 1;
+    let end: number;
     while ((end = text.indexOf("\n", start)) !== -1) {
       this.#line(text.slice(start, end));
       start = end + 1;
     }
-    this.#rest = text.slice(start);
   }
 
   #line(raw: string): void {
     const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
     if (line === "") {
-      if (this.#named) this.#event(this.#data.join("\n"));
+      if (this.#eventNamed) this.#event(this.#data.join("\n"));
       this.#data = [];
-      this.#named = false;
+      this.#eventNamed = false;
       return;
     }
     if (!line.startsWith("data:")) return;
     const data = line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5);
     this.#data.push(data);
-    if (data.includes('"usage"')) this.#named = true;
+    if (data.includes(USAGE)) this.#eventNamed = true;
   }
 
   #event(data: string): void {

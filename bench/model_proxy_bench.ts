@@ -1,0 +1,162 @@
+/**
+ * The model endpoint's cost (issue 19): the time to the first byte of a streamed Messages answer
+ * through the endpoint (its Unix socket, the body check, the key, the relay to the service) against
+ * the same request straight to the service over loopback TCP, and the throughput of a long streamed
+ * answer (LONG_MB of events) each way, measured in the same run by turns. The service and the
+ * endpoint each run in their own process, as the service and the core do; this process is the
+ * task's client (Deno's fetch). The task's bridge (loopback TCP in its namespace to the socket) is
+ * not measured.
+ */
+import { type BenchRow, printTable } from "./table.ts";
+import { p50 } from "./measure.ts";
+import { LONG_MB } from "./model_proxy_peer.ts";
+
+const FIRST_BYTES = 400;
+const ROUNDS = 5;
+
+async function startPeer(args: string[]): Promise<{ child: Deno.ChildProcess; line: string }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      "--allow-all",
+      "--unstable-no-legacy-abort",
+      "--frozen",
+      "--config",
+      new URL("../deno.json", import.meta.url).pathname,
+      new URL("./model_proxy_peer.ts", import.meta.url).pathname,
+      ...args,
+    ],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`model_proxy_peer ${args[0]} did not start: ${text}`);
+    text += value;
+  }
+  reader.releaseLock();
+  return { child, line: text.trim() };
+}
+
+const HEADERS = {
+  "content-type": "application/json",
+  "x-api-key": "placeholder",
+  "anthropic-version": "2023-06-01",
+  "anthropic-beta": "interleaved-thinking-2025-05-14",
+};
+
+/** A Messages request of about 6 KB, as an agent's first turn is. */
+function requestBody(model: string): string {
+  return JSON.stringify({
+    model,
+    max_tokens: 4096,
+    stream: true,
+    system: [{ type: "text", text: "You are a coding agent. ".repeat(40) }],
+    messages: [{ role: "user", content: [{ type: "text", text: "Tidy my notes. ".repeat(200) }] }],
+    tools: [{
+      name: "Bash",
+      description: "Runs a command",
+      input_schema: { type: "object", properties: { command: { type: "string" } } },
+    }],
+  });
+}
+
+/** Milliseconds from sending the request to the answer's first body byte. */
+async function firstByte(url: string, client?: Deno.HttpClient): Promise<number> {
+  const start = performance.now();
+  const answer = await fetch(url, {
+    method: "POST",
+    headers: HEADERS,
+    body: requestBody("claude-sonnet-4-5"),
+    client,
+  });
+  const reader = answer.body!.getReader();
+  const first = await reader.read();
+  const ms = performance.now() - start;
+  if (first.done || answer.status !== 200) throw new Error(`answered ${answer.status}`);
+  while (!(await reader.read()).done) {
+    // The rest of the short answer.
+  }
+  return ms;
+}
+
+/** MB/s of the long answer. */
+async function longAnswer(url: string, client?: Deno.HttpClient): Promise<number> {
+  const start = performance.now();
+  const answer = await fetch(url, {
+    method: "POST",
+    headers: HEADERS,
+    body: requestBody("long"),
+    client,
+  });
+  let got = 0;
+  for await (const chunk of answer.body!) got += chunk.length;
+  const seconds = (performance.now() - start) / 1000;
+  if (got < LONG_MB * 1024 * 1024) throw new Error(`got ${got} bytes`);
+  return got / 1024 / 1024 / seconds;
+}
+
+const dir = await Deno.makeTempDir({ prefix: "gurt-model-proxy-bench-" });
+const service = await startPeer(["service"]);
+const port = Number(service.line.split(" ")[1]);
+const socket = `${dir}/model.sock`;
+const proxy = await startPeer(["proxy", socket, String(port)]);
+const client = Deno.createHttpClient({ proxy: { transport: "unix", path: socket } });
+const direct = `http://127.0.0.1:${port}/v1/messages`;
+const proxied = "http://127.0.0.1:4100/v1/messages";
+try {
+  const times = { direct: [] as number[], proxied: [] as number[] };
+  for (let i = 0; i < FIRST_BYTES + 40; i++) {
+    const a = await firstByte(direct);
+    const b = await firstByte(proxied, client);
+    if (i >= 40) {
+      times.direct.push(a);
+      times.proxied.push(b);
+    }
+  }
+  await longAnswer(direct);
+  await longAnswer(proxied, client);
+  const rates = { direct: [] as number[], proxied: [] as number[] };
+  for (let round = 0; round < ROUNDS; round++) {
+    rates.direct.push(await longAnswer(direct));
+    rates.proxied.push(await longAnswer(proxied, client));
+  }
+  const rows: BenchRow[] = [
+    {
+      what: `first streamed byte through the endpoint, p50 of ${FIRST_BYTES}`,
+      unit: "ms",
+      value: p50(times.proxied),
+      baselineWhat: "the same request direct to the service on loopback TCP",
+      baseline: p50(times.direct),
+      target: "(report)",
+    },
+    {
+      what: "time the endpoint adds to the first streamed byte, p50 difference",
+      unit: "ms",
+      value: p50(times.proxied) - p50(times.direct),
+      baselineWhat: "the 1 ms goal",
+      baseline: 1,
+      target: "<= 1",
+    },
+    {
+      what: `a ${LONG_MB} MiB streamed answer through the endpoint, p50 of ${ROUNDS}`,
+      unit: "MB/s",
+      value: p50(rates.proxied),
+      baselineWhat: "the same answer direct to the service",
+      baseline: p50(rates.direct),
+      target: ">= 0.9",
+    },
+  ];
+  printTable(rows);
+} finally {
+  client.close();
+  for (const peer of [proxy, service]) {
+    peer.child.kill("SIGTERM");
+    await peer.child.status;
+  }
+  await Deno.remove(dir, { recursive: true });
+}

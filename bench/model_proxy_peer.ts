@@ -1,0 +1,77 @@
+/**
+ * The other processes of bench/model_proxy_bench.ts. `service`: a fake Anthropic Messages service
+ * on 127.0.0.1 that answers a streamed request at once with message_start, then (for the model
+ * `long`) LONG_MB of content_block_delta events in 16 KiB writes, then message_delta and
+ * message_stop; it prints `ready <port>`. `proxy <socket> <port>`: the model endpoint on the Unix
+ * socket, relaying to that service with a key; it prints `ready`. SIGTERM ends each.
+ */
+import { serveModelProxy } from "../mod/model-proxy/mod.ts";
+
+/** The length of the long answer, in MiB. */
+export const LONG_MB = 64;
+
+const [mode, ...rest] = Deno.args;
+
+function sse(event: string, data: unknown): string {
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+if (mode === "service") {
+  const encoder = new TextEncoder();
+  const start = encoder.encode(sse("message_start", {
+    type: "message_start",
+    message: {
+      id: "msg_1",
+      type: "message",
+      role: "assistant",
+      model: "claude-sonnet-4-5",
+      content: [],
+      usage: { input_tokens: 20, output_tokens: 1 },
+    },
+  }));
+  const delta = sse("content_block_delta", {
+    type: "content_block_delta",
+    index: 0,
+    delta: { type: "text_delta", text: "a word or two of the model's long answer, " },
+  });
+  const block = encoder.encode(delta.repeat(Math.floor(16 * 1024 / delta.length)));
+  const end = encoder.encode(
+    sse("message_delta", {
+      type: "message_delta",
+      delta: { stop_reason: "end_turn" },
+      usage: { output_tokens: 9000 },
+    }) + sse("message_stop", { type: "message_stop" }),
+  );
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    const body = await req.json();
+    const blocks = body.model === "long" ? Math.ceil(LONG_MB * 1024 * 1024 / block.length) : 0;
+    let sent = -1;
+    return new Response(
+      new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (sent === -1) controller.enqueue(start);
+          else if (sent < blocks) controller.enqueue(block);
+          else {
+            controller.enqueue(end);
+            controller.close();
+          }
+          sent++;
+        },
+      }),
+      { headers: { "content-type": "text/event-stream" } },
+    );
+  });
+  console.log(`ready ${server.addr.port}`);
+  Deno.addSignalListener("SIGTERM", () => Deno.exit(0));
+} else if (mode === "proxy") {
+  const [socketPath, port] = rest;
+  const service = { baseUrl: `http://127.0.0.1:${port}`, key: () => "sk-bench-key" };
+  await serveModelProxy({
+    socketPath,
+    services: { anthropic: service, openai: service },
+    onUsage: () => Promise.resolve(),
+    onBlocked: () => Promise.resolve(),
+  });
+  console.log("ready");
+  Deno.addSignalListener("SIGTERM", () => Deno.exit(0));
+}
