@@ -27,6 +27,10 @@ import { exactCents } from "./usage_price.ts";
 
 /** Where one service is, and its key in the vault as it is now (null: the vault has none). */
 export interface ServiceTarget {
+  /**
+   * The service's origin, and any prefix before `/v1`: `https://api.openai.com`, not `…/v1`. The
+   * request's own path (`/v1/responses`) and query are added to it.
+   */
   baseUrl: string;
   key(): string | null;
 }
@@ -124,6 +128,8 @@ export async function serveModelProxy(options: ModelProxyOptions): Promise<Model
 class ModelEndpoint implements ModelProxy {
   readonly #options: ModelProxyOptions;
   readonly #closing = new AbortController();
+  /** Rejects once the endpoint is closing. */
+  readonly #closingNow: Promise<never>;
   readonly #reports = new Set<Promise<void>>();
   readonly #most: number;
   readonly #maxBody: number;
@@ -139,6 +145,11 @@ class ModelEndpoint implements ModelProxy {
     this.#maxBody = options.maxBodyBytes ?? 20 * 1024 * 1024;
     this.#clock = options.clock ?? Date.now;
     this.#log = options.log ?? ((line) => console.error(line));
+    const signal = this.#closing.signal;
+    this.#closingNow = new Promise<never>((_, reject) => {
+      signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+    });
+    this.#closingNow.catch(() => {});
   }
 
   get socketPath(): string {
@@ -151,7 +162,20 @@ class ModelEndpoint implements ModelProxy {
 
   async listen(): Promise<void> {
     this.#server = Deno.serve(
-      { path: this.#options.socketPath, onListen: () => {} },
+      // Aborting the signal closes every connection, where shutdown() would wait for a client
+      // that never finishes sending its body.
+      {
+        path: this.#options.socketPath,
+        onListen: () => {},
+        signal: this.#closing.signal,
+        // Called for an answer's stream that broke off (its client sees the answer cut short).
+        onError: (error) => {
+          if (!this.#closing.signal.aborted) {
+            this.#log(`gurt model proxy: an answer broke off: ${describe(error)}`);
+          }
+          return new Response(null, { status: 502 });
+        },
+      },
       (request) => this.#handle(request),
     );
     await Deno.chmod(this.#options.socketPath, 0o600);
@@ -161,7 +185,7 @@ class ModelEndpoint implements ModelProxy {
     if (this.#closed) return;
     this.#closed = true;
     this.#closing.abort(new Error("the model endpoint is closing"));
-    await this.#server?.shutdown();
+    await this.#server?.finished;
     await Promise.allSettled([...this.#reports]);
     await Deno.remove(this.#options.socketPath).catch(() => {});
   }
@@ -191,7 +215,14 @@ class ModelEndpoint implements ModelProxy {
       return await this.#relay(request, { route, url, release });
     } catch (error) {
       release();
-      throw error;
+      // The client went away, or the endpoint is closing: no one reads this answer.
+      if (!request.signal.aborted && !this.#closing.signal.aborted) {
+        this.#log(`gurt model proxy: a request to ${url.pathname} failed: ${describe(error)}`);
+      }
+      const base = this.#options.services[route.service].baseUrl;
+      return errorAnswer(route.service, "unreachable", {
+        message: unreachableMessage(base, `could not be sent the request (${describe(error)})`),
+      });
     }
   }
 
@@ -262,10 +293,11 @@ class ModelEndpoint implements ModelProxy {
     const { service, kind, path } = route;
     let bytes: Uint8Array<ArrayBuffer>;
     try {
-      bytes = await readRequestBody(request, {
-        limit: this.#maxBody,
-        tooLarge: () => new TooLarge(),
-      });
+      // A body that never ends holds its request only until the endpoint closes.
+      bytes = await Promise.race([
+        readRequestBody(request, { limit: this.#maxBody, tooLarge: () => new TooLarge() }),
+        this.#closingNow,
+      ]);
     } catch (error) {
       if (!(error instanceof TooLarge)) throw error;
       return errorAnswer(service, "too_large", { message: tooLargeMessage(this.#maxBody) });
