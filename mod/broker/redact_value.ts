@@ -1,2 +1,0 @@
-/** Moved to mod/common (issue 22): kept for the broker files that still import it from here. */
-export { redactValue } from "../common/mod.ts";
