@@ -4,10 +4,11 @@
  * gets the proxy's 403 and a net_blocked record.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { type Json, startBox, until } from "../kit/mod.ts";
+import { type Json, startBox, startScriptTask, taskEnd, until } from "../kit/mod.ts";
 
 Deno.test({
-  name: "a host on no list is asked of the owner: approved, the held request goes on and the host joins the task's list",
+  name:
+    "a host on no list is asked of the owner: approved, the held request goes on and the host joins the task's list",
   ignore: Deno.uid() !== 0,
   fn: async () => {
     const server = Deno.serve(
@@ -25,23 +26,12 @@ allow_private_hosts = ["asked.test", "refused.test"]
     });
     try {
       const proxy = `--noproxy '' -x "$HTTP_PROXY"`;
-      const answer = await box.admin("POST", "/tasks", {
-        worker: {
-          kind: "cmd",
-          command: [
-            "/bin/sh",
-            "-c",
-            `curl -s ${proxy} http://asked.test:${port}/first > first.txt
+      const { id, home } = await startScriptTask(
+        box,
+        `curl -s ${proxy} http://asked.test:${port}/first > first.txt
              curl -s ${proxy} http://asked.test:${port}/second > second.txt
              curl -s ${proxy} -w ' %{http_code}' http://refused.test:${port}/ > refused.txt`,
-          ],
-        },
-        tools: ["example.echo"],
-        budgetCents: null,
-      });
-      assertEquals(answer.status, 200, JSON.stringify(answer.body));
-      const id = answer.body.task.id;
-      const home = `${box.home}/tasks/${id}/home`;
+      );
 
       const pending = async (host: string) => {
         let item: Json = null;
@@ -60,11 +50,7 @@ allow_private_hosts = ["asked.test", "refused.test"]
 
       const refused = await pending("refused.test");
       assertEquals((await box.admin("POST", `/approvals/${refused.approval}/refuse`)).status, 200);
-      let task: Json = null;
-      await until(async () => {
-        task = (await box.admin("GET", `/tasks/${id}`)).body.task;
-        return task.state !== "running" && task.state !== "waiting";
-      }, 30_000);
+      const { task } = await taskEnd(box, id, 30_000);
       assertEquals(await Deno.readTextFile(`${home}/first.txt`), "reached /first");
       // The second request to the same place was not asked again: the host is on the list now.
       assertEquals(await Deno.readTextFile(`${home}/second.txt`), "reached /second");

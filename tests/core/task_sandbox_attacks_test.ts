@@ -6,7 +6,16 @@
  * egress proxy a program in the task could try. Each held before the sandbox only by luck.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { gurt, type Json, startBox, type TestBox, until } from "../kit/mod.ts";
+import {
+  exists,
+  gurt,
+  type Json,
+  startBox,
+  startScriptTask,
+  taskEnd,
+  type TestBox,
+  until,
+} from "../kit/mod.ts";
 
 const decoder = new TextDecoder();
 
@@ -38,21 +47,8 @@ async function runTask(
   script: string,
   hosts: string[] = [],
 ): Promise<{ log: string; task: Json }> {
-  const answer = await box.admin("POST", "/tasks", {
-    worker: { kind: "cmd", command: ["/bin/sh", "-c", script] },
-    tools: ["example.echo"],
-    budgetCents: null,
-    hosts,
-  });
-  assertEquals(answer.status, 200, JSON.stringify(answer.body));
-  const id = answer.body.task.id;
-  let task: Json = null;
-  await until(async () => {
-    task = (await box.admin("GET", `/tasks/${id}`)).body.task;
-    return task.state !== "running" && task.state !== "waiting";
-  }, 60_000);
-  const log = await Deno.readTextFile(`${box.home}/tasks/${id}/worker.log`).catch(() => "");
-  return { log, task };
+  const { id } = await startScriptTask(box, script, { hosts });
+  return await taskEnd(box, id, 60_000);
 }
 
 function rootBox(toml = ""): Promise<TestBox> {
@@ -144,25 +140,15 @@ Deno.test({
     const port = (probe.addr as Deno.NetAddr).port;
     probe.close(); // a free port of the host, for the task to listen on inside
     try {
-      const answer = await box.admin("POST", "/tasks", {
-        worker: {
-          kind: "cmd",
-          command: [
-            "/bin/sh",
-            "-c",
-            `python3 -c "
+      const { id, home } = await startScriptTask(
+        box,
+        `python3 -c "
 import socket, time
 s = socket.socket(); s.bind(('127.0.0.1', ${port})); s.listen(5)
 open('listening', 'w').close()
 time.sleep(300)"`,
-          ],
-        },
-        tools: ["example.echo"],
-        budgetCents: null,
-      });
-      const id = answer.body.task.id;
-      const home = `${box.home}/tasks/${id}/home`;
-      await until(() => Deno.stat(`${home}/listening`).then(() => true, () => false), 30_000);
+      );
+      await until(() => exists(`${home}/listening`), 30_000);
       // The owner's browser, on the host, asks for the task's page and would send its cookies.
       const reached = await Deno.connect({ hostname: "127.0.0.1", port }).then(
         (conn) => (conn.close(), true),
@@ -185,25 +171,15 @@ Deno.test({
     probe.close(); // the model service is down: its port is free
     const box = await rootBox();
     try {
-      const answer = await box.admin("POST", "/tasks", {
-        worker: {
-          kind: "cmd",
-          command: [
-            "/bin/sh",
-            "-c",
-            `python3 -c "
+      const { id, home } = await startScriptTask(
+        box,
+        `python3 -c "
 import socket
 s = socket.socket(); s.bind(('127.0.0.1', ${port})); s.listen(5)
 open('listening', 'w').close()
 c, _ = s.accept(); open('got', 'wb').write(c.recv(65536))"`,
-          ],
-        },
-        tools: ["example.echo"],
-        budgetCents: null,
-      });
-      const id = answer.body.task.id;
-      const home = `${box.home}/tasks/${id}/home`;
-      await until(() => Deno.stat(`${home}/listening`).then(() => true, () => false), 30_000);
+      );
+      await until(() => exists(`${home}/listening`), 30_000);
       // What the core's relay would do: connect to the service's address and send the key.
       const sent = await Deno.connect({ hostname: "127.0.0.1", port }).then(async (conn) => {
         await conn.write(new TextEncoder().encode("POST / HTTP/1.1\r\nx-api-key: sk-live\r\n\r\n"));
@@ -211,7 +187,7 @@ c, _ = s.accept(); open('got', 'wb').write(c.recv(65536))"`,
         return true;
       }, () => false);
       assert(!sent, "the core's connection reached the task's listener");
-      assert(!(await Deno.stat(`${home}/got`).then(() => true, () => false)));
+      assert(!(await exists(`${home}/got`)));
       await box.admin("POST", `/tasks/${id}/stop`);
     } finally {
       await box.close();

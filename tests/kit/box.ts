@@ -261,13 +261,46 @@ export function heldTool(name: string, cents = 6): HeldTool {
   return { started, gate, release: () => gate.resolve(), tool: tool as AppTool<never> };
 }
 
-/** Starts a task whose worker runs `command` (kind cmd) with example.echo: its record, failed or not. */
-export async function startCmdTask(box: TestBox, command: string[]): Promise<Json> {
+/**
+ * Starts a task whose worker runs `command` (kind cmd) with example.echo, and `hosts` on its egress
+ * list: its record, failed or not.
+ */
+export async function startCmdTask(
+  box: TestBox,
+  command: string[],
+  options: { hosts?: string[] } = {},
+): Promise<Json> {
   const answer = await box.admin("POST", "/tasks", {
     worker: { kind: "cmd", command },
     tools: ["example.echo"],
     budgetCents: null,
+    hosts: options.hosts ?? [],
   });
   assertEquals(answer.status, 200, JSON.stringify(answer.body));
   return answer.body.task;
+}
+
+/** Starts a `cmd` task running the sh `script`, `hosts` on its egress list: its id and home. */
+export async function startScriptTask(
+  box: TestBox,
+  script: string,
+  options: { hosts?: string[] } = {},
+): Promise<{ id: string; home: string }> {
+  const task = await startCmdTask(box, ["/bin/sh", "-c", script], options);
+  return { id: task.id, home: `${box.home}/tasks/${task.id}/home` };
+}
+
+/** Waits for a task to end (done, failed or stopped): its record and its worker's log. */
+export async function taskEnd(
+  box: TestBox,
+  id: string,
+  ms = 90_000,
+): Promise<{ task: Json; log: string }> {
+  let task: Json = null;
+  await until(async () => {
+    task = (await box.admin("GET", `/tasks/${id}`)).body.task;
+    return task.state !== "running" && task.state !== "waiting";
+  }, ms);
+  const log = await Deno.readTextFile(`${box.home}/tasks/${id}/worker.log`).catch(() => "");
+  return { task, log };
 }
