@@ -1,7 +1,8 @@
 /**
  * The first bytes a client sends into a tunnel, judged without I/O. A TLS ClientHello must name
  * (SNI) the very host the tunnel was opened to, which stops domain fronting: a tunnel to a listed
- * name on a CDN that carries TLS for another name. A tunnel to port 443 must start with TLS.
+ * name on a CDN that carries TLS for another name. Bytes that are not TLS are, off port 443, left to
+ * the proxy to read as one plain HTTP request held to the tunnel's host; on 443 they are refused.
  */
 import { type CanonicalHost, canonicalHost } from "../config/mod.ts";
 
@@ -15,16 +16,20 @@ export type FirstBytes =
   | { tls: true; names: string[] }
   | { malformed: string };
 
-/** The verdict on a tunnel's first bytes: wait for more, let it through, or refuse it. */
+/**
+ * The verdict on a tunnel's first bytes: wait for more, let it through, read it as a plain HTTP
+ * request (it is not TLS), or refuse it.
+ */
 export type FirstBytesVerdict =
   | { need: number }
   | { ok: true }
+  | { plain: true }
   | { reason: "sni_mismatch" | "no_sni" | "not_tls" };
 
 /**
  * Judges the first bytes of a tunnel to `target` on `port`: a ClientHello must name `target` and
  * nothing else (a tunnel to an address must name nothing); anything else is refused on port 443
- * and let through on other ports.
+ * and, on other ports, is for the proxy to read as a plain HTTP request.
  */
 export function judgeFirstBytes(
   bytes: Uint8Array,
@@ -34,7 +39,7 @@ export function judgeFirstBytes(
   const first = readFirstBytes(bytes);
   if ("need" in first) return first;
   if ("malformed" in first) return { reason: "not_tls" };
-  if (!first.tls) return port === 443 ? { reason: "not_tls" } : { ok: true };
+  if (!first.tls) return port === 443 ? { reason: "not_tls" } : { plain: true };
   if (first.names.length === 0) return target.kind === "ip" ? { ok: true } : { reason: "no_sni" };
   if (first.names.length > 1 || target.kind === "ip") return { reason: "sni_mismatch" };
   const named = canonicalHost(first.names[0]);

@@ -4,8 +4,9 @@
  * byte. For each connection it reads the task's policy afresh, lets through only a listed host (or
  * one the owner approves when unknown is "ask"), resolves the name itself, refuses private,
  * metadata and the box's own addresses, dials the very address it checked, and holds a tunnel's
- * TLS to the host it was opened to. Every refusal is told to the caller (net.blocked) before the
- * client is answered.
+ * TLS to the host it was opened to; a tunnel that is not TLS carries one plain HTTP request, held
+ * to the tunnel's host like an absolute-form one. Every refusal is told to the caller
+ * (net.blocked) before the client is answered.
  */
 import { type CanonicalHost, canonicalHost, hostText } from "../config/mod.ts";
 import {
@@ -29,7 +30,13 @@ import {
 } from "./host_policy.ts";
 import { plainAnswer, refusalAnswer } from "./refusal.ts";
 import { BodyEnd } from "./request_body.ts";
-import { headEnd, hostHeaderMatches, parseRequestHead } from "./request_head.ts";
+import {
+  headEnd,
+  hostHeaderMatches,
+  mayBeRequest,
+  parseRequestHead,
+  parseTunnelRequest,
+} from "./request_head.ts";
 import { readGreeting, readRequest, SOCKS_REPLY, SOCKS_VERSION, socksReply } from "./socks5.ts";
 
 /** A connection the proxy refused: the host as the client named it, the port, and why. */
@@ -215,8 +222,7 @@ class EgressProxy implements EgressServer {
         await this.#tunnel(inbound, origin, target, head.port);
         return;
       }
-      const hostLine = `Host: ${named}${head.port === 80 ? "" : `:${head.port}`}`;
-      await writeAll(origin, latin1Bytes(head.forward(hostLine)));
+      await writeAll(origin, latin1Bytes(head.forward(hostLine(target, head.port))));
       // The origin closes after its answer (Connection: close); then the exchange is over.
       const back = pump(origin, inbound.conn);
       void sendBody(inbound, origin, new BodyEnd(head.body));
@@ -278,9 +284,10 @@ class EgressProxy implements EgressServer {
   }
 
   /**
-   * Pipes a tunnel both ways once its first bytes pass (a ClientHello naming the target; not TLS
-   * only off port 443). The origin's bytes flow from the start, for protocols where the server
-   * speaks first; the client's are held until judged. Ends when the origin's side ends.
+   * Pipes a tunnel both ways once its first bytes pass (a ClientHello naming the target), or
+   * forwards the one plain HTTP request it carries (not TLS, off port 443 only). The origin's
+   * bytes flow from the start; the client's are held until judged. Ends when the origin's side
+   * ends.
    */
   async #tunnel(
     inbound: Inbound,
@@ -315,8 +322,61 @@ class EgressProxy implements EgressServer {
       await back;
       return;
     }
+    if ("plain" in verdict) {
+      return await this.#plainRequest(inbound, origin, { target, port, back });
+    }
     await writeAll(origin, inbound.take());
     void pump(client, origin);
+    await back;
+  }
+
+  /**
+   * A tunnel that does not start with TLS: its bytes must be one plain HTTP request in origin form
+   * whose Host header (if it has one) names the tunnel's host and port, which is forwarded with
+   * `Connection: close` like an absolute-form request, its body framed and nothing after it sent.
+   * A tunnel's later requests could name any host, so there are none. Other protocols are closed
+   * as not_tls; a request for another host is answered 403 inside the tunnel.
+   */
+  async #plainRequest(
+    inbound: Inbound,
+    origin: Deno.Conn,
+    tunnel: { target: CanonicalHost; port: number; back: Promise<boolean> },
+  ): Promise<void> {
+    const { target, port, back } = tunnel;
+    const client = inbound.conn;
+    const named = hostText(target);
+    const refuse = async (reason: BlockReason) => {
+      await this.#blocked({ host: named, port, reason });
+      closeQuietly(origin);
+      await back;
+      if (reason === "not_tls") closeQuietly(client);
+      else await answerAndClose(client, refusalAnswer(reason, `${named}:${port}`));
+    };
+    const cap = this.#options.maxHeadBytes ?? 16 * 1024;
+    const deadline = new Deadline(client, this.#options.headTimeoutMs ?? 10_000);
+    let end = headEnd(inbound.buffered);
+    try {
+      while (end === -1) {
+        if (!mayBeRequest(inbound.buffered)) return await refuse("not_tls");
+        if (inbound.buffered.length >= cap) return await refuse("bad_request");
+        if (!await inbound.readMore(cap)) {
+          closeQuietly(origin);
+          await back;
+          return;
+        }
+        end = headEnd(inbound.buffered);
+      }
+    } finally {
+      deadline.clear();
+    }
+    if (!mayBeRequest(inbound.buffered)) return await refuse("not_tls");
+    const head = parseTunnelRequest(latin1(inbound.take(end)));
+    if ("problem" in head) return await refuse("bad_request");
+    if (head.hostHeader !== null && !hostHeaderMatches(head.hostHeader, { host: target, port })) {
+      return await refuse("host_mismatch");
+    }
+    await writeAll(origin, latin1Bytes(head.forward(hostLine(target, port))));
+    void sendBody(inbound, origin, new BodyEnd(head.body));
     await back;
   }
 
@@ -423,6 +483,11 @@ async function sendBody(inbound: Inbound, origin: Deno.Conn, end: BodyEnd): Prom
   } catch {
     // Either side is gone.
   }
+}
+
+/** The Host line the proxy adds to a forwarded request that has none. */
+function hostLine(target: CanonicalHost, port: number): string {
+  return `Host: ${hostText(target)}${port === 80 ? "" : `:${port}`}`;
 }
 
 /** A host as a client wrote it, safe to show and record: printable ASCII, at most 255 characters. */

@@ -17,15 +17,16 @@ export function refusalText(reason: BlockReason, target: string): string {
     case "own_address":
       return `gurt egress: ${target} is not on this task's host list as a private host: it resolves to an address of this box, which the proxy does not reach; ${end}. see runbook.md#egress-blocked`;
     case "host_mismatch":
-      return `gurt egress: the request's Host header names another host than its target ${target}, and only the target is on this task's host list; ${end}. see runbook.md#egress-blocked`;
+      return `gurt egress: the request's Host header names another host than its target ${target} (its URL's, or its tunnel's), and only the target is on this task's host list; ${end}. see runbook.md#egress-blocked`;
     case "resolve_failed":
       return `gurt egress: ${target} is on this task's host list but the box could not resolve it to an address; retrying will not help until its DNS answers. see runbook.md#egress-blocked`;
     case "bad_request":
-      return `gurt egress: the request is not one the proxy takes (CONNECT host:port, an absolute http:// URL, or SOCKS5 without authentication), so no host on this task's list was reached; ${end}. see runbook.md#egress-blocked`;
+      return `gurt egress: the request is not one the proxy takes (CONNECT host:port, an absolute http:// URL, SOCKS5 without authentication, or one origin-form request in a tunnel; with one Host header, one framing, and a Connection header that names none of Host, Content-Length and Transfer-Encoding), so no host on this task's list was reached; ${end}. see runbook.md#egress-blocked`;
     case "sni_mismatch":
     case "no_sni":
-    case "not_tls":
       return `gurt egress: the TLS in the tunnel to ${target} does not name ${target} alone, so the proxy closed it; ${end}. see runbook.md#egress-blocked`;
+    case "not_tls":
+      return `gurt egress: the tunnel to ${target} started with neither TLS nor (off port 443) one plain HTTP request, the only things a tunnel carries, so the proxy closed it; ${end}. see runbook.md#egress-blocked`;
   }
 }
 

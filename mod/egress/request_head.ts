@@ -1,26 +1,27 @@
 /**
  * The head of an HTTP request to the proxy, read without I/O: `CONNECT host:port HTTP/1.1`, or
  * an absolute-form request (`GET http://host:port/path HTTP/1.1`) that the proxy forwards in
- * origin form with `Connection: close`. The head is read as Latin-1, one character a byte, so
+ * origin form with `Connection: close`; and the origin-form request a client sends inside a tunnel
+ * that is not TLS, forwarded the same way. The head is read as Latin-1, one character a byte, so
  * what is forwarded is the bytes the client sent.
  */
 import { type CanonicalHost, canonicalHost } from "../config/mod.ts";
 import { type BodyFraming, bodyFraming } from "./request_body.ts";
 
+/** A request the proxy forwards to its origin in origin form, one per connection. */
+export interface ForwardedRequest {
+  /** The Host header's value, or null if the request has none. */
+  hostHeader: string | null;
+  /** The head to send the origin, in origin form, less its Host line if the request had none. */
+  forward: (hostLine: string) => string;
+  /** How the body that follows the head is framed (null: there is none). */
+  body: BodyFraming;
+}
+
 /** A request head the proxy can act on, with its target's host as the client wrote it. */
 export type RequestHead =
   | { kind: "connect"; host: string; port: number }
-  | {
-    kind: "absolute";
-    host: string;
-    port: number;
-    /** The Host header's value, or null if the request has none. */
-    hostHeader: string | null;
-    /** The head to send the origin, in origin form, less its Host line if the request had none. */
-    forward: (hostLine: string) => string;
-    /** How the body that follows the head is framed (null: there is none). */
-    body: BodyFraming;
-  };
+  | ({ kind: "absolute"; host: string; port: number } & ForwardedRequest);
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const HOP_BY_HOP = new Set([
@@ -33,6 +34,13 @@ const HOP_BY_HOP = new Set([
   "trailer",
   "upgrade",
 ]);
+/**
+ * Fields that frame or address a request: a Connection header that names one is refused, and none
+ * of them is ever dropped as hop-by-hop, so the origin reads the body the proxy framed, and no
+ * more, for the host the proxy checked.
+ */
+const FRAMING = new Set(["content-length", "transfer-encoding", "host"]);
+const REQUEST_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ [^ ]+ HTTP\/[0-9]\.[0-9]$/;
 
 /** The index just past the `\r\n\r\n` that ends the head in `bytes`, or -1. */
 export function headEnd(bytes: Uint8Array): number {
@@ -46,6 +54,70 @@ export function headEnd(bytes: Uint8Array): number {
 
 /** Parses a request head (the text up to and including the blank line), or says what is wrong. */
 export function parseRequestHead(head: string): RequestHead | { problem: string } {
+  const line = requestLine(head);
+  if ("problem" in line) return line;
+  const { method, target } = line;
+  if (method === "CONNECT") {
+    const authority = splitAuthority(target);
+    if (authority === null || authority.port === null) {
+      return { problem: "CONNECT's target is not host:port" };
+    }
+    return { kind: "connect", host: authority.host, port: authority.port };
+  }
+  if (!target.toLowerCase().startsWith("http://")) {
+    return { problem: "the target is not CONNECT host:port or an absolute http:// URL" };
+  }
+  const rest = target.slice("http://".length);
+  const end = rest.search(/[/?#]/);
+  const authority = splitAuthority(end === -1 ? rest : rest.slice(0, end));
+  if (authority === null) return { problem: "the URL's authority is not host or host:port" };
+  let path = end === -1 ? "/" : rest.slice(end).replace(/#.*$/, "");
+  if (path.startsWith("?")) path = `/${path}`;
+  const request = forwardedRequest({ ...line, path });
+  if ("problem" in request) return request;
+  return { kind: "absolute", host: authority.host, port: authority.port ?? 80, ...request };
+}
+
+/**
+ * Parses the head of a plain-HTTP request sent inside a tunnel (the text up to and including the
+ * blank line): origin form only (`GET /path HTTP/1.1`), since an origin would take an absolute URL's
+ * host over the Host header; or says what is wrong.
+ */
+export function parseTunnelRequest(head: string): ForwardedRequest | { problem: string } {
+  const line = requestLine(head);
+  if ("problem" in line) return line;
+  if (line.method === "CONNECT" || !line.target.startsWith("/")) {
+    return { problem: "the request in a tunnel is not in origin form (GET /path HTTP/1.1)" };
+  }
+  return forwardedRequest({ ...line, path: line.target.replace(/#.*$/, "") });
+}
+
+/**
+ * Whether the first bytes of a tunnel that is not TLS may still be an HTTP request: no byte
+ * outside printable ASCII before the first CRLF, and a first line, once whole, that reads METHOD
+ * TARGET HTTP/x.y. False for other protocols (and for a request with a bare LF, or a blank line
+ * first), which the proxy refuses without waiting for a head's end.
+ */
+export function mayBeRequest(bytes: Uint8Array): boolean {
+  let line = "";
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i];
+    if (byte === 13 && (i + 1 === bytes.length || bytes[i + 1] === 10)) {
+      return i + 1 === bytes.length || REQUEST_LINE.test(line);
+    }
+    if (byte < 0x20 || byte > 0x7e) return false;
+    line += String.fromCharCode(byte);
+  }
+  return true;
+}
+
+/** The request line and header fields of a head, or what is wrong with them. */
+function requestLine(head: string): {
+  method: string;
+  target: string;
+  version: string;
+  fields: [string, string][];
+} | { problem: string } {
   const lines = head.split("\r\n");
   const [method, target, version, ...extra] = lines[0].split(" ");
   if (extra.length > 0 || method === undefined || target === undefined) {
@@ -63,22 +135,20 @@ export function parseRequestHead(head: string): RequestHead | { problem: string 
     }
     fields.push([line.slice(0, colon), line.slice(colon + 1).trim()]);
   }
-  if (method === "CONNECT") {
-    const authority = splitAuthority(target);
-    if (authority === null || authority.port === null) {
-      return { problem: "CONNECT's target is not host:port" };
-    }
-    return { kind: "connect", host: authority.host, port: authority.port };
-  }
-  if (!target.toLowerCase().startsWith("http://")) {
-    return { problem: "the target is not CONNECT host:port or an absolute http:// URL" };
-  }
-  const rest = target.slice("http://".length);
-  const end = rest.search(/[/?#]/);
-  const authority = splitAuthority(end === -1 ? rest : rest.slice(0, end));
-  if (authority === null) return { problem: "the URL's authority is not host or host:port" };
-  let path = end === -1 ? "/" : rest.slice(end).replace(/#.*$/, "");
-  if (path.startsWith("?")) path = `/${path}`;
+  return { method, target, version, fields };
+}
+
+/**
+ * The request to forward in origin form to `path`: its body framed, its hop-by-hop fields
+ * dropped, `Connection: close`; or what is wrong with it.
+ */
+function forwardedRequest(request: {
+  method: string;
+  path: string;
+  version: string;
+  fields: [string, string][];
+}): ForwardedRequest | { problem: string } {
+  const { method, path, version, fields } = request;
   if (!/^[\x21-\x7e]+$/.test(path)) return { problem: "the URL's path is not printable ASCII" };
   const body = bodyFraming(fields);
   if (body !== null && "problem" in body) return body;
@@ -88,14 +158,17 @@ export function parseRequestHead(head: string): RequestHead | { problem: string 
     fields.filter(([name]) => name.toLowerCase() === "connection")
       .flatMap(([, value]) => value.split(",").map((part) => part.trim().toLowerCase())),
   );
+  if ([...FRAMING].some((name) => named.has(name))) {
+    return {
+      problem:
+        "the request's Connection header names Content-Length, Transfer-Encoding or Host, which the origin needs to read it",
+    };
+  }
   const kept = fields.filter(([name]) => {
     const lower = name.toLowerCase();
-    return !HOP_BY_HOP.has(lower) && !named.has(lower);
+    return FRAMING.has(lower) || (!HOP_BY_HOP.has(lower) && !named.has(lower));
   });
   return {
-    kind: "absolute",
-    host: authority.host,
-    port: authority.port ?? 80,
     hostHeader: hosts.length === 1 ? hosts[0][1] : null,
     body,
     forward: (hostLine) =>

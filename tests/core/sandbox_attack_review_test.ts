@@ -294,17 +294,16 @@ async function plainProxy(port: number): Promise<TestProxy> {
   });
 }
 
-// FAILS ON HEAD: the pipelining fix (d96f9a0) frames the body by its Content-Length, but a
-// `Connection: content-length` header makes parseRequestHead drop Content-Length from the head it
-// forwards (every field Connection names is dropped as hop-by-hop). The origin then gets a POST
+// Failed on b68b083: the pipelining fix (d96f9a0) frames the body by its Content-Length, but a
+// `Connection: content-length` header made parseRequestHead drop Content-Length from the head it
+// forwards (every field Connection names is dropped as hop-by-hop). The origin then got a POST
 // with no body and, after it, the "body": a second request with Host: evil.test, on a connection
 // to plain.test's address — the vhost hop the Host check and the pipelining fix were to stop.
-// (Connection: transfer-encoding does the same to a chunked body.) Fix: in parseRequestHead,
-// refuse as bad_request a request whose Connection header names content-length,
-// transfer-encoding or host (or never drop those three, whatever Connection says).
+// (Connection: transfer-encoding did the same to a chunked body.) Now a request whose Connection
+// header names Content-Length, Transfer-Encoding or Host is refused as bad_request, and those
+// three are never dropped as hop-by-hop (tests/egress/request_head_test.ts, refusal_test.ts).
 Deno.test({
   name: "Connection: content-length does not let a body through as a second request",
-  ignore: true,
   fn: async () => {
     const origin = startRawOrigin();
     const proxy = await plainProxy(origin.port);
@@ -329,18 +328,17 @@ Deno.test({
   },
 });
 
-// FAILS ON HEAD: the same request the Host check refuses in absolute form (host_mismatch) passes
-// through a CONNECT to the same listed host and port: a tunnel that is not TLS is let through on
-// any port but 443, unread, so `Host: evil.test` reaches plain.test's address (any CDN or shared
-// host behind a listed name, on port 80 or a listed port). Fix: in #tunnel, when the first bytes
-// are not TLS and start like an HTTP request (a method token, a space, a target, " HTTP/1."),
-// refuse it (a new reason, plain_http_tunnel, whose sentence says to send http:// URLs to the
-// proxy in absolute form), since a keep-alive tunnel's later requests cannot be judged. TLS with a
-// matching SNI and another Host inside (classic domain fronting, or ECH) stays out of the proxy's
-// sight: say so in docs/threat-model.md.
+// Failed on b68b083: the same request the Host check refuses in absolute form (host_mismatch)
+// passed through a CONNECT to the same listed host and port: a tunnel that was not TLS was let
+// through on any port but 443, unread, so `Host: evil.test` reached plain.test's address (any CDN
+// or shared host behind a listed name, on port 80 or a listed port). Now a tunnel (CONNECT or
+// SOCKS5, any port) carries TLS naming its host, or one plain HTTP request in origin form whose
+// Host names its host and port, forwarded with Connection: close and nothing after it (Node's
+// fetch and Deno's send http:// URLs through tunnels); anything else is closed as not_tls, and
+// this request is answered 403 host_mismatch. TLS with a matching SNI and another Host inside
+// (domain fronting, or ECH) stays out of the proxy's sight: docs/threat-model.md says so.
 Deno.test({
   name: "a plain-HTTP request through a CONNECT tunnel is held to the tunnel's host too",
-  ignore: true,
   fn: async () => {
     const origin = startRawOrigin();
     const proxy = await plainProxy(origin.port);

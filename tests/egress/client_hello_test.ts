@@ -80,9 +80,9 @@ Deno.test("a ClientHello cut short asks for more, and one split over two records
   }
 });
 
-Deno.test("bytes that are not TLS pass off port 443 and are refused on it", () => {
+Deno.test("bytes that are not TLS are left to be read as a plain request off port 443, and refused on it", () => {
   const plain = new TextEncoder().encode("SSH-2.0-client\r\n");
-  assertEquals(judgeFirstBytes(plain, { host: name, port: 22 }), { ok: true });
+  assertEquals(judgeFirstBytes(plain, { host: name, port: 22 }), { plain: true });
   assertEquals(judgeFirstBytes(plain, { host: name, port: 443 }), { reason: "not_tls" });
   const notHello = new Uint8Array([0x16, 0x03, 0x01, 0x00, 0x04, 0x02, 0x00, 0x00, 0x00]);
   assertEquals(judgeFirstBytes(notHello, { host: name, port: 8443 }), { reason: "not_tls" });

@@ -262,3 +262,33 @@ export function socksConnectName(host: string, port: number): Uint8Array {
   const name = new TextEncoder().encode(host);
   return new Uint8Array([5, 1, 0, 5, 1, 0, 3, name.length, ...name, port >> 8, port & 0xff]);
 }
+
+/**
+ * A minimal TLS ClientHello record naming `name` in its SNI (none if null): enough for the proxy to
+ * judge a tunnel's first bytes, though no server would finish a handshake with it.
+ */
+export function clientHello(name: string | null): Uint8Array {
+  const sni = name === null ? [] : (() => {
+    const bytes = [...new TextEncoder().encode(name)];
+    const entry = [0, bytes.length >> 8, bytes.length & 0xff, ...bytes];
+    const list = [entry.length >> 8, entry.length & 0xff, ...entry];
+    return [0, 0, list.length >> 8, list.length & 0xff, ...list];
+  })();
+  const body = [
+    3,
+    3,
+    ...new Array(32).fill(7),
+    0,
+    0,
+    2,
+    0x13,
+    0x01,
+    1,
+    0,
+    sni.length >> 8,
+    sni.length & 0xff,
+    ...sni,
+  ];
+  const handshake = [1, body.length >> 16, (body.length >> 8) & 0xff, body.length & 0xff, ...body];
+  return new Uint8Array([0x16, 3, 1, handshake.length >> 8, handshake.length & 0xff, ...handshake]);
+}

@@ -1,12 +1,14 @@
 /**
  * The egress proxy lets a listed host through, end to end, for each protocol it speaks: Deno's own
- * fetch over CONNECT and TLS, over absolute-form HTTP, and over SOCKS5 with host names, to local
- * servers reached through the policy's resolve map. And it reads its policy per connection, asks
- * the owner in ask mode, and closes every tunnel when it closes.
+ * fetch over CONNECT and TLS, over absolute-form HTTP, and over SOCKS5 with host names (TLS, and
+ * plain HTTP one request a tunnel), to local servers reached through the policy's resolve map. And
+ * it reads its policy per connection, asks the owner in ask mode, and closes every tunnel when it
+ * closes.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { startTlsServer } from "../runtime/tls_fixture.ts";
 import {
+  clientHello,
   connectProxy,
   readExactly,
   readHead,
@@ -130,6 +132,42 @@ Deno.test("Deno fetch through SOCKS5 with host names (socks5h) reaches a listed 
   }
 });
 
+Deno.test("Deno fetch of http:// URLs through SOCKS5 (as a task's ALL_PROXY makes it) reaches the origin, one request per tunnel", async () => {
+  const seen: { url: string; host: string | null; connection: string | null }[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (request) => {
+    seen.push({
+      url: new URL(request.url).pathname,
+      host: request.headers.get("host"),
+      connection: request.headers.get("connection"),
+    });
+    return new Response(`plain ${new URL(request.url).pathname}`);
+  });
+  const port = server.addr.port;
+  const proxy = await startProxy({
+    hosts: [`plain.test:${port}`],
+    resolve: { "plain.test": "127.0.0.1" },
+    allowPrivate: ["plain.test"],
+  });
+  const client = Deno.createHttpClient({
+    proxy: { transport: "socks5", url: `socks5h://127.0.0.1:${proxy.port}` },
+  });
+  try {
+    for (const path of ["/one", "/two"]) {
+      const response = await fetch(`http://plain.test:${port}${path}`, { client });
+      assertEquals([response.status, await response.text()], [200, `plain ${path}`]);
+    }
+    assertEquals(seen, [
+      { url: "/one", host: `plain.test:${port}`, connection: "close" },
+      { url: "/two", host: `plain.test:${port}`, connection: "close" },
+    ]);
+    assertEquals(proxy.events, []);
+  } finally {
+    client.close();
+    await proxy.close();
+    await server.shutdown();
+  }
+});
+
 Deno.test("a name in mixed case with a trailing dot is the listed name, and its TLS may name it", async () => {
   const origin = await startTlsServer(() => new Response("same host"));
   const proxy = await startProxy({
@@ -192,8 +230,9 @@ Deno.test("ask mode: the owner's yes lets this connection through, a no refuses 
     const yes = await connectProxy(proxy);
     await writeAll(yes, `CONNECT asked.test:${origin.port} HTTP/1.1\r\n\r\n`);
     assertStringIncludes(await readHead(yes), "HTTP/1.1 200 ");
-    await writeAll(yes, "after yes");
-    assertEquals(await origin.waitFor(9), "after yes");
+    const hello = clientHello("asked.test");
+    await writeAll(yes, hello);
+    assertEquals(await origin.waitFor(hello.length), latin1(hello));
     yes.close();
     answer = false;
     const no = await connectProxy(proxy);
@@ -274,10 +313,16 @@ Deno.test("a tunnel carries every byte both ways, in order (8 MiB of random byte
   for (let offset = 0; offset < sent.length; offset += 65536) {
     crypto.getRandomValues(sent.subarray(offset, offset + 65536));
   }
+  // A tunnel carries TLS (or one plain request): the bytes follow a ClientHello naming the host.
+  const hello = clientHello("echo.test");
+  const all = new Uint8Array(hello.length + sent.length);
+  all.set(hello);
+  all.set(sent, hello.length);
   try {
     const conn = await connectProxy(proxy);
     await writeAll(conn, `CONNECT echo.test:${listener.addr.port} HTTP/1.1\r\n\r\n`);
     assertStringIncludes(await readHead(conn), "HTTP/1.1 200 ");
+    await writeAll(conn, hello);
     const [, received] = await Promise.all([
       (async () => {
         // Uneven writes, so reads and writes in the proxy fall at every size.
@@ -293,8 +338,8 @@ Deno.test("a tunnel carries every byte both ways, in order (8 MiB of random byte
       readToEnd(conn),
     ]);
     conn.close();
-    assertEquals(received.length, sent.length);
-    assert(received.every((byte, i) => byte === sent[i]), "the echoed bytes differ");
+    assertEquals(received.length, all.length);
+    assert(received.every((byte, i) => byte === all[i]), "the echoed bytes differ");
     await echoed;
   } finally {
     listener.close();
@@ -309,8 +354,10 @@ Deno.test("a listed IPv6 address is reached at that address, by CONNECT and by S
     const conn = await connectProxy(proxy);
     await writeAll(conn, `CONNECT [0:0::1]:${origin.port} HTTP/1.1\r\n\r\n`);
     assertStringIncludes(await readHead(conn), "HTTP/1.1 200 ");
-    await writeAll(conn, "six");
-    assertEquals(await origin.waitFor(3), "six");
+    // TLS to an address names none.
+    const hello = clientHello(null);
+    await writeAll(conn, hello);
+    assertEquals(await origin.waitFor(hello.length), latin1(hello));
     conn.close();
     const socks = await connectProxy(proxy);
     const port = [origin.port >> 8, origin.port & 0xff];
@@ -326,3 +373,8 @@ Deno.test("a listed IPv6 address is reached at that address, by CONNECT and by S
     await origin.close();
   }
 });
+
+/** Bytes as Latin-1 text, as the raw origin records them. */
+function latin1(bytes: Uint8Array): string {
+  return String.fromCharCode(...bytes);
+}

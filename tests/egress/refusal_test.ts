@@ -2,18 +2,23 @@
  * Every way round the egress proxy that issue 18 names, refused with the reason the caller
  * records as net.blocked, and with nothing reaching the origin: a host not listed, each odd
  * spelling of an address, a listed name resolving to loopback, metadata, private or the box's own
- * addresses, a Host header naming another host, a tunnel whose TLS names another host or none,
- * non-TLS to port 443, and requests the proxy does not take.
+ * addresses, a Host header naming another host (in a URL or in a tunnel), a tunnel whose TLS
+ * names another host or none, a tunnel that is neither TLS nor one plain request (any bytes on
+ * port 443), a Connection header naming a framing field, and requests the proxy does not take.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { startTlsServer } from "../runtime/tls_fixture.ts";
+import { until } from "../kit/mod.ts";
 import {
   connectProxy,
   exchange,
+  readExactly,
   readHead,
   readToEnd,
+  socksConnectName,
   startProxy,
   startRawOrigin,
+  type TestProxy,
   text,
   writeAll,
 } from "./egress_kit.ts";
@@ -325,25 +330,140 @@ Deno.test("a CONNECT to port 443 that does not start with TLS is closed as not_t
   }
 });
 
-Deno.test("a CONNECT sent inside a tunnel is only bytes to the listed origin: the proxy does not chain it", async () => {
-  const origin = startRawOrigin();
-  const proxy = await startProxy({
-    hosts: [`relay.test:${origin.port}`],
-    resolve: { "relay.test": "127.0.0.1" },
-    allowPrivate: ["relay.test"],
+/** A proxy that lets plain.test (mapped to a local origin) through on `port`. */
+async function plainProxy(port: number): Promise<TestProxy> {
+  return await startProxy({
+    hosts: [`plain.test:${port}`],
+    resolve: { "plain.test": "127.0.0.1" },
+    allowPrivate: ["plain.test"],
   });
-  try {
-    const conn = await connectProxy(proxy);
-    await writeAll(conn, `CONNECT relay.test:${origin.port} HTTP/1.1\r\n\r\n`);
+}
+
+/** A connection through a CONNECT tunnel (or, with `socks`, a SOCKS5 one) to plain.test:port. */
+async function tunnel(proxy: TestProxy, port: number, socks: boolean): Promise<Deno.Conn> {
+  const conn = await connectProxy(proxy);
+  if (socks) {
+    await writeAll(conn, socksConnectName("plain.test", port));
+    assertEquals([...await readExactly(conn, 12)], [5, 0, 5, 0, 0, 1, 0, 0, 0, 0, 0, 0]);
+  } else {
+    await writeAll(conn, `CONNECT plain.test:${port} HTTP/1.1\r\n\r\n`);
     assertStringIncludes(await readHead(conn), "HTTP/1.1 200 ");
-    const inner = "CONNECT evil.test:443 HTTP/1.1\r\nHost: evil.test:443\r\n\r\n";
-    await writeAll(conn, inner);
-    // The origin (a relay the task would run) gets the bytes; whether it relays them is up to it,
-    // and it is a listed host. The proxy neither reads them nor opens a second connection.
-    assertEquals(await origin.waitFor(inner.length), inner);
-    assertEquals(origin.received.length, 1);
+  }
+  return conn;
+}
+
+Deno.test("a plain-HTTP request in a CONNECT or SOCKS5 tunnel for another host is answered 403 host_mismatch inside it, and nothing reaches the origin", async () => {
+  const origin = startRawOrigin();
+  const proxy = await plainProxy(origin.port);
+  try {
+    for (const socks of [false, true]) {
+      for (const host of ["evil.test", "plain.test", `plain.test:${origin.port + 1}`]) {
+        const conn = await tunnel(proxy, origin.port, socks);
+        await writeAll(conn, `GET / HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+        const answer = text(await readToEnd(conn));
+        conn.close();
+        assertStringIncludes(answer, "HTTP/1.1 403 ", host);
+        assertStringIncludes(answer, "reason=host_mismatch", host);
+        assertStringIncludes(answer, `plain.test:${origin.port} (its URL's, or its tunnel's)`);
+      }
+    }
+    assertEquals(
+      proxy.events,
+      new Array(6).fill({ host: "plain.test", port: origin.port, reason: "host_mismatch" }),
+    );
+    // The proxy dialled the origin before the tunnel's first bytes; it sent it none of them.
+    assertEquals(origin.received.filter((bytes) => bytes !== ""), []);
+  } finally {
+    await proxy.close();
+    await origin.close();
+  }
+});
+
+Deno.test("a plain-HTTP request in a tunnel is taken only in origin form: a CONNECT or an absolute URL inside one is refused as bad_request", async () => {
+  const origin = startRawOrigin();
+  const proxy = await plainProxy(origin.port);
+  try {
+    for (
+      const inner of [
+        "CONNECT evil.test:443 HTTP/1.1\r\nHost: evil.test:443\r\n\r\n",
+        `GET http://evil.test/ HTTP/1.1\r\nHost: plain.test:${origin.port}\r\n\r\n`,
+        `POST / HTTP/1.1\r\nHost: plain.test:${origin.port}\r\nConnection: content-length\r\nContent-Length: 3\r\n\r\nabc`,
+      ]
+    ) {
+      const conn = await tunnel(proxy, origin.port, false);
+      await writeAll(conn, inner);
+      assertStringIncludes(text(await readToEnd(conn)), "reason=bad_request", inner);
+      conn.close();
+    }
+    assertEquals(proxy.events.map((event) => event.reason), new Array(3).fill("bad_request"));
+    assertEquals(origin.received.filter((bytes) => bytes !== ""), []);
+  } finally {
+    await proxy.close();
+    await origin.close();
+  }
+});
+
+Deno.test("a tunnel that starts with neither TLS nor a request line is closed as not_tls at once, on any port", async () => {
+  const origin = startRawOrigin();
+  // A head timeout the test would notice: each of these is refused on its first line.
+  const proxy = await startProxy({
+    hosts: [`plain.test:${origin.port}`],
+    resolve: { "plain.test": "127.0.0.1" },
+    allowPrivate: ["plain.test"],
+  }, { headTimeoutMs: 30_000 });
+  try {
+    const starts = [
+      new TextEncoder().encode("SSH-2.0-OpenSSH_9.6\r\n"),
+      new TextEncoder().encode("\r\nGET / HTTP/1.1\r\nHost: evil.test\r\n\r\n"),
+      new TextEncoder().encode("GET / HTTP/1.1\nHost: evil.test\n\n"),
+      new Uint8Array([0, 0, 0, 8, 4, 210, 22, 47]),
+    ];
+    for (const socks of [false, true]) {
+      for (const start of starts) {
+        const conn = await tunnel(proxy, origin.port, socks);
+        const began = performance.now();
+        await writeAll(conn, start);
+        assertEquals(await readToEnd(conn), new Uint8Array());
+        conn.close();
+        assert(performance.now() - began < 5000, "the proxy waited for more");
+      }
+    }
+    assertEquals(
+      proxy.events,
+      new Array(8).fill({ host: "plain.test", port: origin.port, reason: "not_tls" }),
+    );
+    assertEquals(origin.received.filter((bytes) => bytes !== ""), []);
+  } finally {
+    await proxy.close();
+    await origin.close();
+  }
+});
+
+Deno.test("a plain-HTTP request in a tunnel for its own host is sent like an absolute-form one, and nothing after it", async () => {
+  const origin = startRawOrigin();
+  const proxy = await plainProxy(origin.port);
+  try {
+    const second = "GET /b HTTP/1.1\r\nHost: evil.test\r\n\r\n";
+    const requests = [
+      `POST /a HTTP/1.1\r\nHost: plain.test:${origin.port}\r\nConnection: keep-alive\r\nContent-Length: 5\r\n\r\nhello`,
+      `POST /c HTTP/1.1\r\nHost: PLAIN.test.:${origin.port}\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n`,
+      "GET /d HTTP/1.0\r\n\r\n",
+    ];
+    const expected = [
+      `POST /a HTTP/1.1\r\nHost: plain.test:${origin.port}\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello`,
+      `POST /c HTTP/1.1\r\nHost: PLAIN.test.:${origin.port}\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n3\r\nabc\r\n0\r\n\r\n`,
+      `GET /d HTTP/1.0\r\nHost: plain.test:${origin.port}\r\nConnection: close\r\n\r\n`,
+    ];
+    for (const [i, request] of requests.entries()) {
+      const conn = await tunnel(proxy, origin.port, i === 1);
+      await writeAll(conn, request + second);
+      await until(() => (origin.received[i] ?? "").length >= expected[i].length);
+      assertEquals(origin.received[i], expected[i]);
+      conn.close();
+    }
+    // Sent in one write with the first, the second request would be here by now if it were sent.
+    assertEquals(origin.received.filter((bytes) => bytes.includes("evil.test")), []);
     assertEquals(proxy.events, []);
-    conn.close();
   } finally {
     await proxy.close();
     await origin.close();
@@ -443,6 +563,30 @@ Deno.test("a second request sent after the first on a plain-HTTP connection neve
       ),
       "reason=bad_request",
     );
+  } finally {
+    await proxy.close();
+    await origin.close();
+  }
+});
+
+Deno.test("a plain-HTTP request whose Connection header names Content-Length, Transfer-Encoding or Host is refused as bad_request, and nothing is sent", async () => {
+  const origin = startRawOrigin();
+  const proxy = await plainProxy(origin.port);
+  try {
+    const second = "GET /b HTTP/1.1\r\nHost: evil.test\r\n\r\n";
+    const url = `http://plain.test:${origin.port}/a`;
+    const chunk = `${second.length.toString(16)}\r\n${second}\r\n0\r\n\r\n`;
+    for (
+      const request of [
+        `POST ${url} HTTP/1.1\r\nConnection: content-length\r\nContent-Length: ${second.length}\r\n\r\n${second}`,
+        `POST ${url} HTTP/1.1\r\nConnection: Keep-Alive, Transfer-Encoding\r\nTransfer-Encoding: chunked\r\n\r\n${chunk}`,
+        `GET ${url} HTTP/1.1\r\nHost: plain.test:${origin.port}\r\nConnection: HOST\r\n\r\n`,
+      ]
+    ) {
+      assertStringIncludes(text(await exchange(proxy, request)), "reason=bad_request", request);
+    }
+    assertEquals(proxy.events.map((event) => event.reason), new Array(3).fill("bad_request"));
+    assertEquals(origin.received, []);
   } finally {
     await proxy.close();
     await origin.close();
