@@ -9,6 +9,7 @@
  */
 import { type BenchRow, printTable } from "./table.ts";
 import { p50 } from "./measure.ts";
+import { clientHello } from "../tests/egress/egress_kit.ts";
 
 const MB = 1024 * 1024;
 const DOWNLOAD = 100 * MB;
@@ -62,6 +63,9 @@ async function readConnected(conn: Deno.Conn): Promise<void> {
   if (!text.startsWith("HTTP/1.1 200 ")) throw new Error(`the proxy answered ${text}`);
 }
 
+/** The ClientHello each download starts with, direct or not: a tunnel carries TLS for its host. */
+const HELLO = clientHello("bench.test");
+
 function countHeader(count: number): Uint8Array {
   const head = new Uint8Array(8);
   new DataView(head.buffer).setBigUint64(0, BigInt(count));
@@ -83,6 +87,7 @@ async function proxied(socket: string, port: number): Promise<Deno.Conn> {
 async function download(conn: Deno.Conn): Promise<number> {
   const buffer = new Uint8Array(256 * 1024);
   const start = performance.now();
+  await writeAll(conn, HELLO);
   await writeAll(conn, countHeader(DOWNLOAD));
   let got = 0;
   for (;;) {

@@ -8,6 +8,18 @@
  */
 import { serveEgress } from "../mod/egress/mod.ts";
 
+/** Reads exactly `count` bytes, or null if the connection ends first. */
+async function readExactly(conn: Deno.Conn, count: number): Promise<Uint8Array | null> {
+  const bytes = new Uint8Array(count);
+  let have = 0;
+  while (have < count) {
+    const read = await conn.read(bytes.subarray(have));
+    if (read === null) return null;
+    have += read;
+  }
+  return bytes;
+}
+
 const [mode, ...rest] = Deno.args;
 
 if (mode === "origin") {
@@ -18,13 +30,12 @@ if (mode === "origin") {
   for await (const conn of listener) {
     void (async () => {
       try {
-        const head = new Uint8Array(8);
-        let have = 0;
-        while (have < 8) {
-          const read = await conn.read(head.subarray(have));
-          if (read === null) return;
-          have += read;
-        }
+        // A ClientHello first (the proxy lets a tunnel carry TLS for its host), then the count.
+        const record = await readExactly(conn, 5);
+        if (record === null) return;
+        if (await readExactly(conn, (record[3] << 8) | record[4]) === null) return;
+        const head = await readExactly(conn, 8);
+        if (head === null) return;
         let left = Number(new DataView(head.buffer).getBigUint64(0));
         while (left > 0) {
           const part = left >= block.length ? block : block.subarray(0, left);
