@@ -4,7 +4,8 @@
  * the same request straight to the service over loopback TCP, and the throughput of a long streamed
  * answer (LONG_MB of events) each way, measured in the same run by turns. The service and the
  * endpoint each run in their own process, as the service and the core do; this process is the
- * task's client (Deno's fetch). The task's bridge (loopback TCP in its namespace to the socket) is
+ * task's client (Deno's fetch). A bare Deno relay on a socket (no checks, no key, no meter, the
+ * answer's body handed back as fetch gives it) gives the floor of one more hop, in the same run. The task's bridge (loopback TCP in its namespace to the socket) is
  * not measured.
  */
 import { type BenchRow, printTable } from "./table.ts";
@@ -105,25 +106,33 @@ const service = await startPeer(["service"]);
 const port = Number(service.line.split(" ")[1]);
 const socket = `${dir}/model.sock`;
 const proxy = await startPeer(["proxy", socket, String(port)]);
+const relaySocket = `${dir}/relay.sock`;
+const relay = await startPeer(["relay", relaySocket, String(port)]);
 const client = Deno.createHttpClient({ proxy: { transport: "unix", path: socket } });
+const relayClient = Deno.createHttpClient({ proxy: { transport: "unix", path: relaySocket } });
 const direct = `http://127.0.0.1:${port}/v1/messages`;
 const proxied = "http://127.0.0.1:4100/v1/messages";
 try {
-  const times = { direct: [] as number[], proxied: [] as number[] };
+  // Each way by turns, so load on the machine falls on each alike.
+  const times = { direct: [] as number[], proxied: [] as number[], relayed: [] as number[] };
   for (let i = 0; i < FIRST_BYTES + 40; i++) {
     const a = await firstByte(direct);
     const b = await firstByte(proxied, client);
+    const c = await firstByte(proxied, relayClient);
     if (i >= 40) {
       times.direct.push(a);
       times.proxied.push(b);
+      times.relayed.push(c);
     }
   }
   await longAnswer(direct);
   await longAnswer(proxied, client);
-  const rates = { direct: [] as number[], proxied: [] as number[] };
+  await longAnswer(proxied, relayClient);
+  const rates = { direct: [] as number[], proxied: [] as number[], relayed: [] as number[] };
   for (let round = 0; round < ROUNDS; round++) {
     rates.direct.push(await longAnswer(direct));
     rates.proxied.push(await longAnswer(proxied, client));
+    rates.relayed.push(await longAnswer(proxied, relayClient));
   }
   const rows: BenchRow[] = [
     {
@@ -143,6 +152,14 @@ try {
       target: "<= 1",
     },
     {
+      what: `first streamed byte through the endpoint, p50 of ${FIRST_BYTES}`,
+      unit: "ms",
+      value: p50(times.proxied),
+      baselineWhat: "the same through a bare Deno relay on a socket (the floor of one more hop)",
+      baseline: p50(times.relayed),
+      target: "(report)",
+    },
+    {
       what: `a ${LONG_MB} MiB streamed answer through the endpoint, p50 of ${ROUNDS}`,
       unit: "MB/s",
       value: p50(rates.proxied),
@@ -150,11 +167,20 @@ try {
       baseline: p50(rates.direct),
       target: ">= 0.9",
     },
+    {
+      what: `a ${LONG_MB} MiB streamed answer through the endpoint, p50 of ${ROUNDS}`,
+      unit: "MB/s",
+      value: p50(rates.proxied),
+      baselineWhat: "the same through the bare Deno relay",
+      baseline: p50(rates.relayed),
+      target: "(report)",
+    },
   ];
   printTable(rows);
 } finally {
   client.close();
-  for (const peer of [proxy, service]) {
+  relayClient.close();
+  for (const peer of [relay, proxy, service]) {
     peer.child.kill("SIGTERM");
     await peer.child.status;
   }

@@ -3,7 +3,9 @@
  * on 127.0.0.1 that answers a streamed request at once with message_start, then (for the model
  * `long`) LONG_MB of content_block_delta events in 16 KiB writes, then message_delta and
  * message_stop; it prints `ready <port>`. `proxy <socket> <port>`: the model endpoint on the Unix
- * socket, relaying to that service with a key; it prints `ready`. SIGTERM ends each.
+ * socket, relaying to that service with a key; it prints `ready`. `relay <socket> <port>`: a bare
+ * relay on the socket (no checks, no key, no meter), the floor of one more hop in Deno; it prints
+ * `ready`. SIGTERM ends each.
  */
 import { serveModelProxy } from "../mod/model-proxy/mod.ts";
 
@@ -62,6 +64,20 @@ if (mode === "service") {
     );
   });
   console.log(`ready ${server.addr.port}`);
+  Deno.addSignalListener("SIGTERM", () => Deno.exit(0));
+} else if (mode === "relay") {
+  // The least a relay on the socket does: the request's body read and sent on, and the answer's
+  // body handed back as fetch gives it (Deno copies it without JavaScript): one more hop's floor.
+  const [socketPath, port] = rest;
+  Deno.serve({ path: socketPath, onListen: () => {} }, async (request) => {
+    const answer = await fetch(`http://127.0.0.1:${port}${new URL(request.url).pathname}`, {
+      method: "POST",
+      headers: request.headers,
+      body: await request.bytes(),
+    });
+    return new Response(answer.body, { status: answer.status, headers: answer.headers });
+  });
+  console.log("ready");
   Deno.addSignalListener("SIGTERM", () => Deno.exit(0));
 } else if (mode === "proxy") {
   const [socketPath, port] = rest;
