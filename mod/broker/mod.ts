@@ -27,7 +27,7 @@ export { priceUsage } from "./pricing.ts";
 export { modelKeyProblem, noModelKeyMessage, taskModel } from "./model_relay.ts";
 export { TaskHandle } from "./task_handle.ts";
 export { recoverTaskJournals } from "./unrecorded.ts";
-export { publicTask, taskRoutes } from "./task_routes.ts";
+export { charge, publicTask, taskRoutes } from "./task_routes.ts";
 export {
   isLive,
   newTaskId,

@@ -87,7 +87,7 @@ export function taskRoutes(deps: BrokerDeps, task: TaskHandle): Hono {
 }
 
 /** Records a cost the task reports, or its model's usage: the audit log, then the journal. */
-async function charge(
+export async function charge(
   ctx: TaskContext<Pick<BrokerDeps, "audit" | "clock">>,
   cost: { cents: number; what: string; model?: string },
 ): Promise<void> {

@@ -113,6 +113,17 @@ export const configSchema = z.strictObject({
     max_tokens: z.number().int().positive().default(4096),
     /** The most model requests one task's loop makes before it stops. */
     max_turns: z.number().int().positive().default(50),
+    /**
+     * Where a task's model endpoint (ANTHROPIC_BASE_URL inside the task) sends Anthropic Messages
+     * requests, with the vault's ANTHROPIC_API_KEY: the service's origin, without /v1.
+     */
+    anthropic_base_url: z.string().regex(/^https?:\/\/[^/?#\s]+$/, {
+      message: "must be an http or https origin with no path, such as https://api.anthropic.com",
+    }).default("https://api.anthropic.com"),
+    /** The same for OpenAI Responses and Chat Completions (OPENAI_API_KEY). */
+    openai_base_url: z.string().regex(/^https?:\/\/[^/?#\s]+$/, {
+      message: "must be an http or https origin with no path, such as https://api.openai.com",
+    }).default("https://api.openai.com"),
   }).prefault({}),
   runtime: z.strictObject({
     /** How long one built-in call may run before its whole sandbox is killed. */

@@ -5,6 +5,7 @@
  */
 import {
   type BrokerDeps,
+  charge,
   closeTaskApprovals,
   handleAsk,
   isLive,
@@ -29,7 +30,9 @@ import { firstClosedFolder, unreachableText } from "./home_reach.ts";
 import { ensureTaskUser, removeTaskUser, type TaskUser, taskUsers } from "./task_users.ts";
 import type { EgressServer } from "../egress/mod.ts";
 import type { TaskSandboxes } from "../sandbox/mod.ts";
+import type { ModelProxy } from "../model-proxy/mod.ts";
 import { openTaskEgress } from "./task_egress.ts";
+import { openTaskModel } from "./task_model.ts";
 import { alive, isWorkerOf, spawnWorker, stopWorker } from "./worker_process.ts";
 
 interface Live {
@@ -39,6 +42,8 @@ interface Live {
   user: TaskUser | null;
   /** The task's egress proxy, once open. */
   egress: EgressServer | null;
+  /** The task's model endpoint, once open. */
+  model: ModelProxy | null;
   writes: Promise<void>;
 }
 
@@ -228,6 +233,7 @@ export class TaskManager {
     for (const live of this.#live.values()) {
       if (live.child !== null) await stopWorker(live.child.pid, STOP_GRACE_MS);
       await live.egress?.close().catch(() => {});
+      await live.model?.close().catch(() => {});
       await live.server.shutdown().catch(() => {});
       await live.handle.settled();
       await live.writes;
@@ -264,12 +270,14 @@ export class TaskManager {
       child: null,
       user: null,
       egress: null,
+      model: null,
       writes: Promise.resolve(),
     };
     this.#live.set(record.id, live);
     let child: Deno.ChildProcess | null;
     let step = "its user could not be made ready";
     const egressPath = `${dir}/egress.sock`;
+    const modelPath = `${dir}/model.sock`;
     try {
       if (this.options.asRoot) {
         live.user = await ensureTaskUser(record.id, this.deps.home);
@@ -297,6 +305,26 @@ export class TaskManager {
       });
       await Deno.chmod(egressPath, 0o600);
       if (live.user !== null) await Deno.chown(egressPath, live.user.uid, live.user.gid);
+      step = "its model endpoint could not be opened";
+      live.model = await openTaskModel({
+        task: record.id,
+        socketPath: modelPath,
+        config: this.deps.config,
+        secret: (name) => this.deps.vault.value(name),
+        charge: ({ cents, model }) =>
+          charge({ deps: this.deps, task: live.handle }, { cents, what: "model", model }),
+        audit: (event) => this.deps.audit.append(event),
+        journal: (event) =>
+          live.handle.journal.append({
+            type: "event",
+            time: this.deps.clock().toISOString(),
+            event: "net.blocked",
+            detail: event,
+          }),
+        redaction: this.deps.redaction,
+        log: this.deps.log,
+      });
+      if (live.user !== null) await Deno.chown(modelPath, live.user.uid, live.user.gid);
       step = SPAWN_STEP;
       const logBytes = this.deps.config.tasks.worker_log_bytes;
       // What an earlier sandbox of the task left in its cgroup (a core that was killed) goes first.
@@ -308,6 +336,7 @@ export class TaskManager {
         logBytes,
         sandboxes: this.options.sandboxes,
         egress: egressPath,
+        model: modelPath,
       });
     } catch (error) {
       // A worker whose user cannot reach its home fails with the OS's bare "Permission denied":
@@ -373,6 +402,7 @@ export class TaskManager {
     if (live.child !== null) await stopWorker(live.child.pid, STOP_GRACE_MS);
     await this.options.sandboxes.end(id);
     await live.egress?.close().catch(() => {});
+    await live.model?.close().catch(() => {});
     await closeTaskApprovals(this.deps, id);
     await live.server.shutdown().catch(() => {});
     await Deno.remove(live.handle.socket).catch(() => {});

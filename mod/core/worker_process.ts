@@ -4,7 +4,7 @@
  * BOX_TASK, the egress proxy and what a program needs to run. No vault value, no owner variable.
  */
 import type { TaskRecord } from "../broker/mod.ts";
-import { EGRESS_PORT, proxyEnv, type TaskSandboxes } from "../sandbox/mod.ts";
+import { EGRESS_PORT, MODEL_PORT, modelEnv, proxyEnv, type TaskSandboxes } from "../sandbox/mod.ts";
 import { gurtInvocation } from "./self_command.ts";
 import type { TaskUser } from "./task_users.ts";
 import { WorkerLog } from "./worker_log.ts";
@@ -15,7 +15,7 @@ import { WorkerLog } from "./worker_log.ts";
  */
 export function workerEnv(
   task: TaskRecord,
-  places: { socket: string; dir: string; egress: boolean },
+  places: { socket: string; dir: string; egress: boolean; model: boolean },
 ): Record<string, string> {
   const env: Record<string, string> = {
     BOX_SOCKET: places.socket,
@@ -26,6 +26,7 @@ export function workerEnv(
     DENO_DIR: `${places.dir}/home/.deno`,
     NO_COLOR: "1",
     ...(places.egress ? proxyEnv() : {}),
+    ...(places.model ? modelEnv() : {}),
   };
   const lang = Deno.env.get("LANG");
   if (lang !== undefined) env.LANG = lang;
@@ -41,6 +42,8 @@ export interface WorkerPlaces {
   sandboxes: TaskSandboxes;
   /** The task's egress proxy socket, opened on EGRESS_PORT inside; null for none. */
   egress: string | null;
+  /** The task's model endpoint socket, opened on MODEL_PORT inside; null for none. */
+  model: string | null;
 }
 
 /**
@@ -54,7 +57,11 @@ export async function spawnWorker(
   let program: string;
   let args: string[];
   if (task.worker.kind === "none") return null;
-  const env = workerEnv(task, { ...places, egress: places.egress !== null });
+  const env = workerEnv(task, {
+    ...places,
+    egress: places.egress !== null,
+    model: places.model !== null,
+  });
   const readOnly: string[] = [];
   if (task.worker.kind === "test") {
     ({ program, args } = gurtInvocation(["test-worker", "--script", task.worker.script]));
@@ -75,6 +82,7 @@ export async function spawnWorker(
       doors: [
         { path: places.socket, socket: places.socket },
         ...(places.egress === null ? [] : [{ port: EGRESS_PORT, socket: places.egress }]),
+        ...(places.model === null ? [] : [{ port: MODEL_PORT, socket: places.model }]),
       ],
       readOnly,
       argv: [found, ...args],

@@ -23,6 +23,22 @@ export const TASK_SECCOMP_FD = 9;
 /** The egress proxy's port on the task's loopback. */
 export const EGRESS_PORT = 3128;
 
+/** The model endpoint's port on the task's loopback. */
+export const MODEL_PORT = 4100;
+
+/** The key a task's model clients send: the endpoint puts the vault's in its place. */
+export const PLACEHOLDER_KEY = "gurt-placeholder-key";
+
+/** A worker's model variables: every SDK and CLI in the task uses its model endpoint. */
+export function modelEnv(port: number = MODEL_PORT): Record<string, string> {
+  return {
+    ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
+    OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`,
+    ANTHROPIC_API_KEY: PLACEHOLDER_KEY,
+    OPENAI_API_KEY: PLACEHOLDER_KEY,
+  };
+}
+
 /** More of /etc than the built-in tools' sandbox shows: what TLS clients and resolvers read. */
 export const TASK_ETC_PATHS: readonly string[] = [
   "/etc/ssl",

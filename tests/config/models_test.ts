@@ -10,7 +10,23 @@ Deno.test("[models] defaults to Anthropic's service, claude-sonnet-5-5 and the v
     key: "ANTHROPIC_API_KEY",
     max_tokens: 4096,
     max_turns: 50,
+    anthropic_base_url: "https://api.anthropic.com",
+    openai_base_url: "https://api.openai.com",
   });
+});
+
+Deno.test("[models] names the services a task's model endpoint reaches, each an origin without a path", () => {
+  const config = parseConfig(
+    "g.toml",
+    '[models]\nanthropic_base_url = "http://127.0.0.1:9001"\nopenai_base_url = "https://llm.lan"\n',
+  );
+  assertEquals(config.models.anthropic_base_url, "http://127.0.0.1:9001");
+  assertEquals(config.models.openai_base_url, "https://llm.lan");
+  assertThrows(
+    () => parseConfig("g.toml", '[models]\nopenai_base_url = "https://api.openai.com/v1"\n'),
+    ConfigError,
+    "openai_base_url",
+  );
 });
 
 Deno.test("[models] takes a local OpenAI-compatible server with no key", () => {

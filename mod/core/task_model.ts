@@ -1,0 +1,86 @@
+/**
+ * A task's model endpoint, as the core opens it: on tasks/<id>/model.sock (the task init opens it on
+ * the task's loopback, MODEL_PORT), sending Anthropic and OpenAI requests to gurt.toml's [models]
+ * anthropic_base_url and openai_base_url with the vault's ANTHROPIC_API_KEY or OPENAI_API_KEY in
+ * place of the task's placeholder. Each answer's usage is charged to the task as a cost (audit log,
+ * then journal), summed in fractions of a cent and charged a whole cent at a time; each refused
+ * request is a net_blocked record and a net.blocked journal event, like the egress proxy's.
+ */
+import type { AuditEvent } from "../audit/mod.ts";
+import type { Config } from "../config/mod.ts";
+import {
+  type AnswerRedaction,
+  KEY_NAMES,
+  type ModelBlockedEvent,
+  type ModelProxy,
+  serveModelProxy,
+} from "../model-proxy/mod.ts";
+
+/** What the endpoint of one task needs from the core. */
+export interface TaskModelOptions {
+  task: string;
+  socketPath: string;
+  config: Config;
+  /** A vault value by name, or undefined. */
+  secret(name: string): string | undefined;
+  /** Charges the task whole cents for a model's answers. */
+  charge(cost: { cents: number; model: string }): Promise<void>;
+  audit(event: AuditEvent): Promise<unknown>;
+  journal(event: ModelBlockedEvent): Promise<void>;
+  redaction(): AnswerRedaction;
+  log(line: string): void;
+}
+
+/** Opens a task's model endpoint. */
+export async function openTaskModel(options: TaskModelOptions): Promise<ModelProxy> {
+  const models = options.config.models;
+  const meter = new CentMeter();
+  return await serveModelProxy({
+    socketPath: options.socketPath,
+    services: {
+      anthropic: {
+        baseUrl: models.anthropic_base_url,
+        key: () => options.secret(KEY_NAMES.anthropic) ?? null,
+      },
+      openai: {
+        baseUrl: models.openai_base_url,
+        key: () => options.secret(KEY_NAMES.openai) ?? null,
+      },
+    },
+    onUsage: async (usage) => {
+      if (usage.cents === null) return; // a model with no list price: its tokens are not charged
+      const whole = meter.add(usage.cents);
+      if (whole > 0) await options.charge({ cents: whole, model: usage.model });
+    },
+    onBlocked: async (event) => {
+      const url = new URL(
+        event.service === "anthropic" ? models.anthropic_base_url : models.openai_base_url,
+      );
+      const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
+      await options.audit({
+        type: "net_blocked",
+        task: options.task,
+        host: url.hostname,
+        port,
+        reason: event.reason,
+      }).catch((error) =>
+        options.log(`gurt: task ${options.task}: net_blocked not audited: ${error.message}`)
+      );
+      await options.journal(event).catch(() => {});
+    },
+    redaction: options.redaction,
+    log: options.log,
+  });
+}
+
+/** Fractions of a cent summed for one task; add() gives the whole cents now due. */
+class CentMeter {
+  #owed = 0;
+
+  add(cents: number): number {
+    this.#owed += cents;
+    const whole = Math.floor(this.#owed + 1e-9);
+    this.#owed -= whole;
+    return whole;
+  }
+}
