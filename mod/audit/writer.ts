@@ -78,6 +78,7 @@ export class AuditWriter {
   #file: Deno.FsFile | null = null;
   #queue: Queued[] = [];
   #flushing = false;
+  readonly #released = Promise.withResolvers<void>();
   #failure: AuditUnavailableError | null = null;
   #closed = false;
 
@@ -160,10 +161,16 @@ export class AuditWriter {
   }
 
   /** Releases the lock and the files; appends already queued are still written first. */
-  close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    if (!this.#flushing) this.#release();
+  /**
+   * Stops the writer; what is being flushed is flushed first. The promise settles once the log's
+   * file and lock are let go, so a core started next on the same home finds the lock free.
+   */
+  close(): Promise<void> {
+    if (!this.#closed) {
+      this.#closed = true;
+      if (!this.#flushing) this.#release();
+    }
+    return this.#released.promise;
   }
 
   async #startup(
@@ -343,6 +350,7 @@ export class AuditWriter {
     this.#file?.close();
     this.#file = null;
     this.#lock.close();
+    this.#released.resolve();
   }
 }
 

@@ -170,6 +170,6 @@ export class Core {
     await this.auditIndex.close();
     await this.deps.runtime.close?.();
     await Deno.remove(adminSocketPath(this.deps.home)).catch(() => {});
-    this.writer.close();
+    await this.writer.close();
   }
 }
