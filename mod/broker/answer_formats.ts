@@ -79,7 +79,8 @@ export interface AnswerFormat {
   cutEvent(message: string): string;
 }
 
-function parseObject(data: string): Fields {
+/** An event's data as a JSON object; throws AnswerUnreadable when it is not one. */
+export function parseObject(data: string): Fields {
   let value: unknown;
   try {
     value = JSON.parse(data);
@@ -90,16 +91,18 @@ function parseObject(data: string): Fields {
   return value;
 }
 
-function isObject(value: unknown): value is Fields {
+/** Whether `value` is a JSON object. */
+export function isObject(value: unknown): value is Fields {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function isIndex(value: unknown): value is number {
+/** Whether `value` is an index: a safe integer, 0 or more. */
+export function isIndex(value: unknown): value is number {
   return Number.isSafeInteger(value) && (value as number) >= 0;
 }
 
 /** True when `holder[key]` is a string; throws when it is not (a delta of its type must have it). */
-function mustBeString(holder: Fields, key: string, what: string): true {
+export function mustBeString(holder: Fields, key: string, what: string): true {
   if (typeof holder[key] === "string") return true;
   throw new AnswerUnreadable(`${what} has no string ${key}`);
 }

@@ -14,6 +14,7 @@
  * its log. A whole (not streamed) answer that is not JSON is refused in the same way.
  */
 import { type AnswerFormat, AnthropicAnswer, type Draft, OpenAIAnswer } from "./answer_formats.ts";
+import { ResponsesAnswer } from "./answer_responses.ts";
 import { AnswerUnreadable } from "./json_text_stream.ts";
 import type { TextRedaction } from "./piece_stream.ts";
 
@@ -195,7 +196,8 @@ export class EventRedactor {
 
 /** What reading a streamed answer needs besides the vault's redaction. */
 export interface AnswerOptions {
-  kind: "anthropic" | "openai";
+  /** Anthropic Messages, OpenAI Chat Completions, or OpenAI Responses events. */
+  kind: "anthropic" | "openai" | "responses";
   /** How many choices an OpenAI request asked for (its `n`). */
   choices: number;
   /** Called once, with the reason (never the answer's text), when the answer is cut off. */
@@ -209,6 +211,8 @@ export function redactingAnswerStream(
 ): TransformStream<Uint8Array, Uint8Array> {
   const format = options.kind === "anthropic"
     ? new AnthropicAnswer(redaction)
+    : options.kind === "responses"
+    ? new ResponsesAnswer(redaction)
     : new OpenAIAnswer(redaction, options.choices);
   const events = new EventRedactor(format, redaction);
   const decoder = new TextDecoder();

@@ -7,6 +7,8 @@ export {
   expireDue,
   withdrawAll,
 } from "./answer.ts";
+export { type AnswerOptions, redactingAnswerStream } from "./answer_redactor.ts";
+export type { TextRedaction } from "./piece_stream.ts";
 export { ApprovalTable, type PendingApproval } from "./approvals.ts";
 export { ASK_TOOL, handleAsk } from "./ask_path.ts";
 export { CALL_PENDING } from "./call_path.ts";

@@ -8,12 +8,20 @@
  */
 import { readRequestBody } from "../net/mod.ts";
 import { redactValue } from "../common/mod.ts";
+import { type AnswerOptions, redactingAnswerStream, type TextRedaction } from "../broker/mod.ts";
 import { meteredStream } from "./answer_stream.ts";
 import { metered, StreamUsage, type TokenCounts, wholeAnswerUsage } from "./answer_usage.ts";
 import type { AnswerUsage } from "./answer_usage.ts";
 import { findRefusal, type RefusalReason } from "./body_check.ts";
 import { answerHeaders, serviceHeaders } from "./relay_headers.ts";
-import { hasJsonBody, relayedPaths, type Route, routeOf, type Service } from "./routes.ts";
+import {
+  hasJsonBody,
+  relayedPaths,
+  type Route,
+  type RouteKind,
+  routeOf,
+  type Service,
+} from "./routes.ts";
 import {
   busyMessage,
   errorAnswer,
@@ -59,10 +67,8 @@ export interface ModelBlockedEvent {
   at: string;
 }
 
-/** The vault's redaction of a text (the broker's TextRedaction fits). */
-export interface AnswerRedaction {
-  redact(text: string): string;
-}
+/** The vault's redaction: of a whole text, and of one that arrives in pieces. */
+export type AnswerRedaction = TextRedaction;
 
 /** What serveModelProxy needs. */
 export interface ModelProxyOptions {
@@ -74,10 +80,9 @@ export interface ModelProxyOptions {
   /** Told of each refusal before the client is answered (the caller writes net.blocked). */
   onBlocked(event: ModelBlockedEvent): Promise<void>;
   /**
-   * The vault's redaction as it is now, applied to whole answers (an error that echoes a header,
-   * say). TODO(issue 19): streamed answers are not redacted yet: the broker's event redactor
-   * (redactingAnswerStream) is not exported by mod/broker/mod.ts, and it reads Messages and Chat
-   * Completions only, not Responses.
+   * The vault's redaction as it is now, applied to every answer: a whole one's strings each whole,
+   * a stream's event by event by the broker's redactingAnswerStream (each text a client joins
+   * across events read as one; an event it cannot read so ends the answer with an error event).
    */
   redaction?: () => AnswerRedaction;
   /** The largest request body, in bytes (20 MiB, the task's whole allowance). */
@@ -98,6 +103,13 @@ export interface ModelProxy {
   /** Stops listening, ends every request under way and waits for their usage reports. */
   close(): Promise<void>;
 }
+
+/** The event format each streaming route's answers are redacted by. */
+const STREAM_FORMATS: Partial<Record<RouteKind, AnswerOptions["kind"]>> = {
+  messages: "anthropic",
+  chat_completions: "openai",
+  responses: "responses",
+};
 
 /** The longest whole (not streamed) answer the endpoint reads: a model's answer is far shorter. */
 const MOST_WHOLE_ANSWER = 16 * 1024 * 1024;
@@ -244,6 +256,7 @@ class ModelEndpoint implements ModelProxy {
     }
     let body: Uint8Array<ArrayBuffer> | undefined;
     let model: string | null = null;
+    let choices = 1;
     if (hasJsonBody(kind)) {
       const checked = await this.#checkedBody(request, { service, kind, path: url.pathname });
       if (checked instanceof Response) {
@@ -252,6 +265,7 @@ class ModelEndpoint implements ModelProxy {
       }
       body = checked.bytes;
       model = checked.model;
+      choices = checked.choices;
     }
     const base = target.baseUrl.replace(/\/+$/, "");
     let upstream: Response;
@@ -272,7 +286,9 @@ class ModelEndpoint implements ModelProxy {
     const usageOf = { service, kind, model, path: url.pathname, started };
     const headers = answerHeaders(upstream.headers);
     const type = upstream.headers.get("content-type") ?? "";
-    if (type.includes("text/event-stream") && upstream.body !== null) {
+    // A stream of a route that has no streamed format (none does) is read whole, to be redacted.
+    const streams = this.#options.redaction === undefined || STREAM_FORMATS[kind] !== undefined;
+    if (type.includes("text/event-stream") && upstream.body !== null && streams) {
       const meter = metered(kind) && upstream.ok ? new StreamUsage(kind) : null;
       const answer = meteredStream(upstream.body, {
         meter,
@@ -281,7 +297,10 @@ class ModelEndpoint implements ModelProxy {
           if (meter !== null) this.#trail(this.#report(usageOf, meter.usage));
         },
       });
-      return new Response(answer, { status: upstream.status, headers });
+      return new Response(this.#redactedStream(answer, { kind, choices }), {
+        status: upstream.status,
+        headers,
+      });
     }
     return await this.#wholeAnswer(upstream, { headers, usageOf, release, base: target.baseUrl });
   }
@@ -290,7 +309,7 @@ class ModelEndpoint implements ModelProxy {
   async #checkedBody(
     request: Request,
     route: { service: Service; kind: string; path: string },
-  ): Promise<{ bytes: Uint8Array<ArrayBuffer>; model: string | null } | Response> {
+  ): Promise<{ bytes: Uint8Array<ArrayBuffer>; model: string | null; choices: number } | Response> {
     const { service, kind, path } = route;
     let bytes: Uint8Array<ArrayBuffer>;
     try {
@@ -335,6 +354,7 @@ class ModelEndpoint implements ModelProxy {
     return {
       bytes: new TextEncoder().encode(JSON.stringify(parsed)),
       model: typeof parsed.model === "string" ? parsed.model : null,
+      choices: Number.isSafeInteger(parsed.n) && (parsed.n as number) >= 1 ? parsed.n as number : 1,
     };
   }
 
@@ -368,6 +388,20 @@ class ModelEndpoint implements ModelProxy {
       status: upstream.status,
       headers,
     });
+  }
+
+  /** A streamed answer as a client reads it, every vault value replaced, event by event. */
+  #redactedStream(
+    answer: ReadableStream<Uint8Array>,
+    stream: { kind: RouteKind; choices: number },
+  ): ReadableStream<Uint8Array> {
+    const format = STREAM_FORMATS[stream.kind];
+    if (this.#options.redaction === undefined || format === undefined) return answer;
+    return answer.pipeThrough(redactingAnswerStream(this.#options.redaction(), {
+      kind: format,
+      choices: stream.choices,
+      cut: (reason) => this.#log(`gurt model proxy: a streamed answer was cut off: ${reason}`),
+    }));
   }
 
   /** A whole answer with every vault value replaced, as a client reads it; unchanged if none. */

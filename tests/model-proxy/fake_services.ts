@@ -205,44 +205,132 @@ function response(model: string, status: string, usage: unknown, text: string): 
   };
 }
 
-/** A streamed Responses answer: created, the text in these deltas, completed with its usage. */
+/**
+ * A streamed Responses answer as the service writes it: created, one message item whose one
+ * output_text part comes in these deltas, the item's end, completed with its usage.
+ */
 export function responsesEvents(model: string, deltas: string[]): string[] {
+  const text = deltas.join("");
+  const part = (text: string) => ({ type: "output_text", text, annotations: [] });
+  const item = (content: unknown[]) => ({
+    type: "message",
+    id: "msg_1",
+    status: "completed",
+    role: "assistant",
+    content,
+  });
+  const at = { item_id: "msg_1", output_index: 0, content_index: 0 };
+  return responsesStream(model, text, [
+    ["response.output_item.added", { output_index: 0, item: item([]) }],
+    ["response.content_part.added", { ...at, part: part("") }],
+    ...deltas.map((delta): Written => ["response.output_text.delta", { ...at, delta }]),
+    ["response.output_text.done", { ...at, text }],
+    ["response.content_part.done", { ...at, part: part(text) }],
+    ["response.output_item.done", { output_index: 0, item: item([part(text)]) }],
+  ]);
+}
+
+/** A streamed Responses answer with one function call whose arguments come in these deltas. */
+export function responsesToolEvents(model: string, deltas: string[]): string[] {
+  const call = (args: string) => ({
+    type: "function_call",
+    id: "fc_1",
+    call_id: "call_1",
+    name: "shell",
+    arguments: args,
+    status: "completed",
+  });
+  const at = { item_id: "fc_1", output_index: 0 };
+  const args = deltas.join("");
+  return responsesStream(model, "", [
+    ["response.output_item.added", { output_index: 0, item: call("") }],
+    ...deltas.map((delta): Written => ["response.function_call_arguments.delta", { ...at, delta }]),
+    ["response.function_call_arguments.done", { ...at, arguments: args }],
+    ["response.output_item.done", { output_index: 0, item: call(args) }],
+  ]);
+}
+
+type Written = [string, Record<string, unknown>];
+
+/** Responses events: created, these, completed (whose output is a message of `text`, if any). */
+function responsesStream(model: string, text: string, events: Written[]): string[] {
   let sequence = 0;
-  const event = (type: string, fields: Record<string, unknown>) =>
+  const event = ([type, fields]: Written) =>
     sse(type, { type, sequence_number: sequence++, ...fields });
   return [
-    event("response.created", { response: response(model, "in_progress", null, "") }),
-    ...deltas.map((delta) =>
-      event("response.output_text.delta", {
-        item_id: "msg_1",
-        output_index: 0,
-        content_index: 0,
-        delta,
+    event(["response.created", { response: response(model, "in_progress", null, "") }]),
+    ...events.map(event),
+    event(["response.completed", {
+      response: response(model, "completed", responsesUsage(), text),
+    }]),
+  ];
+}
+
+/** A streamed Messages answer with one tool_use block whose input comes in these deltas. */
+export function anthropicToolEvents(model: string, partials: string[]): string[] {
+  const events = anthropicEvents(model, []);
+  return [
+    events[0],
+    sse("content_block_start", {
+      type: "content_block_start",
+      index: 0,
+      content_block: { type: "tool_use", id: "toolu_1", name: "shell", input: {} },
+    }),
+    ...partials.map((partial_json) =>
+      sse("content_block_delta", {
+        type: "content_block_delta",
+        index: 0,
+        delta: { type: "input_json_delta", partial_json },
       })
     ),
-    event("response.completed", {
-      response: response(model, "completed", responsesUsage(), deltas.join("")),
-    }),
+    ...events.slice(3),
   ];
+}
+
+/** One Chat Completions chunk. */
+function chatChunk(model: string, choices: unknown[], usage: unknown = null): string {
+  return sse(undefined, {
+    id: "chatcmpl-1",
+    object: "chat.completion.chunk",
+    created: 1700000000,
+    model,
+    choices,
+    usage,
+  });
 }
 
 /** A streamed Chat Completions answer: the text in these deltas, the usage chunk, [DONE]. */
 export function chatChunks(model: string, deltas: string[]): string[] {
-  const chunk = (choices: unknown[], usage: unknown = null) =>
-    sse(undefined, {
-      id: "chatcmpl-1",
-      object: "chat.completion.chunk",
-      created: 1700000000,
-      model,
-      choices,
-      usage,
-    });
+  const chunk = (choices: unknown[], usage: unknown = null) => chatChunk(model, choices, usage);
   return [
     chunk([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]),
     ...deltas.map((content) => chunk([{ index: 0, delta: { content }, finish_reason: null }])),
     chunk([{ index: 0, delta: {}, finish_reason: "stop" }]),
     chunk([], chatUsage()),
     "data: [DONE]\n\n",
+  ];
+}
+
+/** A streamed Chat Completions answer with one tool call whose arguments come in these deltas. */
+export function chatToolChunks(model: string, deltas: string[]): string[] {
+  const chunks = chatChunks(model, []);
+  const call = (fn: Record<string, unknown>, first: boolean) =>
+    chatChunk(model, [{
+      index: 0,
+      delta: {
+        tool_calls: [{
+          index: 0,
+          ...(first ? { id: "call_1", type: "function" } : {}),
+          function: fn,
+        }],
+      },
+      finish_reason: null,
+    }]);
+  return [
+    chunks[0],
+    call({ name: "shell", arguments: "" }, true),
+    ...deltas.map((args) => call({ arguments: args }, false)),
+    ...chunks.slice(1),
   ];
 }
 

@@ -13,6 +13,7 @@ import {
   streamed,
 } from "./fake_services.ts";
 import { gate, REAL_KEYS, withProxy } from "./proxy_kit.ts";
+import { answerRedaction, Redactor } from "../../mod/vault/mod.ts";
 
 const ANTHROPIC_TOKENS = {
   input: ANTHROPIC_USAGE.input_tokens,
@@ -190,7 +191,7 @@ Deno.test("a service's error answer is passed on with its status and not metered
 
 Deno.test("with a redaction, a whole answer that echoes the vault's key reaches the client without it", async () => {
   const key = REAL_KEYS.anthropic;
-  const redaction = () => ({ redact: (text: string) => text.replaceAll(key, "[a vault key]") });
+  const redaction = () => answerRedaction(Redactor.forValues([key]));
   await withProxy(async (t) => {
     // The key spelled with a JSON escape is in no run of the answer's bytes.
     const escaped = key.replace("-", "\\u002d");
