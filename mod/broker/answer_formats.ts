@@ -102,7 +102,8 @@ export function isIndex(value: unknown): value is number {
 }
 
 /** True when `holder[key]` is a string; throws when it is not (a delta of its type must have it). */
-export function mustBeString(holder: Fields, key: string, what: string): true {
+export function mustBeString(holder: Fields, field: { key: string; what: string }): true {
+  const { key, what } = field;
   if (typeof holder[key] === "string") return true;
   throw new AnswerUnreadable(`${what} has no string ${key}`);
 }
@@ -188,15 +189,16 @@ export class AnthropicAnswer implements AnswerFormat {
             }`,
           );
         }
-        if (type === "text_delta" && mustBeString(delta, "text", "a text_delta")) {
+        if (type === "text_delta" && mustBeString(delta, { key: "text", what: "a text_delta" })) {
           draft.slot(this.#text, delta, "text");
         } else if (
-          type === "thinking_delta" && mustBeString(delta, "thinking", "a thinking_delta")
+          type === "thinking_delta" &&
+          mustBeString(delta, { key: "thinking", what: "a thinking_delta" })
         ) {
           draft.slot(this.#thinking, delta, "thinking");
         } else if (
           type === "input_json_delta" &&
-          mustBeString(delta, "partial_json", "an input_json_delta")
+          mustBeString(delta, { key: "partial_json", what: "an input_json_delta" })
         ) {
           draft.slot(block.json!, delta, "partial_json");
         }
@@ -251,8 +253,8 @@ export class AnthropicAnswer implements AnswerFormat {
       draft.slot(this.#thinking, block, "thinking");
     } else if (block.type === "tool_use") {
       // A worker reads these as text whatever they are: a number could spell a value.
-      mustBeString(block, "id", "a tool_use block");
-      mustBeString(block, "name", "a tool_use block");
+      mustBeString(block, { key: "id", what: "a tool_use block" });
+      mustBeString(block, { key: "name", what: "a tool_use block" });
       this.#block.json = new ToolInputStream(this.#redaction);
     }
   }

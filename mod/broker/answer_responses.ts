@@ -112,7 +112,7 @@ export class ResponsesAnswer implements AnswerFormat {
       if (this.#openPart(event, type).type !== part) {
         throw new AnswerUnreadable(`a ${type} for a part of another type`);
       }
-      mustBeString(event, field, `a ${type}`);
+      mustBeString(event, { key: field, what: `a ${type}` });
       draft.slot(this.#text(part), event, field);
     } else if (
       type === "response.function_call_arguments.delta" ||
@@ -125,7 +125,7 @@ export class ResponsesAnswer implements AnswerFormat {
       if (item.type !== takes || item.input === null) {
         throw new AnswerUnreadable(`a ${type} for an item of another type`);
       }
-      mustBeString(event, "delta", `a ${type}`);
+      mustBeString(event, { key: "delta", what: `a ${type}` });
       draft.slot(item.input, event, "delta");
     } else if (type.endsWith(".delta")) {
       // Named only when gurt knows it: the reason must not quote the answer.
@@ -183,7 +183,7 @@ export class ResponsesAnswer implements AnswerFormat {
       }
     }
     if (item.type === "function_call") {
-      mustBeString(item, "name", "a function_call item");
+      mustBeString(item, { key: "name", what: "a function_call item" });
       open.input = new ToolInputStream(this.#redaction);
       if (typeof item.arguments === "string") draft.slot(open.input, item, "arguments");
     } else if (item.type === "custom_tool_call") {

@@ -205,18 +205,17 @@ class ModelEndpoint implements ModelProxy {
 
   async #handle(request: Request): Promise<Response> {
     const url = new URL(request.url);
-    const route = routeOf(request.method, url.pathname, request.headers);
+    const route = routeOf({ method: request.method, path: url.pathname, headers: request.headers });
     if (route.kind === null) {
       const message = notFoundMessage(
         { method: request.method, path: url.pathname },
-        route.service,
-        relayedPaths(route.service),
+        { service: route.service, relayed: relayedPaths(route.service) },
       );
-      return errorAnswer(route.service, "not_found", { message });
+      return errorAnswer(route.service, { error: "not_found", message });
     }
     // Refused before its body is read: a task may not hold more of the endpoint than this.
     if (this.#active >= this.#most) {
-      return errorAnswer(route.service, "busy", { message: busyMessage(this.#most) });
+      return errorAnswer(route.service, { error: "busy", message: busyMessage(this.#most) });
     }
     this.#active++;
     let held = true;
@@ -233,7 +232,8 @@ class ModelEndpoint implements ModelProxy {
         this.#log(`gurt model proxy: a request to ${url.pathname} failed: ${describe(error)}`);
       }
       const base = this.#options.services[route.service].baseUrl;
-      return errorAnswer(route.service, "unreachable", {
+      return errorAnswer(route.service, {
+        error: "unreachable",
         message: unreachableMessage(base, `could not be sent the request (${describe(error)})`),
       });
     }
@@ -252,7 +252,7 @@ class ModelEndpoint implements ModelProxy {
     const key = target.key();
     if (key === null || key === "") {
       release();
-      return errorAnswer(service, "no_key", { message: noKeyMessage(service) });
+      return errorAnswer(service, { error: "no_key", message: noKeyMessage(service) });
     }
     let body: Uint8Array<ArrayBuffer> | undefined;
     let model: string | null = null;
@@ -272,7 +272,7 @@ class ModelEndpoint implements ModelProxy {
     try {
       upstream = await fetch(`${base}${url.pathname}${url.search}`, {
         method: request.method,
-        headers: serviceHeaders(request.headers, service, key),
+        headers: serviceHeaders(request.headers, { service, key }),
         body,
         // A redirect is the client's to follow, through its own way out, without the key.
         redirect: "manual",
@@ -281,7 +281,7 @@ class ModelEndpoint implements ModelProxy {
     } catch (error) {
       release();
       const message = unreachableMessage(target.baseUrl, `cannot be reached (${describe(error)})`);
-      return errorAnswer(service, "unreachable", { message });
+      return errorAnswer(service, { error: "unreachable", message });
     }
     const usageOf = { service, kind, model, path: url.pathname, started };
     const headers = answerHeaders(upstream.headers);
@@ -320,7 +320,7 @@ class ModelEndpoint implements ModelProxy {
       ]);
     } catch (error) {
       if (!(error instanceof TooLarge)) throw error;
-      return errorAnswer(service, "too_large", { message: tooLargeMessage(this.#maxBody) });
+      return errorAnswer(service, { error: "too_large", message: tooLargeMessage(this.#maxBody) });
     }
     let parsed: unknown;
     try {
@@ -329,7 +329,7 @@ class ModelEndpoint implements ModelProxy {
       parsed = undefined;
     }
     if (!isObject(parsed)) {
-      return errorAnswer(service, "bad_request", { message: notJsonMessage(path) });
+      return errorAnswer(service, { error: "bad_request", message: notJsonMessage(path) });
     }
     const refusal = findRefusal(parsed, service);
     if (refusal !== null) {
@@ -337,7 +337,8 @@ class ModelEndpoint implements ModelProxy {
         .catch((error) =>
           this.#log(`gurt model proxy: a refusal could not be reported: ${describe(error)}`)
         );
-      return errorAnswer(service, "refused", {
+      return errorAnswer(service, {
+        error: "refused",
         message: refusedMessage(refusal.what, refusal.at),
         param: refusal.at,
       });
@@ -374,7 +375,8 @@ class ModelEndpoint implements ModelProxy {
       const why = error instanceof TooLarge
         ? `answered more than ${MOST_WHOLE_ANSWER / 1024 / 1024} MiB in one whole answer`
         : `broke off its answer (${describe(error)})`;
-      return errorAnswer(usageOf.service, "unreachable", {
+      return errorAnswer(usageOf.service, {
+        error: "unreachable",
         message: unreachableMessage(answer.base, why),
       });
     } finally {

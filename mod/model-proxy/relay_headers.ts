@@ -38,7 +38,11 @@ function connectionNamed(headers: Headers): Set<string> {
  * less Accept-Encoding (the endpoint reads the answer, so it takes what its own fetch decodes),
  * with `key` set where the service reads it.
  */
-export function serviceHeaders(incoming: Headers, service: Service, key: string): Headers {
+export function serviceHeaders(
+  incoming: Headers,
+  target: { service: Service; key: string },
+): Headers {
+  const { service, key } = target;
   const named = connectionNamed(incoming);
   const out = new Headers();
   for (const [name, value] of incoming) {

@@ -59,7 +59,8 @@ function serviceOfPath(path: string): Service | null {
 }
 
 /** The route of `method` and `path` (without its query), with the headers for a shared path. */
-export function routeOf(method: string, path: string, headers: Headers): Route {
+export function routeOf(request: { method: string; path: string; headers: Headers }): Route {
+  const { method, path, headers } = request;
   for (const route of ROUTES) {
     if (route.method === method && route.path === path) {
       const service = route.service ?? serviceOfHeaders(headers);

@@ -67,9 +67,9 @@ export function errorStatus(error: ProxyError): number {
  */
 export function errorBody(
   service: Service,
-  error: ProxyError,
-  detail: { message: string; param?: string },
+  detail: { error: ProxyError; message: string; param?: string },
 ): string {
+  const error = detail.error;
   const shape = SHAPES[error];
   if (service === "anthropic") {
     return JSON.stringify({
@@ -90,13 +90,13 @@ export function errorBody(
 /** A whole error answer in `service`'s format. */
 export function errorAnswer(
   service: Service,
-  error: ProxyError,
-  detail: { message: string; param?: string },
+  detail: { error: ProxyError; message: string; param?: string },
 ): Response {
+  const error = detail.error;
   const headers: Record<string, string> = { "content-type": "application/json" };
   // A client that is told to wait retries after a second rather than at once.
   if (error === "busy") headers["retry-after"] = "1";
-  return new Response(errorBody(service, error, detail), {
+  return new Response(errorBody(service, detail), {
     status: errorStatus(error),
     headers,
   });
@@ -121,9 +121,9 @@ export function noKeyMessage(service: Service): string {
 /** The sentence for a path the endpoint does not relay. */
 export function notFoundMessage(
   request: { method: string; path: string },
-  service: Service,
-  relayed: string[],
+  relay: { service: Service; relayed: string[] },
 ): string {
+  const { service, relayed } = relay;
   return `gurt model proxy: ${request.method} ${request.path} is not a request the box relays to ${
     SERVICE_NAMES[service]
   }; it relays ${relayed.join(", ")}. see runbook.md#model-proxy-refused`;
