@@ -3,6 +3,7 @@
  * recorded, the TCP forwarder that stands in for the task's bridge (clients' proxy URLs are TCP),
  * a raw origin that records every byte it receives, and raw exchanges with the proxy.
  */
+import { assertEquals, assertStringIncludes } from "../assert.ts";
 import {
   type BlockedEvent,
   type EgressOptions,
@@ -64,6 +65,19 @@ export async function startProxy(
   };
 }
 
+/** Starts a proxy whose list names `name` on `port` only, mapped to 127.0.0.1 and allowed private. */
+export async function startLocalProxy(
+  name: string,
+  port: number,
+  options: Partial<EgressOptions> = {},
+): Promise<TestProxy> {
+  return await startProxy({
+    hosts: [`${name}:${port}`],
+    resolve: { [name]: "127.0.0.1" },
+    allowPrivate: [name],
+  }, options);
+}
+
 /** A TCP listener on 127.0.0.1 that copies each connection both ways to the Unix socket `path`. */
 export function startForwarder(path: string): { port: number; close(): Promise<void> } {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
@@ -103,8 +117,13 @@ export function startForwarder(path: string): { port: number; close(): Promise<v
   };
 }
 
-async function copyOneWay(from: Deno.Conn, to: Deno.Conn): Promise<void> {
-  const buffer = new Uint8Array(64 * 1024);
+/** Copies `from` into `to` until `from` ends, then ends `to`'s writing side; on an error closes both. */
+export async function copyOneWay(
+  from: Deno.Conn,
+  to: Deno.Conn,
+  bufferBytes = 64 * 1024,
+): Promise<void> {
+  const buffer = new Uint8Array(bufferBytes);
   try {
     for (;;) {
       const read = await from.read(buffer);
@@ -194,6 +213,29 @@ export function connectProxy(proxy: TestProxy): Promise<Deno.Conn> {
   return Deno.connect({ transport: "unix", path: proxy.socketPath });
 }
 
+/** Sends `CONNECT target` on `conn` and checks that the proxy answers 200; returns `conn`. */
+export async function sendConnect<C extends Deno.Conn>(conn: C, target: string): Promise<C> {
+  await writeAll(conn, `CONNECT ${target} HTTP/1.1\r\n\r\n`);
+  assertStringIncludes(await readHead(conn), "HTTP/1.1 200 ");
+  return conn;
+}
+
+/**
+ * A connection to the proxy with a tunnel open to `host` on `port`: by CONNECT, or with `socks`
+ * by a SOCKS5 CONNECT naming the host (checked to succeed either way).
+ */
+export async function openTunnel(
+  proxy: TestProxy,
+  target: { host: string; port: number },
+  options: { socks?: boolean } = {},
+): Promise<Deno.Conn> {
+  const conn = await connectProxy(proxy);
+  if (!options.socks) return await sendConnect(conn, `${target.host}:${target.port}`);
+  await writeAll(conn, socksConnectName(target.host, target.port));
+  assertEquals([...await readExactly(conn, 12)], [5, 0, 5, 0, 0, 1, 0, 0, 0, 0, 0, 0]);
+  return conn;
+}
+
 /** Sends `bytes` to the proxy and reads until it closes; returns what it answered. */
 export async function exchange(proxy: TestProxy, bytes: string | Uint8Array): Promise<Uint8Array> {
   const conn = await connectProxy(proxy);
@@ -250,6 +292,11 @@ export async function readExactly(conn: Deno.Conn, count: number): Promise<Uint8
     have += read;
   }
   return out.subarray(0, have);
+}
+
+/** Bytes as Latin-1 text, as the raw origin records them. */
+export function latin1(bytes: Uint8Array): string {
+  return String.fromCharCode(...bytes);
 }
 
 /** Text of bytes. */

@@ -10,9 +10,12 @@ import { startTlsServer } from "../runtime/tls_fixture.ts";
 import {
   clientHello,
   connectProxy,
+  latin1,
+  openTunnel,
   readExactly,
-  readHead,
   readToEnd,
+  sendConnect,
+  startLocalProxy,
   startProxy,
   startRawOrigin,
   text,
@@ -25,11 +28,7 @@ Deno.test("Deno fetch through CONNECT reaches a listed HTTPS host by its name, T
     hosts.push(new URL(request.url).host);
     return new Response("hello over tls");
   });
-  const proxy = await startProxy({
-    hosts: [`good.test:${origin.port}`],
-    resolve: { "good.test": "127.0.0.1" },
-    allowPrivate: ["good.test"],
-  });
+  const proxy = await startLocalProxy("good.test", origin.port);
   const client = Deno.createHttpClient({
     proxy: { url: `http://127.0.0.1:${proxy.port}` },
     caCerts: [origin.ca],
@@ -59,11 +58,7 @@ Deno.test("Deno fetch of an http:// URL goes as absolute form and reaches the or
     return new Response("plain hello");
   });
   const port = server.addr.port;
-  const proxy = await startProxy({
-    hosts: [`plain.test:${port}`],
-    resolve: { "plain.test": "127.0.0.1" },
-    allowPrivate: ["plain.test"],
-  });
+  const proxy = await startLocalProxy("plain.test", port);
   const client = Deno.createHttpClient({ proxy: { url: `http://127.0.0.1:${proxy.port}` } });
   try {
     const response = await fetch(`http://plain.test:${port}/path?q=1`, { client });
@@ -83,11 +78,7 @@ Deno.test("Deno fetch of an http:// URL goes as absolute form and reaches the or
 
 Deno.test("an absolute-form request without a Host header is sent with the target's", async () => {
   const origin = startRawOrigin();
-  const proxy = await startProxy({
-    hosts: [`plain.test:${origin.port}`],
-    resolve: { "plain.test": "127.0.0.1" },
-    allowPrivate: ["plain.test"],
-  });
+  const proxy = await startLocalProxy("plain.test", origin.port);
   const conn = await connectProxy(proxy);
   try {
     await writeAll(
@@ -111,11 +102,7 @@ Deno.test("Deno fetch through SOCKS5 with host names (socks5h) reaches a listed 
     hosts.push(new URL(request.url).host);
     return new Response("hello over socks");
   });
-  const proxy = await startProxy({
-    hosts: [`good.test:${origin.port}`],
-    resolve: { "good.test": "127.0.0.1" },
-    allowPrivate: ["good.test"],
-  });
+  const proxy = await startLocalProxy("good.test", origin.port);
   const client = Deno.createHttpClient({
     proxy: { transport: "socks5", url: `socks5h://127.0.0.1:${proxy.port}` },
     caCerts: [origin.ca],
@@ -143,11 +130,7 @@ Deno.test("Deno fetch of http:// URLs through SOCKS5 (as a task's ALL_PROXY make
     return new Response(`plain ${new URL(request.url).pathname}`);
   });
   const port = server.addr.port;
-  const proxy = await startProxy({
-    hosts: [`plain.test:${port}`],
-    resolve: { "plain.test": "127.0.0.1" },
-    allowPrivate: ["plain.test"],
-  });
+  const proxy = await startLocalProxy("plain.test", port);
   const client = Deno.createHttpClient({
     proxy: { transport: "socks5", url: `socks5h://127.0.0.1:${proxy.port}` },
   });
@@ -177,8 +160,7 @@ Deno.test("a name in mixed case with a trailing dot is the listed name, and its 
   });
   const conn = await Deno.connect({ hostname: "127.0.0.1", port: proxy.port });
   try {
-    await writeAll(conn, `CONNECT GOOD.Test.:${origin.port} HTTP/1.1\r\n\r\n`);
-    assertStringIncludes(await readHead(conn), "HTTP/1.1 200 ");
+    await sendConnect(conn, `GOOD.Test.:${origin.port}`);
     const tls = await Deno.startTls(conn, { hostname: "good.test", caCerts: [origin.ca] });
     await writeAll(tls, "GET /m HTTP/1.1\r\nHost: good.test\r\nConnection: close\r\n\r\n");
     assertStringIncludes(text(await readToEnd(tls)), "same host");
@@ -202,10 +184,7 @@ Deno.test("the policy is read for each connection: a host added later is let thr
     assertStringIncludes(text(await readToEnd(first)), "403 Forbidden");
     first.close();
     proxy.policy = { ...proxy.policy, hosts: [`late.test:${origin.port}`] };
-    const second = await connectProxy(proxy);
-    await writeAll(second, `CONNECT late.test:${origin.port} HTTP/1.1\r\n\r\n`);
-    assertStringIncludes(await readHead(second), "HTTP/1.1 200 ");
-    second.close();
+    (await openTunnel(proxy, { host: "late.test", port: origin.port })).close();
   } finally {
     await proxy.close();
     await origin.close();
@@ -227,9 +206,7 @@ Deno.test("ask mode: the owner's yes lets this connection through, a no refuses 
     },
   });
   try {
-    const yes = await connectProxy(proxy);
-    await writeAll(yes, `CONNECT asked.test:${origin.port} HTTP/1.1\r\n\r\n`);
-    assertStringIncludes(await readHead(yes), "HTTP/1.1 200 ");
+    const yes = await openTunnel(proxy, { host: "asked.test", port: origin.port });
     const hello = clientHello("asked.test");
     await writeAll(yes, hello);
     assertEquals(await origin.waitFor(hello.length), latin1(hello));
@@ -268,14 +245,8 @@ Deno.test("deny mode never asks", async () => {
 
 Deno.test("close() ends every open tunnel and the listener", async () => {
   const origin = startRawOrigin();
-  const proxy = await startProxy({
-    hosts: [`open.test:${origin.port}`],
-    resolve: { "open.test": "127.0.0.1" },
-    allowPrivate: ["open.test"],
-  });
-  const conn = await connectProxy(proxy);
-  await writeAll(conn, `CONNECT open.test:${origin.port} HTTP/1.1\r\n\r\n`);
-  assertStringIncludes(await readHead(conn), "HTTP/1.1 200 ");
+  const proxy = await startLocalProxy("open.test", origin.port);
+  const conn = await openTunnel(proxy, { host: "open.test", port: origin.port });
   assertEquals(proxy.server.connections, 1);
   await proxy.server.close();
   assertEquals(await readToEnd(conn), new Uint8Array());
@@ -304,11 +275,7 @@ Deno.test("a tunnel carries every byte both ways, in order (8 MiB of random byte
     await readToEnd(conn);
     conn.close();
   })();
-  const proxy = await startProxy({
-    hosts: [`echo.test:${listener.addr.port}`],
-    resolve: { "echo.test": "127.0.0.1" },
-    allowPrivate: ["echo.test"],
-  });
+  const proxy = await startLocalProxy("echo.test", listener.addr.port);
   const sent = new Uint8Array(8 * 1024 * 1024);
   for (let offset = 0; offset < sent.length; offset += 65536) {
     crypto.getRandomValues(sent.subarray(offset, offset + 65536));
@@ -319,9 +286,7 @@ Deno.test("a tunnel carries every byte both ways, in order (8 MiB of random byte
   all.set(hello);
   all.set(sent, hello.length);
   try {
-    const conn = await connectProxy(proxy);
-    await writeAll(conn, `CONNECT echo.test:${listener.addr.port} HTTP/1.1\r\n\r\n`);
-    assertStringIncludes(await readHead(conn), "HTTP/1.1 200 ");
+    const conn = await openTunnel(proxy, { host: "echo.test", port: listener.addr.port });
     await writeAll(conn, hello);
     const [, received] = await Promise.all([
       (async () => {
@@ -351,9 +316,7 @@ Deno.test("a listed IPv6 address is reached at that address, by CONNECT and by S
   const origin = startRawOrigin("::1");
   const proxy = await startProxy({ hosts: [`[::1]:${origin.port}`], allowPrivate: ["[::1]"] });
   try {
-    const conn = await connectProxy(proxy);
-    await writeAll(conn, `CONNECT [0:0::1]:${origin.port} HTTP/1.1\r\n\r\n`);
-    assertStringIncludes(await readHead(conn), "HTTP/1.1 200 ");
+    const conn = await openTunnel(proxy, { host: "[0:0::1]", port: origin.port });
     // TLS to an address names none.
     const hello = clientHello(null);
     await writeAll(conn, hello);
@@ -373,8 +336,3 @@ Deno.test("a listed IPv6 address is reached at that address, by CONNECT and by S
     await origin.close();
   }
 });
-
-/** Bytes as Latin-1 text, as the raw origin records them. */
-function latin1(bytes: Uint8Array): string {
-  return String.fromCharCode(...bytes);
-}

@@ -12,13 +12,12 @@ import { until } from "../kit/mod.ts";
 import {
   connectProxy,
   exchange,
-  readExactly,
-  readHead,
+  openTunnel,
   readToEnd,
-  socksConnectName,
+  sendConnect,
+  startLocalProxy,
   startProxy,
   startRawOrigin,
-  type TestProxy,
   text,
   writeAll,
 } from "./egress_kit.ts";
@@ -93,10 +92,7 @@ Deno.test("every odd spelling of 127.0.0.1 is refused as ip_literal even with 12
       proxy.events,
       odd.flatMap((host) => [0, 1].map(() => ({ host, port: origin.port, reason: "ip_literal" }))),
     );
-    const conn = await connectProxy(proxy);
-    await writeAll(conn, `CONNECT 127.0.0.1:${origin.port} HTTP/1.1\r\n\r\n`);
-    assertStringIncludes(await readHead(conn), "HTTP/1.1 200 ");
-    conn.close();
+    (await openTunnel(proxy, { host: "127.0.0.1", port: origin.port })).close();
     assertEquals(origin.received.length, 1, "only the listed literal reached the origin");
   } finally {
     await proxy.close();
@@ -167,10 +163,7 @@ Deno.test("allow_private_hosts lets a host reach a private address, but never a 
     allowPrivate: ["lan.test", "meta.test", "meta6.test"],
   });
   try {
-    const conn = await connectProxy(proxy);
-    await writeAll(conn, `CONNECT lan.test:${origin.port} HTTP/1.1\r\n\r\n`);
-    assertStringIncludes(await readHead(conn), "HTTP/1.1 200 ");
-    conn.close();
+    (await openTunnel(proxy, { host: "lan.test", port: origin.port })).close();
     for (const name of ["meta.test", "meta6.test"]) {
       assertStringIncludes(
         text(await exchange(proxy, `CONNECT ${name}:443 HTTP/1.1\r\n\r\n`)),
@@ -226,11 +219,7 @@ Deno.test("a listed name that does not resolve is refused as resolve_failed", as
 
 Deno.test("a plain-HTTP request whose Host header names another host than its target is refused, and nothing is sent", async () => {
   const origin = startRawOrigin();
-  const proxy = await startProxy({
-    hosts: [`plain.test:${origin.port}`],
-    resolve: { "plain.test": "127.0.0.1" },
-    allowPrivate: ["plain.test"],
-  });
+  const proxy = await startLocalProxy("plain.test", origin.port);
   try {
     for (const host of ["evil.test", "plain.test", `plain.test:${origin.port + 1}`, "127.0.0.1"]) {
       const answer = text(
@@ -270,17 +259,14 @@ Deno.test("a CONNECT to a listed host whose TLS names another host, or none, is 
     requests++;
     return new Response("should not be reached");
   });
-  const proxy = await startProxy({
-    hosts: [`good.test:${origin.port}`],
-    resolve: { "good.test": "127.0.0.1" },
-    allowPrivate: ["good.test"],
-  });
+  const proxy = await startLocalProxy("good.test", origin.port);
   try {
     // other.test is on the origin's certificate: without the check the handshake would succeed.
     for (const sni of ["other.test", "127.0.0.1"]) {
-      const conn = await Deno.connect({ hostname: "127.0.0.1", port: proxy.port });
-      await writeAll(conn, `CONNECT good.test:${origin.port} HTTP/1.1\r\n\r\n`);
-      assertStringIncludes(await readHead(conn), "HTTP/1.1 200 ");
+      const conn = await sendConnect(
+        await Deno.connect({ hostname: "127.0.0.1", port: proxy.port }),
+        `good.test:${origin.port}`,
+      );
       const tls = await Deno.startTls(conn, { hostname: sni, caCerts: [origin.ca] });
       let failed = false;
       await tls.handshake().catch(() => failed = true);
@@ -316,9 +302,7 @@ Deno.test("a CONNECT to port 443 that does not start with TLS is closed as not_t
     allowPrivate: ["clear.test"],
   });
   try {
-    const conn = await connectProxy(proxy);
-    await writeAll(conn, "CONNECT clear.test:443 HTTP/1.1\r\n\r\n");
-    assertStringIncludes(await readHead(conn), "HTTP/1.1 200 ");
+    const conn = await openTunnel(proxy, { host: "clear.test", port: 443 });
     await writeAll(conn, "GET / HTTP/1.1\r\nHost: elsewhere.test\r\n\r\n");
     assertEquals(await readToEnd(conn), new Uint8Array());
     conn.close();
@@ -330,35 +314,18 @@ Deno.test("a CONNECT to port 443 that does not start with TLS is closed as not_t
   }
 });
 
-/** A proxy that lets plain.test (mapped to a local origin) through on `port`. */
-async function plainProxy(port: number): Promise<TestProxy> {
-  return await startProxy({
-    hosts: [`plain.test:${port}`],
-    resolve: { "plain.test": "127.0.0.1" },
-    allowPrivate: ["plain.test"],
-  });
-}
-
-/** A connection through a CONNECT tunnel (or, with `socks`, a SOCKS5 one) to plain.test:port. */
-async function tunnel(proxy: TestProxy, port: number, socks: boolean): Promise<Deno.Conn> {
-  const conn = await connectProxy(proxy);
-  if (socks) {
-    await writeAll(conn, socksConnectName("plain.test", port));
-    assertEquals([...await readExactly(conn, 12)], [5, 0, 5, 0, 0, 1, 0, 0, 0, 0, 0, 0]);
-  } else {
-    await writeAll(conn, `CONNECT plain.test:${port} HTTP/1.1\r\n\r\n`);
-    assertStringIncludes(await readHead(conn), "HTTP/1.1 200 ");
-  }
-  return conn;
+/** The tunnel's target in the tests below: plain.test, mapped to the local origin on `port`. */
+function plain(port: number): { host: string; port: number } {
+  return { host: "plain.test", port };
 }
 
 Deno.test("a plain-HTTP request in a CONNECT or SOCKS5 tunnel for another host is answered 403 host_mismatch inside it, and nothing reaches the origin", async () => {
   const origin = startRawOrigin();
-  const proxy = await plainProxy(origin.port);
+  const proxy = await startLocalProxy("plain.test", origin.port);
   try {
     for (const socks of [false, true]) {
       for (const host of ["evil.test", "plain.test", `plain.test:${origin.port + 1}`]) {
-        const conn = await tunnel(proxy, origin.port, socks);
+        const conn = await openTunnel(proxy, plain(origin.port), { socks });
         await writeAll(conn, `GET / HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
         const answer = text(await readToEnd(conn));
         conn.close();
@@ -381,7 +348,7 @@ Deno.test("a plain-HTTP request in a CONNECT or SOCKS5 tunnel for another host i
 
 Deno.test("a plain-HTTP request in a tunnel is taken only in origin form: a CONNECT or an absolute URL inside one is refused as bad_request", async () => {
   const origin = startRawOrigin();
-  const proxy = await plainProxy(origin.port);
+  const proxy = await startLocalProxy("plain.test", origin.port);
   try {
     for (
       const inner of [
@@ -390,7 +357,7 @@ Deno.test("a plain-HTTP request in a tunnel is taken only in origin form: a CONN
         `POST / HTTP/1.1\r\nHost: plain.test:${origin.port}\r\nConnection: content-length\r\nContent-Length: 3\r\n\r\nabc`,
       ]
     ) {
-      const conn = await tunnel(proxy, origin.port, false);
+      const conn = await openTunnel(proxy, plain(origin.port));
       await writeAll(conn, inner);
       assertStringIncludes(text(await readToEnd(conn)), "reason=bad_request", inner);
       conn.close();
@@ -406,11 +373,7 @@ Deno.test("a plain-HTTP request in a tunnel is taken only in origin form: a CONN
 Deno.test("a tunnel that starts with neither TLS nor a request line is closed as not_tls at once, on any port", async () => {
   const origin = startRawOrigin();
   // A head timeout the test would notice: each of these is refused on its first line.
-  const proxy = await startProxy({
-    hosts: [`plain.test:${origin.port}`],
-    resolve: { "plain.test": "127.0.0.1" },
-    allowPrivate: ["plain.test"],
-  }, { headTimeoutMs: 30_000 });
+  const proxy = await startLocalProxy("plain.test", origin.port, { headTimeoutMs: 30_000 });
   try {
     const starts = [
       new TextEncoder().encode("SSH-2.0-OpenSSH_9.6\r\n"),
@@ -420,7 +383,7 @@ Deno.test("a tunnel that starts with neither TLS nor a request line is closed as
     ];
     for (const socks of [false, true]) {
       for (const start of starts) {
-        const conn = await tunnel(proxy, origin.port, socks);
+        const conn = await openTunnel(proxy, plain(origin.port), { socks });
         const began = performance.now();
         await writeAll(conn, start);
         assertEquals(await readToEnd(conn), new Uint8Array());
@@ -441,7 +404,7 @@ Deno.test("a tunnel that starts with neither TLS nor a request line is closed as
 
 Deno.test("a plain-HTTP request in a tunnel for its own host is sent like an absolute-form one, and nothing after it", async () => {
   const origin = startRawOrigin();
-  const proxy = await plainProxy(origin.port);
+  const proxy = await startLocalProxy("plain.test", origin.port);
   try {
     const second = "GET /b HTTP/1.1\r\nHost: evil.test\r\n\r\n";
     const requests = [
@@ -455,7 +418,7 @@ Deno.test("a plain-HTTP request in a tunnel for its own host is sent like an abs
       `GET /d HTTP/1.0\r\nHost: plain.test:${origin.port}\r\nConnection: close\r\n\r\n`,
     ];
     for (const [i, request] of requests.entries()) {
-      const conn = await tunnel(proxy, origin.port, i === 1);
+      const conn = await openTunnel(proxy, plain(origin.port), { socks: i === 1 });
       await writeAll(conn, request + second);
       await until(() => (origin.received[i] ?? "").length >= expected[i].length);
       assertEquals(origin.received[i], expected[i]);
@@ -532,11 +495,7 @@ Deno.test("limits: a head past the cap is refused, a slow head is cut off, and o
 
 Deno.test("a second request sent after the first on a plain-HTTP connection never reaches the origin, whatever its Host", async () => {
   const origin = startRawOrigin();
-  const proxy = await startProxy({
-    hosts: [`plain.test:${origin.port}`],
-    resolve: { "plain.test": "127.0.0.1" },
-    allowPrivate: ["plain.test"],
-  });
+  const proxy = await startLocalProxy("plain.test", origin.port);
   try {
     const first =
       `POST http://plain.test:${origin.port}/a HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello`;
@@ -571,7 +530,7 @@ Deno.test("a second request sent after the first on a plain-HTTP connection neve
 
 Deno.test("a plain-HTTP request whose Connection header names Content-Length, Transfer-Encoding or Host is refused as bad_request, and nothing is sent", async () => {
   const origin = startRawOrigin();
-  const proxy = await plainProxy(origin.port);
+  const proxy = await startLocalProxy("plain.test", origin.port);
   try {
     const second = "GET /b HTTP/1.1\r\nHost: evil.test\r\n\r\n";
     const url = `http://plain.test:${origin.port}/a`;
