@@ -11,36 +11,14 @@
 import { type BenchRow, printTable } from "./table.ts";
 import { p50 } from "./measure.ts";
 import { LONG_MB } from "./model_proxy_peer.ts";
+import { startPeer as startPeerProcess } from "./peer_process.ts";
 
 const FIRST_BYTES = 400;
 const ROUNDS = 5;
 
-async function startPeer(args: string[]): Promise<{ child: Deno.ChildProcess; line: string }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      "--allow-all",
-      "--unstable-no-legacy-abort",
-      "--frozen",
-      "--config",
-      new URL("../deno.json", import.meta.url).pathname,
-      new URL("./model_proxy_peer.ts", import.meta.url).pathname,
-      ...args,
-    ],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`model_proxy_peer ${args[0]} did not start: ${text}`);
-    text += value;
-  }
-  reader.releaseLock();
-  return { child, line: text.trim() };
+/** Starts model_proxy_peer.ts in the role `args[0]`. */
+function startPeer(args: string[]): Promise<{ child: Deno.ChildProcess; line: string }> {
+  return startPeerProcess("model_proxy_peer.ts", args, { flags: ["--unstable-no-legacy-abort"] });
 }
 
 const HEADERS = {
@@ -66,15 +44,16 @@ function requestBody(model: string): string {
   });
 }
 
+/** Sends a Messages request for `model` to the endpoint at `url`. */
+function ask(url: string, request: { model: string; client?: Deno.HttpClient }): Promise<Response> {
+  const { model, client } = request;
+  return fetch(url, { method: "POST", headers: HEADERS, body: requestBody(model), client });
+}
+
 /** Milliseconds from sending the request to the answer's first body byte. */
 async function firstByte(url: string, client?: Deno.HttpClient): Promise<number> {
   const start = performance.now();
-  const answer = await fetch(url, {
-    method: "POST",
-    headers: HEADERS,
-    body: requestBody("claude-sonnet-4-5"),
-    client,
-  });
+  const answer = await ask(url, { model: "claude-sonnet-4-5", client });
   const reader = answer.body!.getReader();
   const first = await reader.read();
   const ms = performance.now() - start;
@@ -88,12 +67,7 @@ async function firstByte(url: string, client?: Deno.HttpClient): Promise<number>
 /** MB/s of the long answer. */
 async function longAnswer(url: string, client?: Deno.HttpClient): Promise<number> {
   const start = performance.now();
-  const answer = await fetch(url, {
-    method: "POST",
-    headers: HEADERS,
-    body: requestBody("long"),
-    client,
-  });
+  const answer = await ask(url, { model: "long", client });
   let got = 0;
   for await (const chunk of answer.body!) got += chunk.length;
   const seconds = (performance.now() - start) / 1000;
