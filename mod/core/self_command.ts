@@ -21,6 +21,9 @@ export function gurtInvocation(args: string[]): { program: string; args: string[
       "--allow-all",
       "--no-prompt",
       "--frozen",
+      // Everything gurt runs is in its node_modules: never ask the npm registry (from inside a
+      // task, that is a connection its egress proxy refuses).
+      "--cached-only",
       "--config",
       `${root}/deno.json`,
       `${root}/main.ts`,

@@ -25,6 +25,8 @@ export function workerEnv(
     TMPDIR: "/tmp", // the sandbox's own, counted in the task's memory
     DENO_DIR: `${places.dir}/home/.deno`,
     NO_COLOR: "1",
+    // Deno asks dl.deno.land for a newer release, once a day per DENO_DIR: each task's is new.
+    DENO_NO_UPDATE_CHECK: "1",
     ...(places.egress ? proxyEnv() : {}),
     ...(places.model ? modelEnv() : {}),
   };

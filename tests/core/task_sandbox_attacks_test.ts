@@ -194,3 +194,26 @@ c, _ = s.accept(); open('got', 'wb').write(c.recv(65536))"`,
     }
   },
 });
+
+Deno.test({
+  name:
+    "gurt's own workers in a task try no network: a test worker's task has no net_blocked record",
+  ignore: Deno.uid() !== 0,
+  fn: async () => {
+    const box = await rootBox();
+    try {
+      const answer = await box.admin("POST", "/tasks", {
+        worker: { kind: "test", scriptText: 'POST /step {"text":"one step"}\n' },
+        tools: ["example.echo"],
+        budgetCents: null,
+      });
+      assertEquals(answer.status, 200, JSON.stringify(answer.body));
+      const { task, log } = await taskEnd(box, answer.body.task.id, 60_000);
+      assertEquals(task.state, "done", log);
+      const blocked = (await box.records()).filter((r) => r.event.type === "net_blocked");
+      assertEquals(blocked.map((r) => r.event.host), [], "Deno's update check, or another try");
+    } finally {
+      await box.close();
+    }
+  },
+});

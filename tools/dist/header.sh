@@ -54,6 +54,7 @@ gurt_seal() {
 }
 
 gurt_run() {
+  export DENO_NO_UPDATE_CHECK=1 # no call to dl.deno.land: the owner updates gurt, not Deno
   exec "$gurt_dir/program/deno" run --quiet --unstable-worker-options \
     --unstable-no-legacy-abort --allow-all --no-prompt --frozen \
     --config "$gurt_dir/program/deno.json" "$gurt_dir/program/main.ts" "$@"
