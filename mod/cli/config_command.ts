@@ -1,4 +1,4 @@
-/** `gurt config`: prints the configuration in effect, after defaults and overrides. */
+/** `gurt config`: prints the configuration gurt.toml gives now, after defaults and overrides. */
 import type { Command } from "commander";
 import { launchRole, ROLE_TABLE } from "../roles/mod.ts";
 import { configFor, exitWith } from "./run.ts";
@@ -7,7 +7,9 @@ import { configFor, exitWith } from "./run.ts";
 export function registerConfigCommand(program: Command): void {
   program
     .command("config")
-    .description("print the configuration in effect (box home, vault, gurt.toml with defaults)")
+    .description(
+      "print the configuration as gurt.toml gives it now (box home, vault, gurt.toml with defaults); gurt serve reads it when it starts",
+    )
     .action((_options, command: Command) =>
       exitWith(() => {
         const config = configFor(command);
