@@ -10,6 +10,7 @@ import { gurtInvocation } from "../mod/core/self_command.ts";
 import { adminSocketPath } from "../mod/config/mod.ts";
 import { postCall, requestJson } from "../mod/net/mod.ts";
 import { printTable } from "./table.ts";
+import { type Peer, startPeer, stopPeer } from "./peer_process.ts";
 import { p50 as median } from "./measure.ts";
 
 const SEQUENTIAL_CALLS = 1000;
@@ -64,33 +65,9 @@ async function startServe(home: string): Promise<Serve> {
 }
 
 /** The structure's floor (bench/core_floor_server.ts), answering on `${dir}/floor.sock`. */
-async function startStructure(dir: string): Promise<{ child: Deno.ChildProcess; socket: string }> {
+async function startStructure(dir: string): Promise<Peer & { socket: string }> {
   const socket = `${dir}/floor.sock`;
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      "--allow-all",
-      "--frozen",
-      "--config",
-      new URL("../deno.json", import.meta.url).pathname,
-      new URL("./core_floor_server.ts", import.meta.url).pathname,
-      socket,
-      dir,
-    ],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("ready")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`the structure's floor server did not start: ${text}`);
-    text += value;
-  }
-  reader.releaseLock();
-  return { child, socket };
+  return { ...await startPeer("core_floor_server.ts", [socket, dir]), socket };
 }
 
 async function stopServe(serve: Serve): Promise<void> {
@@ -226,8 +203,7 @@ try {
     oneTaskRate,
   };
 } finally {
-  structure.child.kill("SIGTERM");
-  await structure.child.status;
+  await stopPeer(structure);
   await stopServe(serve);
   await Deno.remove(home, { recursive: true });
 }

@@ -9,44 +9,13 @@
  */
 import { type BenchRow, printTable } from "./table.ts";
 import { p50 } from "./measure.ts";
-import { clientHello } from "../tests/egress/egress_kit.ts";
+import { clientHello, writeAll } from "../tests/egress/egress_kit.ts";
+import { startPeer, stopPeer } from "./peer_process.ts";
 
 const MB = 1024 * 1024;
 const DOWNLOAD = 100 * MB;
 const ROUNDS = 5;
 const SETUPS = 400;
-
-async function startPeer(args: string[]): Promise<{ child: Deno.ChildProcess; line: string }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      "--allow-all",
-      "--frozen",
-      "--config",
-      new URL("../deno.json", import.meta.url).pathname,
-      new URL("./egress_peer.ts", import.meta.url).pathname,
-      ...args,
-    ],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`egress_peer ${args[0]} did not start: ${text}`);
-    text += value;
-  }
-  reader.releaseLock();
-  return { child, line: text.trim() };
-}
-
-async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
-  let offset = 0;
-  while (offset < bytes.length) offset += await conn.write(bytes.subarray(offset));
-}
 
 /**
  * Reads the proxy's 200 answer. Nothing follows it until the client speaks (the origin waits for
@@ -78,7 +47,7 @@ async function direct(port: number): Promise<Deno.Conn> {
 
 async function proxied(socket: string, port: number): Promise<Deno.Conn> {
   const conn = await Deno.connect({ transport: "unix", path: socket });
-  await writeAll(conn, new TextEncoder().encode(`CONNECT bench.test:${port} HTTP/1.1\r\n\r\n`));
+  await writeAll(conn, `CONNECT bench.test:${port} HTTP/1.1\r\n\r\n`);
   await readConnected(conn);
   return conn;
 }
@@ -111,12 +80,12 @@ async function setupTime(open: () => Promise<Deno.Conn>): Promise<number> {
 }
 
 const dir = await Deno.makeTempDir({ prefix: "gurt-egress-bench-" });
-const origin = await startPeer(["origin"]);
+const origin = await startPeer("egress_peer.ts", ["origin"]);
 const port = Number(origin.line.split(" ")[1]);
 const proxySocket = `${dir}/egress.sock`;
 const relaySocket = `${dir}/relay.sock`;
-const proxy = await startPeer(["proxy", proxySocket, String(port)]);
-const relay = await startPeer(["relay", relaySocket, String(port)]);
+const proxy = await startPeer("egress_peer.ts", ["proxy", proxySocket, String(port)]);
+const relay = await startPeer("egress_peer.ts", ["relay", relaySocket, String(port)]);
 const paths = {
   direct: () => direct(port),
   proxied: () => proxied(proxySocket, port),
@@ -185,9 +154,6 @@ try {
   ];
   printTable(rows);
 } finally {
-  for (const peer of [relay, proxy, origin]) {
-    peer.child.kill("SIGTERM");
-    await peer.child.status;
-  }
+  for (const peer of [relay, proxy, origin]) await stopPeer(peer);
   await Deno.remove(dir, { recursive: true });
 }

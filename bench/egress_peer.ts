@@ -7,17 +7,12 @@
  * floor of one more hop in Deno. SIGTERM ends each.
  */
 import { serveEgress } from "../mod/egress/mod.ts";
+import { copyOneWay, readExactly } from "../tests/egress/egress_kit.ts";
 
 /** Reads exactly `count` bytes, or null if the connection ends first. */
-async function readExactly(conn: Deno.Conn, count: number): Promise<Uint8Array | null> {
-  const bytes = new Uint8Array(count);
-  let have = 0;
-  while (have < count) {
-    const read = await conn.read(bytes.subarray(have));
-    if (read === null) return null;
-    have += read;
-  }
-  return bytes;
+async function readCount(conn: Deno.Conn, count: number): Promise<Uint8Array | null> {
+  const bytes = await readExactly(conn, count);
+  return bytes.length === count ? bytes : null;
 }
 
 const [mode, ...rest] = Deno.args;
@@ -31,10 +26,10 @@ if (mode === "origin") {
     void (async () => {
       try {
         // A ClientHello first (the proxy lets a tunnel carry TLS for its host), then the count.
-        const record = await readExactly(conn, 5);
+        const record = await readCount(conn, 5);
         if (record === null) return;
-        if (await readExactly(conn, (record[3] << 8) | record[4]) === null) return;
-        const head = await readExactly(conn, 8);
+        if (await readCount(conn, (record[3] << 8) | record[4]) === null) return;
+        const head = await readCount(conn, 8);
         if (head === null) return;
         let left = Number(new DataView(head.buffer).getBigUint64(0));
         while (left > 0) {
@@ -91,27 +86,14 @@ if (mode === "origin") {
       }
       const origin = await Deno.connect({ hostname: "127.0.0.1", port: Number(originPort) });
       await conn.write(new TextEncoder().encode("HTTP/1.1 200 Connection Established\r\n\r\n"));
-      await Promise.all([copy(conn, origin), copy(origin, conn)]);
+      await Promise.all([
+        copyOneWay(conn, origin, 256 * 1024),
+        copyOneWay(origin, conn, 256 * 1024),
+      ]);
       conn.close();
       origin.close();
     })();
   }
 } else {
   throw new Error(`egress_peer: unknown mode ${mode}`);
-}
-
-/** Copies `from` into `to` in 256 KiB reads until `from` ends, then ends `to`'s writing side. */
-async function copy(from: Deno.Conn, to: Deno.Conn): Promise<void> {
-  const buffer = new Uint8Array(256 * 1024);
-  try {
-    for (;;) {
-      const read = await from.read(buffer);
-      if (read === null) break;
-      let offset = 0;
-      while (offset < read) offset += await to.write(buffer.subarray(offset, read));
-    }
-    await to.closeWrite();
-  } catch {
-    // Either side is gone.
-  }
 }
