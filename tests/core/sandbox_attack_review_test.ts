@@ -7,7 +7,8 @@
  */
 import { assert, assertEquals } from "../assert.ts";
 import { exists, startBox, startServe, until } from "../kit/mod.ts";
-import { endTaskGroup, probeCgroups, TaskSandboxes } from "../../mod/sandbox/mod.ts";
+import { endTaskGroup, probeCgroups } from "../../mod/sandbox/mod.ts";
+import { runInBox, withSandboxBox } from "../sandbox/sandbox_kit.ts";
 import { removeTaskUser, taskUsers } from "../../mod/core/task_users.ts";
 import {
   connectProxy,
@@ -19,45 +20,17 @@ import {
 
 const asRoot = Deno.uid() === 0;
 const USER = { uid: 61237, gid: 61237 };
-const root = new URL("../../", import.meta.url).pathname;
 
 /** Runs a bash script as a task's worker in a sandbox made with these limits; its output. */
 async function inSandbox(
   script: string,
   limits: { memoryBytes: number; tmpBytes: number },
 ): Promise<{ code: number; out: string; err: string }> {
-  const dir = await Deno.makeTempDir({ prefix: "gurt-review-" });
-  await Deno.chmod(dir, 0o711);
-  await Deno.mkdir(`${dir}/run`, { mode: 0o700 });
-  const home = `${dir}/home`;
-  await Deno.mkdir(home, { mode: 0o700 });
-  await Deno.chown(home, USER.uid, USER.gid);
-  const task = `r${crypto.randomUUID().slice(0, 8)}`;
-  const { sandboxes } = await TaskSandboxes.prepare(`${dir}/run`, {
-    limits: { memoryBytes: limits.memoryBytes, maxProcesses: 64, cpus: 1 },
-    tmpBytes: limits.tmpBytes,
-    program: [root],
-  });
-  try {
-    const child = await sandboxes.spawn({
-      task,
-      home,
-      doors: [],
-      readOnly: [],
-      argv: ["/bin/bash", "-c", script],
-      env: { PATH: "/usr/bin:/bin", HOME: home },
-      user: USER,
-    });
-    const [status, out, err] = await Promise.all([
-      child.status,
-      new Response(child.stdout).text(),
-      new Response(child.stderr).text(),
-    ]);
-    return { code: status.code, out, err };
-  } finally {
-    await sandboxes.end(task);
-    await Deno.remove(dir, { recursive: true });
-  }
+  let run: { code: number; out: string; err: string } | undefined;
+  await withSandboxBox(USER, async (box) => {
+    run = await runInBox(box, script, { shell: "/bin/bash" });
+  }, limits);
+  return run!;
 }
 
 /** `promise`'s value if it settles within `ms`, else null (a rejection is null too). */

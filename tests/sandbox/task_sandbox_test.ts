@@ -4,78 +4,17 @@
  * door on loopback. Each test is an attack a task's own processes could try.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { type Door, TASKS_CGROUP, TaskSandboxes } from "../../mod/sandbox/mod.ts";
+import { TASKS_CGROUP } from "../../mod/sandbox/mod.ts";
 import { assertBuildsAsCheckedIn } from "../kit/mod.ts";
+import { runInBox, withSandboxBox } from "./sandbox_kit.ts";
 
 const decoder = new TextDecoder();
 const USER = { uid: 61235, gid: 61235 };
 const root = new URL("../../", import.meta.url).pathname;
 
-interface Box {
-  dir: string;
-  home: string;
-  socket: string;
-  sandboxes: TaskSandboxes;
-  task: string;
-}
-
-/** A task folder as the core makes it (home owned by the task's user), and sandboxes to run in. */
-async function withBox(
-  fn: (box: Box) => Promise<void>,
-  limits: { memoryBytes?: number; maxProcesses?: number } = {},
-): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "gurt-sandbox-test-" });
-  await Deno.chmod(dir, 0o711);
-  const state = `${dir}/run`;
-  await Deno.mkdir(state, { mode: 0o700 });
-  const home = `${dir}/home`;
-  await Deno.mkdir(home, { mode: 0o700 });
-  await Deno.chown(home, USER.uid, USER.gid);
-  const socket = `${dir}/broker.sock`;
-  const task = `t${crypto.randomUUID().slice(0, 8)}`;
-  const { sandboxes } = await TaskSandboxes.prepare(state, {
-    limits: {
-      memoryBytes: limits.memoryBytes ?? 512 * 1024 * 1024,
-      maxProcesses: limits.maxProcesses ?? 64,
-      cpus: 1,
-    },
-    tmpBytes: 64 * 1024 * 1024,
-    program: [root],
-  });
-  try {
-    await fn({ dir, home, socket, sandboxes, task });
-  } finally {
-    await sandboxes.end(task);
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
-/** Runs a shell script as the task's worker; its status and its output. */
-async function runIn(
-  box: Box,
-  script: string,
-  options: { doors?: Door[] } = {},
-): Promise<{ code: number; out: string; err: string }> {
-  const child = await box.sandboxes.spawn({
-    task: box.task,
-    home: box.home,
-    doors: options.doors ?? [],
-    readOnly: [],
-    argv: ["/bin/sh", "-c", script],
-    env: { PATH: "/usr/bin:/bin", HOME: box.home },
-    user: USER,
-  });
-  const [status, out, err] = await Promise.all([
-    child.status,
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-  ]);
-  return { code: status.code, out, err };
-}
-
 Deno.test("the worker runs as the task's user, as pid 2 of its own namespace, and its status comes back", async () => {
-  await withBox(async (box) => {
-    const run = await runIn(box, 'id -u; id -G; echo $$; ls /proc | grep -c "^[0-9]"; exit 7');
+  await withSandboxBox(USER, async (box) => {
+    const run = await runInBox(box, 'id -u; id -G; echo $$; ls /proc | grep -c "^[0-9]"; exit 7');
     assertEquals(run.code, 7, run.err);
     const [uid, groups, pid, processes] = run.out.trim().split("\n");
     assertEquals(uid, String(USER.uid));
@@ -86,7 +25,7 @@ Deno.test("the worker runs as the task's user, as pid 2 of its own namespace, an
 });
 
 Deno.test("only lo exists, and nothing on the host's loopback or its Unix sockets is reachable", async () => {
-  await withBox(async (box) => {
+  await withSandboxBox(USER, async (box) => {
     const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
     const port = (listener.addr as Deno.NetAddr).port;
     const unix = `${box.dir}/host.sock`;
@@ -100,7 +39,7 @@ Deno.test("only lo exists, and nothing on the host's loopback or its Unix socket
       }
     })();
     try {
-      const run = await runIn(
+      const run = await runInBox(
         box,
         `tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '
          bash -c 'exec 3<>/dev/tcp/127.0.0.1/${port}' 2>/dev/null && echo tcp-open || echo tcp-refused
@@ -119,14 +58,14 @@ Deno.test("only lo exists, and nothing on the host's loopback or its Unix socket
 });
 
 Deno.test("the filesystem: home writable, /tmp private, host folders, secrets and the box home unseen", async () => {
-  await withBox(async (box) => {
+  await withSandboxBox(USER, async (box) => {
     const secret = `${box.dir}/run/secret.txt`;
     await Deno.writeTextFile(secret, "owner only");
     const outside = `${box.dir}/world-readable.txt`;
     await Deno.writeTextFile(outside, "not the task's");
     await Deno.chmod(outside, 0o644);
     const marker = `gurt-sandbox-${box.task}`;
-    const run = await runIn(
+    const run = await runInBox(
       box,
       `for p in /etc/shadow /root /home /srv /opt /var /etc/box ${outside} ${secret} ${box.dir}/run; do
          [ -e "$p" ] && echo "seen $p"
@@ -156,7 +95,7 @@ Deno.test("the filesystem: home writable, /tmp private, host folders, secrets an
 });
 
 Deno.test("a door: the task init relays 127.0.0.1:PORT inside to the core's Unix socket", async () => {
-  await withBox(async (box) => {
+  await withSandboxBox(USER, async (box) => {
     const door = `${box.dir}/egress.sock`;
     const server = Deno.serve(
       { path: door, onListen: () => {} },
@@ -164,7 +103,7 @@ Deno.test("a door: the task init relays 127.0.0.1:PORT inside to the core's Unix
     );
     await Deno.chown(door, USER.uid, USER.gid);
     try {
-      const run = await runIn(
+      const run = await runInBox(
         box,
         "curl -s --noproxy '*' -X POST --data-binary ping http://127.0.0.1:3128/x",
         { doors: [{ port: 3128, socket: door }] },
@@ -177,7 +116,7 @@ Deno.test("a door: the task init relays 127.0.0.1:PORT inside to the core's Unix
 });
 
 Deno.test("a Unix door: the task init listens at the path the task knows and relays at most 64 connections at once", async () => {
-  await withBox(async (box) => {
+  await withSandboxBox(USER, async (box) => {
     const door = `${box.dir}/broker.sock`;
     let open = 0;
     let most = 0;
@@ -191,7 +130,7 @@ Deno.test("a Unix door: the task init listens at the path the task knows and rel
       }
     })();
     try {
-      const run = await runIn(
+      const run = await runInBox(
         box,
         `python3 -c "
 import socket, sys
@@ -217,8 +156,8 @@ import time; time.sleep(1)"`,
 });
 
 Deno.test("a task's /etc/passwd and /etc/group name root, nobody and its own user only; its open files are capped", async () => {
-  await withBox(async (box) => {
-    const run = await runIn(
+  await withSandboxBox(USER, async (box) => {
+    const run = await runInBox(
       box,
       "cut -d: -f1,3 /etc/passwd; cut -d: -f1,3 /etc/group; ulimit -n; ulimit -Hn",
     );
@@ -236,8 +175,8 @@ Deno.test("a task's /etc/passwd and /etc/group name root, nobody and its own use
 });
 
 Deno.test("limits: the task's processes are capped by its cgroup", async () => {
-  await withBox(async (box) => {
-    const run = await runIn(
+  await withSandboxBox(USER, async (box) => {
+    const run = await runInBox(
       box,
       `(i=0; while [ $i -lt 40 ]; do sleep 5 & i=$((i+1)); done) 2>/dev/null
        set -- /proc/[0-9]*; echo $#`, // builtins only: no fork is left
@@ -252,9 +191,9 @@ Deno.test("limits: the task's processes are capped by its cgroup", async () => {
 });
 
 Deno.test("limits: what /tmp and /dev/shm hold counts toward the task's memory", async () => {
-  await withBox(async (box) => {
+  await withSandboxBox(USER, async (box) => {
     // Each file fits its 64 MB tmpfs; both together pass the 96 MB the task may use.
-    const run = await runIn(
+    const run = await runInBox(
       box,
       `head -c 60m /dev/zero > /tmp/a; echo a $?
        head -c 60m /dev/zero > /dev/shm/b; echo b $?`,
@@ -265,7 +204,7 @@ Deno.test("limits: what /tmp and /dev/shm hold counts toward the task's memory",
 });
 
 Deno.test("the end of a task kills what it left running and removes its cgroup", async () => {
-  await withBox(async (box) => {
+  await withSandboxBox(USER, async (box) => {
     const child = await box.sandboxes.spawn({
       task: box.task,
       home: box.home,
