@@ -28,6 +28,7 @@ import type { StartTask } from "../admin/mod.ts";
 import { serveSocket } from "./home_layout.ts";
 import { firstClosedFolder, unreachableText } from "./home_reach.ts";
 import { ensureTaskUser, removeTaskUser, type TaskUser, taskUsers } from "./task_users.ts";
+import type { AuditEvent } from "../audit/mod.ts";
 import type { EgressServer } from "../egress/mod.ts";
 import type { TaskSandboxes } from "../sandbox/mod.ts";
 import type { ModelProxy } from "../model-proxy/mod.ts";
@@ -285,46 +286,8 @@ export class TaskManager {
         await Deno.chown(`${dir}/home`, live.user.uid, live.user.gid);
         await Deno.chmod(dir, 0o711);
       }
-      step = "its egress proxy could not be opened";
-      live.egress = await openTaskEgress({
-        task: record.id,
-        socketPath: egressPath,
-        config: this.deps.config,
-        hosts: () => live.handle.record.hosts,
-        audit: (event) => this.deps.audit.append(event),
-        journal: (event) =>
-          live.handle.journal.append({
-            type: "event",
-            time: this.deps.clock().toISOString(),
-            event: "net.blocked",
-            detail: event,
-          }),
-        log: this.deps.log,
-        clock: this.deps.clock,
-        ask: (host, port) => this.#askHost(live, { host, port }),
-      });
-      await Deno.chmod(egressPath, 0o600);
-      if (live.user !== null) await Deno.chown(egressPath, live.user.uid, live.user.gid);
-      step = "its model endpoint could not be opened";
-      live.model = await openTaskModel({
-        task: record.id,
-        socketPath: modelPath,
-        config: this.deps.config,
-        secret: (name) => this.deps.vault.value(name),
-        charge: ({ cents, model }) =>
-          charge({ deps: this.deps, task: live.handle }, { cents, what: "model", model }),
-        audit: (event) => this.deps.audit.append(event),
-        journal: (event) =>
-          live.handle.journal.append({
-            type: "event",
-            time: this.deps.clock().toISOString(),
-            event: "net.blocked",
-            detail: event,
-          }),
-        redaction: this.deps.redaction,
-        log: this.deps.log,
-      });
-      if (live.user !== null) await Deno.chown(modelPath, live.user.uid, live.user.gid);
+      step = "its egress proxy or its model endpoint could not be opened";
+      await this.#openDoors(live, { egress: egressPath, model: modelPath });
       step = SPAWN_STEP;
       const logBytes = this.deps.config.tasks.worker_log_bytes;
       // What an earlier sandbox of the task left in its cgroup (a core that was killed) goes first.
@@ -363,6 +326,49 @@ export class TaskManager {
       });
     }
     return live.handle.record;
+  }
+
+  /**
+   * Opens a task's egress proxy and model endpoint on their sockets, its user's (0600): each
+   * refusal of either is a net.blocked event in its journal.
+   */
+  async #openDoors(live: Live, paths: { egress: string; model: string }): Promise<void> {
+    const task = live.handle;
+    const journal = (detail: unknown) =>
+      task.journal.append({
+        type: "event",
+        time: this.deps.clock().toISOString(),
+        event: "net.blocked",
+        detail,
+      });
+    const audit = (event: AuditEvent) => this.deps.audit.append(event);
+    live.egress = await openTaskEgress({
+      task: task.id,
+      socketPath: paths.egress,
+      config: this.deps.config,
+      hosts: () => task.record.hosts,
+      audit,
+      journal,
+      log: this.deps.log,
+      clock: this.deps.clock,
+      ask: (host, port) => this.#askHost(live, { host, port }),
+    });
+    live.model = await openTaskModel({
+      task: task.id,
+      socketPath: paths.model,
+      config: this.deps.config,
+      secret: (name) => this.deps.vault.value(name),
+      charge: ({ cents, model }) =>
+        charge({ deps: this.deps, task }, { cents, what: "model", model }),
+      audit,
+      journal,
+      redaction: this.deps.redaction,
+      log: this.deps.log,
+    });
+    for (const path of [paths.egress, paths.model]) {
+      await Deno.chmod(path, 0o600);
+      if (live.user !== null) await Deno.chown(path, live.user.uid, live.user.gid);
+    }
   }
 
   /**
