@@ -364,6 +364,14 @@ export class TaskManager {
       journal,
       redaction: this.deps.redaction,
       log: this.deps.log,
+      drawBytes: (count) => {
+        const total = this.deps.config.broker.max_task_bytes;
+        if (task.bytesWritten + count > total) {
+          return `this task has written ${total} bytes since gurt serve started, its limit; see runbook.md#task-write-limit`;
+        }
+        task.bytesWritten += count;
+        return null;
+      },
     });
     for (const path of [paths.egress, paths.model]) {
       await Deno.chmod(path, 0o600);

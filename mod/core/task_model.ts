@@ -29,6 +29,8 @@ export interface TaskModelOptions {
   journal(event: ModelBlockedEvent): Promise<void>;
   redaction(): AnswerRedaction;
   log(line: string): void;
+  /** Draws a request body on the task's byte total: a sentence when it is spent, else null. */
+  drawBytes(count: number): string | null;
 }
 
 /** Opens a task's model endpoint. */
@@ -70,6 +72,8 @@ export async function openTaskModel(options: TaskModelOptions): Promise<ModelPro
     },
     redaction: options.redaction,
     log: options.log,
+    drawBytes: options.drawBytes,
+    maxConcurrent: options.config.broker.max_model_requests,
   });
 }
 

@@ -87,6 +87,11 @@ export interface ModelProxyOptions {
   redaction?: () => AnswerRedaction;
   /** The largest request body, in bytes (20 MiB, the task's whole allowance). */
   maxBodyBytes?: number;
+  /**
+   * Draws a request body's bytes on the task's total since the core started (what its broker
+   * requests draw on too): a sentence refuses the request (429), null lets it on.
+   */
+  drawBytes?: (count: number) => string | null;
   /** How many requests may be under way at once, streams until they end (4). */
   maxConcurrent?: number;
   /** Milliseconds, for UsageEvent.ms (Date.now). */
@@ -146,6 +151,7 @@ class ModelEndpoint implements ModelProxy {
   readonly #reports = new Set<Promise<void>>();
   readonly #most: number;
   readonly #maxBody: number;
+  readonly #drawBytes: (count: number) => string | null;
   readonly #clock: () => number;
   readonly #log: (line: string) => void;
   #server: Deno.HttpServer<Deno.UnixAddr> | null = null;
@@ -156,6 +162,7 @@ class ModelEndpoint implements ModelProxy {
     this.#options = options;
     this.#most = options.maxConcurrent ?? 4;
     this.#maxBody = options.maxBodyBytes ?? 20 * 1024 * 1024;
+    this.#drawBytes = options.drawBytes ?? (() => null);
     this.#clock = options.clock ?? Date.now;
     this.#log = options.log ?? ((line) => console.error(line));
     const signal = this.#closing.signal;
@@ -322,6 +329,8 @@ class ModelEndpoint implements ModelProxy {
       if (!(error instanceof TooLarge)) throw error;
       return errorAnswer(service, { error: "too_large", message: tooLargeMessage(this.#maxBody) });
     }
+    const overTotal = this.#drawBytes(bytes.length);
+    if (overTotal !== null) return errorAnswer(service, { error: "busy", message: overTotal });
     let parsed: unknown;
     try {
       parsed = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
