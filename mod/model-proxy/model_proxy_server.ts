@@ -291,7 +291,11 @@ class ModelEndpoint implements ModelProxy {
       return errorAnswer(service, { error: "unreachable", message });
     }
     const usageOf = { service, kind, model, path: url.pathname, started };
-    const headers = answerHeaders(upstream.headers);
+    // A vault value the service echoes in a header is redacted as one in its body is.
+    const redact = this.#options.redaction?.();
+    const headers = answerHeaders(upstream.headers, {
+      redact: redact === undefined ? undefined : (text) => redact.redact(text),
+    });
     const type = upstream.headers.get("content-type") ?? "";
     // A stream of a route that has no streamed format (none does) is read whole, to be redacted.
     const streams = this.#options.redaction === undefined || STREAM_FORMATS[kind] !== undefined;
@@ -415,7 +419,11 @@ class ModelEndpoint implements ModelProxy {
     }));
   }
 
-  /** A whole answer with every vault value replaced, as a client reads it; unchanged if none. */
+  /**
+   * A whole answer with every vault value replaced, as a client reads it. A JSON answer is always
+   * sent as its redacted value written again, never as the service's bytes: a key under the first
+   * of two equal keys is not in the parsed value, so only the rewrite drops it.
+   */
   #redacted(bytes: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> | string {
     if (this.#options.redaction === undefined) return bytes;
     const redact = this.#options.redaction();
@@ -427,9 +435,7 @@ class ModelEndpoint implements ModelProxy {
       const redacted = redact.redact(text);
       return redacted === text ? bytes : redacted;
     }
-    const before = JSON.stringify(value);
-    const after = JSON.stringify(redactValue(value, (part) => redact.redact(part)));
-    return after === before ? bytes : after;
+    return JSON.stringify(redactValue(value, (part) => redact.redact(part)));
   }
 
   /** Prices and reports an answer's usage; a report that fails is logged, never thrown. */

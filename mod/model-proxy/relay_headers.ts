@@ -55,16 +55,37 @@ export function serviceHeaders(
   return out;
 }
 
+/** A header's text as the bytes' UTF-8 reading, where fetch gave it as one char per byte. */
+function asUtf8(text: string): string {
+  if (!/[^\x00-\x7f]/.test(text)) return text;
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i) & 0xff;
+  return new TextDecoder().decode(bytes);
+}
+
 /**
  * The headers of the answer to the client: the service's, less hop-by-hop, and less
- * Content-Encoding and Content-Length, since the body is sent as fetch decoded it.
+ * Content-Encoding and Content-Length, since the body is sent as fetch decoded it. With `redact`
+ * (the vault's redaction of a text), a header whose name holds a vault value is dropped, and one
+ * whose value holds one is sent with it replaced (dropped when it reads so only as UTF-8).
  */
-export function answerHeaders(upstream: Headers): Headers {
+export function answerHeaders(
+  upstream: Headers,
+  options: { redact?: (text: string) => string } = {},
+): Headers {
+  const { redact } = options;
   const named = connectionNamed(upstream);
   const out = new Headers();
   for (const [name, value] of upstream) {
     if (HOP_BY_HOP.has(name) || named.has(name) || name === "content-encoding") continue;
-    out.append(name, value);
+    if (redact === undefined) {
+      out.append(name, value);
+      continue;
+    }
+    if (redact(name) !== name || redact(asUtf8(name)) !== asUtf8(name)) continue;
+    const wide = asUtf8(value);
+    if (wide !== value && redact(wide) !== wide) continue;
+    out.append(name, redact(value));
   }
   return out;
 }
