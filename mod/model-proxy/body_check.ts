@@ -38,7 +38,8 @@ const ANTHROPIC_CLIENT_TOOL = /^(?:bash|text_editor|computer|memory)_\d+$/;
 
 /**
  * OpenAI tools the client runs itself: functions, custom (free-form) tools, the local shell, shell
- * and apply_patch, and computer use, whose actions the client carries out.
+ * (only in the client's own environment: see clientTool) and apply_patch, and computer use, whose
+ * actions the client carries out.
  */
 const OPENAI_CLIENT_TOOLS = new Set([
   "function",
@@ -95,7 +96,30 @@ function clientTool(service: Service, tool: Fields): boolean {
     return type === undefined || type === "custom" ||
       (typeof type === "string" && ANTHROPIC_CLIENT_TOOL.test(type));
   }
+  if (type === "shell") {
+    // `environment: {type: "container_auto"}` (or any but "local") runs the commands in OpenAI's
+    // own container, which reaches the network around the task's host list.
+    const environment = tool.environment;
+    return environment === undefined || environment === null ||
+      (isObject(environment) && environment.type === "local");
+  }
   return typeof type === "string" && OPENAI_CLIENT_TOOLS.has(type);
+}
+
+/**
+ * The refusal for the body's own top-level fields, or null: an OpenAI model that searches the web
+ * on every request (gpt-4o-search-preview, gpt-5-search-api) does so without any tool asking.
+ */
+function topRefusal(service: Service, body: unknown): Refusal | null {
+  if (service !== "openai" || !isObject(body)) return null;
+  if (typeof body.model === "string" && /search/i.test(body.model)) {
+    return {
+      reason: "web_search_options",
+      what: "a model that searches the web on every request",
+      at: "model",
+    };
+  }
+  return null;
 }
 
 /** Whether a value asks for something: present, and neither null nor an empty list. */
@@ -161,7 +185,8 @@ function objectRefusal(service: Service, fields: Fields, frame: Frame): Refusal 
 
 /**
  * The first thing in `body` that would make `service` reach something for the task, or null.
- * The walk keeps its own stack, so a body nested deeper than the call stack is walked too.
+ * The walk keeps its own stack, so a body nested deeper than the call stack is walked too; the
+ * body's model is looked at after it, so a field that asks is named before the model.
  */
 export function findRefusal(body: unknown, service: Service): Refusal | null {
   const stack: Frame[] = [{ value: body, key: null, up: null }];
@@ -189,5 +214,5 @@ export function findRefusal(body: unknown, service: Service): Refusal | null {
       stack.push({ value: item, key, up: frame });
     }
   }
-  return null;
+  return topRefusal(service, body);
 }

@@ -23,6 +23,7 @@ import {
   type Service,
 } from "./routes.ts";
 import {
+  backgroundMessage,
   busyMessage,
   errorAnswer,
   noKeyMessage,
@@ -343,6 +344,17 @@ class ModelEndpoint implements ModelProxy {
     }
     if (!isObject(parsed)) {
       return errorAnswer(service, { error: "bad_request", message: notJsonMessage(path) });
+    }
+    // A background response is billed when it finishes, in an answer the endpoint never relays.
+    if (
+      kind === "responses" && parsed.background !== undefined && parsed.background !== null &&
+      parsed.background !== false
+    ) {
+      return errorAnswer(service, {
+        error: "refused",
+        message: backgroundMessage(),
+        param: "background",
+      });
     }
     const refusal = findRefusal(parsed, service);
     if (refusal !== null) {

@@ -139,6 +139,11 @@ export function refusedMessage(what: string, at: string): string {
   return `gurt model proxy: the request asks the model service to reach something for the task (${what}, at ${at}), which would go around the task's host list, so the box refused it; retrying will not help. Leave that tool out, or send the content itself (base64 or a data: URL). see runbook.md#model-proxy-refused`;
 }
 
+/** The sentence for a Responses request in background mode, whose usage the box never sees. */
+export function backgroundMessage(): string {
+  return `gurt model proxy: the request asks for a background response (background: true), which the service answers later, where the box cannot meter its usage against the task's budget, so the box refused it; send it without background (streaming is fine). see runbook.md#model-proxy-refused`;
+}
+
 /** The sentence for a body over the endpoint's limit. */
 export function tooLargeMessage(limit: number): string {
   return `gurt model proxy: the request body is larger than ${limit} bytes, the most the box's model endpoint takes in one request; send less context. see runbook.md#model-proxy-limits`;

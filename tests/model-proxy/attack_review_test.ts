@@ -97,7 +97,6 @@ Deno.test({
   // commands in OpenAI's container, which reaches the network around the task's host list. Fix: in
   // clientTool, "shell" is a client tool only when `environment` is absent or
   // `{type: "local"}`; any other environment is a server_tool refusal.
-  ignore: true,
   fn: async () => {
     await withProxy(async (t) => {
       const answer = await t.openaiPost("/v1/responses", {
@@ -117,7 +116,6 @@ Deno.test({
   // (gpt-4o-search-preview, gpt-4o-mini-search-preview, gpt-5-search-api) search the web on every
   // Chat Completions request without it. Fix: in findRefusal for "openai", refuse a top-level
   // `model` matching /search/i (reason web_search_options, "a model that searches the web").
-  ignore: true,
   fn: async () => {
     await withProxy(async (t) => {
       const answer = await t.openaiPost("/v1/chat/completions", {
@@ -136,7 +134,6 @@ Deno.test({
   // response (no usage) and bills the whole answer later, which the endpoint never sees (it relays
   // no GET /v1/responses/{id}). A task spends without limit and is charged nothing. Fix: in
   // checkedBody (or findRefusal), refuse a Responses body with `background: true`.
-  ignore: true,
   fn: async () => {
     await withProxy(async (t) => {
       const answer = await t.openaiPost("/v1/responses", {

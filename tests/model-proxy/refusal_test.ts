@@ -344,6 +344,8 @@ Deno.test("what asks the service to fetch nothing passes: inline images, client 
       [
         { type: "custom", name: "apply_patch", format: { type: "grammar" } },
         { type: "local_shell" },
+        { type: "shell" },
+        { type: "shell", environment: { type: "local" } },
         { type: "function", name: "upload", parameters: schema },
       ],
     );
