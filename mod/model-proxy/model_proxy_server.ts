@@ -31,8 +31,10 @@ import {
   notJsonMessage,
   refusedMessage,
   tooLargeMessage,
+  tooManyValuesMessage,
   unreachableMessage,
 } from "./service_errors.ts";
+import { moreContainersThan } from "./json_containers.ts";
 import { exactCents } from "./usage_price.ts";
 
 /** Where one service is, and its key in the vault as it is now (null: the vault has none). */
@@ -119,6 +121,12 @@ const STREAM_FORMATS: Partial<Record<RouteKind, AnswerOptions["kind"]>> = {
 
 /** The longest whole (not streamed) answer the endpoint reads: a model's answer is far shorter. */
 const MOST_WHOLE_ANSWER = 16 * 1024 * 1024;
+
+/**
+ * The most JSON objects and arrays one request body may hold. A long agent conversation holds tens
+ * of thousands; a 20 MiB body of `{}`s took ~1.3 GB and ~13 s of the core's loop to handle.
+ */
+const MOST_CONTAINERS = 200_000;
 
 class TooLarge extends Error {}
 
@@ -336,6 +344,13 @@ class ModelEndpoint implements ModelProxy {
     }
     const overTotal = this.#drawBytes(bytes.length);
     if (overTotal !== null) return errorAnswer(service, { error: "busy", message: overTotal });
+    // Counted before the parse, which would hold the core's own loop for seconds on millions.
+    if (moreContainersThan(bytes, MOST_CONTAINERS)) {
+      return errorAnswer(service, {
+        error: "too_large",
+        message: tooManyValuesMessage(MOST_CONTAINERS),
+      });
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));

@@ -149,6 +149,11 @@ export function tooLargeMessage(limit: number): string {
   return `gurt model proxy: the request body is larger than ${limit} bytes, the most the box's model endpoint takes in one request; send less context. see runbook.md#model-proxy-limits`;
 }
 
+/** The sentence for a body of more JSON objects and arrays than the endpoint parses. */
+export function tooManyValuesMessage(most: number): string {
+  return `gurt model proxy: the request body holds more than ${most} JSON objects and arrays, the most the box's model endpoint parses in one request; a model request is mostly text, so send less structure (fewer messages or blocks). see runbook.md#model-proxy-limits`;
+}
+
 /** The sentence for a request over the endpoint's concurrent requests. */
 export function busyMessage(most: number): string {
   return `gurt model proxy: this task already has ${most} model requests under way, the most it may have at once; wait for one to end. see runbook.md#model-proxy-limits`;

@@ -3,7 +3,7 @@
  * port. Each attack that works is a test marked `ignore: true` that fails on HEAD, with why and the
  * fix; each attack that held is a passing test, where it is cheap to keep.
  */
-import { assert, assertEquals, assertNotIncludes } from "../assert.ts";
+import { assert, assertEquals, assertNotIncludes, assertStringIncludes } from "../assert.ts";
 import { answerRedaction, Redactor } from "../../mod/vault/mod.ts";
 import { anthropicMessage, responsesEvents, streamed } from "./fake_services.ts";
 import { ANTHROPIC_HEADERS, gate, type ProxyTest, REAL_KEYS, withProxy } from "./proxy_kit.ts";
@@ -215,7 +215,6 @@ Deno.test({
   // walk), 4 at once per task, stalling every other task's requests. Fix: count `{` and `[` while
   // the body is read and refuse past a bound (say 200,000 containers) with tooLargeMessage, and/or
   // run parse, check and stringify in a Worker with a heap limit.
-  ignore: true,
   fn: async () => {
     await withProxy(async (t) => {
       const many = new Array(700_000).fill("{}").join(",");
@@ -223,7 +222,9 @@ Deno.test({
         "/v1/messages",
         `{"model":"claude-sonnet-4-5","max_tokens":1,"messages":[],"metadata":{"x":[${many}]}}`,
       );
-      await answer.body?.cancel();
+      const error = await answer.json();
+      assertEquals([answer.status, error.error.type], [413, "request_too_large"]);
+      assertStringIncludes(error.error.message, "see runbook.md#model-proxy-limits");
       assertEquals(t.anthropic.requests.length, 0);
     });
   },
