@@ -21,3 +21,8 @@ export function priceUsage(model: string, tokens: TokenCounts): number | undefin
   // Rates are dollars per million tokens: tokens x rate is micro-dollars; 10,000 of them make a cent.
   return Math.ceil(Math.round(microDollars * 1000) / 1000 / 10_000);
 }
+
+/** The models the table lists, by the names it lists them under. */
+export function listedModels(): string[] {
+  return Object.keys(table);
+}

@@ -35,7 +35,7 @@ import {
   unreachableMessage,
 } from "./service_errors.ts";
 import { moreContainersThan } from "./json_containers.ts";
-import { exactCents } from "./usage_price.ts";
+import { chargedCents } from "./usage_price.ts";
 
 /** Where one service is, and its key in the vault as it is now (null: the vault has none). */
 export interface ServiceTarget {
@@ -47,13 +47,18 @@ export interface ServiceTarget {
   key(): string | null;
 }
 
-/** The tokens one answer used, priced at the model's list rates (null: a model not listed). */
+/** The tokens one answer used, priced at the model's list rates (else the table's highest). */
 export interface UsageEvent {
   service: Service;
   /** The model the request named, else the one the answer named. */
   model: string;
   /** US cents, an exact fraction where it falls so. */
-  cents: number | null;
+  cents: number;
+  /**
+   * "listed": at the model's rates in mod/broker/prices.json (a dated snapshot at its alias's).
+   * "highest": the table lists neither model named, so the table's highest rate of each kind.
+   */
+  rates: "listed" | "highest";
   tokens: TokenCounts;
   /** The path asked for (`/v1/messages`). */
   path: string;
@@ -470,12 +475,12 @@ class ModelEndpoint implements ModelProxy {
     const tokens = usage.tokens;
     if (tokens === null) return Promise.resolve();
     const model = usageOf.model ?? usage.model ?? "";
-    let cents = exactCents(model, tokens);
-    if (cents === null && usage.model !== null) cents = exactCents(usage.model, tokens);
+    const price = chargedCents({ asked: model, answered: usage.model }, tokens);
     const event: UsageEvent = {
       service: usageOf.service,
       model,
-      cents,
+      cents: price.cents,
+      rates: price.listed ? "listed" : "highest",
       tokens,
       path: usageOf.path,
       ms: this.#clock() - usageOf.started,

@@ -4,7 +4,7 @@
  */
 import { assertEquals } from "../assert.ts";
 import { StreamUsage, wholeAnswerUsage } from "../../mod/model-proxy/answer_usage.ts";
-import { exactCents } from "../../mod/model-proxy/usage_price.ts";
+import { chargedCents, exactCents } from "../../mod/model-proxy/usage_price.ts";
 import { anthropicEvents, chatChunks, responsesEvents } from "./fake_services.ts";
 
 const encoder = new TextEncoder();
@@ -71,11 +71,32 @@ Deno.test("a whole answer's usage, and none from what is not JSON or has no usag
   assertEquals(wholeAnswerUsage("chat_completions", "{}"), { tokens: null, model: null });
 });
 
-Deno.test("prices are exact fractions of a cent at the table's list rates; an unlisted model has none", () => {
+Deno.test("prices are exact fractions of a cent at the table's list rates, a dated snapshot at its alias's; an unlisted model has none", () => {
   const one = { input: 0, output: 0, cacheWrite: 0, cacheRead: 0 };
   assertEquals(exactCents("claude-haiku-4-5", { ...one, input: 1 }), 0.0001);
   assertEquals(exactCents("claude-haiku-4-5", { ...one, cacheRead: 7 }), 0.00007);
   assertEquals(exactCents("claude-opus-4-5", { ...one, output: 1_000_000 }), 2500);
   assertEquals(exactCents("claude-sonnet-4-5", { ...one, cacheWrite: 4 }), 0.0015);
+  assertEquals(exactCents("claude-opus-4-5-20251101", { ...one, output: 1_000_000 }), 2500);
+  assertEquals(exactCents("claude-haiku-4-5-2025-10-01", { ...one, input: 1 }), 0.0001);
   assertEquals(exactCents("gpt-5", { ...one, input: 1 }), null);
+  assertEquals(exactCents("claude-haiku-4-5-2025", { ...one, input: 1 }), null);
+});
+
+Deno.test("an unlisted model is charged the table's highest rate of each kind, and says so", () => {
+  const tokens = {
+    input: 1_000_000,
+    output: 1_000_000,
+    cacheWrite: 1_000_000,
+    cacheRead: 1_000_000,
+  };
+  // claude-opus-4-5's rates, the table's highest of each kind: $5, $25, $6.25 and $0.50.
+  assertEquals(chargedCents({ asked: "gpt-5", answered: "gpt-5-2025-08-07" }, tokens), {
+    cents: 500 + 2500 + 625 + 50,
+    listed: false,
+  });
+  assertEquals(chargedCents({ asked: "gpt-5", answered: "claude-haiku-4-5" }, tokens), {
+    cents: 100 + 500 + 125 + 10,
+    listed: true,
+  });
 });

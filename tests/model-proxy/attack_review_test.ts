@@ -193,7 +193,6 @@ Deno.test({
   // names `claude-sonnet-4-5-20250929` or any OpenAI model spends without a budget. Fix: in
   // exactCents, try the name without a `-YYYYMMDD` suffix, and price a model still unlisted at the
   // table's highest rates (or refuse it with a sentence naming prices.json); add OpenAI models.
-  ignore: true,
   fn: async () => {
     await withProxy(async (t) => {
       const dated = await t.anthropicPost("/v1/messages", {

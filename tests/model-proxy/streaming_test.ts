@@ -30,6 +30,10 @@ const OPENAI_TOKENS = {
   cacheRead: OPENAI_USAGE.cached,
 };
 
+/** An unlisted model at the table's highest rates (claude-opus-4-5's): $5, $25 and $0.50. */
+const OPENAI_HIGHEST_CENTS =
+  (OPENAI_TOKENS.input * 5 + OPENAI_TOKENS.output * 25 + OPENAI_TOKENS.cacheRead * 0.5) / 10_000;
+
 const MESSAGES = {
   model: "claude-sonnet-4-5",
   max_tokens: 100,
@@ -54,6 +58,7 @@ Deno.test("a streamed Messages answer arrives byte for byte and is metered from 
       service: "anthropic",
       model: "claude-sonnet-4-5",
       cents: ANTHROPIC_CENTS,
+      rates: "listed",
       tokens: ANTHROPIC_TOKENS,
       path: "/v1/messages",
       ms: 250,
@@ -77,7 +82,7 @@ Deno.test("a whole Messages answer is metered before it is sent; count_tokens an
   });
 });
 
-Deno.test("Responses answers are metered from response.completed and from a whole answer; an unlisted model's price is null", async () => {
+Deno.test("Responses answers are metered from response.completed and from a whole answer; an unlisted model is charged the table's highest rates", async () => {
   await withProxy(async (t) => {
     const events = responsesEvents("gpt-5-codex", ["a", "b"]);
     t.openai.answer(streamed(events));
@@ -87,10 +92,11 @@ Deno.test("Responses answers are metered from response.completed and from a whol
     await t.usageReports(1);
     const whole = await t.openaiPost("/v1/responses", { ...body, stream: false });
     assertEquals((await whole.json()).status, "completed");
-    assertEquals(t.usage.map((u) => [u.service, u.model, u.cents, u.tokens, u.path]), [
-      ["openai", "gpt-5-codex", null, OPENAI_TOKENS, "/v1/responses"],
-      ["openai", "gpt-5-codex", null, OPENAI_TOKENS, "/v1/responses"],
-    ]);
+    const row = ["openai", "gpt-5-codex", OPENAI_HIGHEST_CENTS, "highest", OPENAI_TOKENS];
+    assertEquals(
+      t.usage.map((u) => [u.service, u.model, u.cents, u.rates, u.tokens, u.path]),
+      [[...row, "/v1/responses"], [...row, "/v1/responses"]],
+    );
   });
 });
 
