@@ -191,6 +191,28 @@ Deno.test("a body over maxBodyBytes is a 413 in the service's format, and is not
   }, { maxBodyBytes: 4096 });
 });
 
+Deno.test("each body draws its bytes on the task's total: a sentence refuses it with a 429 in the service's format, null lets it on", async () => {
+  const drawn: number[] = [];
+  const TOTAL = "the task has written its whole allowance. see runbook.md#task-write-limit";
+  await withProxy(async (t) => {
+    const body = JSON.stringify({ model: "gpt-5", input: "hi" });
+    const first = await t.openaiPost("/v1/responses", body);
+    assertEquals(first.status, 200);
+    await first.body?.cancel();
+    const second = await t.openaiPost("/v1/responses", body);
+    const error = await second.json();
+    assertEquals([second.status, second.headers.get("retry-after")], [429, "1"]);
+    assertEquals([error.error.code, error.error.message], ["rate_limit_exceeded", TOTAL]);
+    assertEquals(drawn, [body.length, body.length]);
+    assertEquals(t.openai.requests.length, 1);
+  }, {
+    drawBytes: (count) => {
+      drawn.push(count);
+      return drawn.length > 1 ? TOTAL : null;
+    },
+  });
+});
+
 Deno.test("a service that cannot be reached is a 502 in its format that names its URL", async () => {
   const dir = await Deno.makeTempDir();
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });

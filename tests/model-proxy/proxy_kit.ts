@@ -65,7 +65,9 @@ export const OPENAI_HEADERS: Record<string, string> = {
 
 /** Options for the endpoint under test; `keys` replaces a vault key (null: the vault lacks it). */
 export type TestOptions =
-  & Partial<Pick<ModelProxyOptions, "maxBodyBytes" | "maxConcurrent" | "redaction" | "clock">>
+  & Partial<
+    Pick<ModelProxyOptions, "maxBodyBytes" | "maxConcurrent" | "redaction" | "clock" | "drawBytes">
+  >
   & { keys?: { anthropic?: string | null; openai?: string | null } };
 
 /** Runs `body` with an endpoint and its fakes, and stops every one of them after. */
@@ -103,6 +105,7 @@ export async function withProxy(
     },
     maxBodyBytes: options.maxBodyBytes,
     maxConcurrent: options.maxConcurrent,
+    drawBytes: options.drawBytes,
     redaction: options.redaction,
     clock: options.clock,
   });
