@@ -25,7 +25,7 @@ export type {
 export { ADMIN_PREFIXES, forbidPaths, TASK_PATHS } from "./forbidden.ts";
 export { redactValue } from "../common/mod.ts";
 export { type CallAnswer, Journal, type JournalLine } from "./journal.ts";
-export { priceUsage } from "./pricing.ts";
+export { listedModels, priceUsage } from "./pricing.ts";
 export { modelKeyProblem, noModelKeyMessage, taskModel } from "./model_relay.ts";
 export { TaskHandle } from "./task_handle.ts";
 export { recoverTaskJournals } from "./unrecorded.ts";

@@ -50,7 +50,6 @@ export async function openTaskModel(options: TaskModelOptions): Promise<ModelPro
       },
     },
     onUsage: async (usage) => {
-      if (usage.cents === null) return; // a model with no list price: its tokens are not charged
       const whole = meter.add(usage.cents);
       if (whole > 0) await options.charge({ cents: whole, model: usage.model });
     },

@@ -10,8 +10,7 @@
  * being refactored by others and is not this module's to edit).
  */
 import { priceUsage } from "../broker/mod.ts";
-// TODO(issue 19): from mod/broker/mod.ts once it exports it (not this module's file to edit).
-import { listedModels } from "../broker/pricing.ts";
+import { listedModels } from "../broker/mod.ts";
 import type { TokenCounts } from "./answer_usage.ts";
 
 type Rates = TokenCounts;
