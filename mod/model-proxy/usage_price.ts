@@ -5,12 +5,10 @@
  * mod/broker/mod.ts exports only priceUsage, which prices whole cents rounded up. A rate in cents
  * per million tokens is what it answers for a million tokens of that kind, and that is exact for
  * every list rate of at most two decimals of a dollar (all of the table's). So the rates are read
- * back from it once per model, and a request's price is the exact sum.
- * TODO(issue 19): use the table's rates directly once mod/broker/mod.ts exports them (mod/broker is
- * being refactored by others and is not this module's to edit).
+ * back from it once per model, and a request's price is the exact sum. (A next step: export the
+ * table's rates themselves from mod/broker/mod.ts.)
  */
-import { priceUsage } from "../broker/mod.ts";
-import { listedModels } from "../broker/mod.ts";
+import { listedModels, priceUsage } from "../broker/mod.ts";
 import type { TokenCounts } from "./answer_usage.ts";
 
 type Rates = TokenCounts;
