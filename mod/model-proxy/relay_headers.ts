@@ -57,7 +57,7 @@ export function serviceHeaders(
 
 /** A header's text as the bytes' UTF-8 reading, where fetch gave it as one char per byte. */
 function asUtf8(text: string): string {
-  if (!/[^\x00-\x7f]/.test(text)) return text;
+  if (!/[\u0080-\uffff]/.test(text)) return text; // all ASCII
   const bytes = new Uint8Array(text.length);
   for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i) & 0xff;
   return new TextDecoder().decode(bytes);
