@@ -278,6 +278,7 @@ class ModelEndpoint implements ModelProxy {
     let body: Uint8Array<ArrayBuffer> | undefined;
     let model: string | null = null;
     let choices = 1;
+    let most: number | null = null;
     if (hasJsonBody(kind)) {
       const checked = await this.#checkedBody(request, { service, kind, path: url.pathname });
       if (checked instanceof Response) {
@@ -287,6 +288,7 @@ class ModelEndpoint implements ModelProxy {
       body = checked.bytes;
       model = checked.model;
       choices = checked.choices;
+      most = checked.most;
     }
     const base = target.baseUrl.replace(/\/+$/, "");
     let upstream: Response;
@@ -317,9 +319,16 @@ class ModelEndpoint implements ModelProxy {
       const meter = metered(kind) && upstream.ok ? new StreamUsage(kind) : null;
       const answer = meteredStream(upstream.body, {
         meter,
-        end: () => {
+        end: (whole) => {
           release();
-          if (meter !== null) this.#trail(this.#report(usageOf, meter.usage));
+          if (meter === null) return;
+          // A stream cut before its last event (the client left) may not have said its usage:
+          // it is charged what it could have cost at most, not nothing.
+          const usage = whole ? meter.usage : cutShort(meter.usage, {
+            bodyBytes: body?.length ?? 0,
+            most: (most ?? DEFAULT_MOST_OUTPUT) * choices,
+          });
+          this.#trail(this.#report(usageOf, usage));
         },
       });
       return new Response(this.#redactedStream(answer, { kind, choices }), {
@@ -334,7 +343,10 @@ class ModelEndpoint implements ModelProxy {
   async #checkedBody(
     request: Request,
     route: { service: Service; kind: string; path: string },
-  ): Promise<{ bytes: Uint8Array<ArrayBuffer>; model: string | null; choices: number } | Response> {
+  ): Promise<
+    | { bytes: Uint8Array<ArrayBuffer>; model: string | null; choices: number; most: number | null }
+    | Response
+  > {
     const { service, kind, path } = route;
     let bytes: Uint8Array<ArrayBuffer>;
     try {
@@ -401,6 +413,7 @@ class ModelEndpoint implements ModelProxy {
       bytes: new TextEncoder().encode(JSON.stringify(parsed)),
       model: typeof parsed.model === "string" ? parsed.model : null,
       choices: Number.isSafeInteger(parsed.n) && (parsed.n as number) >= 1 ? parsed.n as number : 1,
+      most: mostOutput(parsed),
     };
   }
 
@@ -506,4 +519,34 @@ interface UsageOf {
   model: string | null;
   path: string;
   started: number;
+}
+
+/** The output a request that names no limit is charged at most when its stream is cut short. */
+const DEFAULT_MOST_OUTPUT = 32_000;
+
+/** The most output tokens a request asks for: max_tokens, max_completion_tokens, max_output_tokens. */
+function mostOutput(body: Record<string, unknown>): number | null {
+  for (const key of ["max_output_tokens", "max_completion_tokens", "max_tokens"]) {
+    const value = body[key];
+    if (typeof value === "number" && Number.isSafeInteger(value) && value > 0) return value;
+  }
+  return null;
+}
+
+/**
+ * The usage to charge for a stream cut before its end: what it reported, but at least the input
+ * its request could hold (half its bytes, each token at least two bytes of JSON on average) and
+ * all the output it asked for.
+ */
+function cutShort(seen: AnswerUsage, limits: { bodyBytes: number; most: number }): AnswerUsage {
+  const tokens = seen.tokens ?? { input: 0, output: 0, cacheWrite: 0, cacheRead: 0 };
+  const knownInput = tokens.input + tokens.cacheWrite + tokens.cacheRead > 0;
+  return {
+    model: seen.model,
+    tokens: {
+      ...tokens,
+      input: knownInput ? tokens.input : Math.ceil(limits.bodyBytes / 2),
+      output: Math.max(tokens.output, limits.most),
+    },
+  };
 }

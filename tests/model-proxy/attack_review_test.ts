@@ -150,13 +150,12 @@ Deno.test({
 Deno.test({
   name:
     "a Responses stream the client leaves after the last text, before response.completed, is still metered",
-  // Fails on HEAD: a Responses (or Chat Completions) stream reports usage only in its last event;
+  // Failed before the fix: a Responses (or Chat Completions) stream reports usage only in its last event;
   // a client that reads every text delta and cancels before it gets the whole answer free (no
   // usage event at all; an Anthropic stream so cut is charged output_tokens 1). Fix: in #relay's
   // stream end, when the meter saw no final usage, report an upper bound: the request's
   // max_output_tokens / max_tokens (else the model's limit) as output and the body's bytes / 2 as
   // input, or hold the slot and read the service's stream to its end before reporting.
-  ignore: true,
   fn: async () => {
     await withProxy(async (t) => {
       const events = responsesEvents("gpt-5", ["the whole", " answer"]);

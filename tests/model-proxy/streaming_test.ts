@@ -137,7 +137,7 @@ Deno.test("the first event reaches the client while the service still holds the 
   });
 });
 
-Deno.test("a client that goes away mid-stream frees its slot, and what the stream had reported is metered", async () => {
+Deno.test("a client that goes away mid-stream frees its slot, and is charged the input reported and all the output it asked for", async () => {
   await withProxy(async (t) => {
     const events = anthropicEvents("claude-sonnet-4-5", ["one"]);
     const never = gate();
@@ -149,7 +149,9 @@ Deno.test("a client that goes away mid-stream frees its slot, and what the strea
     // The slot is freed before the usage is reported.
     await t.usageReports(1);
     assertEquals(t.proxy.active, 0);
-    assertEquals(t.usage[0].tokens, { ...ANTHROPIC_TOKENS, output: 1 });
+    // Its output was cut at 1 token, but a client that leaves early must not pay less than a
+    // whole answer could cost: the request's max_tokens.
+    assertEquals(t.usage[0].tokens, { ...ANTHROPIC_TOKENS, output: MESSAGES.max_tokens });
     never.open();
   });
 });
