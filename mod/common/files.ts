@@ -24,7 +24,7 @@ export function writeLine(file: Deno.FsFile, line: string): void {
 }
 
 /**
- * Replaces `path` with `text` (mode 0600 unless given), so that a reader sees the old file or the
+ * Replaces `path` with `content`, text or bytes (mode 0600 unless given), so that a reader sees the old file or the
  * new one and a power cut leaves one of them: the text goes to `<path>.tmp`, written to its end and
  * synced, which is renamed over `path`, and the folder is synced. The temporary file is created
  * anew (exclusively): whatever was at its name, a link someone planted there included, is removed
@@ -32,7 +32,7 @@ export function writeLine(file: Deno.FsFile, line: string): void {
  */
 export async function writeFileAtomic(
   path: string,
-  text: string,
+  content: string | Uint8Array,
   options: { mode?: number } = {},
 ): Promise<void> {
   const mode = options.mode ?? 0o600;
@@ -42,7 +42,7 @@ export async function writeFileAtomic(
   });
   const file = await Deno.open(temporary, { write: true, createNew: true, mode });
   try {
-    const bytes = encoder.encode(text);
+    const bytes = typeof content === "string" ? encoder.encode(content) : content;
     let written = 0;
     while (written < bytes.length) written += await file.write(bytes.subarray(written));
     await file.sync();

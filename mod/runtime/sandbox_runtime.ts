@@ -5,6 +5,7 @@
  * is one of the fixed sentences of RUN_ERRORS, never text a tool printed or read.
  */
 import type { Config } from "../config/mod.ts";
+import { writeFileAtomic } from "../common/mod.ts";
 import { pathInside } from "../policy/mod.ts";
 import { type FetcherOptions, HttpFetcher } from "./http_fetch.ts";
 import {
@@ -379,7 +380,7 @@ export class SandboxRuntime implements Runtime {
 
 /**
  * Writes the seccomp filter where the wrapper opens it as root: in `dir` (made 0700 if missing), or
- * in a new temporary folder. Written anew at every start, through a new file renamed into place.
+ * in a new temporary folder. Written anew at every start, atomically (common's writeFileAtomic).
  */
 async function writeFilter(
   bytes: Uint8Array,
@@ -389,9 +390,7 @@ async function writeFilter(
   const folder = dir ?? made!;
   await Deno.mkdir(folder, { recursive: true, mode: 0o700 });
   const path = `${folder}/tool-seccomp.bpf`;
-  const fresh = `${path}.${Deno.pid}.tmp`;
-  await Deno.writeFile(fresh, bytes, { mode: 0o600 });
-  await Deno.rename(fresh, path);
+  await writeFileAtomic(path, bytes);
   return { path, made };
 }
 

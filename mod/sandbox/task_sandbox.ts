@@ -8,6 +8,7 @@
  */
 import { probeSystemLayout, SYSTEM_PATHS, type SystemLayout } from "../runtime/mod.ts";
 import { hostFilterArch, toolSeccompFilter } from "../runtime/mod.ts";
+import { writeFileAtomic } from "../common/mod.ts";
 import { taskInitElf } from "./task_init.ts";
 import {
   type CgroupKind,
@@ -69,10 +70,7 @@ export class TaskSandboxes {
       );
     }
     const filter = `${stateDir}/task-seccomp.bpf`;
-    const fresh = `${filter}.${Deno.pid}.tmp`;
-    await Deno.remove(fresh).catch(() => {});
-    await Deno.writeFile(fresh, toolSeccompFilter(arch), { mode: 0o600, createNew: true });
-    await Deno.rename(fresh, filter);
+    await writeFileAtomic(filter, toolSeccompFilter(arch));
     const layout = await probeSystemLayout([...SYSTEM_PATHS, ...TASK_ETC_PATHS]);
     const { kind, notice } = await probeCgroups();
     const program = await programFolders(options.program);
@@ -154,11 +152,10 @@ async function writeIdentity(spec: WorkerSpec): Promise<{ passwd: string; group:
   groups.push("nogroup:x:65534:");
   const places = { passwd: `${dir}/passwd`, group: `${dir}/group` };
   for (const [path, lines] of [[places.passwd, users], [places.group, groups]] as const) {
-    const fresh = `${path}.tmp`;
-    await Deno.remove(fresh).catch(() => {});
-    await Deno.writeTextFile(fresh, lines.join("\n") + "\n", { mode: 0o644, createNew: true });
-    await Deno.chmod(fresh, 0o644);
-    await Deno.rename(fresh, path);
+    // The same for every start of the task: written (and synced) only when it is not there yet.
+    const text = lines.join("\n") + "\n";
+    if (await Deno.readTextFile(path).catch(() => null) === text) continue;
+    await writeFileAtomic(path, text, { mode: 0o644 });
   }
   return places;
 }
