@@ -17,7 +17,7 @@ import {
 // The light entries of runtime and cua (tests/policy/boundary_test.ts lists them): their mod.ts
 // would load the sandbox and the X client into every `gurt` command.
 import { SYSTEM_PATHS } from "../runtime/system_layout.ts";
-import { TASK_ETC_PATHS } from "../sandbox/task_sandbox_args.ts";
+import { TASK_ETC_PATHS } from "../sandbox/etc_paths.ts";
 import { type DesktopOptions, socketOf } from "../cua/options.ts";
 import type { RoleName, RolePermissions } from "./types.ts";
 

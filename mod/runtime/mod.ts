@@ -32,6 +32,7 @@ export {
   sandboxArgs,
   type SandboxCommand,
   sandboxCommand,
+  systemArgs,
   type SystemEntry,
   type SystemLayout,
 } from "./sandbox_args.ts";

@@ -95,6 +95,29 @@ export const SECCOMP_FD = 9;
 /** The most mounts a call may have: fds 3 to 8 (a shell keeps 3 to 9 open across exec; 9 is the filter's). */
 export const MAX_MOUNTS = 6;
 
+/**
+ * bubblewrap's arguments for the system a sandbox sees: the host's system paths read-only (a path
+ * in `replace` bound from the file it names instead, such as a task's own /etc/passwd), /proc, and a
+ * /dev, /dev/shm and /tmp of bounded size. /dev is a tmpfs of half the host's memory: its /dev/shm
+ * gets the size /tmp gets, and /dev itself is made read-only, so nothing in the sandbox holds more
+ * memory in files than the two sizes. Shared by a tool call's sandbox and a task's.
+ */
+export function systemArgs(
+  layout: SystemLayout,
+  options: { tmpBytes: number; replace?: ReadonlyMap<string, string> },
+): string[] {
+  const args: string[] = [];
+  for (const entry of layout.entries) {
+    if (entry.kind === "bind") {
+      args.push("--ro-bind", options.replace?.get(entry.path) ?? entry.path, entry.path);
+    } else args.push("--symlink", entry.target, entry.path);
+  }
+  const size = String(options.tmpBytes);
+  args.push("--proc", "/proc", "--dev", "/dev", "--size", size, "--tmpfs", "/dev/shm");
+  args.push("--remount-ro", "/dev", "--size", size, "--tmpfs", "/tmp");
+  return args;
+}
+
 /** bubblewrap's arguments for a command and its mounts (the start check runs `/bin/true` so). */
 export function sandboxArgs(
   command: SandboxCommand,
@@ -123,28 +146,7 @@ export function sandboxArgs(
     "--clearenv",
   ];
   for (const [name, value] of Object.entries(SANDBOX_ENV)) args.push("--setenv", name, value);
-  for (const entry of options.layout.entries) {
-    if (entry.kind === "bind") args.push("--ro-bind", entry.path, entry.path);
-    else args.push("--symlink", entry.target, entry.path);
-  }
-  // /dev is a tmpfs of half the host's memory: its /dev/shm gets the size /tmp gets, and /dev itself
-  // is made read-only, so no call can hold more memory in files than the two sizes.
-  args.push(
-    "--proc",
-    "/proc",
-    "--dev",
-    "/dev",
-    "--size",
-    String(options.tmpBytes),
-    "--tmpfs",
-    "/dev/shm",
-    "--remount-ro",
-    "/dev",
-    "--size",
-    String(options.tmpBytes),
-    "--tmpfs",
-    "/tmp",
-  );
+  args.push(...systemArgs(options.layout, { tmpBytes: options.tmpBytes }));
   if (command.stdinAt !== undefined) args.push("--ro-bind-data", "0", command.stdinAt);
   if (mounts.length > MAX_MOUNTS) throw new Error(`a call has at most ${MAX_MOUNTS} mounts`);
   mounts.forEach((mount, i) => {

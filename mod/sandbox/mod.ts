@@ -16,7 +16,7 @@ export {
   modelEnv,
   PLACEHOLDER_KEY,
   proxyEnv,
-  TASK_ETC_PATHS,
   taskSandboxArgs,
   type TaskSandboxPlan,
 } from "./task_sandbox_args.ts";
+export { TASK_ETC_PATHS } from "./etc_paths.ts";

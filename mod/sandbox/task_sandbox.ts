@@ -18,7 +18,8 @@ import {
   stageOneArgs,
   type TaskLimits,
 } from "./task_limits.ts";
-import { type Door, TASK_ETC_PATHS, taskSandboxArgs } from "./task_sandbox_args.ts";
+import { TASK_ETC_PATHS } from "./etc_paths.ts";
+import { type Door, taskSandboxArgs } from "./task_sandbox_args.ts";
 
 /** The program that drops root (as root) and sets no_new_privs before bubblewrap runs. */
 const SETPRIV = "/usr/bin/setpriv";

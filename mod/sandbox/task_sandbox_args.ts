@@ -4,15 +4,14 @@
  * the seccomp filter the built-in tools get (no setuid or setgid bit on anything it writes). It
  * sees the system directories, gurt's own program and the CA certificates read-only; its home
  * (tasks/<id>/home) is the one folder it may write, with a private /tmp and /dev/shm of bounded
- * size; its doors (the broker socket, the egress proxy's socket) are bound in at their own paths.
- * Nothing else of the host is visible: not the rest of /etc, the box home, other tasks, /home,
- * /root, /srv, /opt.
+ * size; the core's sockets (its doors) are bound in at DOORS_DIR. Nothing else of the host is
+ * visible: not the rest of /etc, the box home, other tasks, /home, /root, /srv, /opt.
  *
  * The task init (task_init.c) comes in on stdin, as a read-only file at INIT_PATH, and is the
- * namespace's pid 1: it opens each door's loopback port, then runs the worker. The golden test in
- * tests/sandbox/task_sandbox_args_test.ts pins the list.
+ * namespace's pid 1: it opens each door (a loopback port, or BOX_SOCKET's path), then runs the
+ * worker. tests/sandbox/task_sandbox_test.ts runs the list for real, as root.
  */
-import type { SystemLayout } from "../runtime/mod.ts";
+import { systemArgs, type SystemLayout } from "../runtime/mod.ts";
 
 /** Where the task init lies inside the sandbox, at the root bubblewrap builds. */
 export const INIT_PATH = "/.gurt/init";
@@ -38,14 +37,6 @@ export function modelEnv(port: number = MODEL_PORT): Record<string, string> {
     OPENAI_API_KEY: PLACEHOLDER_KEY,
   };
 }
-
-/** More of /etc than the built-in tools' sandbox shows: what TLS clients and resolvers read. */
-export const TASK_ETC_PATHS: readonly string[] = [
-  "/etc/ssl",
-  "/etc/ca-certificates",
-  "/etc/hosts",
-  "/etc/mime.types",
-];
 
 /**
  * A door of the core inside the sandbox: the core's Unix socket `socket`, which the task init opens
@@ -106,31 +97,10 @@ export function taskSandboxArgs(plan: TaskSandboxPlan): string[] {
     "--hostname",
     `gurt-task-${plan.task}`,
   ];
-  const own = plan.identity === null
-    ? new Map<string, string>()
+  const replace = plan.identity === null
+    ? undefined
     : new Map([["/etc/passwd", plan.identity.passwd], ["/etc/group", plan.identity.group]]);
-  for (const entry of plan.layout.entries) {
-    if (entry.kind === "bind") {
-      args.push("--ro-bind", own.get(entry.path) ?? entry.path, entry.path);
-    } else args.push("--symlink", entry.target, entry.path);
-  }
-  const size = String(plan.tmpBytes);
-  args.push(
-    "--proc",
-    "/proc",
-    "--dev",
-    "/dev",
-    "--size",
-    size,
-    "--tmpfs",
-    "/dev/shm",
-    "--remount-ro",
-    "/dev",
-    "--size",
-    size,
-    "--tmpfs",
-    "/tmp",
-  );
+  args.push(...systemArgs(plan.layout, { tmpBytes: plan.tmpBytes, replace }));
   // After /tmp's tmpfs, which would hide what is bound under /tmp before it.
   for (const path of plan.program) args.push("--ro-bind", path, path);
   // A Unix door's folder is a small tmpfs the init makes its socket in, before what is bound in it.

@@ -21,8 +21,8 @@ const ENTRIES: Record<string, string> = {
     "the desktop's defaults for `gurt guest --help`, and its X socket for the role table; imports nothing",
   "mod/runtime/system_layout.ts":
     "the system paths the core's permissions name, for the role table; imports only types",
-  "mod/sandbox/task_sandbox_args.ts":
-    "the /etc paths a task's sandbox mounts, which the core's permissions name, for the role table; imports only types",
+  "mod/sandbox/etc_paths.ts":
+    "the /etc paths a task's sandbox mounts, which the core's permissions name, for the role table; imports nothing",
 };
 
 /**
