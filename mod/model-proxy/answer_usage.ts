@@ -208,3 +208,36 @@ export class StreamUsage {
     }
   }
 }
+
+/** The output a request that names no limit is charged at most when its stream is cut short. */
+export const DEFAULT_MOST_OUTPUT = 32_000;
+
+/** The most output tokens a request asks for: max_tokens, max_completion_tokens, max_output_tokens. */
+export function mostOutput(body: Record<string, unknown>): number | null {
+  for (const key of ["max_output_tokens", "max_completion_tokens", "max_tokens"]) {
+    const value = body[key];
+    if (typeof value === "number" && Number.isSafeInteger(value) && value > 0) return value;
+  }
+  return null;
+}
+
+/**
+ * The usage to charge for a stream cut before its end: what it reported, but at least the input
+ * its request could hold (half its bytes, each token at least two bytes of JSON on average) and
+ * all the output it asked for.
+ */
+export function cutShort(
+  seen: AnswerUsage,
+  limits: { bodyBytes: number; most: number },
+): AnswerUsage {
+  const tokens = seen.tokens ?? { input: 0, output: 0, cacheWrite: 0, cacheRead: 0 };
+  const knownInput = tokens.input + tokens.cacheWrite + tokens.cacheRead > 0;
+  return {
+    model: seen.model,
+    tokens: {
+      ...tokens,
+      input: knownInput ? tokens.input : Math.ceil(limits.bodyBytes / 2),
+      output: Math.max(tokens.output, limits.most),
+    },
+  };
+}

@@ -10,9 +10,17 @@ import { readRequestBody } from "../net/mod.ts";
 import { redactValue } from "../common/mod.ts";
 import { type AnswerOptions, redactingAnswerStream, type TextRedaction } from "../broker/mod.ts";
 import { meteredStream } from "./answer_stream.ts";
-import { metered, StreamUsage, type TokenCounts, wholeAnswerUsage } from "./answer_usage.ts";
-import type { AnswerUsage } from "./answer_usage.ts";
-import { findRefusal, type RefusalReason } from "./body_check.ts";
+import {
+  type AnswerUsage,
+  cutShort,
+  DEFAULT_MOST_OUTPUT,
+  metered,
+  StreamUsage,
+  type TokenCounts,
+  wholeAnswerUsage,
+} from "./answer_usage.ts";
+import type { RefusalReason } from "./body_check.ts";
+import { type CheckedRequest, checkRequest } from "./request_check.ts";
 import { answerHeaders, serviceHeaders } from "./relay_headers.ts";
 import {
   hasJsonBody,
@@ -23,18 +31,13 @@ import {
   type Service,
 } from "./routes.ts";
 import {
-  backgroundMessage,
   busyMessage,
   errorAnswer,
   noKeyMessage,
   notFoundMessage,
-  notJsonMessage,
-  refusedMessage,
   tooLargeMessage,
-  tooManyValuesMessage,
   unreachableMessage,
 } from "./service_errors.ts";
-import { moreContainersThan } from "./json_containers.ts";
 import { chargedCents } from "./usage_price.ts";
 
 /** Where one service is, and its key in the vault as it is now (null: the vault has none). */
@@ -127,19 +130,7 @@ const STREAM_FORMATS: Partial<Record<RouteKind, AnswerOptions["kind"]>> = {
 /** The longest whole (not streamed) answer the endpoint reads: a model's answer is far shorter. */
 const MOST_WHOLE_ANSWER = 16 * 1024 * 1024;
 
-/**
- * The most JSON objects and arrays one request body may hold. A long agent conversation holds tens
- * of thousands; a 20 MiB body of `{}`s took ~1.3 GB and ~13 s of the core's loop to handle.
- */
-const MOST_CONTAINERS = 200_000;
-
 class TooLarge extends Error {}
-
-type Fields = Record<string, unknown>;
-
-function isObject(value: unknown): value is Fields {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -343,11 +334,8 @@ class ModelEndpoint implements ModelProxy {
   async #checkedBody(
     request: Request,
     route: { service: Service; kind: string; path: string },
-  ): Promise<
-    | { bytes: Uint8Array<ArrayBuffer>; model: string | null; choices: number; most: number | null }
-    | Response
-  > {
-    const { service, kind, path } = route;
+  ): Promise<CheckedRequest | Response> {
+    const { service, path } = route;
     let bytes: Uint8Array<ArrayBuffer>;
     try {
       // A body that never ends holds its request only until the endpoint closes.
@@ -361,60 +349,14 @@ class ModelEndpoint implements ModelProxy {
     }
     const overTotal = this.#drawBytes(bytes.length);
     if (overTotal !== null) return errorAnswer(service, { error: "busy", message: overTotal });
-    // Counted before the parse, which would hold the core's own loop for seconds on millions.
-    if (moreContainersThan(bytes, MOST_CONTAINERS)) {
-      return errorAnswer(service, {
-        error: "too_large",
-        message: tooManyValuesMessage(MOST_CONTAINERS),
-      });
+    const checked = checkRequest(bytes, route);
+    if (checked.kind === "ok") return checked.request;
+    if (checked.blocked !== undefined) {
+      await this.#options.onBlocked({ service, path, ...checked.blocked }).catch((error) =>
+        this.#log(`gurt model proxy: a refusal could not be reported: ${describe(error)}`)
+      );
     }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
-    } catch {
-      parsed = undefined;
-    }
-    if (!isObject(parsed)) {
-      return errorAnswer(service, { error: "bad_request", message: notJsonMessage(path) });
-    }
-    // A background response is billed when it finishes, in an answer the endpoint never relays.
-    if (
-      kind === "responses" && parsed.background !== undefined && parsed.background !== null &&
-      parsed.background !== false
-    ) {
-      return errorAnswer(service, {
-        error: "refused",
-        message: backgroundMessage(),
-        param: "background",
-      });
-    }
-    const refusal = findRefusal(parsed, service);
-    if (refusal !== null) {
-      await this.#options.onBlocked({ service, path, reason: refusal.reason, at: refusal.at })
-        .catch((error) =>
-          this.#log(`gurt model proxy: a refusal could not be reported: ${describe(error)}`)
-        );
-      return errorAnswer(service, {
-        error: "refused",
-        message: refusedMessage(refusal.what, refusal.at),
-        param: refusal.at,
-      });
-    }
-    // A Chat Completions stream reports its usage only when asked to, and every answer is metered.
-    if (kind === "chat_completions" && parsed.stream === true) {
-      const asked = isObject(parsed.stream_options) ? parsed.stream_options : {};
-      if (asked.include_usage !== true) {
-        parsed.stream_options = { ...asked, include_usage: true };
-      }
-    }
-    // What is sent is the value that was checked, written again: a duplicate key or an odd
-    // spelling that another parser could read otherwise does not reach the service.
-    return {
-      bytes: new TextEncoder().encode(JSON.stringify(parsed)),
-      model: typeof parsed.model === "string" ? parsed.model : null,
-      choices: Number.isSafeInteger(parsed.n) && (parsed.n as number) >= 1 ? parsed.n as number : 1,
-      most: mostOutput(parsed),
-    };
+    return errorAnswer(service, checked.refusal);
   }
 
   /** A whole (not streamed) answer: read, metered, redacted, then sent. */
@@ -519,34 +461,4 @@ interface UsageOf {
   model: string | null;
   path: string;
   started: number;
-}
-
-/** The output a request that names no limit is charged at most when its stream is cut short. */
-const DEFAULT_MOST_OUTPUT = 32_000;
-
-/** The most output tokens a request asks for: max_tokens, max_completion_tokens, max_output_tokens. */
-function mostOutput(body: Record<string, unknown>): number | null {
-  for (const key of ["max_output_tokens", "max_completion_tokens", "max_tokens"]) {
-    const value = body[key];
-    if (typeof value === "number" && Number.isSafeInteger(value) && value > 0) return value;
-  }
-  return null;
-}
-
-/**
- * The usage to charge for a stream cut before its end: what it reported, but at least the input
- * its request could hold (half its bytes, each token at least two bytes of JSON on average) and
- * all the output it asked for.
- */
-function cutShort(seen: AnswerUsage, limits: { bodyBytes: number; most: number }): AnswerUsage {
-  const tokens = seen.tokens ?? { input: 0, output: 0, cacheWrite: 0, cacheRead: 0 };
-  const knownInput = tokens.input + tokens.cacheWrite + tokens.cacheRead > 0;
-  return {
-    model: seen.model,
-    tokens: {
-      ...tokens,
-      input: knownInput ? tokens.input : Math.ceil(limits.bodyBytes / 2),
-      output: Math.max(tokens.output, limits.most),
-    },
-  };
 }
