@@ -6,9 +6,8 @@
  * BLOCKED_PER_SECOND a second; past that its refusals are counted, not written, and the core's log
  * says how many were left out.
  */
-import type { AuditEvent } from "../audit/mod.ts";
 import type { Config } from "../config/mod.ts";
-import { type BlockedEvent, type EgressServer, serveEgress } from "../egress/mod.ts";
+import { type EgressServer, serveEgress } from "../egress/mod.ts";
 
 /** The refusals a task may have recorded at once, and then each second. */
 export const BLOCKED_BURST = 50;
@@ -21,8 +20,8 @@ export interface TaskEgressOptions {
   config: Config;
   /** The task's own host list, read for every connection. */
   hosts(): readonly string[];
-  audit(event: AuditEvent): Promise<unknown>;
-  journal(event: BlockedEvent): Promise<void>;
+  /** Records a refusal: the net_blocked audit record of `place`, the journal event of `detail`. */
+  blocked(place: { host: string; port: number; reason: string }, detail: unknown): Promise<void>;
   log(line: string): void;
   clock(): Date;
   /**
@@ -54,12 +53,7 @@ export async function openTaskEgress(options: TaskEgressOptions): Promise<Egress
           `gurt: task ${options.task}: ${left} more refused connections were not recorded (more than ${BLOCKED_PER_SECOND} a second)`,
         );
       }
-      const { host, port, reason } = event;
-      await options.audit({ type: "net_blocked", task: options.task, host, port, reason })
-        .catch((error) =>
-          options.log(`gurt: task ${options.task}: net_blocked not audited: ${error.message}`)
-        );
-      await options.journal(event).catch(() => {});
+      await options.blocked(event, event);
     },
   });
 }

@@ -28,7 +28,6 @@ import type { StartTask } from "../admin/mod.ts";
 import { serveSocket } from "./home_layout.ts";
 import { firstClosedFolder, unreachableText } from "./home_reach.ts";
 import { ensureTaskUser, removeTaskUser, type TaskUser, taskUsers } from "./task_users.ts";
-import type { AuditEvent } from "../audit/mod.ts";
 import type { EgressServer } from "../egress/mod.ts";
 import type { TaskSandboxes } from "../sandbox/mod.ts";
 import type { ModelProxy } from "../model-proxy/mod.ts";
@@ -330,25 +329,31 @@ export class TaskManager {
 
   /**
    * Opens a task's egress proxy and model endpoint on their sockets, its user's (0600): each
-   * refusal of either is a net.blocked event in its journal.
+   * refusal of either is a net_blocked audit record and a net.blocked event in its journal.
    */
   async #openDoors(live: Live, paths: { egress: string; model: string }): Promise<void> {
     const task = live.handle;
-    const journal = (detail: unknown) =>
-      task.journal.append({
+    const blocked = async (
+      place: { host: string; port: number; reason: string },
+      detail: unknown,
+    ) => {
+      await this.deps.audit.append({ type: "net_blocked", task: task.id, ...place }).catch(
+        (error) =>
+          this.deps.log(`gurt: task ${task.id}: net_blocked not audited: ${error.message}`),
+      );
+      await task.journal.append({
         type: "event",
         time: this.deps.clock().toISOString(),
         event: "net.blocked",
         detail,
-      });
-    const audit = (event: AuditEvent) => this.deps.audit.append(event);
+      }).catch(() => {});
+    };
     live.egress = await openTaskEgress({
       task: task.id,
       socketPath: paths.egress,
       config: this.deps.config,
       hosts: () => task.record.hosts,
-      audit,
-      journal,
+      blocked,
       log: this.deps.log,
       clock: this.deps.clock,
       ask: (host, port) => this.#askHost(live, { host, port }),
@@ -360,8 +365,7 @@ export class TaskManager {
       secret: (name) => this.deps.vault.value(name),
       charge: ({ cents, model }) =>
         charge({ deps: this.deps, task }, { cents, what: "model", model }),
-      audit,
-      journal,
+      blocked,
       redaction: this.deps.redaction,
       log: this.deps.log,
       drawBytes: (count) => {

@@ -6,12 +6,10 @@
  * then journal), summed in fractions of a cent and charged a whole cent at a time; each refused
  * request is a net_blocked record and a net.blocked journal event, like the egress proxy's.
  */
-import type { AuditEvent } from "../audit/mod.ts";
 import type { Config } from "../config/mod.ts";
 import {
   type AnswerRedaction,
   KEY_NAMES,
-  type ModelBlockedEvent,
   type ModelProxy,
   serveModelProxy,
 } from "../model-proxy/mod.ts";
@@ -25,8 +23,8 @@ export interface TaskModelOptions {
   secret(name: string): string | undefined;
   /** Charges the task whole cents for a model's answers. */
   charge(cost: { cents: number; model: string }): Promise<void>;
-  audit(event: AuditEvent): Promise<unknown>;
-  journal(event: ModelBlockedEvent): Promise<void>;
+  /** Records a refusal: the net_blocked audit record of `place`, the journal event of `detail`. */
+  blocked(place: { host: string; port: number; reason: string }, detail: unknown): Promise<void>;
   redaction(): AnswerRedaction;
   log(line: string): void;
   /** Draws a request body on the task's byte total: a sentence when it is spent, else null. */
@@ -58,16 +56,7 @@ export async function openTaskModel(options: TaskModelOptions): Promise<ModelPro
         event.service === "anthropic" ? models.anthropic_base_url : models.openai_base_url,
       );
       const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
-      await options.audit({
-        type: "net_blocked",
-        task: options.task,
-        host: url.hostname,
-        port,
-        reason: event.reason,
-      }).catch((error) =>
-        options.log(`gurt: task ${options.task}: net_blocked not audited: ${error.message}`)
-      );
-      await options.journal(event).catch(() => {});
+      await options.blocked({ host: url.hostname, port, reason: event.reason }, event);
     },
     redaction: options.redaction,
     log: options.log,
