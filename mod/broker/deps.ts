@@ -42,11 +42,11 @@ export interface BrokerDeps {
   approvals: Approvals;
   runtime: Runtime;
   readSecret: SecretReader;
-  /** The vault, for the core's own uses (the model relay's key). Tools go through readSecret. */
+  /** The vault, for the core's own uses (a task's model key). Tools go through readSecret. */
   vault: VaultView;
   /** Replaces every vault value in text that leaves the core. */
   redact(text: string): string;
-  /** The vault's redaction as it is now, for the model relay to apply to an answer's texts. */
+  /** The vault's redaction as it is now, for a task's model endpoint to apply to an answer's texts. */
   redaction(): TextRedaction;
   clock(): Date;
   /** Says once per distinct set of problems that the grant files are invalid. */

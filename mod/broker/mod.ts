@@ -26,7 +26,7 @@ export { ADMIN_PREFIXES, forbidPaths, TASK_PATHS } from "./forbidden.ts";
 export { redactValue } from "../common/mod.ts";
 export { type CallAnswer, Journal, type JournalLine } from "./journal.ts";
 export { listedModels, priceUsage } from "./pricing.ts";
-export { modelKeyProblem, noModelKeyMessage, taskModel } from "./model_relay.ts";
+export { loopModel } from "./model_route.ts";
 export { TaskHandle } from "./task_handle.ts";
 export { recoverTaskJournals } from "./unrecorded.ts";
 export { charge, publicTask, taskRoutes } from "./task_routes.ts";

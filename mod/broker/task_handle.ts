@@ -55,8 +55,6 @@ export class TaskHandle {
   readonly ledger = new Mutex();
   /** Bytes of every body the task sent since the core started: steps, calls, model requests. */
   bytesWritten = 0;
-  /** Model requests (POST /model) under way: read, relayed, or their answer still streaming. */
-  modelRequests = 0;
   /** True once this core has written and synced the task's session state file. */
   stateWritten = false;
   /** Cents reserved by calls that are running or approved but not yet recorded. */

@@ -6,7 +6,7 @@ import type { BrokerDeps, TaskContext } from "./deps.ts";
 import { ADMIN_PREFIXES, forbidPaths } from "./forbidden.ts";
 import { readTaskBody } from "./task_body.ts";
 import { errorHandler, HttpError, parseJsonBody, syncDirectory } from "../common/mod.ts";
-import { addModelRoutes } from "./model_relay.ts";
+import { addModelRoute } from "./model_route.ts";
 import { priceUsage } from "./pricing.ts";
 import { rawMember } from "./raw_member.ts";
 import type { TaskHandle } from "./task_handle.ts";
@@ -73,12 +73,7 @@ export function taskRoutes(deps: BrokerDeps, task: TaskHandle): Hono {
     return c.json({ ok: true, cents });
   });
 
-  addModelRoutes(app, {
-    deps,
-    task,
-    body: (request) => body(request, total),
-    charge: (cents, model) => charge(ctx, { cents, what: "model", model }),
-  });
+  addModelRoute(app, ctx);
 
   forbidPaths(app, { paths: ADMIN_PREFIXES, socket: task.socket, log: deps.log });
   // An error may quote what the task sent (an unknown field's name): the backstop applies to it too.

@@ -1,6 +1,9 @@
-/** `gurt loop`: the model loop worker of a task, run in the worker role on BOX_SOCKET. */
+/**
+ * `gurt loop`: the model loop worker of a task, run in the worker role on BOX_SOCKET, with its
+ * task's model endpoint (ANTHROPIC_BASE_URL, OPENAI_BASE_URL) the one host it may reach.
+ */
 import type { Command } from "commander";
-import type { LoopArgs } from "../loop/mod.ts";
+import { endpointHosts, endpointsFromEnv, type LoopArgs } from "../loop/mod.ts";
 import { launchRole, ROLE_TABLE } from "../roles/mod.ts";
 import { exitWith } from "./run.ts";
 
@@ -8,7 +11,9 @@ import { exitWith } from "./run.ts";
 export function registerLoopCommand(program: Command): void {
   program
     .command("loop")
-    .description("the model loop worker of a task (started by gurt serve; needs BOX_SOCKET)")
+    .description(
+      "the model loop worker of a task (started by gurt serve; needs BOX_SOCKET and the task's model endpoint)",
+    )
     .action(() =>
       exitWith(() => {
         const socket = Deno.env.get("BOX_SOCKET");
@@ -16,8 +21,13 @@ export function registerLoopCommand(program: Command): void {
         if (socket === undefined || task === undefined) {
           throw new Error("gurt loop runs inside a task: BOX_SOCKET and BOX_TASK must be set");
         }
-        const args: LoopArgs = { socket, task };
-        return launchRole(ROLE_TABLE.loop, { places: { socket }, args });
+        const endpoints = endpointsFromEnv((name) => Deno.env.get(name));
+        if ("problem" in endpoints) {
+          throw new Error(`gurt loop runs inside a task: ${endpoints.problem}`);
+        }
+        const args: LoopArgs = { socket, task, endpoints };
+        const places = { socket, modelEndpoints: endpointHosts(endpoints) };
+        return launchRole(ROLE_TABLE.loop, { places, args });
       })
     );
 }

@@ -108,9 +108,9 @@ function afterCommand(args: readonly string[]): string[] {
  * says whether the owner asked for the test worker or got it as the default.
  */
 function workerChoices(config: Config, chosen: boolean): string {
-  const key = config.models.key === ""
-    ? "the model service of gurt.toml [models]"
-    : `the model key ${config.models.key}, set with gurt vault set ${config.models.key}`;
+  const key = `the vault key of its model's service: gurt vault set ANTHROPIC_API_KEY for ` +
+    `claude-* models, gurt vault set OPENAI_API_KEY for others ([models] model is ` +
+    `${config.models.model})`;
   const lead = chosen
     ? "--worker test needs --script FILE"
     : "a task needs a worker, and the default, --worker test, needs --script FILE";

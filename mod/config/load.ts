@@ -1,7 +1,7 @@
 /** Reading gurt.toml: smol-toml for the syntax, the strict schema for the keys. */
 import { parse, TomlError } from "smol-toml";
 import type { z } from "zod";
-import { configSchema, type FileConfig } from "./schema.ts";
+import { configSchema, type FileConfig, RETIRED_KEYS } from "./schema.ts";
 
 /** A gurt.toml that cannot be used: names the file, the line where known, and the key. */
 export class ConfigError extends Error {
@@ -13,14 +13,18 @@ export class ConfigError extends Error {
   ) {
     const where = line === undefined ? file : `${file}:${line}`;
     const which = key === undefined ? "" : ` ${key}:`;
-    super(`${where}:${which} ${problem}; see runbook.md#config-invalid`);
+    // A problem with a runbook entry of its own (a retired key) already ends with its pointer.
+    const pointer = / see runbook\.md#[a-z0-9-]+$/.test(problem)
+      ? ""
+      : "; see runbook.md#config-invalid";
+    super(`${where}:${which} ${problem}${pointer}`);
     this.name = "ConfigError";
   }
 }
 
 /** Parses the text of a gurt.toml into a FileConfig, or throws a ConfigError naming the key. */
 export function parseConfig(file: string, text: string): FileConfig {
-  let raw: unknown;
+  let raw: Record<string, unknown>;
   try {
     raw = parse(text);
   } catch (error) {
@@ -30,9 +34,26 @@ export function parseConfig(file: string, text: string): FileConfig {
     }
     throw error;
   }
+  const retired = retiredKey(raw);
+  if (retired !== null) {
+    const key = retired.join(".");
+    throw new ConfigError(file, lineOfValue(text, retired), key, RETIRED_KEYS[key]);
+  }
   const result = configSchema.safeParse(raw);
   if (result.success) return result.data;
   throw issueToError(file, text, result.error.issues[0]);
+}
+
+/** The first key of RETIRED_KEYS that `raw` sets, as a path; null when it sets none. */
+function retiredKey(raw: Record<string, unknown>): string[] | null {
+  for (const dotted of Object.keys(RETIRED_KEYS)) {
+    const [table, key] = dotted.split(".");
+    const value = raw[table];
+    if (typeof value === "object" && value !== null && Object.hasOwn(value, key)) {
+      return [table, key];
+    }
+  }
+  return null;
 }
 
 function issueToError(file: string, text: string, issue: z.core.$ZodIssue): ConfigError {

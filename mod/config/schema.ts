@@ -45,6 +45,26 @@ const resolveAddress = z.string().superRefine((value, context) => {
   }
 });
 
+/** A model service's origin, with no path: the endpoint adds the path the task asked for. */
+function serviceOrigin(origin: string) {
+  return z.string().regex(/^https?:\/\/[^/?#\s]+$/, {
+    message: `must be an http or https origin with no path, such as ${origin}`,
+  }).default(origin);
+}
+
+/**
+ * Keys gurt.toml no longer reads, each with what to write instead. They are refused by name, before
+ * the schema, so that an old gurt.toml says what changed rather than "unknown key".
+ */
+export const RETIRED_KEYS: Record<string, string> = {
+  "models.kind":
+    "no longer read; a task's model endpoint speaks both Anthropic's and OpenAI's formats, and the service comes from the model's name: claude-* models go to Anthropic, any other to OpenAI. Delete kind and name the model in [models] model; see runbook.md#models-config",
+  "models.base_url":
+    "no longer read; a task's model endpoint relays Anthropic requests to [models] anthropic_base_url and OpenAI ones to openai_base_url; write those instead, each an origin with no path such as http://127.0.0.1:8080; see runbook.md#models-config",
+  "models.key":
+    "no longer read; the model endpoint puts the vault's ANTHROPIC_API_KEY on Anthropic requests and OPENAI_API_KEY on OpenAI ones. Delete key and store the key under that name (gurt vault set OPENAI_API_KEY); see runbook.md#models-config",
+};
+
 /** One table of gurt.toml per part; unknown keys are errors at every level. */
 export const configSchema = z.strictObject({
   approvals: z.strictObject({
@@ -58,7 +78,10 @@ export const configSchema = z.strictObject({
     max_body_bytes: z.number().int().positive().default(64 * 1024),
     /** What one task may send in all since the core started, in bytes: model requests included. */
     max_task_bytes: z.number().int().positive().default(20 * 1024 * 1024),
-    /** How many model requests (POST /model) one task may have under way at once. */
+    /**
+     * How many model requests one task may have under way at once through its model endpoint
+     * (ANTHROPIC_BASE_URL, OPENAI_BASE_URL); one more is answered 429 until one ends.
+     */
     max_model_requests: z.number().int().min(1).max(64).default(4),
   }).prefault({}),
   tasks: z.strictObject({
@@ -97,19 +120,9 @@ export const configSchema = z.strictObject({
     anthropic_check_timeout_ms: positiveMs.default(10_000),
   }).prefault({}),
   models: z.strictObject({
-    /** The wire format of the model service: Anthropic's Messages or OpenAI-compatible chat. */
-    kind: z.enum(["anthropic", "openai"]).default("anthropic"),
-    /** The one model service the core relays a worker's model requests to. */
-    base_url: z.string().regex(/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/, {
-      message: "must be an http or https URL with no query, such as https://api.anthropic.com",
-    }).default("https://api.anthropic.com"),
-    /** The model of a task that names none. */
+    /** The model of a loop task that names none; claude-* goes to Anthropic, any other to OpenAI. */
     model: z.string().min(1).max(200).default("claude-sonnet-5-5"),
-    /** The vault key the core sends to the service; "" for a local service that takes none. */
-    key: z.string().regex(/^$|^[A-Z][A-Z0-9_]{0,127}$/, {
-      message: "must be a vault key name such as ANTHROPIC_API_KEY, or empty",
-    }).default("ANTHROPIC_API_KEY"),
-    /** The most tokens one model answer may hold. */
+    /** The most tokens one model answer of the loop may hold. */
     max_tokens: z.number().int().positive().default(4096),
     /** The most model requests one task's loop makes before it stops. */
     max_turns: z.number().int().positive().default(50),
@@ -117,13 +130,11 @@ export const configSchema = z.strictObject({
      * Where a task's model endpoint (ANTHROPIC_BASE_URL inside the task) sends Anthropic Messages
      * requests, with the vault's ANTHROPIC_API_KEY: the service's origin, without /v1.
      */
-    anthropic_base_url: z.string().regex(/^https?:\/\/[^/?#\s]+$/, {
-      message: "must be an http or https origin with no path, such as https://api.anthropic.com",
-    }).default("https://api.anthropic.com"),
+    anthropic_base_url: serviceOrigin("https://api.anthropic.com"),
     /** The same for OpenAI Responses and Chat Completions (OPENAI_API_KEY). */
-    openai_base_url: z.string().regex(/^https?:\/\/[^/?#\s]+$/, {
-      message: "must be an http or https origin with no path, such as https://api.openai.com",
-    }).default("https://api.openai.com"),
+    openai_base_url: serviceOrigin("https://api.openai.com"),
+    /** The same for Factory's model and session paths (FACTORY_API_KEY). */
+    factory_base_url: serviceOrigin("https://api.factory.ai"),
   }).prefault({}),
   runtime: z.strictObject({
     /** How long one built-in call may run before its whole sandbox is killed. */

@@ -32,7 +32,7 @@ export interface CoreOptions {
   runtimeOptions?: RuntimeOptions;
   registry?: ToolRegistry;
   asRoot?: boolean;
-  /** The vault view the core's own paths read (the model relay's key); tests pass one. */
+  /** The vault view the core's own paths read (the model endpoint's keys); tests pass one. */
   vault?: VaultView;
   /**
    * Opens the audit writer with these options (AuditWriter.open's); tests pass one that fails on

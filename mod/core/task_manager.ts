@@ -10,7 +10,7 @@ import {
   handleAsk,
   isLive,
   Journal,
-  modelKeyProblem,
+  loopModel,
   newTaskId,
   publicTask,
   readTask,
@@ -30,7 +30,8 @@ import { firstClosedFolder, unreachableText } from "./home_reach.ts";
 import { ensureTaskUser, removeTaskUser, type TaskUser, taskUsers } from "./task_users.ts";
 import type { EgressServer } from "../egress/mod.ts";
 import type { TaskSandboxes } from "../sandbox/mod.ts";
-import type { ModelProxy } from "../model-proxy/mod.ts";
+import { KEY_NAMES, type ModelProxy, noKeyMessage } from "../model-proxy/mod.ts";
+import { modelService } from "../loop/mod.ts";
 import { openTaskEgress } from "./task_egress.ts";
 import { openTaskModel } from "./task_model.ts";
 import { alive, isWorkerOf, spawnWorker, stopWorker } from "./worker_process.ts";
@@ -112,9 +113,18 @@ export class TaskManager {
       tools: spec.tools,
       budget_cents: spec.budgetCents,
     });
-    const noKey = worker.kind === "loop" ? modelKeyProblem(this.deps) : null;
+    const noKey = worker.kind === "loop" ? this.#missingModelKey(record) : null;
     if (noKey !== null) return await this.#failAtOnce(record, noKey);
     return await this.#open(record, { fresh: true });
+  }
+
+  /**
+   * The model endpoint's sentence for a loop task whose model's service has no key in the vault,
+   * else null: such a task fails at once rather than start a worker whose every request would fail.
+   */
+  #missingModelKey(record: TaskRecord): string | null {
+    const service = modelService(loopModel(record.worker, this.deps.config));
+    return this.deps.vault.value(KEY_NAMES[service]) === undefined ? noKeyMessage(service) : null;
   }
 
   /**

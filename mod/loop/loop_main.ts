@@ -1,9 +1,10 @@
 /**
  * `gurt loop`, the worker role's turn loop (README.md#agents): resumes its conversation from GET
- * /task, asks the model through the core's relay (POST /model), runs the core tools, and logs every
- * message it adds with /step before acting on it, so a restart repeats no tool call.
+ * /task, asks the model through its task's model endpoint (ANTHROPIC_BASE_URL or OPENAI_BASE_URL,
+ * which puts the vault's key on the request), runs the core tools, and logs every message it adds
+ * with /step before acting on it, so a restart repeats no tool call.
  */
-import { requestJson, requestStream } from "../net/mod.ts";
+import { requestJson } from "../net/mod.ts";
 import {
   callKey,
   type LoopStepData,
@@ -14,6 +15,7 @@ import {
   unansweredCalls,
 } from "./conversation.ts";
 import { CORE_TOOLS, runCoreTool } from "./core_tools.ts";
+import { type ModelEndpoints, modelRequestTarget, modelService } from "./model_service.ts";
 import { anthropicReply, anthropicRequest } from "./wire_anthropic.ts";
 import { openaiReply, openaiRequest } from "./wire_openai.ts";
 
@@ -21,10 +23,12 @@ import { openaiReply, openaiRequest } from "./wire_openai.ts";
 export interface LoopArgs {
   socket: string;
   task: string;
+  /** The task's model endpoint, from its environment (endpointsFromEnv). */
+  endpoints: ModelEndpoints;
 }
 
+/** GET /model: the task's model, and the loop's limits ([models] max_tokens and max_turns). */
 interface ModelInfo {
-  kind: "anthropic" | "openai";
   model: string;
   maxTokens: number;
   maxTurns: number;
@@ -61,7 +65,7 @@ export default async function main(args: LoopArgs): Promise<number> {
       );
       return 1;
     }
-    const reply = await ask(args.socket, info, messages);
+    const reply = await ask(args, info, messages);
     const message: Message = { role: "assistant", text: reply.text, calls: reply.calls };
     messages.push(message);
     await step(args.socket, reply.text, { loop: { messages: [message] } });
@@ -90,37 +94,68 @@ async function modelInfo(socket: string): Promise<ModelInfo> {
   return answer.body as ModelInfo;
 }
 
-async function ask(socket: string, info: ModelInfo, messages: Message[]): Promise<Reply> {
-  const options = { system: SYSTEM, tools: CORE_TOOLS, maxTokens: info.maxTokens };
-  const body = info.kind === "anthropic"
-    ? anthropicRequest(messages, options)
-    : openaiRequest(messages, options);
+async function ask(args: LoopArgs, info: ModelInfo, messages: Message[]): Promise<Reply> {
+  const service = modelService(info.model);
+  const options = {
+    model: info.model,
+    system: SYSTEM,
+    tools: CORE_TOOLS,
+    maxTokens: info.maxTokens,
+  };
+  const body = JSON.stringify(
+    service === "anthropic"
+      ? anthropicRequest(messages, options)
+      : openaiRequest(messages, options),
+  );
+  const target = modelRequestTarget(service, args.endpoints);
   let problem = "";
   for (let attempt = 1; attempt <= RETRIES; attempt++) {
-    const response = await requestStream(socket, { method: "POST", path: "/model", body });
-    if (response.status === 200) {
-      return info.kind === "anthropic"
-        ? await anthropicReply(response)
-        : await openaiReply(response);
-    }
-    const text = await response.text();
-    let error: { error?: string; code?: string } = {};
+    let response: Response;
     try {
-      error = JSON.parse(text);
-    } catch {
-      error = { error: text.slice(0, 500) };
+      response = await fetch(target.url, { method: "POST", headers: target.headers, body });
+    } catch (error) {
+      problem = `the task's model endpoint at ${target.url} cannot be reached (${describe(error)})`;
+      await pause(attempt);
+      continue;
     }
-    problem = error.error ?? `status ${response.status}`;
-    // No key, or a request the core refuses: asking again changes nothing.
-    if (response.status === 503 && error.code === "no_model_key") break;
-    if (response.status === 400 || response.status === 403 || response.status === 413) break;
-    await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
+    if (response.status === 200) {
+      return service === "anthropic" ? await anthropicReply(response) : await openaiReply(response);
+    }
+    problem = errorText(await response.text(), response.status);
+    // No key in the vault (401), or a request the endpoint or the service refuses: asking again
+    // changes nothing.
+    if ([400, 401, 403, 404, 413].includes(response.status)) break;
+    await pause(attempt);
   }
-  const message =
-    `gurt loop: the model request failed: ${problem}; see runbook.md#model-unreachable`;
+  // The endpoint's own sentences (no key, a refusal) end with their runbook entry.
+  const message = /see runbook\.md#[a-z0-9-]+\.?$/.test(problem)
+    ? `gurt loop: the model request failed: ${problem}`
+    : `gurt loop: the model request failed: ${problem}; see runbook.md#model-unreachable`;
   // Said in the task's journal too, so the owner's view shows why the task failed.
-  await step(socket, message, null).catch(() => {});
+  await step(args.socket, message, null).catch(() => {});
   throw new Error(message);
+}
+
+/**
+ * The message of an error answer: Anthropic's `{"type":"error","error":{"message"}}` and OpenAI's
+ * `{"error":{"message"}}` alike, else the start of its text.
+ */
+function errorText(text: string, status: number): string {
+  try {
+    const error = (JSON.parse(text) as { error?: { message?: unknown } }).error;
+    if (typeof error?.message === "string") return error.message;
+  } catch {
+    // not JSON: its text says what it is
+  }
+  return text.trim() === "" ? `status ${status}` : `status ${status}: ${text.slice(0, 500)}`;
+}
+
+function pause(attempt: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 500 * attempt));
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 async function step(socket: string, text: string, data: LoopStepData | null): Promise<void> {

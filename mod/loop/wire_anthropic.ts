@@ -4,12 +4,13 @@ import { sseData } from "../net/mod.ts";
 
 type Fields = Record<string, unknown>;
 
-/** The request body (the core sets the model and adds the key). */
+/** The request body, for the task's model endpoint (which puts the vault's key on it). */
 export function anthropicRequest(
   messages: Message[],
-  options: { system: string; tools: OfferedTool[]; maxTokens: number },
+  options: { model: string; system: string; tools: OfferedTool[]; maxTokens: number },
 ): Fields {
   return {
+    model: options.model,
     max_tokens: options.maxTokens,
     system: options.system,
     stream: true,

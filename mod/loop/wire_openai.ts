@@ -1,22 +1,25 @@
 /**
- * OpenAI-compatible chat completions (llama.cpp's server, vLLM, Ollama): the request for a
- * conversation, and the streamed reply read back.
+ * OpenAI's Chat Completions, which OpenAI-compatible servers (llama.cpp's server, vLLM, Ollama) speak
+ * too: the request for a conversation, and the streamed reply read back.
  */
 import type { Message, OfferedTool, Reply, ToolCall } from "./conversation.ts";
 import { sseData } from "../net/mod.ts";
 
 type Fields = Record<string, unknown>;
 
-/** The request body (the core sets the model and adds the key). */
+/** The request body, for the task's model endpoint (which puts the vault's key on it). */
 export function openaiRequest(
   messages: Message[],
-  options: { system: string; tools: OfferedTool[]; maxTokens: number },
+  options: { model: string; system: string; tools: OfferedTool[]; maxTokens: number },
 ): Fields {
   const wire: Fields[] = [{ role: "system", content: options.system }];
   for (const message of messages) wire.push(...toWire(message));
   return {
+    model: options.model,
     max_tokens: options.maxTokens,
     stream: true,
+    // Chat Completions reports a stream's usage only when asked, and every answer is metered.
+    stream_options: { include_usage: true },
     tools: options.tools.map((t) => ({
       type: "function",
       function: { name: t.name, description: t.description, parameters: t.input },

@@ -46,6 +46,11 @@ export interface CorePlaces {
 export interface TaskPlaces {
   /** The task's broker socket (BOX_SOCKET). */
   socket: string;
+  /**
+   * The loop's model endpoint inside its task, `host:port` (from ANTHROPIC_BASE_URL and
+   * OPENAI_BASE_URL: the task's loopback, where the core's endpoint holds the key).
+   */
+  modelEndpoints?: string[];
   /** Files it is given to read, such as the test worker's script. */
   files?: string[];
 }
@@ -112,15 +117,15 @@ function corePermissions(places: CorePlaces): RolePermissions {
 
 /**
  * A task's worker (`gurt loop` and `gurt test-worker`): one task's conversation with a model. It
- * reaches the box, and the model through the core's relay, only over its task socket. It reads no
- * vault, no grants and no audit log, and reaches no host.
+ * reaches the box over its task socket and the model through its task's model endpoint, which
+ * holds the key. It reads no vault, no grants and no audit log, and reaches no other host.
  */
 function workerPermissions(places: TaskPlaces): RolePermissions {
   const { socket } = places;
   return {
     read: [codeDir(), socket, ...(places.files ?? [])],
     write: [socket],
-    net: [`unix:${socket}`],
+    net: [`unix:${socket}`, ...(places.modelEndpoints ?? [])],
     env: ["BOX_SOCKET", "BOX_TASK", "NO_COLOR"],
     run: false,
     sys: false,

@@ -5,7 +5,6 @@
  * worker's side: the answer's events read back strictly, and the text a worker puts together.
  */
 import { assert } from "../assert.ts";
-import { requestStream } from "../../mod/net/mod.ts";
 import { startBox, type TestBox, type TestTask } from "../kit/mod.ts";
 
 /** One answer: its writes in order; write i + 1 waits for `gates[i]` when there is one. */
@@ -268,19 +267,40 @@ export const SECRET = "sk-split-canary-9a8b7c6d5e4f3021";
 /** What a worker sees in place of a vault value. */
 export const REDACTED = "[a vault key]";
 
-/** A core whose model relay speaks `kind` to `service`, with `secret` in its vault, and a task. */
+/** The key a client inside a task sends: the endpoint puts the vault's in its place. */
+const PLACEHOLDER = "gurt-placeholder-key";
+
+/** A task whose model endpoint (tasks/<id>/model.sock) the test speaks to, as `service`. */
+export interface RelayTask extends TestTask {
+  service: "anthropic" | "openai";
+  /** The task's model endpoint, which the task init opens on the task's loopback. */
+  modelSocket: string;
+}
+
+/**
+ * A core whose tasks' model endpoints relay both services to `service`, with `secret` in its vault
+ * (which every answer is redacted against), and a task that speaks `kind` to its endpoint.
+ */
 export async function startRelayBox(
   kind: "anthropic" | "openai",
   service: { url: string },
   secret = SECRET,
-): Promise<{ box: TestBox; task: TestTask }> {
+): Promise<{ box: TestBox; task: RelayTask }> {
+  // The endpoint's keys, apart from the vault file the redaction reads.
+  const keys: Record<string, string> = {
+    ANTHROPIC_API_KEY: "sk-ant-relay-test-key",
+    OPENAI_API_KEY: "sk-openai-relay-test-key",
+  };
   const box = await startBox({
-    toml: `[models]\nkind = "${kind}"\nbase_url = "${service.url}"\nkey = ""\n`,
+    toml: `[models]\nanthropic_base_url = "${service.url}"\nopenai_base_url = "${service.url}"\n`,
+    core: { vault: { value: (name) => keys[name], names: () => Object.keys(keys) } },
   });
   try {
     const set = await box.admin("PUT", "/api/vault/EXAMPLE_API_KEY", { value: secret });
     assert(set.status === 200, JSON.stringify(set.body));
-    return { box, task: await box.startTask() };
+    const task = await box.startTask();
+    const modelSocket = `${box.home}/tasks/${task.id}/model.sock`;
+    return { box, task: { ...task, service: kind, modelSocket } };
   } catch (error) {
     await box.close();
     throw error;
@@ -291,7 +311,7 @@ export async function startRelayBox(
 export interface Relay {
   service: SseService;
   box: TestBox;
-  task: TestTask;
+  task: RelayTask;
 }
 
 /** Runs `work` on a fresh service and a core relaying `kind` to it, both closed afterwards. */
@@ -312,19 +332,47 @@ export async function withRelay(
   }
 }
 
-/** Sends one model request on the task's socket, streamed unless the body says otherwise. */
-export function askModel(task: TestTask, body: Record<string, unknown> = {}): Promise<Response> {
-  return requestStream(task.socket, {
-    method: "POST",
-    path: "/model",
-    body: {
-      model: "claude-sonnet-5-5",
-      max_tokens: 64,
-      stream: true,
-      messages: [{ role: "user", content: "say the key" }],
-      ...body,
+/**
+ * Sends one model request to the task's model endpoint as a client inside the task would (its
+ * placeholder key, its service's path), streamed unless the body says otherwise.
+ */
+export async function askModel(
+  task: RelayTask,
+  body: Record<string, unknown> = {},
+): Promise<Response> {
+  const anthropic = task.service === "anthropic";
+  const client = Deno.createHttpClient({ proxy: { transport: "unix", path: task.modelSocket } });
+  const response = await fetch(
+    `http://127.0.0.1${anthropic ? "/v1/messages" : "/v1/chat/completions"}`,
+    {
+      method: "POST",
+      client,
+      headers: anthropic
+        ? {
+          "content-type": "application/json",
+          "x-api-key": PLACEHOLDER,
+          "anthropic-version": "2023-06-01",
+        }
+        : { "content-type": "application/json", authorization: `Bearer ${PLACEHOLDER}` },
+      body: JSON.stringify({
+        model: anthropic ? "claude-sonnet-5-5" : "gpt-5",
+        max_tokens: 64,
+        stream: true,
+        messages: [{ role: "user", content: "say the key" }],
+        ...body,
+      }),
     },
-  });
+  );
+  // The client lives as long as the answer is read.
+  const reader = response.body;
+  if (reader === null) {
+    client.close();
+    return response;
+  }
+  const closing = reader.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({ flush: () => client.close() }),
+  );
+  return new Response(closing, { status: response.status, headers: response.headers });
 }
 
 /** `text` as a worker's copy of the answer, for gurt's own worker to read. */

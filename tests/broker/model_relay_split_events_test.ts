@@ -26,13 +26,13 @@ import {
   toolBlock,
   withRelay,
 } from "./model_relay_service.ts";
-import type { TestTask } from "../kit/mod.ts";
+import type { RelayTask } from "./model_relay_service.ts";
 
 const TEXT = `Here is the key you asked for: ${SECRET}. Keep it safe.`;
 const EXPECTED = TEXT.replaceAll(SECRET, REDACTED);
 
 /** Sends `writes` as the next answer, its last write held until the worker has read something. */
-async function relay(service: SseService, task: TestTask, writes: string[]): Promise<string> {
+async function relay(service: SseService, task: RelayTask, writes: string[]): Promise<string> {
   const held = Promise.withResolvers<void>();
   service.answer({
     writes: [writes.slice(0, -1).join(""), writes.at(-1)!],

@@ -26,7 +26,10 @@ interface Served {
   stop(): Promise<void>;
 }
 
-/** Starts `gurt serve` on a new home whose [models] is the fake llama server (no key). */
+/**
+ * Starts `gurt serve` on a new home whose OpenAI service is the fake llama server, with a key in the
+ * vault that the server ignores (a task's model endpoint sends none without one).
+ */
 async function serve(script: ScriptedReply[], grants: Record<string, string>): Promise<Served> {
   const model = startFakeModel(script);
   const home = await makeHome({
@@ -34,8 +37,8 @@ async function serve(script: ScriptedReply[], grants: Record<string, string>): P
     dirs: ["grants"],
     files: {
       ...grantFiles(grants),
-      "gurt.toml":
-        `[models]\nkind = "openai"\nbase_url = "${model.url}"\nmodel = "ornith-1.5"\nkey = ""\n`,
+      "gurt.toml": `[models]\nopenai_base_url = "${model.url}"\nmodel = "ornith-1.5"\n`,
+      "vault.env": { text: "OPENAI_API_KEY=sk-local-llama-ignores-it\n", mode: 0o600 },
     },
   });
   // As root, each task runs as its own user, who must traverse the home to reach its folder.

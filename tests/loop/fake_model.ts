@@ -11,6 +11,8 @@ export interface ScriptedReply {
   calls?: { name: string; input: unknown }[];
   /** When set, the answer waits for this promise (the test holds the turn). */
   hold?: Promise<void>;
+  /** The tokens the answer reports; 1000 input and 100 output unless set. */
+  usage?: { input: number; output: number };
 }
 
 /** What the service received. */
@@ -31,6 +33,11 @@ export interface FakeModel {
 }
 
 const USAGE = { input: 1000, output: 100 };
+
+/** The tokens `reply` reports. */
+function usageOf(reply: ScriptedReply): { input: number; output: number } {
+  return reply.usage ?? USAGE;
+}
 
 /** Starts the service with its script. */
 export function startFakeModel(script: ScriptedReply[]): FakeModel {
@@ -92,14 +99,19 @@ function anthropic(reply: ScriptedReply, stream: boolean, n: number): Response {
       role: "assistant",
       content,
       stop_reason: calls.length > 0 ? "tool_use" : "end_turn",
-      usage: { input_tokens: USAGE.input, output_tokens: USAGE.output },
+      usage: { input_tokens: usageOf(reply).input, output_tokens: usageOf(reply).output },
     });
   }
   const events: { event: string; data: unknown }[] = [{
     event: "message_start",
     data: {
       type: "message_start",
-      message: { id: `msg_${n}`, role: "assistant", content: [], usage: { input_tokens: 1000 } },
+      message: {
+        id: `msg_${n}`,
+        role: "assistant",
+        content: [],
+        usage: { input_tokens: usageOf(reply).input },
+      },
     },
   }];
   let index = 0;
@@ -147,7 +159,7 @@ function anthropic(reply: ScriptedReply, stream: boolean, n: number): Response {
     data: {
       type: "message_delta",
       delta: { stop_reason: calls.length > 0 ? "tool_use" : "end_turn" },
-      usage: { output_tokens: USAGE.output },
+      usage: { output_tokens: usageOf(reply).output },
     },
   });
   events.push({ event: "message_stop", data: { type: "message_stop" } });
@@ -156,7 +168,7 @@ function anthropic(reply: ScriptedReply, stream: boolean, n: number): Response {
 
 function openai(reply: ScriptedReply, stream: boolean, n: number): Response {
   const calls = (reply.calls ?? []).map((c, i) => ({ id: `call_${n}_${i}`, ...c }));
-  const usage = { prompt_tokens: USAGE.input, completion_tokens: USAGE.output };
+  const usage = { prompt_tokens: usageOf(reply).input, completion_tokens: usageOf(reply).output };
   if (!stream) {
     return Response.json({
       id: `chatcmpl-${n}`,

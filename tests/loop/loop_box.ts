@@ -1,6 +1,7 @@
 /**
  * A real core in-process on a temporary home (startBox) whose tasks run the real `gurt loop`
- * worker, with `[models]` pointing at the test's model service and a vault view set by the test.
+ * worker, with `[models]` sending both services' requests to the test's model service and a vault
+ * view set by the test.
  */
 import { adminSocketPath } from "../../mod/config/mod.ts";
 import type { AppTool } from "../../mod/tools/mod.ts";
@@ -14,22 +15,22 @@ export interface LoopBox extends TestBox {
   ended(id: string, ms?: number): Promise<Json>;
 }
 
-/** Starts a box with `[models]` pointing at `modelUrl`. */
+/** Starts a box whose model endpoints relay to `modelUrl`; `model` is `[models] model`. */
 export async function startLoopBox(options: {
   modelUrl: string;
-  kind: "anthropic" | "openai";
-  key?: string;
+  model?: string;
   vault?: Record<string, string>;
   grants?: Record<string, string>;
   tools?: AppTool<never>[];
   env?: Record<string, string>;
 }): Promise<LoopBox> {
-  const key = options.key ?? "ANTHROPIC_API_KEY";
   const vault = options.vault ?? {};
+  const model = options.model === undefined ? "" : `model = "${options.model}"\n`;
   const box = await startBox({
     prefix: "gurt-loop-",
     grants: options.grants,
-    toml: `[models]\nkind = "${options.kind}"\nbase_url = "${options.modelUrl}"\nkey = "${key}"\n`,
+    toml: `[models]\n${model}anthropic_base_url = "${options.modelUrl}"\n` +
+      `openai_base_url = "${options.modelUrl}"\n`,
     tools: options.tools,
     env: options.env,
     core: { vault: { value: (name) => vault[name], names: () => Object.keys(vault) } },

@@ -1,22 +1,30 @@
-/** `gurt loop` as a task's worker, against scripted model services over real HTTP. */
+/**
+ * `gurt loop` as a task's worker, against scripted model services over real HTTP: its requests go
+ * through the task's model endpoint (ANTHROPIC_BASE_URL, OPENAI_BASE_URL), which puts the vault's
+ * key on them.
+ */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { counter, grant } from "../kit/mod.ts";
 import { startFakeModel } from "./fake_model.ts";
 import { startLoopBox } from "./loop_box.ts";
 
 const KEY = "sk-ant-test-0123456789abcdef";
+const OPENAI_KEY = "sk-openai-test-fedcba9876543210";
+/** The key every client inside a task holds (mod/sandbox's modelEnv). */
+const PLACEHOLDER = "gurt-placeholder-key";
 
 Deno.test("anthropic, streamed: the tool result reaches the next request and the usage is charged", async () => {
+  const usage = { input: 10_000, output: 1000 };
   const model = startFakeModel([
     {
       text: "Let me echo.",
       calls: [{ name: "call_tool", input: { name: "example.echo", input: { text: "hi there" } } }],
+      usage,
     },
-    { text: "Done: it said hi there." },
+    { text: "Done: it said hi there.", usage },
   ]);
   const box = await startLoopBox({
     modelUrl: model.url,
-    kind: "anthropic",
     vault: { ANTHROPIC_API_KEY: KEY },
     grants: { echo: grant({ tool: "example.echo" }) },
   });
@@ -36,14 +44,15 @@ Deno.test("anthropic, streamed: the tool result reaches the next request and the
     ]);
     assertStringIncludes(second.raw, '{\\"text\\":\\"hi there\\"}');
     assertStringIncludes(second.raw, '"tool_use_id":"toolu_1_0"');
-    // Two model answers of 1000 input and 100 output tokens at 3 and 15 $/M: 1 cent each.
+    // Two answers of 10,000 input and 1000 output tokens at 3 and 15 $/M, 4.5 cents each, charged
+    // by the endpoint a whole cent at a time: 4, then 5.
     const shown = (await box.admin("GET", `/tasks/${task.id}`)).body;
     const costs = shown.journal.filter((l: { type: string }) => l.type === "cost");
     assertEquals(costs.map((c: { cents: number; model: string }) => [c.cents, c.model]), [
-      [1, "claude-sonnet-5-5"],
-      [1, "claude-sonnet-5-5"],
+      [4, "claude-sonnet-5-5"],
+      [5, "claude-sonnet-5-5"],
     ]);
-    assertEquals(ended.spentCents, 2);
+    assertEquals(ended.spentCents, 9);
   } finally {
     await box.close();
     await model.close();
@@ -56,11 +65,7 @@ Deno.test("the model key reaches the service in x-api-key only, never the worker
     { calls: [{ name: "clock", input: {} }] },
     { text: "held", hold },
   ]);
-  const box = await startLoopBox({
-    modelUrl: model.url,
-    kind: "anthropic",
-    vault: { ANTHROPIC_API_KEY: KEY },
-  });
+  const box = await startLoopBox({ modelUrl: model.url, vault: { ANTHROPIC_API_KEY: KEY } });
   try {
     const task = await box.startLoop("what time is it", ["example.echo"]);
     await model.received(2);
@@ -76,6 +81,10 @@ Deno.test("the model key reaches the service in x-api-key only, never the worker
       assertEquals(seen.headers.authorization, undefined);
       assert(!seen.raw.includes(KEY), "the worker's request body holds no key");
     }
+    assert(
+      environ.includes(`ANTHROPIC_API_KEY=${PLACEHOLDER}`),
+      "the worker holds the placeholder",
+    );
     for await (const file of walk(`${box.home}/tasks/${task.id}`)) {
       const text = await Deno.readTextFile(file).catch(() => "");
       assert(!text.includes(KEY), `${file} holds no key`);
@@ -98,7 +107,6 @@ Deno.test("a worker stopped mid-task and restarted resumes its conversation with
   ]);
   const box = await startLoopBox({
     modelUrl: model.url,
-    kind: "anthropic",
     vault: { ANTHROPIC_API_KEY: KEY },
     grants: { count: grant({ tool: "test.count" }) },
     tools: [tool as never],
@@ -121,18 +129,57 @@ Deno.test("a worker stopped mid-task and restarted resumes its conversation with
   }
 });
 
-Deno.test("with no model key in the vault, a loop task fails at once with the model-key-missing message", async () => {
+Deno.test("with no key for its model's service in the vault, a loop task fails at once with the model-key-missing sentence naming the key", async () => {
   const model = startFakeModel([]);
-  const box = await startLoopBox({ modelUrl: model.url, kind: "anthropic", vault: {} });
+  // A key for the other service does not do.
+  const box = await startLoopBox({ modelUrl: model.url, vault: { OPENAI_API_KEY: OPENAI_KEY } });
   try {
     const task = await box.startLoop("anything", ["example.echo"]);
     assertEquals(task.state, "failed");
     assertStringIncludes(task.endReason, "No model key yet. Add an Anthropic or Factory API key");
+    assertStringIncludes(task.endReason, "The box's vault has no ANTHROPIC_API_KEY");
     assertStringIncludes(task.endReason, "see runbook.md#model-key-missing");
+    const other = await startLoopBox({ modelUrl: model.url, vault: { ANTHROPIC_API_KEY: KEY } });
+    try {
+      const failed = await other.startLoop("anything", ["example.echo"], "gpt-5");
+      assertEquals(failed.state, "failed");
+      assertStringIncludes(failed.endReason, "The box's vault has no OPENAI_API_KEY");
+    } finally {
+      await other.close();
+    }
     assertEquals(model.requests.length, 0);
     const types = (await box.records()).map((r) => r.event.type);
     assertEquals(types, ["task_started", "task_ended"]);
   } finally {
+    await box.close();
+    await model.close();
+  }
+});
+
+Deno.test("a key taken from the vault mid-task: the endpoint's model-key-missing sentence ends the loop, in the task's journal", async () => {
+  const { promise: hold, resolve: release } = Promise.withResolvers<void>();
+  const model = startFakeModel([
+    { calls: [{ name: "clock", input: {} }], hold },
+    { text: "never asked" },
+  ]);
+  const vault: Record<string, string> = { ANTHROPIC_API_KEY: KEY };
+  const box = await startLoopBox({ modelUrl: model.url, vault });
+  try {
+    const task = await box.startLoop("what time is it", ["example.echo"]);
+    await model.received(1);
+    delete vault.ANTHROPIC_API_KEY;
+    release();
+    const ended = await box.ended(task.id);
+    assertEquals(ended.state, "failed");
+    assertEquals(model.requests.length, 1);
+    const journal = (await box.admin("GET", `/tasks/${task.id}`)).body.journal;
+    const steps = journal.filter((l: { type: string }) => l.type === "step");
+    const last = steps[steps.length - 1].text as string;
+    assertStringIncludes(last, "gurt loop: the model request failed: No model key yet.");
+    assertStringIncludes(last, "The box's vault has no ANTHROPIC_API_KEY");
+    assert(last.endsWith("see runbook.md#model-key-missing"), last);
+  } finally {
+    release();
     await box.close();
     await model.close();
   }
@@ -143,11 +190,7 @@ Deno.test("the task's own model overrides the default, and a denial is the tool 
     { calls: [{ name: "call_tool", input: { name: "example.spend", input: { cents: 3 } } }] },
     { text: "It was denied." },
   ]);
-  const box = await startLoopBox({
-    modelUrl: model.url,
-    kind: "anthropic",
-    vault: { ANTHROPIC_API_KEY: KEY },
-  });
+  const box = await startLoopBox({ modelUrl: model.url, vault: { ANTHROPIC_API_KEY: KEY } });
   try {
     const task = await box.startLoop("pay", ["example.spend"], "claude-haiku-4-5");
     assertEquals((await box.ended(task.id)).state, "done");
@@ -156,6 +199,73 @@ Deno.test("the task's own model overrides the default, and a denial is the tool 
     const journal = (await box.admin("GET", `/tasks/${task.id}`)).body.journal;
     const denied = journal.find((l: { event?: string }) => l.event === "tool_denied");
     assertEquals(denied.detail, { name: "example.spend", reason: "no_grant" });
+  } finally {
+    await box.close();
+    await model.close();
+  }
+});
+
+Deno.test("through the task's model endpoint, an Anthropic model's requests reach Messages with the vault's ANTHROPIC_API_KEY and the task's model", async () => {
+  const model = startFakeModel([{ calls: [{ name: "clock", input: {} }] }, { text: "It is now." }]);
+  const box = await startLoopBox({
+    modelUrl: model.url,
+    model: "gpt-5",
+    vault: { ANTHROPIC_API_KEY: KEY, OPENAI_API_KEY: OPENAI_KEY },
+  });
+  try {
+    const task = await box.startLoop("what time is it", ["example.echo"], "claude-haiku-4-5");
+    assertEquals((await box.ended(task.id)).state, "done");
+    assertEquals(model.requests.length, 2);
+    for (const seen of model.requests) {
+      assertEquals(seen.path, "/v1/messages");
+      assertEquals(seen.body.model, "claude-haiku-4-5");
+      assertEquals(seen.body.stream, true);
+      assertEquals(seen.headers["x-api-key"], KEY);
+      assertEquals(seen.headers["anthropic-version"], "2023-06-01");
+      assertEquals(seen.headers.authorization, undefined);
+      const all = JSON.stringify(seen.headers) + seen.raw;
+      assert(!all.includes(PLACEHOLDER), "the placeholder key reached the service");
+      assert(!all.includes(OPENAI_KEY), "the other service's key reached the service");
+    }
+  } finally {
+    await box.close();
+    await model.close();
+  }
+});
+
+Deno.test("through the task's model endpoint, an OpenAI model's requests reach Chat Completions with the vault's OPENAI_API_KEY and the task's model", async () => {
+  const model = startFakeModel([
+    {
+      calls: [{ name: "call_tool", input: { name: "example.echo", input: { text: "hi" } } }],
+      usage: { input: 10_000, output: 1000 },
+    },
+    { text: "It said hi." },
+  ]);
+  const box = await startLoopBox({
+    modelUrl: model.url,
+    vault: { ANTHROPIC_API_KEY: KEY, OPENAI_API_KEY: OPENAI_KEY },
+    grants: { echo: grant({ tool: "example.echo" }) },
+  });
+  try {
+    const task = await box.startLoop("echo hi", ["example.echo"], "gpt-5-mini");
+    const ended = await box.ended(task.id);
+    assertEquals(ended.state, "done");
+    assertEquals(model.requests.length, 2);
+    for (const seen of model.requests) {
+      assertEquals(seen.path, "/v1/chat/completions");
+      assertEquals(seen.body.model, "gpt-5-mini");
+      assertEquals(seen.body.stream, true);
+      assertEquals(seen.body.stream_options, { include_usage: true });
+      assertEquals(seen.headers.authorization, `Bearer ${OPENAI_KEY}`);
+      assertEquals(seen.headers["x-api-key"], undefined);
+      const all = JSON.stringify(seen.headers) + seen.raw;
+      assert(!all.includes(PLACEHOLDER), "the placeholder key reached the service");
+      assert(!all.includes(KEY), "the other service's key reached the service");
+    }
+    assertStringIncludes(model.requests[1].raw, '"role":"tool"');
+    assertStringIncludes(model.requests[1].raw, '\\"text\\":\\"hi\\"');
+    // An unlisted model is charged the price table's highest rates: the answer's usage counted.
+    assert(ended.spentCents > 0, `charged ${ended.spentCents} cents`);
   } finally {
     await box.close();
     await model.close();

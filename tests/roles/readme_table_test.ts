@@ -87,6 +87,7 @@ const WORDS = new Map<string, string>([
     .map((path): [string, string] => [path, "the system paths the sandbox mounts"]),
   [socket, "its task socket"],
   [`unix:${socket}`, "its task socket"],
+  ["127.0.0.1:4100", "its task's model endpoint"],
   ["/script-file", "its script"],
   [config.file, "`gurt.toml`"],
   [`${home}/audit`, "`audit/`"],
@@ -116,7 +117,11 @@ function computed(): { name: keyof RoleTable; role: RoleName; permissions: RoleP
   const owner = { config };
   return [
     { name: "serve", role: t.serve.role, permissions: t.serve.permissions({ config }) },
-    { name: "loop", role: t.loop.role, permissions: t.loop.permissions({ socket }) },
+    {
+      name: "loop",
+      role: t.loop.role,
+      permissions: t.loop.permissions({ socket, modelEndpoints: ["127.0.0.1:4100"] }),
+    },
     {
       name: "test-worker",
       role: t["test-worker"].role,
