@@ -4,6 +4,7 @@
  * request in place of the task's placeholder, every request that would make the service fetch
  * something for the task refused, and every answer's usage priced and reported.
  */
+export type { AdmitRefusal, AdmitRequest } from "./admission.ts";
 export {
   type AnswerRedaction,
   type ModelBlockedEvent,

@@ -7,6 +7,7 @@
  * by event, never held whole), and reports the tokens the answer used, priced exactly.
  */
 import { readRequestBody } from "../net/mod.ts";
+import { admitAnswer, type AdmitRefusal, type AdmitRequest } from "./admission.ts";
 import { redactValue } from "../common/mod.ts";
 import { type AnswerOptions, redactingAnswerStream, type TextRedaction } from "../broker/mod.ts";
 import { meteredStream } from "./answer_stream.ts";
@@ -103,6 +104,14 @@ export interface ModelProxyOptions {
    * requests draw on too): a sentence refuses the request (429), null lets it on.
    */
   drawBytes?: (count: number) => string | null;
+  /**
+   * Asked about each request the service would bill (Messages, Responses, Chat Completions) once
+   * its body has passed the check and before anything is sent: null sends it, a refusal is answered
+   * in the service's error format. It may wait (for the owner); `signal` aborts when the client
+   * leaves or the endpoint closes, and the request then ends unsent. While it waits, the request
+   * counts toward maxConcurrent.
+   */
+  admit?: (request: AdmitRequest, signal: AbortSignal) => Promise<AdmitRefusal | null>;
   /** How many requests may be under way at once, streams until they end (4). */
   maxConcurrent?: number;
   /** Milliseconds, for UsageEvent.ms (Date.now). */
@@ -281,6 +290,13 @@ class ModelEndpoint implements ModelProxy {
       choices = checked.choices;
       most = checked.most;
     }
+    if (metered(kind) && this.#options.admit !== undefined) {
+      const refusal = await this.#admitted({ service, model, path: url.pathname }, request);
+      if (refusal !== null) {
+        release();
+        return refusal;
+      }
+    }
     const base = target.baseUrl.replace(/\/+$/, "");
     let upstream: Response;
     try {
@@ -328,6 +344,18 @@ class ModelEndpoint implements ModelProxy {
       });
     }
     return await this.#wholeAnswer(upstream, { headers, usageOf, release, base: target.baseUrl });
+  }
+
+  /**
+   * What `admit` says of a request: null to send it, else the answer that refuses it. The wait ends
+   * when the client leaves or the endpoint closes; the request is not sent then (thrown: no one
+   * reads its answer).
+   */
+  async #admitted(asked: AdmitRequest, request: Request): Promise<Response | null> {
+    const signal = AbortSignal.any([request.signal, this.#closing.signal]);
+    const refusal = await Promise.race([this.#options.admit!(asked, signal), this.#closingNow]);
+    if (signal.aborted) throw signal.reason;
+    return refusal === null ? null : admitAnswer(asked.service, refusal);
   }
 
   /** The request's body, checked: its bytes to send and its model, or the answer refusing it. */

@@ -12,7 +12,9 @@ export type ProxyError =
   | "not_found"
   | "too_large"
   | "busy"
-  | "unreachable";
+  | "unreachable"
+  | "owner_refused"
+  | "owner_waiting";
 
 /** Each error's status, and its type in each service's format. */
 const SHAPES: Record<
@@ -53,6 +55,18 @@ const SHAPES: Record<
     status: 502,
     anthropic: "api_error",
     openai: { type: "server_error", code: null },
+  },
+  // The owner said no (a model request over the task's budget): not worth retrying.
+  owner_refused: {
+    status: 403,
+    anthropic: "permission_error",
+    openai: { type: "invalid_request_error", code: "refused_by_owner" },
+  },
+  // The owner has not answered yet: a rate limit, which every SDK retries by itself.
+  owner_waiting: {
+    status: 429,
+    anthropic: "rate_limit_error",
+    openai: { type: "requests", code: "rate_limit_exceeded" },
   },
 };
 
@@ -95,7 +109,7 @@ export function errorAnswer(
   const error = detail.error;
   const headers: Record<string, string> = { "content-type": "application/json" };
   // A client that is told to wait retries after a second rather than at once.
-  if (error === "busy") headers["retry-after"] = "1";
+  if (error === "busy" || error === "owner_waiting") headers["retry-after"] = "1";
   return new Response(errorBody(service, detail), {
     status: errorStatus(error),
     headers,

@@ -66,7 +66,10 @@ export const OPENAI_HEADERS: Record<string, string> = {
 /** Options for the endpoint under test; `keys` replaces a vault key (null: the vault lacks it). */
 export type TestOptions =
   & Partial<
-    Pick<ModelProxyOptions, "maxBodyBytes" | "maxConcurrent" | "redaction" | "clock" | "drawBytes">
+    Pick<
+      ModelProxyOptions,
+      "maxBodyBytes" | "maxConcurrent" | "redaction" | "clock" | "drawBytes" | "admit"
+    >
   >
   & { keys?: { anthropic?: string | null; openai?: string | null } };
 
@@ -106,6 +109,7 @@ export async function withProxy(
     maxBodyBytes: options.maxBodyBytes,
     maxConcurrent: options.maxConcurrent,
     drawBytes: options.drawBytes,
+    admit: options.admit,
     redaction: options.redaction,
     clock: options.clock,
   });
