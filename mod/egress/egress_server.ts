@@ -58,6 +58,14 @@ export interface EgressOptions {
   onBlocked(event: BlockedEvent): Promise<void>;
   /** For unknown = "ask": asks the owner about a host on no list; true lets this connection on. */
   ask?(host: string, port: number): Promise<boolean>;
+  /**
+   * The tunnels the box answers itself (the model services' HTTPS): for a CONNECT or SOCKS5
+   * request naming `host` (canonical) and `port`, a taker of the tunnel, or null for the policy's
+   * way. A taker is given the client's connection once the tunnel is open, with the bytes the
+   * client already sent after its request; the proxy closes the connection when it returns. Such a
+   * tunnel is opened for any task whatever its host list, and nothing is resolved or dialled.
+   */
+  intercept?(host: string, port: number): TunnelTaker | null;
   /** The largest request head, SOCKS request included (16 KiB). */
   maxHeadBytes?: number;
   /** How long a client may take to send its request head, or a tunnel's ClientHello (10 s). */
@@ -67,6 +75,9 @@ export interface EgressOptions {
   /** How long resolving a name and dialling its address may each take (10 s). */
   connectTimeoutMs?: number;
 }
+
+/** Takes over an intercepted tunnel: `client` after its request, `first` what it sent since. */
+export type TunnelTaker = (client: Deno.Conn, first: Uint8Array) => Promise<void>;
 
 /** A running proxy. */
 export interface EgressServer {
@@ -202,6 +213,11 @@ class EgressProxy implements EgressServer {
       }
     }
     deadline.clear();
+    const taker = head.kind === "connect" ? this.#taker(target, head.port) : null;
+    if (taker !== null) {
+      await writeAll(inbound.conn, CONNECTED);
+      return await taker(inbound.conn, inbound.take());
+    }
     const admission = await this.#admit(target, head.port);
     if ("reason" in admission) {
       return await this.#refuseHttp(inbound, admission.reason, named, head.port);
@@ -270,6 +286,11 @@ class EgressProxy implements EgressServer {
       return await refuse(target.address ? "ip_literal" : "bad_request", shown(request.host));
     }
     deadline.clear();
+    const taker = this.#taker(target, request.port);
+    if (taker !== null) {
+      await writeAll(conn, socksReply(SOCKS_REPLY.succeeded));
+      return await taker(conn, inbound.take());
+    }
     const admission = await this.#admit(target, request.port);
     if ("reason" in admission) return await refuse(admission.reason, hostText(target));
     const origin = await this.#dial(admission.addresses, request.port);
@@ -378,6 +399,12 @@ class EgressProxy implements EgressServer {
     await writeAll(origin, latin1Bytes(head.forward(hostLine(target, port))));
     void sendBody(inbound, origin, new BodyEnd(head.body));
     await back;
+  }
+
+  /** The taker of a tunnel the box answers itself, or null. */
+  #taker(target: CanonicalHost, port: number): TunnelTaker | null {
+    if (target.kind !== "name" || this.#options.intercept === undefined) return null;
+    return this.#options.intercept(target.host, port);
   }
 
   /** Whether `target` may be reached on `port`, and at which addresses. */

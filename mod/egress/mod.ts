@@ -8,6 +8,7 @@ export {
   type EgressOptions,
   type EgressServer,
   serveEgress,
+  type TunnelTaker,
 } from "./egress_server.ts";
 export { type BlockReason, type EgressPolicy, METADATA_ADDRESSES } from "./host_policy.ts";
 export { refusalText } from "./refusal.ts";
