@@ -130,7 +130,7 @@ export async function closeApproval(
     entry.settle({ kind: "denied", reason: "audit_unavailable" });
     return { kind: "unrecorded" };
   }
-  entry.settle({ kind: "denied", reason });
+  entry.settle({ kind: "denied", reason, note: how.reason });
   return { kind: "answered", outcome };
 }
 

@@ -18,7 +18,12 @@ export type { AuditAppender, SecretReader, VaultView };
 /** The answer to a pending approval, from whoever took it out of the table. */
 export type Verdict =
   | { kind: "approved"; decision: Decision | null }
-  | { kind: "denied"; reason: DenyReason }
+  | {
+    kind: "denied";
+    reason: DenyReason;
+    /** The owner's reason for a refusal (or `task ended`), when one was given. */
+    note?: string | null;
+  }
   | { kind: "withdrawn" };
 
 /** What the answerer of an approval needs. */

@@ -12,6 +12,12 @@ export type { TextRedaction } from "./piece_stream.ts";
 export { ApprovalTable, type PendingApproval } from "./approvals.ts";
 export { ASK_TOOL, handleAsk } from "./ask_path.ts";
 export { CALL_PENDING } from "./call_path.ts";
+export {
+  admitModelRequest,
+  MODEL_TOOL,
+  type ModelAdmission,
+  type ModelRequestFacts,
+} from "./model_budget.ts";
 export { auditFailure } from "./result_record.ts";
 export type {
   ApprovalContext,

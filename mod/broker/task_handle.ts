@@ -62,6 +62,10 @@ export class TaskHandle {
   readonly callsByKey = new Map<string, InFlight<unknown>>();
   readonly callsByInput = new Map<string, InFlight<unknown>>();
   readonly asksByKey = new Map<string, InFlight<unknown>>();
+  /** The task's model requests over its budget, waiting on the owner (model_budget.ts). */
+  modelBudgetAsk: InFlight<unknown> | null = null;
+  /** The committed cents at which the owner last let its model requests on over its budget. */
+  modelSpendApproved: number | null = null;
   /** Work that outlives its request (a streamed model answer's usage): awaited before closing. */
   readonly trailing = new Set<Promise<unknown>>();
   /** Resolved when the task has ended (for followers of its journal). */

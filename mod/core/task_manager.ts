@@ -4,6 +4,7 @@
  * its socket and its pending approvals (denied, answered by `task ended`).
  */
 import {
+  admitModelRequest,
   type BrokerDeps,
   charge,
   closeTaskApprovals,
@@ -386,6 +387,7 @@ export class TaskManager {
         task.bytesWritten += count;
         return null;
       },
+      admit: (facts, signal) => admitModelRequest({ deps: this.deps, task }, { facts, signal }),
     });
     for (const path of [paths.egress, paths.model]) {
       await Deno.chmod(path, 0o600);

@@ -4,10 +4,14 @@
  * anthropic_base_url and openai_base_url with the vault's ANTHROPIC_API_KEY or OPENAI_API_KEY in
  * place of the task's placeholder. Each answer's usage is charged to the task as a cost (audit log,
  * then journal), summed in fractions of a cent and charged a whole cent at a time; each refused
- * request is a net_blocked record and a net.blocked journal event, like the egress proxy's.
+ * request is a net_blocked record and a net.blocked journal event, like the egress proxy's. A task
+ * at or past its budget has its next model request held for the owner (the broker's
+ * admitModelRequest): refused, 403 in the service's format; still waiting, 429.
  */
+import type { ModelAdmission, ModelRequestFacts } from "../broker/mod.ts";
 import type { Config } from "../config/mod.ts";
 import {
+  type AdmitRefusal,
   type AnswerRedaction,
   KEY_NAMES,
   type ModelProxy,
@@ -29,6 +33,8 @@ export interface TaskModelOptions {
   log(line: string): void;
   /** Draws a request body on the task's byte total: a sentence when it is spent, else null. */
   drawBytes(count: number): string | null;
+  /** Lets a billed request on, or holds it for the owner while the task is over its budget. */
+  admit(request: ModelRequestFacts, signal: AbortSignal): Promise<ModelAdmission>;
 }
 
 /** Opens a task's model endpoint. */
@@ -61,8 +67,18 @@ export async function openTaskModel(options: TaskModelOptions): Promise<ModelPro
     redaction: options.redaction,
     log: options.log,
     drawBytes: options.drawBytes,
+    admit: async (request, signal) => refusalOf(await options.admit(request, signal)),
     maxConcurrent: options.config.broker.max_model_requests,
   });
+}
+
+/** What the endpoint answers for an admission: nothing (send it), 403 or 429. */
+function refusalOf(admission: ModelAdmission): AdmitRefusal | null {
+  if (admission.kind === "admitted") return null;
+  if (admission.kind === "refused") return { status: 403, message: admission.message };
+  if (admission.kind === "waiting") return { status: 429, message: admission.message };
+  // Its client has gone: no one reads this answer.
+  return { status: 429, message: "gurt: the request's client left; see runbook.md#model-budget" };
 }
 
 /** Fractions of a cent summed for one task; add() gives the whole cents now due. */
