@@ -31,7 +31,7 @@ export type {
 export { ADMIN_PREFIXES, forbidPaths, TASK_PATHS } from "./forbidden.ts";
 export { redactValue } from "../common/mod.ts";
 export { type CallAnswer, Journal, type JournalLine } from "./journal.ts";
-export { listedModels, priceUsage } from "./pricing.ts";
+export { listedModels, modelRates, priceUsage, type Rates } from "./pricing.ts";
 export { loopModel } from "./model_route.ts";
 export { TaskHandle } from "./task_handle.ts";
 export { recoverTaskJournals } from "./unrecorded.ts";

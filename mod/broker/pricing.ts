@@ -9,8 +9,14 @@ export interface TokenCounts {
   cacheRead?: number;
 }
 
-type Rates = { input: number; output: number; cacheWrite: number; cacheRead: number };
+/** A model's list rates: US dollars per million tokens of each kind. */
+export type Rates = { input: number; output: number; cacheWrite: number; cacheRead: number };
 const table: Record<string, Rates> = prices.models;
+
+/** A model's list rates under the name the table lists it by, or undefined. */
+export function modelRates(model: string): Rates | undefined {
+  return Object.hasOwn(table, model) ? { ...table[model] } : undefined;
+}
 
 /** The cost in whole US cents, rounded up, or undefined for a model the table does not list. */
 export function priceUsage(model: string, tokens: TokenCounts): number | undefined {

@@ -1,14 +1,11 @@
 /**
  * The price of a model answer at the model's list rates, in exact fractions of a cent, from the
- * core's one price table (mod/broker's prices.json).
- *
- * mod/broker/mod.ts exports only priceUsage, which prices whole cents rounded up. A rate in cents
- * per million tokens is what it answers for a million tokens of that kind, and that is exact for
- * every list rate of at most two decimals of a dollar (all of the table's). So the rates are read
- * back from it once per model, and a request's price is the exact sum. (A next step: export the
- * table's rates themselves from mod/broker/mod.ts.)
+ * core's one price table (mod/broker's prices.json, in dollars per million tokens). Its rates are
+ * read once per model as cents per million tokens, to a thousandth of a cent (every list rate is
+ * a whole number of thousandths: gpt-5-nano's cached input is $0.005, half a cent), so a request's
+ * price is the exact sum of its tokens times those rates.
  */
-import { listedModels, priceUsage } from "../broker/mod.ts";
+import { listedModels, modelRates } from "../broker/mod.ts";
 import type { TokenCounts } from "./answer_usage.ts";
 
 type Rates = TokenCounts;
@@ -27,9 +24,11 @@ function tableRates(model: string): Rates | null {
   let rates = known.get(model);
   if (rates === undefined) {
     rates = null;
-    if (priceUsage(model, ZERO) !== undefined) {
+    const dollars = modelRates(model);
+    if (dollars !== undefined) {
       const found = { ...ZERO };
-      for (const kind of KINDS) found[kind] = priceUsage(model, { ...ZERO, [kind]: MILLION }) ?? 0;
+      // Dollars to cents, rounded to a thousandth of a cent: 0.275 * 100 is 27.500000000000004.
+      for (const kind of KINDS) found[kind] = Math.round(dollars[kind] * 100_000) / 1000;
       rates = found;
     }
     known.set(model, rates);

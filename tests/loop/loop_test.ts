@@ -237,7 +237,7 @@ Deno.test("through the task's model endpoint, an OpenAI model's requests reach C
   const model = startFakeModel([
     {
       calls: [{ name: "call_tool", input: { name: "example.echo", input: { text: "hi" } } }],
-      usage: { input: 10_000, output: 1000 },
+      usage: { input: 1_000_000, output: 1000 },
     },
     { text: "It said hi." },
   ]);
@@ -264,8 +264,8 @@ Deno.test("through the task's model endpoint, an OpenAI model's requests reach C
     }
     assertStringIncludes(model.requests[1].raw, '"role":"tool"');
     assertStringIncludes(model.requests[1].raw, '\\"text\\":\\"hi\\"');
-    // An unlisted model is charged the price table's highest rates: the answer's usage counted.
-    assert(ended.spentCents > 0, `charged ${ended.spentCents} cents`);
+    // gpt-5-mini at its list rates ($0.25 and $2 a million): a million input tokens, 25 cents.
+    assert(ended.spentCents >= 25, `charged ${ended.spentCents} cents`);
   } finally {
     await box.close();
     await model.close();

@@ -79,8 +79,36 @@ Deno.test("prices are exact fractions of a cent at the table's list rates, a dat
   assertEquals(exactCents("claude-sonnet-4-5", { ...one, cacheWrite: 4 }), 0.0015);
   assertEquals(exactCents("claude-opus-4-5-20251101", { ...one, output: 1_000_000 }), 2500);
   assertEquals(exactCents("claude-haiku-4-5-2025-10-01", { ...one, input: 1 }), 0.0001);
-  assertEquals(exactCents("gpt-5", { ...one, input: 1 }), null);
+  assertEquals(exactCents("gpt-9", { ...one, input: 1 }), null);
   assertEquals(exactCents("claude-haiku-4-5-2025", { ...one, input: 1 }), null);
+});
+
+Deno.test("OpenAI's models at their list rates, a cached input at its own rate to a thousandth of a cent", () => {
+  const one = { input: 0, output: 0, cacheWrite: 0, cacheRead: 0 };
+  const million = (model: string) => ({
+    input: exactCents(model, { ...one, input: 1_000_000 }),
+    cached: exactCents(model, { ...one, cacheRead: 1_000_000 }),
+    output: exactCents(model, { ...one, output: 1_000_000 }),
+  });
+  // Cents per million tokens: OpenAI's list rates in dollars, times 100.
+  const rates: Record<string, [number, number, number]> = {
+    "gpt-5": [125, 12.5, 1000],
+    "gpt-5-mini": [25, 2.5, 200],
+    "gpt-5-nano": [5, 0.5, 40],
+    "gpt-5-codex": [125, 12.5, 1000],
+    "gpt-4.1": [200, 50, 800],
+    "gpt-4.1-mini": [40, 10, 160],
+    "gpt-4o": [250, 125, 1000],
+    "gpt-4o-mini": [15, 7.5, 60],
+    "o3": [200, 50, 800],
+    "o4-mini": [110, 27.5, 440],
+  };
+  for (const [model, [input, cached, output]] of Object.entries(rates)) {
+    assertEquals(million(model), { input, cached, output }, model);
+  }
+  // A dated snapshot at its alias's rates; 100 cached gpt-5-nano tokens cost 0.00005 cents.
+  assertEquals(exactCents("gpt-5-2025-08-07", { ...one, input: 1_000_000 }), 125);
+  assertEquals(exactCents("gpt-5-nano", { ...one, cacheRead: 100 }), 0.00005);
 });
 
 Deno.test("an unlisted model is charged the table's highest rate of each kind, and says so", () => {
@@ -90,12 +118,12 @@ Deno.test("an unlisted model is charged the table's highest rate of each kind, a
     cacheWrite: 1_000_000,
     cacheRead: 1_000_000,
   };
-  // claude-opus-4-5's rates, the table's highest of each kind: $5, $25, $6.25 and $0.50.
-  assertEquals(chargedCents({ asked: "gpt-5", answered: "gpt-5-2025-08-07" }, tokens), {
-    cents: 500 + 2500 + 625 + 50,
+  // The table's highest of each kind: claude-opus-4-5's $5, $25 and $6.25; gpt-4o's cached $1.25.
+  assertEquals(chargedCents({ asked: "gpt-9", answered: "gpt-9-2026-08-07" }, tokens), {
+    cents: 500 + 2500 + 625 + 125,
     listed: false,
   });
-  assertEquals(chargedCents({ asked: "gpt-5", answered: "claude-haiku-4-5" }, tokens), {
+  assertEquals(chargedCents({ asked: "gpt-9", answered: "claude-haiku-4-5" }, tokens), {
     cents: 100 + 500 + 125 + 10,
     listed: true,
   });

@@ -30,9 +30,15 @@ const OPENAI_TOKENS = {
   cacheRead: OPENAI_USAGE.cached,
 };
 
-/** An unlisted model at the table's highest rates (claude-opus-4-5's): $5, $25 and $0.50. */
+/**
+ * An unlisted model at the table's highest rate of each kind: input and output claude-opus-4-5's
+ * ($5, $25), a cache read gpt-4o's ($1.25).
+ */
 const OPENAI_HIGHEST_CENTS =
-  (OPENAI_TOKENS.input * 5 + OPENAI_TOKENS.output * 25 + OPENAI_TOKENS.cacheRead * 0.5) / 10_000;
+  (OPENAI_TOKENS.input * 5 + OPENAI_TOKENS.output * 25 + OPENAI_TOKENS.cacheRead * 1.25) / 10_000;
+
+/** gpt-5 at its list rates, $1.25, $10 and $0.125 (cached input) a million: 0.35125 cents. */
+const GPT_5_CENTS = 0.35125;
 
 const MESSAGES = {
   model: "claude-sonnet-4-5",
@@ -82,20 +88,38 @@ Deno.test("a whole Messages answer is metered before it is sent; count_tokens an
   });
 });
 
-Deno.test("Responses answers are metered from response.completed and from a whole answer; an unlisted model is charged the table's highest rates", async () => {
+Deno.test("gpt-5 Responses answers, streamed and whole, are charged at gpt-5's list rates, not the table's highest", async () => {
   await withProxy(async (t) => {
-    const events = responsesEvents("gpt-5-codex", ["a", "b"]);
+    const events = responsesEvents("gpt-5-2025-08-07", ["a", "b"]);
     t.openai.answer(streamed(events));
-    const body = { model: "gpt-5-codex", input: "hi", stream: true };
+    const body = { model: "gpt-5", input: "hi", stream: true };
     const answer = await t.openaiPost("/v1/responses", body);
     assertEquals(await answer.text(), events.join(""));
     await t.usageReports(1);
     const whole = await t.openaiPost("/v1/responses", { ...body, stream: false });
     assertEquals((await whole.json()).status, "completed");
-    const row = ["openai", "gpt-5-codex", OPENAI_HIGHEST_CENTS, "highest", OPENAI_TOKENS];
+    const row = ["openai", "gpt-5", GPT_5_CENTS, "listed", OPENAI_TOKENS];
     assertEquals(
       t.usage.map((u) => [u.service, u.model, u.cents, u.rates, u.tokens, u.path]),
       [[...row, "/v1/responses"], [...row, "/v1/responses"]],
+    );
+  });
+});
+
+Deno.test("an answer of a model the table does not list is charged the table's highest rate of each kind", async () => {
+  await withProxy(async (t) => {
+    const events = responsesEvents("gpt-9-preview", ["a"]);
+    t.openai.answer(streamed(events));
+    const answer = await t.openaiPost("/v1/responses", {
+      model: "gpt-9-preview",
+      input: "hi",
+      stream: true,
+    });
+    assertEquals(await answer.text(), events.join(""));
+    await t.usageReports(1);
+    assertEquals(
+      t.usage.map((u) => [u.model, u.cents, u.rates]),
+      [["gpt-9-preview", OPENAI_HIGHEST_CENTS, "highest"]],
     );
   });
 });
