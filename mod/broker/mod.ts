@@ -7,7 +7,13 @@ export {
   expireDue,
   withdrawAll,
 } from "./answer.ts";
-export { type AnswerOptions, redactingAnswerStream } from "./answer_redactor.ts";
+export {
+  type AnswerOptions,
+  AnswerUnreadable,
+  redactingAnswerStream,
+  unreadableMessage,
+} from "./answer_redactor.ts";
+export { redactWholeAnswer, type WholeAnswerKind } from "./whole_answer.ts";
 export type { TextRedaction } from "./piece_stream.ts";
 export { ApprovalTable, type PendingApproval } from "./approvals.ts";
 export { ASK_TOOL, handleAsk } from "./ask_path.ts";

@@ -2,9 +2,11 @@
  * A whole (not streamed) model answer, redacted as a worker reads it. Every decoded string is
  * redacted, keys included, and every string is read as JSON text too where it is such (a tool
  * call's `arguments`, a top-level JSON string included), so escapes inside it are decoded. Texts a
- * worker joins are redacted as one text: an Anthropic message's text blocks, which gurt's worker
- * joins into one reply. A value that runs from one block into the next becomes `[a vault key]` in
- * the block where it starts, and the blocks it runs on into lose their part of it, as in a stream.
+ * client joins are redacted as one text: an Anthropic message's text blocks, which gurt's worker
+ * joins into one reply; a Responses answer's output texts of each part type across its output
+ * (the SDK's `output_text` joins every message's), as its stream's are. A value that runs from one
+ * block into the next becomes `[a vault key]` in the block where it starts, and the blocks it runs
+ * on into lose their part of it, as in a stream.
  * What a worker reads as text must be a string (a number could spell a value in a way no
  * redaction of its digits sees), and no form of a value may be left in the text sent: an answer
  * that breaks either is refused, never passed on.
@@ -14,6 +16,23 @@ import { Piece, PieceStream, type TextRedaction } from "./piece_stream.ts";
 
 type Fields = Record<string, unknown>;
 
+/**
+ * The format a whole answer is read as: Anthropic Messages, OpenAI Chat Completions, OpenAI
+ * Responses, or any other JSON (a token count, a model list), whose strings are each redacted.
+ */
+export type WholeAnswerKind = "anthropic" | "openai" | "responses" | "json";
+
+/** How redactWholeAnswer reads and writes an answer. */
+export interface WholeAnswerOptions {
+  redaction: TextRedaction;
+  kind: WholeAnswerKind;
+  /**
+   * Always write the redacted value again, never pass on the service's text as it is: a value
+   * under the first of two equal keys is not in the parsed value, so only writing it again drops it.
+   */
+  rewrite?: boolean;
+}
+
 function isObject(value: unknown): value is Fields {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -22,10 +41,7 @@ function isObject(value: unknown): value is Fields {
  * `text`, a whole answer in `kind`'s format, redacted; the original text when nothing in it
  * changed. Throws AnswerUnreadable, with a reason that never quotes it, when it cannot be passed on.
  */
-export function redactWholeAnswer(
-  text: string,
-  how: { redaction: TextRedaction; kind: "anthropic" | "openai" },
-): string {
+export function redactWholeAnswer(text: string, how: WholeAnswerOptions): string {
   const { redaction, kind } = how;
   const holder: unknown[] = [];
   try {
@@ -34,11 +50,12 @@ export function redactWholeAnswer(
     throw new AnswerUnreadable("its body is not JSON");
   }
   const answer = holder[0];
-  let changed = kind === "anthropic"
-    ? redactAnthropicText(answer, redaction)
-    : checkOpenAICalls(answer);
+  let changed = false;
+  if (kind === "anthropic") changed = redactAnthropicText(answer, redaction);
+  else if (kind === "responses") changed = redactResponsesText(answer, redaction);
+  else if (kind === "openai") checkOpenAICalls(answer);
   if (redactInPlace(holder, redaction)) changed = true;
-  const out = changed ? JSON.stringify(holder[0]) : text;
+  const out = changed || how.rewrite === true ? JSON.stringify(holder[0]) : text;
   // The last check: a value in what no redaction reads (a number, say) cannot be replaced there.
   if (redaction.redact(out) !== out) {
     throw new AnswerUnreadable("it holds a vault value where it cannot be replaced");
@@ -73,8 +90,61 @@ function redactAnthropicText(answer: unknown, redaction: TextRedaction): boolean
   return changed;
 }
 
+/** The Responses part types whose texts a client joins, with the field each carries its text in. */
+const RESPONSES_PARTS = new Map<string, string>([
+  ["output_text", "text"],
+  ["refusal", "refusal"],
+  ["reasoning_text", "text"],
+  ["summary_text", "text"],
+]);
+
+/**
+ * Redacts the texts of a Responses answer's output that a client joins, each part type's as one
+ * text across every item (a message's content, a reasoning item's summary and content); checks
+ * that a tool call's name, id and input are strings. Returns whether any text changed.
+ */
+function redactResponsesText(answer: unknown, redaction: TextRedaction): boolean {
+  if (!isObject(answer) || !Array.isArray(answer.output)) return false;
+  const streams = new Map<string, PieceStream>();
+  const texts: { part: Fields; field: string; piece: Piece }[] = [];
+  for (const item of answer.output) {
+    if (!isObject(item)) continue;
+    if (item.type === "function_call") {
+      mustBeString(item, "name", "a function_call item");
+      mustBeString(item, "arguments", "a function_call item");
+      if (item.call_id !== undefined) mustBeString(item, "call_id", "a function_call item");
+    } else if (item.type === "custom_tool_call") {
+      mustBeString(item, "name", "a custom_tool_call item");
+      mustBeString(item, "input", "a custom_tool_call item");
+      if (item.call_id !== undefined) mustBeString(item, "call_id", "a custom_tool_call item");
+    }
+    for (const list of [item.content, item.summary]) {
+      if (!Array.isArray(list)) continue;
+      for (const part of list) {
+        if (!isObject(part) || typeof part.type !== "string") continue;
+        const field = RESPONSES_PARTS.get(part.type);
+        if (field === undefined) continue;
+        mustBeString(part, field, `a part of type ${part.type}`);
+        let stream = streams.get(part.type);
+        if (stream === undefined) streams.set(part.type, stream = new PieceStream(redaction));
+        const piece = new Piece(part[field] as string);
+        stream.push(piece, piece.original);
+        texts.push({ part, field, piece });
+      }
+    }
+  }
+  for (const stream of streams.values()) stream.end();
+  let changed = false;
+  for (const { part, field, piece } of texts) {
+    if (piece.out === piece.original) continue;
+    part[field] = piece.out;
+    changed = true;
+  }
+  return changed;
+}
+
 /** Checks that what a worker reads of an OpenAI completion's tool calls as text are strings. */
-function checkOpenAICalls(answer: unknown): false {
+function checkOpenAICalls(answer: unknown): void {
   const choices = isObject(answer) && Array.isArray(answer.choices) ? answer.choices : [];
   for (const choice of choices) {
     const message = isObject(choice) && isObject(choice.message) ? choice.message : {};
@@ -87,7 +157,6 @@ function checkOpenAICalls(answer: unknown): false {
       if (fn.arguments !== undefined) mustBeString(fn, "arguments", "a tool call's function");
     }
   }
-  return false;
 }
 
 function mustBeString(holder: Fields, key: string, what: string): void {

@@ -8,7 +8,6 @@
  */
 import { readRequestBody } from "../net/mod.ts";
 import { admitAnswer, type AdmitRefusal, type AdmitRequest } from "./admission.ts";
-import { redactValue } from "../common/mod.ts";
 import { type AnswerOptions, redactingAnswerStream, type TextRedaction } from "../broker/mod.ts";
 import { meteredStream } from "./answer_stream.ts";
 import {
@@ -40,6 +39,7 @@ import {
   unreachableMessage,
 } from "./service_errors.ts";
 import { chargedCents } from "./usage_price.ts";
+import { redactWhole } from "./whole_redaction.ts";
 
 /** Where one service is, and its key in the vault as it is now (null: the vault has none). */
 export interface ServiceTarget {
@@ -92,9 +92,10 @@ export interface ModelProxyOptions {
   /** Told of each refusal before the client is answered (the caller writes net.blocked). */
   onBlocked(event: ModelBlockedEvent): Promise<void>;
   /**
-   * The vault's redaction as it is now, applied to every answer: a whole one's strings each whole,
-   * a stream's event by event by the broker's redactingAnswerStream (each text a client joins
-   * across events read as one; an event it cannot read so ends the answer with an error event).
+   * The vault's redaction as it is now, applied to every answer: a whole one by the broker's
+   * redactWholeAnswer in its route's format (each text a client joins read as one; one it cannot
+   * read so, not JSON say, is refused with 502), a stream's event by event by its
+   * redactingAnswerStream (likewise; an event it cannot read so ends the answer with an error event).
    */
   redaction?: () => AnswerRedaction;
   /** The largest request body, in bytes (20 MiB, the task's whole allowance). */
@@ -387,7 +388,7 @@ class ModelEndpoint implements ModelProxy {
     return errorAnswer(service, checked.refusal);
   }
 
-  /** A whole (not streamed) answer: read, metered, redacted, then sent. */
+  /** A whole (not streamed) answer: read, metered, redacted (or refused), then sent. */
   async #wholeAnswer(
     upstream: Response,
     answer: { headers: Headers; usageOf: UsageOf; release: () => void; base: string },
@@ -410,14 +411,27 @@ class ModelEndpoint implements ModelProxy {
     } finally {
       release();
     }
+    const text = new TextDecoder().decode(bytes);
     if (metered(usageOf.kind) && upstream.ok) {
-      await this.#report(usageOf, wholeAnswerUsage(usageOf.kind, new TextDecoder().decode(bytes)));
+      await this.#report(usageOf, wholeAnswerUsage(usageOf.kind, text));
     }
-    const nullBody = upstream.status === 204 || upstream.status === 304;
-    return new Response(nullBody ? null : this.#redacted(bytes), {
+    if (upstream.status === 204 || upstream.status === 304) {
+      return new Response(null, { status: upstream.status, headers });
+    }
+    const redaction = this.#options.redaction;
+    if (redaction === undefined) return new Response(bytes, { status: upstream.status, headers });
+    const redacted = redactWhole(text, {
+      route: usageOf.kind,
       status: upstream.status,
-      headers,
+      redaction: redaction(),
     });
+    if (redacted.kind === "sent") {
+      return new Response(redacted.text, { status: upstream.status, headers });
+    }
+    this.#log(
+      `gurt model proxy: a whole answer to ${usageOf.path} was refused: ${redacted.reason}`,
+    );
+    return errorAnswer(usageOf.service, { error: "unreachable", message: redacted.message });
   }
 
   /** A streamed answer as a client reads it, every vault value replaced, event by event. */
@@ -432,25 +446,6 @@ class ModelEndpoint implements ModelProxy {
       choices: stream.choices,
       cut: (reason) => this.#log(`gurt model proxy: a streamed answer was cut off: ${reason}`),
     }));
-  }
-
-  /**
-   * A whole answer with every vault value replaced, as a client reads it. A JSON answer is always
-   * sent as its redacted value written again, never as the service's bytes: a key under the first
-   * of two equal keys is not in the parsed value, so only the rewrite drops it.
-   */
-  #redacted(bytes: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> | string {
-    if (this.#options.redaction === undefined) return bytes;
-    const redact = this.#options.redaction();
-    const text = new TextDecoder().decode(bytes);
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      const redacted = redact.redact(text);
-      return redacted === text ? bytes : redacted;
-    }
-    return JSON.stringify(redactValue(value, (part) => redact.redact(part)));
   }
 
   /** Prices and reports an answer's usage; a report that fails is logged, never thrown. */

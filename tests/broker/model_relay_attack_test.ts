@@ -185,34 +185,24 @@ Deno.test("attack: a text block inside message_start's message gets the next del
   });
 });
 
-/**
- * Ignored until the model endpoint's whole-answer redaction (mod/model-proxy, #redacted) does what
- * the task socket's relay did with mod/broker/whole_answer.ts: it redacts each decoded string on
- * its own, so a value split over two text blocks that a client joins reaches it whole. Reported to the lead with the relay's removal (issue 19).
- */
-Deno.test({
-  name:
-    "attack: a whole (not streamed) Anthropic answer with the value split over two text blocks, which gurt's worker joins",
-  ignore: true,
-  fn: async () => {
-    // Each decoded string of a whole answer is redacted on its own; wholeReply joins text blocks.
-    await withRelay("anthropic", async ({ service, task }) => {
-      service.answer({
-        type: "application/json",
-        writes: [JSON.stringify({
-          id: "msg_1",
-          type: "message",
-          role: "assistant",
-          model: "claude-sonnet-5-5",
-          content: [{ type: "text", text: FIRST }, { type: "text", text: SECOND }],
-          stop_reason: "end_turn",
-          usage: { input_tokens: 10, output_tokens: 5 },
-        })],
-      });
-      const response = await wholeAnswer(task);
-      if (response !== null) assertNoValue((await anthropicReply(response)).text, "gurt's worker");
+Deno.test("attack: a whole (not streamed) Anthropic answer with the value split over two text blocks, which gurt's worker joins", async () => {
+  // Redacting each decoded string on its own misses it: gurt's worker joins the text blocks.
+  await withRelay("anthropic", async ({ service, task }) => {
+    service.answer({
+      type: "application/json",
+      writes: [JSON.stringify({
+        id: "msg_1",
+        type: "message",
+        role: "assistant",
+        model: "claude-sonnet-5-5",
+        content: [{ type: "text", text: FIRST }, { type: "text", text: SECOND }],
+        stop_reason: "end_turn",
+        usage: { input_tokens: 10, output_tokens: 5 },
+      })],
     });
-  },
+    const response = await wholeAnswer(task);
+    if (response !== null) assertNoValue((await anthropicReply(response)).text, "gurt's worker");
+  });
 });
 
 Deno.test("attack: two entries for choice 0 in one OpenAI chunk; gurt's worker reads only choices[0] and joins the value", async () => {
@@ -236,49 +226,39 @@ Deno.test("attack: two entries for choice 0 in one OpenAI chunk; gurt's worker r
   });
 });
 
-/**
- * Ignored until the model endpoint's whole-answer redaction (mod/model-proxy, #redacted) does what
- * the task socket's relay did with mod/broker/whole_answer.ts: it redacts each decoded string on
- * its own, so tool arguments that are JSON text spelling a value in \\u escapes reach a client that parses them as the value. Reported to the lead with the relay's removal (issue 19).
- */
-Deno.test({
-  name:
-    "attack: a whole OpenAI answer whose tool arguments are a JSON string spelling the value in \\u escapes",
-  ignore: true,
-  fn: async () => {
-    // redactString decodes arguments as JSON only when they start with [ or {; a top-level JSON
-    // string is redacted as its raw text, and the worker's JSON.parse decodes it to the value.
-    await withRelay("openai", async ({ service, task }) => {
-      service.answer({
-        type: "application/json",
-        writes: [JSON.stringify({
-          id: "chatcmpl-1",
-          object: "chat.completion",
-          model: "gpt-test",
-          choices: [{
-            index: 0,
-            message: {
-              role: "assistant",
-              content: null,
-              tool_calls: [{
-                id: "call_1",
-                type: "function",
-                function: { name: "shell", arguments: `"${escaped(SECRET)}"` },
-              }],
-            },
-            finish_reason: "tool_calls",
-          }],
-          usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-        })],
-      });
-      const response = await wholeAnswer(task);
-      if (response !== null) {
-        const input = (await openaiReply(response)).calls[0]?.input ?? null;
-        assert(input !== SECRET, "gurt's worker's tool input is the vault value");
-        assertNoValue(JSON.stringify(input), "gurt's worker's tool input");
-      }
+Deno.test("attack: a whole OpenAI answer whose tool arguments are a JSON string spelling the value in \\u escapes", async () => {
+  // Redacting the arguments as their raw text misses it: the worker's JSON.parse of a top-level
+  // JSON string decodes the escapes to the value.
+  await withRelay("openai", async ({ service, task }) => {
+    service.answer({
+      type: "application/json",
+      writes: [JSON.stringify({
+        id: "chatcmpl-1",
+        object: "chat.completion",
+        model: "gpt-test",
+        choices: [{
+          index: 0,
+          message: {
+            role: "assistant",
+            content: null,
+            tool_calls: [{
+              id: "call_1",
+              type: "function",
+              function: { name: "shell", arguments: `"${escaped(SECRET)}"` },
+            }],
+          },
+          finish_reason: "tool_calls",
+        }],
+        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+      })],
     });
-  },
+    const response = await wholeAnswer(task);
+    if (response !== null) {
+      const input = (await openaiReply(response)).calls[0]?.input ?? null;
+      assert(input !== SECRET, "gurt's worker's tool input is the vault value");
+      assertNoValue(JSON.stringify(input), "gurt's worker's tool input");
+    }
+  });
 });
 
 Deno.test("attack: a vault value with spaces, as bare words outside JSON strings over two input_json_delta events, reaches the worker as unparsed input", async () => {

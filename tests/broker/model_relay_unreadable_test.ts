@@ -2,8 +2,9 @@
  * What the relay cannot read as the wire format it expects, it does not pass on: a streamed answer
  * is cut off at the first event it cannot read (data that is not JSON, a delta for a block that has
  * stopped, a choice the request did not ask for), with an error event in the format's own shape
- * and nothing after it; a whole answer that is not JSON is refused. A whole JSON answer has its
- * decoded strings redacted, escapes included. Through a real core and a model service over HTTP.
+ * and nothing after it; a whole answer that is not JSON is refused (502, in the service's error
+ * format). A whole JSON answer has its decoded strings redacted, escapes included. Through a real
+ * core and a model service over HTTP.
  */
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
 import { anthropicReply } from "../../mod/loop/wire_anthropic.ts";
@@ -105,24 +106,21 @@ Deno.test("an OpenAI chunk whose data is not JSON, or names a choice not asked f
   });
 });
 
-/**
- * Ignored until the model endpoint's whole-answer redaction (mod/model-proxy, #redacted) does what
- * the task socket's relay did with mod/broker/whole_answer.ts: it redacts each decoded string on
- * its own, so a whole answer that is not JSON is passed on with its text redacted rather than refused. Reported to the lead with the relay's removal (issue 19).
- */
-Deno.test({
-  name: "a whole answer that is not JSON is refused with 502",
-  ignore: true,
-  fn: async () => {
-    await withRelay("anthropic", async ({ service, task }) => {
-      service.answer({ type: "text/html", writes: [`<p>key: ${escaped(SECRET)}</p>`] });
-      const response = await askModel(task, { stream: false });
-      assertEquals(response.status, 502);
-      const text = await response.text();
-      assertStringIncludes(JSON.parse(text).error, POINTER);
-      assert(!text.includes("\\u0073"), "the service's body reached the worker");
-    });
-  },
+Deno.test("a whole answer that is not JSON is refused with 502 in the service's format, not passed on redacted", async () => {
+  // Its text could spell a value no redaction of it sees (escapes a lenient reader decodes).
+  await withRelay("anthropic", async ({ service, box, task }) => {
+    service.answer({ type: "text/html", writes: [`<p>key: ${escaped(SECRET)}</p>`] });
+    const response = await askModel(task, { stream: false });
+    assertEquals(response.status, 502);
+    const text = await response.text();
+    const error = JSON.parse(text);
+    assertEquals([error.type, error.error.type], ["error", "api_error"]);
+    assertStringIncludes(error.error.message, "its body is not JSON");
+    assertStringIncludes(error.error.message, POINTER);
+    assert(!text.includes("\\u0073"), "the service's body reached the worker");
+    assertNothingOfTheValue(box, text);
+    assert(box.logs.some((line) => line.includes("was refused")), box.logs.join("\n"));
+  });
 });
 
 Deno.test("a whole answer longer than 16 MiB is refused with 502 in the service's format, never read whole", async () => {
@@ -143,72 +141,63 @@ Deno.test("a whole answer longer than 16 MiB is refused with 502 in the service'
   });
 });
 
-/**
- * Ignored until the model endpoint's whole-answer redaction (mod/model-proxy, #redacted) does what
- * the task socket's relay did with mod/broker/whole_answer.ts: it redacts each decoded string on
- * its own, so an OpenAI tool call's arguments, JSON text with a value spelled in \\u escapes, reach a client that parses them as the value. Reported to the lead with the relay's removal (issue 19).
- */
-Deno.test({
-  name: "a whole JSON answer has its decoded strings redacted, escapes and tool arguments included",
-  ignore: true,
-  fn: async () => {
-    const anthropic = startSseService();
-    const openai = startSseService();
-    const a = await startRelayBox("anthropic", anthropic);
-    const o = await startRelayBox("openai", openai);
-    try {
-      const message = JSON.stringify({
-        id: "msg_1",
-        type: "message",
-        role: "assistant",
-        content: [
-          { type: "text", text: `the key is ${SECRET}.` },
-          { type: "tool_use", id: "toolu_1", name: "shell", input: { command: `echo ${SECRET}` } },
-        ],
-        usage: { input_tokens: 10, output_tokens: 5 },
-      }).replaceAll(SECRET, escaped(SECRET));
-      anthropic.answer({ type: "application/json", writes: [message] });
-      let text = await (await askModel(a.task, { stream: false })).text();
-      const reply = await anthropicReply(
-        new Response(text, { headers: { "content-type": "application/json" } }),
-      );
-      assertEquals(reply.text, `the key is ${REDACTED}.`);
-      assertEquals(reply.calls[0].input, { command: `echo ${REDACTED}` });
-      assertNothingOfTheValue(a.box, text);
+Deno.test("a whole JSON answer has its decoded strings redacted, escapes and tool arguments included", async () => {
+  const anthropic = startSseService();
+  const openai = startSseService();
+  const a = await startRelayBox("anthropic", anthropic);
+  const o = await startRelayBox("openai", openai);
+  try {
+    const message = JSON.stringify({
+      id: "msg_1",
+      type: "message",
+      role: "assistant",
+      content: [
+        { type: "text", text: `the key is ${SECRET}.` },
+        { type: "tool_use", id: "toolu_1", name: "shell", input: { command: `echo ${SECRET}` } },
+      ],
+      usage: { input_tokens: 10, output_tokens: 5 },
+    }).replaceAll(SECRET, escaped(SECRET));
+    anthropic.answer({ type: "application/json", writes: [message] });
+    let text = await (await askModel(a.task, { stream: false })).text();
+    const reply = await anthropicReply(
+      new Response(text, { headers: { "content-type": "application/json" } }),
+    );
+    assertEquals(reply.text, `the key is ${REDACTED}.`);
+    assertEquals(reply.calls[0].input, { command: `echo ${REDACTED}` });
+    assertNothingOfTheValue(a.box, text);
 
-      // OpenAI's arguments are a string of JSON: the value escaped inside it is found too.
-      const args = JSON.stringify({ command: `echo ${SECRET}` }).replace(SECRET, escaped(SECRET));
-      const completion = JSON.stringify({
-        id: "chatcmpl-1",
-        object: "chat.completion",
-        choices: [{
-          index: 0,
-          finish_reason: "tool_calls",
-          message: {
-            role: "assistant",
-            content: `the key is ${SECRET}`,
-            tool_calls: [{
-              id: "call_1",
-              type: "function",
-              function: { name: "shell", arguments: args },
-            }],
-          },
-        }],
-        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-      }).replace(`is ${SECRET}`, `is ${escaped(SECRET)}`);
-      openai.answer({ type: "application/json", writes: [completion] });
-      text = await (await askModel(o.task, { stream: false })).text();
-      const answer = await openaiReply(
-        new Response(text, { headers: { "content-type": "application/json" } }),
-      );
-      assertEquals(answer.text, `the key is ${REDACTED}`);
-      assertEquals(answer.calls[0].input, { command: `echo ${REDACTED}` });
-      assertNothingOfTheValue(o.box, text);
-    } finally {
-      await a.box.close();
-      await o.box.close();
-      await anthropic.close();
-      await openai.close();
-    }
-  },
+    // OpenAI's arguments are a string of JSON: the value escaped inside it is found too.
+    const args = JSON.stringify({ command: `echo ${SECRET}` }).replace(SECRET, escaped(SECRET));
+    const completion = JSON.stringify({
+      id: "chatcmpl-1",
+      object: "chat.completion",
+      choices: [{
+        index: 0,
+        finish_reason: "tool_calls",
+        message: {
+          role: "assistant",
+          content: `the key is ${SECRET}`,
+          tool_calls: [{
+            id: "call_1",
+            type: "function",
+            function: { name: "shell", arguments: args },
+          }],
+        },
+      }],
+      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+    }).replace(`is ${SECRET}`, `is ${escaped(SECRET)}`);
+    openai.answer({ type: "application/json", writes: [completion] });
+    text = await (await askModel(o.task, { stream: false })).text();
+    const answer = await openaiReply(
+      new Response(text, { headers: { "content-type": "application/json" } }),
+    );
+    assertEquals(answer.text, `the key is ${REDACTED}`);
+    assertEquals(answer.calls[0].input, { command: `echo ${REDACTED}` });
+    assertNothingOfTheValue(o.box, text);
+  } finally {
+    await a.box.close();
+    await o.box.close();
+    await anthropic.close();
+    await openai.close();
+  }
 });

@@ -238,8 +238,12 @@ Deno.test("with a redaction, a whole answer that echoes the vault's key reaches 
     const text = await answer.text();
     assertNotIncludes(text, key);
     assertEquals(JSON.parse(text).error.message, "bad key [a vault key]");
-    t.anthropic.answer({ status: 502, type: "text/plain", writes: [`upstream said ${key}`] });
+    // One that is not JSON is refused in the service's format, never passed on redacted.
+    t.anthropic.answer({ status: 503, type: "text/plain", writes: [`upstream said ${key}`] });
     const plain = await t.anthropicPost("/v1/messages", MESSAGES);
-    assertEquals(await plain.text(), "upstream said [a vault key]");
+    assertEquals(plain.status, 502);
+    const refusal = await plain.text();
+    assertNotIncludes(refusal, "upstream said");
+    assert(JSON.parse(refusal).error.message.endsWith("see runbook.md#model-answer-unreadable"));
   }, { redaction });
 });
