@@ -16,7 +16,8 @@ export function openaiRequest(
   for (const message of messages) wire.push(...toWire(message));
   return {
     model: options.model,
-    max_tokens: options.maxTokens,
+    // OpenAI's gpt-5 and o-series models refuse max_tokens; vLLM and llama.cpp take this one too.
+    max_completion_tokens: options.maxTokens,
     stream: true,
     // Chat Completions reports a stream's usage only when asked, and every answer is metered.
     stream_options: { include_usage: true },

@@ -2,7 +2,7 @@
  * A scripted model service over real HTTP on 127.0.0.1, speaking Anthropic's Messages API
  * (/v1/messages) and OpenAI-compatible chat completions (/v1/chat/completions), streamed when the
  * request asks for it. Each request takes the next scripted reply; a reply may be held until the
- * test releases it.
+ * test releases it. Like OpenAI, it refuses max_tokens for a gpt-5 or o-series model (400).
  */
 
 /** One scripted answer: text, tool calls, or both. */
@@ -55,7 +55,11 @@ export function startFakeModel(script: ScriptedReply[]): FakeModel {
     if (reply.hold !== undefined) await reply.hold;
     const stream = JSON.parse(raw).stream === true;
     if (path === "/v1/messages") return anthropic(reply, stream, requests.length);
-    if (path === "/v1/chat/completions") return openai(reply, stream, requests.length);
+    if (path === "/v1/chat/completions") {
+      const refusal = refusedByOpenAI(JSON.parse(raw));
+      if (refusal !== null) return refusal;
+      return openai(reply, stream, requests.length);
+    }
     return new Response("not found", { status: 404 });
   });
   return {
@@ -164,6 +168,24 @@ function anthropic(reply: ScriptedReply, stream: boolean, n: number): Response {
   });
   events.push({ event: "message_stop", data: { type: "message_stop" } });
   return sse(events);
+}
+
+/**
+ * OpenAI's answer to a Chat Completions request for a gpt-5 or o-series model that names
+ * max_tokens, which those models do not take (they take max_completion_tokens); null for any other.
+ */
+function refusedByOpenAI(body: Record<string, unknown>): Response | null {
+  const model = String(body.model ?? "");
+  if (body.max_tokens === undefined || !/^(gpt-5|o\d)/.test(model)) return null;
+  return Response.json({
+    error: {
+      message:
+        "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+      type: "invalid_request_error",
+      param: "max_tokens",
+      code: "unsupported_parameter",
+    },
+  }, { status: 400 });
 }
 
 function openai(reply: ScriptedReply, stream: boolean, n: number): Response {
