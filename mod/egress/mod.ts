@@ -12,3 +12,10 @@ export {
 } from "./egress_server.ts";
 export { type BlockReason, type EgressPolicy, METADATA_ADDRESSES } from "./host_policy.ts";
 export { refusalText } from "./refusal.ts";
+export {
+  type FrontHandler,
+  type FrontLeaf,
+  openTlsFront,
+  type TlsFront,
+  type TlsFrontOptions,
+} from "./tls_front.ts";

@@ -1,0 +1,187 @@
+/**
+ * The box's own end of a tunnel it answers itself: a task's HTTPS to a model service, terminated
+ * with a leaf of the box CA for that host, its requests handed to the task's model endpoint.
+ *
+ * Deno serves TLS only on a TCP listener, so each intercepted host has one listener on 127.0.0.1,
+ * shared by every task, and a tunnel is joined to it by a loopback connection the front makes
+ * itself. Before one byte of that connection is sent, its own port is recorded with the handler
+ * of its task; a request whose connection's port is not recorded (another process on the host
+ * that found the listener) is refused, so a request only ever reaches the endpoint of the task
+ * whose tunnel carried it.
+ */
+import { closeQuietly, pump, writeAll } from "./byte_streams.ts";
+
+/** A leaf certificate and its key, PEM. */
+export interface FrontLeaf {
+  certPem: string;
+  keyPem: string;
+}
+
+/** Answers one request that came through an intercepted tunnel. */
+export type FrontHandler = (request: Request) => Promise<Response>;
+
+/** What openTlsFront needs. */
+export interface TlsFrontOptions {
+  /** The leaf for a host (cached by its giver); a new one takes over from the next tunnel on. */
+  leaf(host: string): Promise<FrontLeaf>;
+  /** Where the front says what it cannot tell a client. */
+  log?: (line: string) => void;
+}
+
+/** A running front. */
+export interface TlsFront {
+  /**
+   * Serves one tunnel to `host`: the client's TLS (`first` being the bytes it already sent)
+   * answered with the host's leaf, each request inside given to `handle`. Resolves when the
+   * tunnel ends; the caller closes `client`.
+   */
+  take(
+    client: Deno.Conn,
+    tunnel: { host: string; first: Uint8Array; handle: FrontHandler },
+  ): Promise<void>;
+  /** Tunnels being served now. */
+  readonly tunnels: number;
+  /** The hosts whose listener is open, and its port on 127.0.0.1. */
+  listening(): { host: string; port: number }[];
+  /** Closes every listener and tunnel. */
+  close(): Promise<void>;
+}
+
+/** Starts a front; its listeners open on a host's first tunnel. */
+export function openTlsFront(options: TlsFrontOptions): TlsFront {
+  return new Front(options);
+}
+
+/** One host's listener and the leaf it serves. */
+interface Listening {
+  server: Deno.HttpServer<Deno.NetAddr>;
+  port: number;
+  certPem: string;
+}
+
+/** The answer to a request on a connection the front did not make. */
+function strangerAnswer(): Response {
+  return new Response("gurt: this listener serves only the box's own tunnels.\n", {
+    status: 421,
+    headers: { "content-type": "text/plain; charset=utf-8", connection: "close" },
+  });
+}
+
+class Front implements TlsFront {
+  readonly #options: TlsFrontOptions;
+  readonly #listeners = new Map<string, Promise<Listening>>();
+  /** The listeners open now, by host. */
+  readonly #ports = new Map<string, number>();
+  readonly #retired = new Set<Deno.HttpServer<Deno.NetAddr>>();
+  /** The front's own loopback connections, by their local port, with their tunnel's handler. */
+  readonly #routes = new Map<number, FrontHandler>();
+  readonly #open = new Set<Deno.Conn>();
+  #closed = false;
+
+  constructor(options: TlsFrontOptions) {
+    this.#options = options;
+  }
+
+  get tunnels(): number {
+    return this.#routes.size;
+  }
+
+  listening(): { host: string; port: number }[] {
+    return [...this.#ports].map(([host, port]) => ({ host, port }));
+  }
+
+  async take(
+    client: Deno.Conn,
+    tunnel: { host: string; first: Uint8Array; handle: FrontHandler },
+  ): Promise<void> {
+    if (this.#closed) return;
+    const listening = await this.#listening(tunnel.host);
+    const inner = await Deno.connect({ hostname: "127.0.0.1", port: listening.port });
+    const port = (inner.localAddr as Deno.NetAddr).port;
+    this.#routes.set(port, tunnel.handle);
+    this.#open.add(inner);
+    try {
+      if (this.#closed) return;
+      if (tunnel.first.length > 0) await writeAll(inner, tunnel.first);
+      // A TLS client never half-closes: when either side ends, the tunnel is over (the caller
+      // closes the client; the listener sees this connection close).
+      await Promise.race([pump(inner, client), pump(client, inner)]);
+    } catch {
+      // Either side went away.
+    } finally {
+      this.#routes.delete(port);
+      this.#open.delete(inner);
+      closeQuietly(inner);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const conn of this.#open) closeQuietly(conn);
+    const servers = [...this.#retired];
+    for (const made of this.#listeners.values()) {
+      try {
+        servers.push((await made).server);
+      } catch {
+        // It never listened.
+      }
+    }
+    await Promise.allSettled(servers.map((server) => server.shutdown()));
+  }
+
+  /** The host's listener serving its leaf as it is now, opened or renewed if need be. */
+  async #listening(host: string): Promise<Listening> {
+    const leaf = await this.#options.leaf(host);
+    for (;;) {
+      const current = this.#listeners.get(host);
+      if (current === undefined) {
+        const made = this.#listen(leaf);
+        this.#listeners.set(host, made);
+        made.then((listening) => {
+          if (this.#listeners.get(host) === made) this.#ports.set(host, listening.port);
+        }, () => {});
+        made.catch(() => {
+          if (this.#listeners.get(host) === made) this.#listeners.delete(host);
+        });
+        return await made;
+      }
+      const listening = await current.catch(() => null);
+      // Another tunnel renewed it meanwhile: look again.
+      if (this.#listeners.get(host) !== current) continue;
+      if (listening !== null && listening.certPem === leaf.certPem) return listening;
+      // A renewed leaf: the old listener finishes the tunnels it has and takes no more.
+      this.#listeners.delete(host);
+      if (listening !== null) {
+        this.#retired.add(listening.server);
+        listening.server.shutdown().finally(() => this.#retired.delete(listening.server));
+      }
+    }
+  }
+
+  async #listen(leaf: FrontLeaf): Promise<Listening> {
+    const log = this.#options.log ?? ((line: string) => console.error(line));
+    const server = Deno.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      cert: leaf.certPem,
+      key: leaf.keyPem,
+      onListen: () => {},
+      onError: (error) => {
+        log(`gurt egress: an intercepted request failed: ${describe(error)}`);
+        return new Response(null, { status: 502 });
+      },
+    }, (request, info) => this.#route(request, info.remoteAddr));
+    return await Promise.resolve({ server, port: server.addr.port, certPem: leaf.certPem });
+  }
+
+  #route(request: Request, remote: Deno.NetAddr): Promise<Response> | Response {
+    const handle = remote.hostname === "127.0.0.1" ? this.#routes.get(remote.port) : undefined;
+    if (handle === undefined) return strangerAnswer();
+    return handle(request);
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
