@@ -7,8 +7,15 @@
  * by event, never held whole), and reports the tokens the answer used, priced exactly.
  */
 import { readRequestBody } from "../net/mod.ts";
+import type {
+  AnswerRedaction,
+  ModelBlockedEvent,
+  ServiceTarget,
+  UsageEvent,
+} from "./proxy_events.ts";
+export type { AnswerRedaction, ModelBlockedEvent, ServiceTarget, UsageEvent };
 import { admitAnswer, type AdmitRefusal, type AdmitRequest } from "./admission.ts";
-import { type AnswerOptions, redactingAnswerStream, type TextRedaction } from "../broker/mod.ts";
+import { type AnswerOptions, redactingAnswerStream } from "../broker/mod.ts";
 import { meteredStream } from "./answer_stream.ts";
 import {
   type AnswerUsage,
@@ -16,12 +23,10 @@ import {
   DEFAULT_MOST_OUTPUT,
   metered,
   StreamUsage,
-  type TokenCounts,
   wholeAnswerUsage,
 } from "./answer_usage.ts";
-import type { RefusalReason } from "./body_check.ts";
 import { type CheckedRequest, checkRequest } from "./request_check.ts";
-import { answerHeaders, serviceHeaders } from "./relay_headers.ts";
+import { answerHeaders, carriesPlaceholder, serviceHeaders } from "./relay_headers.ts";
 import {
   hasJsonBody,
   relayedPaths,
@@ -40,47 +45,6 @@ import {
 } from "./service_errors.ts";
 import { chargedCents } from "./usage_price.ts";
 import { redactWhole } from "./whole_redaction.ts";
-
-/** Where one service is, and its key in the vault as it is now (null: the vault has none). */
-export interface ServiceTarget {
-  /**
-   * The service's origin, and any prefix before `/v1`: `https://api.openai.com`, not `…/v1`. The
-   * request's own path (`/v1/responses`) and query are added to it.
-   */
-  baseUrl: string;
-  key(): string | null;
-}
-
-/** The tokens one answer used, priced at the model's list rates (else the table's highest). */
-export interface UsageEvent {
-  service: Service;
-  /** The model the request named, else the one the answer named. */
-  model: string;
-  /** US cents, an exact fraction where it falls so. */
-  cents: number;
-  /**
-   * "listed": at the model's rates in mod/broker/prices.json (a dated snapshot at its alias's).
-   * "highest": the table lists neither model named, so the table's highest rate of each kind.
-   */
-  rates: "listed" | "highest";
-  tokens: TokenCounts;
-  /** The path asked for (`/v1/messages`). */
-  path: string;
-  /** From the request's arrival to the answer's end, by the clock. */
-  ms: number;
-}
-
-/** A request the endpoint refused because it asked the service to reach something. */
-export interface ModelBlockedEvent {
-  service: Service;
-  path: string;
-  reason: RefusalReason;
-  /** Where in the body (`messages[1].content[0].source`); names keys, never values. */
-  at: string;
-}
-
-/** The vault's redaction: of a whole text, and of one that arrives in pieces. */
-export type AnswerRedaction = TextRedaction;
 
 /** What serveModelProxy needs. */
 export interface ModelProxyOptions {
@@ -115,6 +79,12 @@ export interface ModelProxyOptions {
   admit?: (request: AdmitRequest, signal: AbortSignal) => Promise<AdmitRefusal | null>;
   /** How many requests may be under way at once, streams until they end (4). */
   maxConcurrent?: number;
+  /**
+   * The task's placeholder key. A request that came to a service's own host through the box's TLS
+   * (tunnelRequest) has only a credential that is this placeholder replaced by the vault's key; any
+   * other credential is the client's own and goes as it is.
+   */
+  placeholder?: string;
   /** Milliseconds, for UsageEvent.ms (Date.now). */
   clock?: () => number;
   /** Where the endpoint says what it cannot tell a client (a usage report that failed). */
@@ -126,6 +96,12 @@ export interface ModelProxy {
   readonly socketPath: string;
   /** Requests under way now, streams included until they end. */
   readonly active: number;
+  /**
+   * Answers a request that came to `service`'s own host (api.anthropic.com, api.openai.com)
+   * through the box's TLS: relayed, checked and metered as the endpoint's own, but for the
+   * credentials (see ModelProxyOptions.placeholder) and a path of the other service's (404).
+   */
+  tunnelRequest(request: Request, service: Service): Promise<Response>;
   /** Stops listening, ends every request under way and waits for their usage reports. */
   close(): Promise<void>;
 }
@@ -225,9 +201,19 @@ class ModelEndpoint implements ModelProxy {
     await Deno.remove(this.#options.socketPath).catch(() => {});
   }
 
-  async #handle(request: Request): Promise<Response> {
+  tunnelRequest(request: Request, service: Service): Promise<Response> {
+    if (this.#closed) return Promise.resolve(new Response(null, { status: 503 }));
+    return this.#handle(request, service);
+  }
+
+  async #handle(request: Request, tunnel?: Service): Promise<Response> {
     const url = new URL(request.url);
-    const route = routeOf({ method: request.method, path: url.pathname, headers: request.headers });
+    const route = routeOf({
+      method: request.method,
+      path: url.pathname,
+      headers: request.headers,
+      service: tunnel,
+    });
     if (route.kind === null) {
       const message = notFoundMessage(
         { method: request.method, path: url.pathname },
@@ -246,7 +232,7 @@ class ModelEndpoint implements ModelProxy {
       held = false;
     };
     try {
-      return await this.#relay(request, { route, url, release });
+      return await this.#relay(request, { route, url, release, tunnel: tunnel !== undefined });
     } catch (error) {
       release();
       // The client went away, or the endpoint is closing: no one reads this answer.
@@ -264,15 +250,18 @@ class ModelEndpoint implements ModelProxy {
   /** Checks and sends one request; `release` is called once its answer has ended. */
   async #relay(
     request: Request,
-    at: { route: Route; url: URL; release: () => void },
+    at: { route: Route; url: URL; release: () => void; tunnel: boolean },
   ): Promise<Response> {
     const { route, url, release } = at;
     const service = route.service;
     const kind = route.kind!;
     const started = this.#clock();
     const target = this.#options.services[service];
-    const key = target.key();
-    if (key === null || key === "") {
+    const placeholder = this.#options.placeholder ?? "";
+    // Through the box's TLS, a client's own credential needs no key of the vault's.
+    const ownCredential = at.tunnel && !carriesPlaceholder(request.headers, placeholder);
+    const key = ownCredential ? "" : target.key();
+    if (!ownCredential && (key === null || key === "")) {
       release();
       return errorAnswer(service, { error: "no_key", message: noKeyMessage(service) });
     }
@@ -303,7 +292,10 @@ class ModelEndpoint implements ModelProxy {
     try {
       upstream = await fetch(`${base}${url.pathname}${url.search}`, {
         method: request.method,
-        headers: serviceHeaders(request.headers, { service, key }),
+        headers: serviceHeaders(
+          request.headers,
+          at.tunnel ? { service, key: key!, placeholder } : { service, key: key! },
+        ),
         body,
         // A redirect is the client's to follow, through its own way out, without the key.
         redirect: "manual",

@@ -36,23 +36,49 @@ function connectionNamed(headers: Headers): Set<string> {
 /**
  * The headers of the request to `service`: the client's, less hop-by-hop and credentials, and
  * less Accept-Encoding (the endpoint reads the answer, so it takes what its own fetch decodes),
- * with `key` set where the service reads it.
+ * with `key` set where the service reads it. With `placeholder` (a request that came to the
+ * service's own host through the box's TLS), only a credential that is the placeholder is replaced,
+ * by `key` in the same header; any other credential is the client's own and is left as it is.
  */
 export function serviceHeaders(
   incoming: Headers,
-  target: { service: Service; key: string },
+  target: { service: Service; key: string; placeholder?: string },
 ): Headers {
-  const { service, key } = target;
+  const { service, key, placeholder } = target;
   const named = connectionNamed(incoming);
   const out = new Headers();
   for (const [name, value] of incoming) {
-    if (HOP_BY_HOP.has(name) || CREDENTIALS.has(name) || named.has(name)) continue;
+    if (HOP_BY_HOP.has(name) || named.has(name)) continue;
     if (name === "accept-encoding") continue;
+    if (CREDENTIALS.has(name)) {
+      if (placeholder === undefined) continue;
+      const held = placeholderHeld(name, value, placeholder);
+      if (held) out.append(name, name === "authorization" ? `Bearer ${key}` : key);
+      else out.append(name, value);
+      continue;
+    }
     out.append(name, value);
   }
+  if (placeholder !== undefined) return out;
   if (service === "anthropic") out.set("x-api-key", key);
   else out.set("authorization", `Bearer ${key}`);
   return out;
+}
+
+/** Whether a credential header `name: value` carries the task's placeholder. */
+function placeholderHeld(name: string, value: string, placeholder: string): boolean {
+  if (placeholder === "") return false;
+  const given = name === "authorization" ? value.replace(/^Bearer\s+/i, "") : value;
+  return given.trim() === placeholder;
+}
+
+/** Whether the request's credentials carry the task's placeholder (x-api-key or a Bearer token). */
+export function carriesPlaceholder(incoming: Headers, placeholder: string): boolean {
+  for (const name of CREDENTIALS) {
+    const value = incoming.get(name);
+    if (value !== null && placeholderHeld(name, value, placeholder)) return true;
+  }
+  return false;
 }
 
 /** A header's text as the bytes' UTF-8 reading, where fetch gave it as one char per byte. */

@@ -58,16 +58,31 @@ function serviceOfPath(path: string): Service | null {
   return null;
 }
 
-/** The route of `method` and `path` (without its query), with the headers for a shared path. */
-export function routeOf(request: { method: string; path: string; headers: Headers }): Route {
+/**
+ * The route of `method` and `path` (without its query), with the headers for a shared path. With
+ * `service` (a request that came to that service's own host), a path of the other service's is
+ * one the endpoint does not relay.
+ */
+export function routeOf(
+  request: { method: string; path: string; headers: Headers; service?: Service },
+): Route {
   const { method, path, headers } = request;
   for (const route of ROUTES) {
     if (route.method === method && route.path === path) {
-      const service = route.service ?? serviceOfHeaders(headers);
+      if (request.service !== undefined && route.service !== null) {
+        return {
+          service: request.service,
+          kind: route.service === request.service ? route.kind : null,
+        };
+      }
+      const service = request.service ?? route.service ?? serviceOfHeaders(headers);
       return { service, kind: route.kind };
     }
   }
-  return { service: serviceOfPath(path) ?? serviceOfHeaders(headers), kind: null };
+  return {
+    service: request.service ?? serviceOfPath(path) ?? serviceOfHeaders(headers),
+    kind: null,
+  };
 }
 
 /** The paths the endpoint relays for `service`, for the 404's sentence. */

@@ -110,6 +110,7 @@ export async function withProxy(
     maxConcurrent: options.maxConcurrent,
     drawBytes: options.drawBytes,
     admit: options.admit,
+    placeholder: PLACEHOLDER,
     redaction: options.redaction,
     clock: options.clock,
   });
