@@ -1,21 +1,30 @@
 /**
  * Starting a task's worker, in its task's sandbox (mod/sandbox): the task's user, its own process
  * group (so stopping it reaches every descendant), and an environment holding only BOX_SOCKET,
- * BOX_TASK, the egress proxy and what a program needs to run. No vault value, no owner variable.
+ * BOX_TASK, its doors, the box CA bundle and what a program needs to run. No vault value, no owner
+ * variable.
  */
 import type { TaskRecord } from "../broker/mod.ts";
-import { EGRESS_PORT, MODEL_PORT, modelEnv, proxyEnv, type TaskSandboxes } from "../sandbox/mod.ts";
+import {
+  caEnv,
+  EGRESS_PORT,
+  MODEL_PORT,
+  modelEnv,
+  proxyEnv,
+  type TaskSandboxes,
+} from "../sandbox/mod.ts";
 import { gurtInvocation } from "./self_command.ts";
 import type { TaskUser } from "./task_users.ts";
 import { WorkerLog } from "./worker_log.ts";
 
 /**
  * The environment a worker gets: nothing of the core's but LANG; its home, its private /tmp, and,
- * where the task has an egress proxy, every common client pointed at it.
+ * where the task has an egress proxy, a model endpoint or the box CA bundle, every common client
+ * pointed at it.
  */
 export function workerEnv(
   task: TaskRecord,
-  places: { socket: string; dir: string; egress: boolean; model: boolean },
+  places: { socket: string; dir: string; egress: boolean; model: boolean; ca: boolean },
 ): Record<string, string> {
   const env: Record<string, string> = {
     BOX_SOCKET: places.socket,
@@ -29,6 +38,7 @@ export function workerEnv(
     DENO_NO_UPDATE_CHECK: "1",
     ...(places.egress ? proxyEnv() : {}),
     ...(places.model ? modelEnv() : {}),
+    ...(places.ca ? caEnv() : {}),
   };
   const lang = Deno.env.get("LANG");
   if (lang !== undefined) env.LANG = lang;
@@ -46,6 +56,11 @@ export interface WorkerPlaces {
   egress: string | null;
   /** The task's model endpoint socket, opened on MODEL_PORT inside; null for none. */
   model: string | null;
+  /**
+   * The box CA's bundle.pem on the host (BoxCa's bundlePath), copied read-only to CA_BUNDLE_PATH in
+   * the sandbox and named by caEnv's variables; null or absent for none.
+   */
+  caBundle?: string | null;
 }
 
 /**
@@ -59,10 +74,12 @@ export async function spawnWorker(
   let program: string;
   let args: string[];
   if (task.worker.kind === "none") return null;
+  const caBundle = places.caBundle ?? null;
   const env = workerEnv(task, {
     ...places,
     egress: places.egress !== null,
     model: places.model !== null,
+    ca: caBundle !== null,
   });
   const readOnly: string[] = [];
   if (task.worker.kind === "test") {
@@ -90,6 +107,7 @@ export async function spawnWorker(
       argv: [found, ...args],
       env,
       user: places.user,
+      caBundle,
     });
     Promise.all([copy(child.stdout, log), copy(child.stderr, log)]).finally(() =>
       log.close().catch(() => {})

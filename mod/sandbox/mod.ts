@@ -9,6 +9,8 @@ export {
 } from "./task_limits.ts";
 export { dropTo, type SandboxUser, TaskSandboxes, type WorkerSpec } from "./task_sandbox.ts";
 export {
+  CA_BUNDLE_PATH,
+  caEnv,
   type Door,
   EGRESS_PORT,
   INIT_PATH,

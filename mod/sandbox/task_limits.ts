@@ -53,12 +53,14 @@ export async function probeCgroups(): Promise<{ kind: CgroupKind; notice: string
 
 /**
  * The sandbox's first stage, a sh script run as the core's user: joins the task's cgroup (made with
- * its limits), opens the seccomp filter on fd 9, then execs the rest of its arguments (setpriv,
- * then bubblewrap). Arguments: kind, task, memory bytes, processes, CPU quota (µs per 100 ms),
- * filter path, then the command. A failure says `gurt-task-sandbox: …` on stderr and exits 125.
+ * its limits), opens the seccomp filter on fd 9 and, when it is given one, the box CA bundle on fd 8
+ * (root-only on the host: bubblewrap, as the task's user, could not open it), then execs the rest
+ * of its arguments (setpriv, then bubblewrap). Arguments: kind, task, memory bytes, processes, CPU
+ * quota (µs per 100 ms), filter path, bundle path (empty for none), then the command. A failure
+ * says `gurt-task-sandbox: …` on stderr and exits 125.
  */
-export const STAGE_ONE = `kind=$1 task=$2 mem=$3 pids=$4 quota=$5 filter=$6
-shift 6
+export const STAGE_ONE = `kind=$1 task=$2 mem=$3 pids=$4 quota=$5 filter=$6 ca=$7
+shift 7
 fail() { echo "gurt-task-sandbox: $*; see runbook.md#task-sandbox-failed" >&2; exit 125; }
 c=/sys/fs/cgroup
 case $kind in
@@ -94,13 +96,15 @@ v1)
 esac
 # Each process of the task may hold at most this many descriptors, soft and hard.
 ulimit -n ${MAX_FILES} || fail "cannot limit the open files of task $task"
-exec 9<"$filter" || fail "cannot open the seccomp filter $filter"
+# "command" keeps sh from exiting on a redirection that fails, so that fail says why.
+command exec 9<"$filter" || fail "cannot open the seccomp filter $filter"
+[ -z "$ca" ] || command exec 8<"$ca" || fail "cannot open the box CA bundle $ca"
 exec "$@"`;
 
 /** STAGE_ONE's arguments before the command. */
 export function stageOneArgs(
   task: string,
-  options: { kind: CgroupKind; limits: TaskLimits; filter: string },
+  options: { kind: CgroupKind; limits: TaskLimits; filter: string; caBundle: string | null },
 ): string[] {
   const quota = Math.max(1000, Math.round(options.limits.cpus * 100_000));
   return [
@@ -110,6 +114,7 @@ export function stageOneArgs(
     String(options.limits.maxProcesses),
     String(quota),
     options.filter,
+    options.caBundle ?? "",
   ];
 }
 

@@ -1,6 +1,7 @@
 /**
  * Starts a task's worker in the task's sandbox, in three stages: a sh script as the core's user
- * (root on a real box) joins the task's cgroup and opens the seccomp filter (task_limits.ts);
+ * (root on a real box) joins the task's cgroup and opens the seccomp filter and the box CA bundle
+ * (task_limits.ts);
  * setpriv drops to the task's user with no group, no capability and no_new_privs; bubblewrap, as
  * that user, builds the sandbox (task_sandbox_args.ts) and runs the task init, which opens the
  * doors' loopback ports and runs the worker. The process the core holds is bubblewrap's: stopping
@@ -43,6 +44,11 @@ export interface WorkerSpec {
   env: Record<string, string>;
   /** The task's user; null where the core is not root and tasks run as its own user. */
   user: SandboxUser | null;
+  /**
+   * The host path of the box CA bundle (the box CA's `bundle.pem`, in a folder only root may
+   * read), copied read-only to CA_BUNDLE_PATH inside; null or absent for none.
+   */
+  caBundle?: string | null;
 }
 
 /** How the box's task sandboxes are made: probed once, when the core starts. */
@@ -83,6 +89,7 @@ export class TaskSandboxes {
 
   /** Starts a worker in its task's sandbox; the child is bubblewrap, leader of its own group. */
   async spawn(spec: WorkerSpec): Promise<Deno.ChildProcess> {
+    const caBundle = spec.caBundle ?? null;
     const bwrap = taskSandboxArgs({
       task: spec.task,
       home: spec.home,
@@ -93,11 +100,13 @@ export class TaskSandboxes {
       program: this.program,
       tmpBytes: this.tmpBytes,
       argv: spec.argv,
+      caBundle: caBundle !== null,
     });
     const stage = stageOneArgs(spec.task, {
       kind: this.kind,
       limits: this.limits,
       filter: this.filter,
+      caBundle,
     });
     const child = new Deno.Command("/bin/sh", {
       args: [

@@ -2,7 +2,8 @@
  * The bubblewrap argument list of a task's sandbox, as pure data. A worker runs in new user, pid,
  * ipc, uts, cgroup and network namespaces: only `lo` exists, no capability, no new user namespace,
  * the seccomp filter the built-in tools get (no setuid or setgid bit on anything it writes). It
- * sees the system directories, gurt's own program and the CA certificates read-only; its home
+ * sees the system directories, gurt's own program and the CA certificates read-only (and, where the
+ * task is given the box CA, its bundle at CA_BUNDLE_PATH); its home
  * (tasks/<id>/home) is the one folder it may write, with a private /tmp and /dev/shm of bounded
  * size; the core's sockets (its doors) are bound in at DOORS_DIR. Nothing else of the host is
  * visible: not the rest of /etc, the box home, other tasks, /home, /root, /srv, /opt.
@@ -18,6 +19,18 @@ export const INIT_PATH = "/.gurt/init";
 
 /** The fd of the seccomp filter, opened by the sandbox's first stage and loaded by bubblewrap. */
 export const TASK_SECCOMP_FD = 9;
+
+/**
+ * Where the box CA bundle (the box CA, then the system roots) lies inside a task's sandbox: a
+ * read-only copy bubblewrap makes from TASK_CA_FD, which the first stage opens as root.
+ */
+export const CA_BUNDLE_PATH = "/.gurt/ca.pem";
+
+/**
+ * The fd of the box CA bundle, opened by the sandbox's first stage (task_limits.ts's STAGE_ONE) when
+ * the task is given one.
+ */
+export const TASK_CA_FD = 8;
 
 /** The egress proxy's port on the task's loopback. */
 export const EGRESS_PORT = 3128;
@@ -35,6 +48,22 @@ export function modelEnv(port: number = MODEL_PORT): Record<string, string> {
     OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`,
     ANTHROPIC_API_KEY: PLACEHOLDER_KEY,
     OPENAI_API_KEY: PLACEHOLDER_KEY,
+  };
+}
+
+/**
+ * A worker's CA variables: each names CA_BUNDLE_PATH, for Node (added to its roots), OpenSSL and
+ * Python's ssl, requests, curl, Deno and git. Most of them replace the roots rather than add to
+ * them, which is why the bundle carries the system roots after the box CA.
+ */
+export function caEnv(): Record<string, string> {
+  return {
+    NODE_EXTRA_CA_CERTS: CA_BUNDLE_PATH,
+    SSL_CERT_FILE: CA_BUNDLE_PATH,
+    REQUESTS_CA_BUNDLE: CA_BUNDLE_PATH,
+    CURL_CA_BUNDLE: CA_BUNDLE_PATH,
+    DENO_CERT: CA_BUNDLE_PATH,
+    GIT_SSL_CAINFO: CA_BUNDLE_PATH,
   };
 }
 
@@ -75,6 +104,8 @@ export interface TaskSandboxPlan {
   tmpBytes: number;
   /** The worker's argv. */
   argv: readonly string[];
+  /** Whether the first stage opened the box CA bundle on TASK_CA_FD, to copy to CA_BUNDLE_PATH. */
+  caBundle: boolean;
 }
 
 /** bubblewrap's arguments for a task's sandbox, the worker's command last. */
@@ -111,6 +142,10 @@ export function taskSandboxArgs(plan: TaskSandboxPlan): string[] {
   plan.doors.forEach((door, i) => args.push("--bind", door.socket, `${DOORS_DIR}/${i}.sock`));
   for (const path of plan.readOnly) args.push("--ro-bind", path, path);
   args.push("--perms", "0555", "--ro-bind-data", "0", INIT_PATH);
+  // bubblewrap copies the bundle into the sandbox's root and closes the descriptor it read.
+  if (plan.caBundle) {
+    args.push("--perms", "0444", "--ro-bind-data", String(TASK_CA_FD), CA_BUNDLE_PATH);
+  }
   args.push("--remount-ro", "/", "--chdir", plan.home, "--", INIT_PATH);
   plan.doors.forEach((door, i) => {
     args.push("path" in door ? door.path : String(door.port), `${DOORS_DIR}/${i}.sock`);

@@ -58,11 +58,20 @@ export async function withSandboxBox(
   }
 }
 
-/** Runs a script as the box's worker (with /bin/sh, or the `shell` given); its status and output. */
+/**
+ * Runs a script as the box's worker (with /bin/sh, or the `shell` given), with `env` added to its
+ * PATH and HOME and the box CA bundle `caBundle` (a host path) given to the sandbox; its status and
+ * output.
+ */
 export async function runInBox(
   box: SandboxBox,
   script: string,
-  options: { doors?: Door[]; shell?: string } = {},
+  options: {
+    doors?: Door[];
+    shell?: string;
+    env?: Record<string, string>;
+    caBundle?: string | null;
+  } = {},
 ): Promise<{ code: number; out: string; err: string }> {
   const child = await box.sandboxes.spawn({
     task: box.task,
@@ -70,8 +79,9 @@ export async function runInBox(
     doors: options.doors ?? [],
     readOnly: [],
     argv: [options.shell ?? "/bin/sh", "-c", script],
-    env: { PATH: "/usr/bin:/bin", HOME: box.home },
+    env: { PATH: "/usr/bin:/bin", HOME: box.home, ...options.env },
     user: box.user,
+    caBundle: options.caBundle ?? null,
   });
   const [status, out, err] = await Promise.all([
     child.status,
