@@ -10,11 +10,20 @@ import { readRequestBody } from "../net/mod.ts";
 import type {
   AnswerRedaction,
   ModelBlockedEvent,
+  ModelProxy,
+  ModelProxyOptions,
   ServiceTarget,
   UsageEvent,
 } from "./proxy_events.ts";
-export type { AnswerRedaction, ModelBlockedEvent, ServiceTarget, UsageEvent };
-import { admitAnswer, type AdmitRefusal, type AdmitRequest } from "./admission.ts";
+export type {
+  AnswerRedaction,
+  ModelBlockedEvent,
+  ModelProxy,
+  ModelProxyOptions,
+  ServiceTarget,
+  UsageEvent,
+};
+import { admitAnswer, type AdmitRequest } from "./admission.ts";
 import { type AnswerOptions, redactingAnswerStream } from "../broker/mod.ts";
 import { meteredStream } from "./answer_stream.ts";
 import {
@@ -26,6 +35,8 @@ import {
   wholeAnswerUsage,
 } from "./answer_usage.ts";
 import { type CheckedRequest, checkRequest } from "./request_check.ts";
+import { factoryRefusedMessage, factoryRoute } from "./factory_paths.ts";
+import { plainAnswer } from "./plain_relay.ts";
 import { answerHeaders, carriesPlaceholder, serviceHeaders } from "./relay_headers.ts";
 import {
   hasJsonBody,
@@ -45,66 +56,6 @@ import {
 } from "./service_errors.ts";
 import { chargedCents } from "./usage_price.ts";
 import { redactWhole } from "./whole_redaction.ts";
-
-/** What serveModelProxy needs. */
-export interface ModelProxyOptions {
-  /** The Unix socket to listen on; a stale socket there is replaced. */
-  socketPath: string;
-  services: { anthropic: ServiceTarget; openai: ServiceTarget };
-  /** Told of each answer's usage: a whole answer's before it is sent, a stream's at its end. */
-  onUsage(event: UsageEvent): Promise<void>;
-  /** Told of each refusal before the client is answered (the caller writes net.blocked). */
-  onBlocked(event: ModelBlockedEvent): Promise<void>;
-  /**
-   * The vault's redaction as it is now, applied to every answer: a whole one by the broker's
-   * redactWholeAnswer in its route's format (each text a client joins read as one; one it cannot
-   * read so, not JSON say, is refused with 502), a stream's event by event by its
-   * redactingAnswerStream (likewise; an event it cannot read so ends the answer with an error event).
-   */
-  redaction?: () => AnswerRedaction;
-  /** The largest request body, in bytes (20 MiB, the task's whole allowance). */
-  maxBodyBytes?: number;
-  /**
-   * Draws a request body's bytes on the task's total since the core started (what its broker
-   * requests draw on too): a sentence refuses the request (429), null lets it on.
-   */
-  drawBytes?: (count: number) => string | null;
-  /**
-   * Asked about each request the service would bill (Messages, Responses, Chat Completions) once
-   * its body has passed the check and before anything is sent: null sends it, a refusal is answered
-   * in the service's error format. It may wait (for the owner); `signal` aborts when the client
-   * leaves or the endpoint closes, and the request then ends unsent. While it waits, the request
-   * counts toward maxConcurrent.
-   */
-  admit?: (request: AdmitRequest, signal: AbortSignal) => Promise<AdmitRefusal | null>;
-  /** How many requests may be under way at once, streams until they end (4). */
-  maxConcurrent?: number;
-  /**
-   * The task's placeholder key. A request that came to a service's own host through the box's TLS
-   * (tunnelRequest) has only a credential that is this placeholder replaced by the vault's key; any
-   * other credential is the client's own and goes as it is.
-   */
-  placeholder?: string;
-  /** Milliseconds, for UsageEvent.ms (Date.now). */
-  clock?: () => number;
-  /** Where the endpoint says what it cannot tell a client (a usage report that failed). */
-  log?: (line: string) => void;
-}
-
-/** A running endpoint. */
-export interface ModelProxy {
-  readonly socketPath: string;
-  /** Requests under way now, streams included until they end. */
-  readonly active: number;
-  /**
-   * Answers a request that came to `service`'s own host (api.anthropic.com, api.openai.com)
-   * through the box's TLS: relayed, checked and metered as the endpoint's own, but for the
-   * credentials (see ModelProxyOptions.placeholder) and a path of the other service's (404).
-   */
-  tunnelRequest(request: Request, service: Service): Promise<Response>;
-  /** Stops listening, ends every request under way and waits for their usage reports. */
-  close(): Promise<void>;
-}
 
 /** The event format each streaming route's answers are redacted by. */
 const STREAM_FORMATS: Partial<Record<RouteKind, AnswerOptions["kind"]>> = {
@@ -203,16 +154,63 @@ class ModelEndpoint implements ModelProxy {
 
   tunnelRequest(request: Request, service: Service): Promise<Response> {
     if (this.#closed) return Promise.resolve(new Response(null, { status: 503 }));
-    return this.#handle(request, service);
+    return this.#handle(request, { service });
   }
 
-  async #handle(request: Request, tunnel?: Service): Promise<Response> {
+  async factoryRequest(request: Request): Promise<Response> {
+    if (this.#closed) return new Response(null, { status: 503 });
     const url = new URL(request.url);
-    const route = routeOf({
+    const factory = this.#options.factory;
+    const found = factoryRoute(request.method, url.pathname);
+    if (found.kind === "model" && factory !== undefined) {
+      return await this.#handle(request, {
+        service: found.route.service,
+        factory,
+        route: found.route,
+      });
+    }
+    if (found.kind === "plain" && factory !== undefined) return await this.#plain(request, factory);
+    const path = url.pathname.slice(0, 200);
+    await this.#options.onBlocked({ service: "factory", path, reason: "factory_path", at: "" })
+      .catch((error) =>
+        this.#log(`gurt model proxy: a refusal could not be reported: ${describe(error)}`)
+      );
+    return errorAnswer("openai", {
+      error: "refused",
+      message: factoryRefusedMessage(request.method, path),
+    });
+  }
+
+  /** A Factory request relayed as it is. */
+  async #plain(request: Request, factory: ServiceTarget): Promise<Response> {
+    if (this.#active >= this.#most) {
+      return errorAnswer("openai", { error: "busy", message: busyMessage(this.#most) });
+    }
+    this.#active++;
+    try {
+      return await plainAnswer(request, {
+        target: factory,
+        placeholder: this.#options.placeholder ?? "",
+        maxBodyBytes: this.#maxBody,
+        drawBytes: this.#drawBytes,
+        redaction: this.#options.redaction,
+        signal: this.#closing.signal,
+      });
+    } finally {
+      this.#active--;
+    }
+  }
+
+  async #handle(
+    request: Request,
+    via: { service?: Service; factory?: ServiceTarget; route?: Route } = {},
+  ): Promise<Response> {
+    const url = new URL(request.url);
+    const route = via.route ?? routeOf({
       method: request.method,
       path: url.pathname,
       headers: request.headers,
-      service: tunnel,
+      service: via.service,
     });
     if (route.kind === null) {
       const message = notFoundMessage(
@@ -232,14 +230,20 @@ class ModelEndpoint implements ModelProxy {
       held = false;
     };
     try {
-      return await this.#relay(request, { route, url, release, tunnel: tunnel !== undefined });
+      return await this.#relay(request, {
+        route,
+        url,
+        release,
+        tunnel: via.service !== undefined,
+        target: via.factory,
+      });
     } catch (error) {
       release();
       // The client went away, or the endpoint is closing: no one reads this answer.
       if (!request.signal.aborted && !this.#closing.signal.aborted) {
         this.#log(`gurt model proxy: a request to ${url.pathname} failed: ${describe(error)}`);
       }
-      const base = this.#options.services[route.service].baseUrl;
+      const base = (via.factory ?? this.#options.services[route.service]).baseUrl;
       return errorAnswer(route.service, {
         error: "unreachable",
         message: unreachableMessage(base, `could not be sent the request (${describe(error)})`),
@@ -250,20 +254,21 @@ class ModelEndpoint implements ModelProxy {
   /** Checks and sends one request; `release` is called once its answer has ended. */
   async #relay(
     request: Request,
-    at: { route: Route; url: URL; release: () => void; tunnel: boolean },
+    at: { route: Route; url: URL; release: () => void; tunnel: boolean; target?: ServiceTarget },
   ): Promise<Response> {
     const { route, url, release } = at;
     const service = route.service;
     const kind = route.kind!;
     const started = this.#clock();
-    const target = this.#options.services[service];
+    const target = at.target ?? this.#options.services[service];
     const placeholder = this.#options.placeholder ?? "";
     // Through the box's TLS, a client's own credential needs no key of the vault's.
     const ownCredential = at.tunnel && !carriesPlaceholder(request.headers, placeholder);
     const key = ownCredential ? "" : target.key();
     if (!ownCredential && (key === null || key === "")) {
       release();
-      return errorAnswer(service, { error: "no_key", message: noKeyMessage(service) });
+      const named = at.target === undefined ? service : "factory";
+      return errorAnswer(service, { error: "no_key", message: noKeyMessage(named) });
     }
     let body: Uint8Array<ArrayBuffer> | undefined;
     let model: string | null = null;

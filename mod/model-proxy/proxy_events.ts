@@ -1,7 +1,9 @@
 /**
- * What the model endpoint reports and is given: where a service is, the usage of an answer, a
- * refusal, the vault's redaction. Types only.
+ * What the model endpoint is given and reports: its options (where each service is, the vault's
+ * redaction, the task's limits), the usage of an answer, a refusal; and the running endpoint's
+ * face. Types only.
  */
+import type { AdmitRefusal, AdmitRequest } from "./admission.ts";
 import type { TextRedaction } from "../broker/mod.ts";
 import type { TokenCounts } from "./answer_usage.ts";
 import type { RefusalReason } from "./body_check.ts";
@@ -38,12 +40,83 @@ export interface UsageEvent {
 
 /** A request the endpoint refused because it asked the service to reach something. */
 export interface ModelBlockedEvent {
-  service: Service;
+  /** The service asked; "factory" for a request to api.factory.ai. */
+  service: Service | "factory";
   path: string;
-  reason: RefusalReason;
+  /** Why: a body's fetch, or factory_path (a Factory path a task may not reach). */
+  reason: RefusalReason | "factory_path";
   /** Where in the body (`messages[1].content[0].source`); names keys, never values. */
   at: string;
 }
 
 /** The vault's redaction: of a whole text, and of one that arrives in pieces. */
 export type AnswerRedaction = TextRedaction;
+
+/** What serveModelProxy needs. */
+export interface ModelProxyOptions {
+  /** The Unix socket to listen on; a stale socket there is replaced. */
+  socketPath: string;
+  services: { anthropic: ServiceTarget; openai: ServiceTarget };
+  /** Factory's API, for factoryRequest (absent: every Factory request is refused). */
+  factory?: ServiceTarget;
+  /** Told of each answer's usage: a whole answer's before it is sent, a stream's at its end. */
+  onUsage(event: UsageEvent): Promise<void>;
+  /** Told of each refusal before the client is answered (the caller writes net.blocked). */
+  onBlocked(event: ModelBlockedEvent): Promise<void>;
+  /**
+   * The vault's redaction as it is now, applied to every answer: a whole one by the broker's
+   * redactWholeAnswer in its route's format (each text a client joins read as one; one it cannot
+   * read so, not JSON say, is refused with 502), a stream's event by event by its
+   * redactingAnswerStream (likewise; an event it cannot read so ends the answer with an error event).
+   */
+  redaction?: () => AnswerRedaction;
+  /** The largest request body, in bytes (20 MiB, the task's whole allowance). */
+  maxBodyBytes?: number;
+  /**
+   * Draws a request body's bytes on the task's total since the core started (what its broker
+   * requests draw on too): a sentence refuses the request (429), null lets it on.
+   */
+  drawBytes?: (count: number) => string | null;
+  /**
+   * Asked about each request the service would bill (Messages, Responses, Chat Completions) once
+   * its body has passed the check and before anything is sent: null sends it, a refusal is answered
+   * in the service's error format. It may wait (for the owner); `signal` aborts when the client
+   * leaves or the endpoint closes, and the request then ends unsent. While it waits, the request
+   * counts toward maxConcurrent.
+   */
+  admit?: (request: AdmitRequest, signal: AbortSignal) => Promise<AdmitRefusal | null>;
+  /** How many requests may be under way at once, streams until they end (4). */
+  maxConcurrent?: number;
+  /**
+   * The task's placeholder key. A request that came to a service's own host through the box's TLS
+   * (tunnelRequest) has only a credential that is this placeholder replaced by the vault's key; any
+   * other credential is the client's own and goes as it is.
+   */
+  placeholder?: string;
+  /** Milliseconds, for UsageEvent.ms (Date.now). */
+  clock?: () => number;
+  /** Where the endpoint says what it cannot tell a client (a usage report that failed). */
+  log?: (line: string) => void;
+}
+
+/** A running endpoint. */
+export interface ModelProxy {
+  readonly socketPath: string;
+  /** Requests under way now, streams included until they end. */
+  readonly active: number;
+  /**
+   * Answers a request that came to `service`'s own host (api.anthropic.com, api.openai.com)
+   * through the box's TLS: relayed, checked and metered as the endpoint's own, but for the
+   * credentials (see ModelProxyOptions.placeholder) and a path of the other service's (404).
+   */
+  tunnelRequest(request: Request, service: Service): Promise<Response>;
+  /**
+   * Answers a request that came to api.factory.ai through the box's TLS (Droid's): a model path
+   * relayed, checked and metered as tunnelRequest does, to [models] factory_base_url with the
+   * vault's FACTORY_API_KEY in place of the placeholder; its settings, limits, session and
+   * telemetry paths relayed as they are (answers redacted); any other path refused (403, reported).
+   */
+  factoryRequest(request: Request): Promise<Response>;
+  /** Stops listening, ends every request under way and waits for their usage reports. */
+  close(): Promise<void>;
+}

@@ -117,15 +117,20 @@ export function errorAnswer(
 }
 
 /** The vault key each service's requests need. */
-export const KEY_NAMES: Record<Service, string> = {
+export const KEY_NAMES: Record<Service | "factory", string> = {
   anthropic: "ANTHROPIC_API_KEY",
   openai: "OPENAI_API_KEY",
+  factory: "FACTORY_API_KEY",
 };
 
-const SERVICE_NAMES: Record<Service, string> = { anthropic: "Anthropic", openai: "OpenAI" };
+const SERVICE_NAMES: Record<Service | "factory", string> = {
+  anthropic: "Anthropic",
+  openai: "OpenAI",
+  factory: "Factory",
+};
 
 /** The sentence for a service whose key the vault lacks, with the key's name. */
-export function noKeyMessage(service: Service): string {
+export function noKeyMessage(service: Service | "factory"): string {
   const name = KEY_NAMES[service];
   return `No model key yet. Add an Anthropic or Factory API key in Settings, Accounts & Keys, then start the task again. The box's vault has no ${name}, which requests to ${
     SERVICE_NAMES[service]

@@ -71,7 +71,11 @@ export type TestOptions =
       "maxBodyBytes" | "maxConcurrent" | "redaction" | "clock" | "drawBytes" | "admit"
     >
   >
-  & { keys?: { anthropic?: string | null; openai?: string | null } };
+  & {
+    keys?: { anthropic?: string | null; openai?: string | null };
+    /** Factory's API for factoryRequest: where, and the vault's FACTORY_API_KEY. */
+    factory?: { baseUrl: string; key: string | null };
+  };
 
 /** Runs `body` with an endpoint and its fakes, and stops every one of them after. */
 export async function withProxy(
@@ -111,6 +115,9 @@ export async function withProxy(
     drawBytes: options.drawBytes,
     admit: options.admit,
     placeholder: PLACEHOLDER,
+    factory: options.factory === undefined
+      ? undefined
+      : { baseUrl: options.factory.baseUrl, key: () => options.factory!.key },
     redaction: options.redaction,
     clock: options.clock,
   });

@@ -8,6 +8,7 @@
  */
 import { assertEquals, assertStringIncludes } from "../assert.ts";
 import { type ProxyTest, withProxy } from "./proxy_kit.ts";
+import type { ModelBlockedEvent } from "../../mod/model-proxy/mod.ts";
 
 type Fields = Record<string, unknown>;
 
@@ -261,7 +262,7 @@ async function expectRefused(
   assertEquals(t.blocked.slice(before), [{
     service: request.service,
     path: request.path,
-    reason: expected.reason,
+    reason: expected.reason as ModelBlockedEvent["reason"],
     at: expected.at,
   }], label);
 }

@@ -1,0 +1,60 @@
+/**
+ * The Factory paths a task may reach with the vault's FACTORY_API_KEY, as Droid calls them: its
+ * models (in Anthropic's and OpenAI's formats, checked and metered like theirs), its settings and
+ * limits, its session copy and its telemetry. Any other Factory path (a hosted connector's tool, a
+ * web search or page fetch run by Factory) would reach a service outside the task's host list with
+ * the owner's key, and is refused. Pure.
+ */
+import type { Route } from "./routes.ts";
+
+/** Factory's model paths, each in the format of the service it stands in for. */
+const MODEL_ROUTES: Readonly<Record<string, Route>> = {
+  "/api/llm/a/v1/messages": { service: "anthropic", kind: "messages" },
+  "/api/llm/a/v1/messages/count_tokens": { service: "anthropic", kind: "count_tokens" },
+  "/api/llm/o/v1/responses": { service: "openai", kind: "responses" },
+  "/api/llm/o/v1/chat/completions": { service: "openai", kind: "chat_completions" },
+};
+
+/** Settings, limits, the session copy and telemetry: relayed as they are, answers redacted. */
+const PLAIN_PATHS: readonly string[] = [
+  "/api/feature-flags",
+  "/api/organization/managed-settings",
+  "/api/internal/member-managed-settings",
+  "/api/user/session-default-settings",
+  "/api/billing/limits",
+  "/api/cli/whoami",
+  "/api/app/auth/me",
+  "/api/llm/custom/usage",
+  "/api/llm/failed-requests",
+  "/api/ingest",
+  "/api/otlp/traces/ingest",
+  "/v1/metrics",
+];
+
+/** Paths under which every path is the session copy's. */
+const PLAIN_PREFIXES: readonly string[] = ["/api/sessions/"];
+
+/** What a Factory request is: a model request, one relayed as it is, or one refused. */
+export type FactoryRoute = { kind: "model"; route: Route } | { kind: "plain" } | {
+  kind: "refused";
+};
+
+/** The route of a request to Factory's API by its path (without its query). */
+export function factoryRoute(method: string, path: string): FactoryRoute {
+  // A slash or dot the service would decode (or a doubled slash) could lead it to another path.
+  if (/%2f|%5c|%2e|\\|\/\//i.test(path)) return refused();
+  const model = Object.hasOwn(MODEL_ROUTES, path) ? MODEL_ROUTES[path] : undefined;
+  if (model !== undefined) return method === "POST" ? { kind: "model", route: model } : refused();
+  if (PLAIN_PATHS.includes(path) || path === "/api/sessions") return { kind: "plain" };
+  if (PLAIN_PREFIXES.some((prefix) => path.startsWith(prefix))) return { kind: "plain" };
+  return refused();
+}
+
+function refused(): FactoryRoute {
+  return { kind: "refused" };
+}
+
+/** The sentence of a refused Factory path. */
+export function factoryRefusedMessage(method: string, path: string): string {
+  return `gurt model proxy: ${method} ${path} on api.factory.ai is not one of the Factory paths a task may reach with the box's key (its models, settings, limits, session copy and telemetry): it could reach a service outside the task's host list, so the box refused it. see runbook.md#model-proxy-refused`;
+}
