@@ -21,6 +21,8 @@ import { adminRoutes } from "./admin_routes.ts";
 import { ensureHomeLayout, serveSocket } from "./home_layout.ts";
 import { TaskManager } from "./task_manager.ts";
 import { TaskSandboxes } from "../sandbox/mod.ts";
+import { openBoxCa } from "../box-ca/mod.ts";
+import { openTlsFront } from "../egress/mod.ts";
 
 /** How a core is started; tests replace the runtime, the tools or the audit writer's hooks. */
 export interface CoreOptions {
@@ -132,7 +134,15 @@ export class Core {
         program: [codeDir(), `${codeDir()}/node_modules`, Deno.execPath()],
       });
       notices.push(...sandbox.notices);
-      const tasks = new TaskManager(deps, { asRoot, sandboxes: sandbox.sandboxes });
+      // The box CA, made on the first start: tasks trust it for the model hosts the egress proxy
+      // answers itself (the TLS front), so an agent that ignores its base URL still never holds a key.
+      const ca = await openBoxCa(`${config.home}/ca`);
+      const front = openTlsFront({ leaf: (host) => ca.leaf(host), log });
+      const tasks = new TaskManager(deps, {
+        asRoot,
+        sandboxes: sandbox.sandboxes,
+        interception: { front, caBundle: ca.bundlePath },
+      });
       const socket = adminSocketPath(config.home);
       const auditIndex = new AuditLogIndex(config.home);
       const app = adminRoutes(deps, { tasks, socket, auditIndex, vault });
@@ -166,6 +176,7 @@ export class Core {
     clearInterval(this.#expiry);
     this.closing.abort(new Error("gurt serve is closing"));
     await this.tasks.close(); // withdraws every pending approval first
+    await this.tasks.options.interception?.front.close();
     await this.admin.shutdown();
     await this.auditIndex.close();
     await this.deps.runtime.close?.();

@@ -7,7 +7,7 @@
  * says how many were left out.
  */
 import type { Config } from "../config/mod.ts";
-import { type EgressServer, serveEgress } from "../egress/mod.ts";
+import { type EgressServer, serveEgress, type TunnelTaker } from "../egress/mod.ts";
 
 /** The refusals a task may have recorded at once, and then each second. */
 export const BLOCKED_BURST = 50;
@@ -29,6 +29,8 @@ export interface TaskEgressOptions {
    * the approval wait; true lets this connection on.
    */
   ask(host: string, port: number): Promise<boolean>;
+  /** The tunnels the box answers itself (the model services' HTTPS), as serveEgress takes them. */
+  intercept?(host: string, port: number): TunnelTaker | null;
 }
 
 /** Opens a task's egress proxy. */
@@ -44,6 +46,9 @@ export async function openTaskEgress(options: TaskEgressOptions): Promise<Egress
       unknown: egress.unknown,
     }),
     ask: (host, port) => options.ask(host, port),
+    intercept: options.intercept === undefined
+      ? undefined
+      : (host, port) => options.intercept!(host, port),
     ownAddresses: () => Deno.networkInterfaces().map((face) => face.address),
     onBlocked: async (event) => {
       const left = bucket.take();

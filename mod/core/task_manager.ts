@@ -29,7 +29,8 @@ import type { StartTask } from "../admin/mod.ts";
 import { serveSocket } from "./home_layout.ts";
 import { firstClosedFolder, unreachableText } from "./home_reach.ts";
 import { ensureTaskUser, removeTaskUser, type TaskUser, taskUsers } from "./task_users.ts";
-import type { EgressServer } from "../egress/mod.ts";
+import type { EgressServer, TlsFront, TunnelTaker } from "../egress/mod.ts";
+import { INTERCEPTED_HOSTS, isInterceptedHost } from "../box-ca/mod.ts";
 import type { TaskSandboxes } from "../sandbox/mod.ts";
 import { KEY_NAMES, type ModelProxy, noKeyMessage } from "../model-proxy/mod.ts";
 import { modelService } from "../loop/mod.ts";
@@ -60,7 +61,15 @@ export class TaskManager {
 
   constructor(
     readonly deps: BrokerDeps,
-    readonly options: { asRoot: boolean; sandboxes: TaskSandboxes },
+    readonly options: {
+      asRoot: boolean;
+      sandboxes: TaskSandboxes;
+      /**
+       * The box's answer to a task's HTTPS to a model host: the TLS front serving the box CA's
+       * leaves, and the CA bundle (the CA then the system roots) each task is told to trust.
+       */
+      interception?: { front: TlsFront; caBundle: string };
+    },
   ) {
     // A task is waiting while it has pending approvals, else running: the table says when they
     // change, whoever adds or takes one.
@@ -310,6 +319,7 @@ export class TaskManager {
         sandboxes: this.options.sandboxes,
         egress: egressPath,
         model: modelPath,
+        caBundle: this.options.interception?.caBundle ?? null,
       });
     } catch (error) {
       // A worker whose user cannot reach its home fails with the OS's bare "Permission denied":
@@ -368,6 +378,7 @@ export class TaskManager {
       log: this.deps.log,
       clock: this.deps.clock,
       ask: (host, port) => this.#askHost(live, { host, port }),
+      intercept: (host, port) => this.#intercept(live, { host, port }),
     });
     live.model = await openTaskModel({
       task: task.id,
@@ -393,6 +404,28 @@ export class TaskManager {
       await Deno.chmod(path, 0o600);
       if (live.user !== null) await Deno.chown(path, live.user.uid, live.user.gid);
     }
+  }
+
+  /**
+   * A tunnel of the task's to a model service's host on 443, answered by the box: its TLS by the
+   * front with the box CA's leaf, each request inside by the task's own model endpoint, which puts
+   * the vault's key in place of the task's placeholder. Null for any other tunnel.
+   */
+  #intercept(live: Live, target: { host: string; port: number }): TunnelTaker | null {
+    const front = this.options.interception?.front;
+    if (front === undefined || target.port !== 443 || !isInterceptedHost(target.host)) return null;
+    const service = INTERCEPTED_HOSTS[target.host];
+    return (client, first) =>
+      front.take(client, {
+        host: target.host,
+        first,
+        handle: (request) => {
+          const model = live.model;
+          if (model === null) return Promise.resolve(new Response(null, { status: 503 }));
+          if (service === "factory") return model.factoryRequest(request);
+          return model.tunnelRequest(request, service);
+        },
+      });
   }
 
   /**

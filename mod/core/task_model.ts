@@ -10,6 +10,7 @@
  */
 import type { ModelAdmission, ModelRequestFacts } from "../broker/mod.ts";
 import type { Config } from "../config/mod.ts";
+import { PLACEHOLDER_KEY } from "../sandbox/mod.ts";
 import {
   type AdmitRefusal,
   type AnswerRedaction,
@@ -53,13 +54,22 @@ export async function openTaskModel(options: TaskModelOptions): Promise<ModelPro
         key: () => options.secret(KEY_NAMES.openai) ?? null,
       },
     },
+    factory: {
+      baseUrl: models.factory_base_url,
+      key: () => options.secret(KEY_NAMES.factory) ?? null,
+    },
+    placeholder: PLACEHOLDER_KEY,
     onUsage: async (usage) => {
       const whole = meter.add(usage.cents);
       if (whole > 0) await options.charge({ cents: whole, model: usage.model });
     },
     onBlocked: async (event) => {
       const url = new URL(
-        event.service === "anthropic" ? models.anthropic_base_url : models.openai_base_url,
+        event.service === "anthropic"
+          ? models.anthropic_base_url
+          : event.service === "openai"
+          ? models.openai_base_url
+          : models.factory_base_url,
       );
       const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
       await options.blocked({ host: url.hostname, port, reason: event.reason }, event);
