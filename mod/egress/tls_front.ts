@@ -63,7 +63,8 @@ interface Listening {
 function strangerAnswer(): Response {
   return new Response("gurt: this listener serves only the box's own tunnels.\n", {
     status: 421,
-    headers: { "content-type": "text/plain; charset=utf-8", connection: "close" },
+    // No Connection header: HTTP/2 (which curl asks for) forbids it.
+    headers: { "content-type": "text/plain; charset=utf-8" },
   });
 }
 

@@ -85,7 +85,8 @@ Deno.test("Deno fetch and curl through two tasks' proxies reach https://api.anth
     ]);
     assertEquals(untrusting.code, 60, untrusting.stderr);
     // The clients' kept connections are tunnels until the clients close them.
-    assertEquals(front.tunnels, 2);
+    // (curl's own tunnels end with curl, soon after it exits.)
+    await until(() => front.tunnels === 2);
     for (const client of clients.splice(0)) client.close();
     await until(() => front.tunnels === 0);
   } finally {
@@ -121,9 +122,7 @@ Deno.test("a connection made to the front's listener by anyone but the front is 
       ca.bundlePath,
       "--resolve",
       `api.anthropic.com:${ports[0]}:127.0.0.1`,
-      `https://api.anthropic.com:${ports[0]}/v1/messages`,
-      "-d",
-      "stranger",
+      `https://api.anthropic.com:${ports[0]}/v1/models`,
     ]);
     assertEquals(direct.code, 0, direct.stderr);
     assertStringIncludes(direct.stdout, " 421");
