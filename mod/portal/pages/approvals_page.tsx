@@ -81,7 +81,11 @@ function ApprovalCard(props: { item: PendingApprovalView; now: Date; csrf: strin
   );
 }
 
-function kindText(item: PendingApprovalView): string {
+/** Why the owner is asked, in words: a grant, a call or model request over budget, a question. */
+export function kindText(item: PendingApprovalView): string {
+  if (item.kind === "budget" && item.tool === "box.model") {
+    return "the task's model spend is over its budget; approving lets its next model request go";
+  }
   if (item.kind === "budget") return "the call would take the task over its budget";
   if (item.kind === "ask") return "the task asks you a question";
   return "an ask grant matched";
