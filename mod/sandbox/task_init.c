@@ -10,10 +10,13 @@
  * the broker socket at BOX_SOCKET. At most MAX_RELAYS connections of one door are relayed at once;
  * past that it accepts no more of that door's until one ends (they wait in the listen queue), so a
  * task cannot hold more of the core's descriptors than that, however many it opens. It makes itself
- * non-dumpable, so the task's processes (its uid, no capability) cannot ptrace it. Every listener is open before PROGRAM starts, so the worker's
- * first request never finds the port closed. Then it runs PROGRAM as execvp(3) would (searched in
- * the PATH of its environment) in a child, relays connections, reaps every process of the
- * namespace (orphans come to pid 1), and exits with PROGRAM's status (128 + the signal's number
+ * non-dumpable, so the task's processes (its uid, no capability) cannot ptrace it. Before anything
+ * else it closes every descriptor past 2 (those `gurt serve` inherited without close-on-exec would
+ * otherwise reach every process of the task) and opens /dev/null on any of 0, 1 and 2 that is
+ * closed: the worker starts with those three only. Every listener is open before PROGRAM starts, so
+ * the worker's first request never finds the port closed. Then it runs PROGRAM as execvp(3) would
+ * (searched in the PATH of its environment) in a child, relays connections, reaps every process of
+ * the namespace (orphans come to pid 1), and exits with PROGRAM's status (128 + the signal's number
  * when a signal ended it). Its exit ends the namespace: the kernel kills every process left.
  *
  * It is not a boundary: it runs as the task's user, and a task that kills or replaces it only
@@ -27,6 +30,7 @@
 
 #define SYS_read 0
 #define SYS_write 1
+#define SYS_open 2
 #define SYS_close 3
 #define SYS_poll 7
 #define SYS_rt_sigprocmask 14
@@ -40,13 +44,17 @@
 #define SYS_execve 59
 #define SYS_exit 60
 #define SYS_wait4 61
+#define SYS_fcntl 72
 #define SYS_unlink 87
 #define SYS_prctl 157
+#define SYS_getdents64 217
 #define SYS_exit_group 231
 #define SYS_accept4 288
 #define SYS_signalfd4 289
+#define SYS_close_range 436
 
 #define EINTR 4
+#define EBADF 9
 #define ENOENT 2
 #define ENOEXEC 8
 #define EACCES 13
@@ -71,6 +79,11 @@
 #define SIG_BLOCK 0
 #define SIG_SETMASK 2
 #define SFD_CLOEXEC 02000000
+#define O_RDONLY 0
+#define O_RDWR 2
+#define O_DIRECTORY 0200000
+#define O_CLOEXEC 02000000
+#define F_GETFD 1
 
 #define MAX_DOORS 4
 #define MAX_RELAYS 64
@@ -237,6 +250,63 @@ static void exec_program(char **argv, long argc, char **envp) {
   fail(name, last);
 }
 
+/*
+ * Opens /dev/null on each of 0, 1 and 2 that is closed (bubblewrap closes 0 once it has read the
+ * init from it), so that the worker's first open never lands there.
+ */
+static void open_standard(void) {
+  for (int fd = 0; fd < 3; fd++) {
+    if (syscall3(SYS_fcntl, fd, F_GETFD, 0) >= 0) continue;
+    long null = syscall3(SYS_open, (long)"/dev/null", O_RDWR, 0);
+    if (null < 0) fail("/dev/null", -null);
+    if (null != fd) fail("/dev/null", EBADF);
+  }
+}
+
+/* The number a /proc/self/fd entry names; -1 for "." and "..". */
+static long fd_number(const char *name) {
+  long value = 0;
+  if (*name == 0) return -1;
+  for (; *name != 0; name++) {
+    if (*name < '0' || *name > '9') return -1;
+    value = value * 10 + (*name - '0');
+  }
+  return value;
+}
+
+/*
+ * Closes every descriptor past 2: those the sandbox's maker inherited without close-on-exec, which
+ * would reach the worker and every process it starts. close_range(2) where the kernel has it (5.9
+ * and later); else each one /proc/self/fd lists, until a pass finds none (a loop up to the
+ * open-files limit would miss one numbered past it: lowering the limit closes nothing). Fails when
+ * neither can be done.
+ */
+static void close_inherited(void) {
+  if (syscall3(SYS_close_range, 3, ~0U, 0) == 0) return;
+  for (;;) {
+    long dir = syscall3(SYS_open, (long)"/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+    if (dir < 0) fail("/proc/self/fd", -dir);
+    long closed = 0;
+    for (;;) {
+      static char entries[4096] __attribute__((aligned(8)));
+      long n = syscall3(SYS_getdents64, dir, (long)entries, sizeof entries);
+      if (n < 0) fail("/proc/self/fd", -n);
+      if (n == 0) break;
+      for (long at = 0; at < n;) {
+        /* struct linux_dirent64: ino (8), off (8), reclen (2), type (1), name. */
+        unsigned short length = *(unsigned short *)(entries + at + 16);
+        long fd = fd_number(entries + at + 19);
+        at += length;
+        if (fd < 3 || fd == dir) continue;
+        syscall3(SYS_close, fd, 0, 0);
+        closed++;
+      }
+    }
+    syscall3(SYS_close, dir, 0, 0);
+    if (closed == 0) return;
+  }
+}
+
 static long parse_port(const char *text) {
   long value = 0;
   if (*text == 0) return -1;
@@ -298,6 +368,8 @@ void init_main(long *stack) {
   int count = 0;
   long at = 1;
   syscall3(SYS_prctl, PR_SET_DUMPABLE, 0, 0);
+  open_standard();
+  close_inherited();
   while (at < argc && !(argv[at][0] == '-' && argv[at][1] == '-' && argv[at][2] == 0)) {
     if (at + 1 >= argc || count == MAX_DOORS) fail("usage: PLACE SOCKET ... -- PROGRAM", EINVAL);
     if (argv[at][0] == '/') {
