@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { egressHost } from "../config/mod.ts";
+import { AGENT_NAMES } from "../agents/mod.ts";
 
 // ---- Requests ----
 
@@ -20,6 +21,11 @@ export const startTaskBody = z.strictObject({
     z.strictObject({ kind: z.literal("none") }),
     z.strictObject({
       kind: z.literal("loop"),
+      model: z.string().min(1).max(200).nullable().default(null),
+    }),
+    z.strictObject({
+      kind: z.literal("agent"),
+      agent: z.enum(AGENT_NAMES),
       model: z.string().min(1).max(200).nullable().default(null),
     }),
   ]),

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { taskDir } from "../config/mod.ts";
 import { writeFileAtomic } from "../common/mod.ts";
+import { AGENT_NAMES } from "../agents/mod.ts";
 
 /** The states of a task; running and waiting are live, the others are ended. */
 export const TASK_STATES = ["running", "waiting", "done", "failed", "stopped"] as const;
@@ -14,6 +15,12 @@ export const workerSpec = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("none") }),
   /** The model loop (`gurt loop`); `model` overrides gurt.toml's [models] model. */
   z.strictObject({ kind: z.literal("loop"), model: z.string().min(1).max(200).nullable() }),
+  /** A coding agent (`gurt agent-run`); `model` is the task's, else the agent's own default. */
+  z.strictObject({
+    kind: z.literal("agent"),
+    agent: z.enum(AGENT_NAMES),
+    model: z.string().min(1).max(200).nullable(),
+  }),
 ]);
 export type WorkerSpec = z.infer<typeof workerSpec>;
 

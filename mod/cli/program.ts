@@ -13,6 +13,7 @@ import { registerVaultCommand } from "./vault_command.ts";
 import { registerPortalCommand } from "./portal_command.ts";
 import { registerLoopCommand } from "./loop_command.ts";
 import { registerMcpCommand } from "./mcp_command.ts";
+import { registerAgentRunCommand } from "./agent_run_command.ts";
 import { versionLine } from "./version_line.ts";
 
 /** Builds the whole `gurt` program; each family registers its own subcommands. */
@@ -44,5 +45,6 @@ export function buildProgram(): Command {
   registerPortalCommand(program);
   registerLoopCommand(program);
   registerMcpCommand(program);
+  registerAgentRunCommand(program);
   return program;
 }

@@ -1,6 +1,7 @@
 /** `gurt task start|list|show|stop`: the owner's view of tasks. */
 import type { Command } from "commander";
 import type { StartTaskInput } from "../admin/mod.ts";
+import { AGENT_NAMES, type AgentName } from "../agents/mod.ts";
 import { adminSocketPath, type Config, hostEntryProblem } from "../config/mod.ts";
 import type { TaskArgs, WatchArgs } from "../owner/mod.ts";
 import { launchRole, ROLE_TABLE } from "../roles/mod.ts";
@@ -23,13 +24,16 @@ export function registerTaskCommands(program: Command): void {
     .argument("[prompt]", "what the task is for")
     .option(
       "--worker <kind>",
-      "test (a script of broker requests), loop (a model's turn loop), cmd (-- COMMAND…) or none",
+      "test (a script of broker requests), loop (a model's turn loop), claude, codex, droid or opencode (that coding agent), cmd (-- COMMAND…) or none",
       "test",
     )
     .option("--script <file>", "the test worker's script: METHOD PATH [JSON] per line")
     .option("--tools <names>", "the task's tools, comma-separated", "example.echo")
     .option("--budget <cents>", "the most the task may spend without asking, in US cents")
-    .option("--model <name>", "the loop worker's model (default: gurt.toml [models] model)")
+    .option(
+      "--model <name>",
+      "the model of a loop or agent worker (default: the loop's gurt.toml [models] model, an agent's own)",
+    )
     .option(
       "--hosts <list>",
       "hosts the task may reach through its egress proxy, comma-separated: a.example, *.npmjs.org, b.example:8443",
@@ -116,6 +120,7 @@ function workerChoices(config: Config, chosen: boolean): string {
     : "a task needs a worker, and the default, --worker test, needs --script FILE";
   return `${lead}; ` +
     `choose one of --worker loop (a model works on the prompt; needs ${key}), ` +
+    `--worker claude, codex, droid or opencode (that coding agent works on the prompt; ./install.sh installs them), ` +
     `--worker cmd [PROMPT] -- COMMAND… (a program of yours runs as the task), ` +
     `--worker test --script FILE (a file of broker requests, METHOD PATH [JSON] per line) or ` +
     `--worker none (nothing runs; you speak to the task's socket yourself)`;
@@ -149,11 +154,15 @@ async function startBody(
     worker = { kind: "cmd", command };
   } else if (options.worker === "loop") {
     worker = { kind: "loop", model: options.model ?? null };
+  } else if ((AGENT_NAMES as readonly string[]).includes(options.worker)) {
+    worker = { kind: "agent", agent: options.worker as AgentName, model: options.model ?? null };
   } else if (options.worker === "none") {
     worker = { kind: "none" };
   } else {
     throw new Error(
-      `--worker must be test, loop, cmd or none, not ${JSON.stringify(options.worker)}`,
+      `--worker must be test, loop, ${AGENT_NAMES.join(", ")}, cmd or none, not ${
+        JSON.stringify(options.worker)
+      }`,
     );
   }
   let budgetCents: number | null = null;

@@ -4,6 +4,7 @@
  * BOX_TASK, its doors, the box CA bundle and what a program needs to run. No vault value, no owner
  * variable.
  */
+import { adapterOf, missingAgent } from "../agents/mod.ts";
 import type { TaskRecord } from "../broker/mod.ts";
 import {
   caEnv,
@@ -44,6 +45,12 @@ export function workerEnv(
   if (lang !== undefined) env.LANG = lang;
   return env;
 }
+
+/**
+ * The longest prompt a cmd worker gets as BOX_PROMPT, in bytes: Linux refuses to start a program
+ * with one environment string of 128 KiB or more. GET /task always has the whole prompt.
+ */
+export const MAX_PROMPT_ENV_BYTES = 100_000;
 
 /** Where a worker's task lives, and how its sandbox is made. */
 export interface WorkerPlaces {
@@ -87,10 +94,19 @@ export async function spawnWorker(
     readOnly.push(task.worker.script);
   } else if (task.worker.kind === "loop") {
     ({ program, args } = gurtInvocation(["loop"]));
+  } else if (task.worker.kind === "agent") {
+    // A missing agent fails the task at once, saying how to install it.
+    const missing = await missingAgent(adapterOf(task.worker.agent));
+    if (missing !== null) throw new Error(missing);
+    ({ program, args } = gurtInvocation(["agent-run", task.worker.agent]));
   } else {
     [program, ...args] = task.worker.command;
     env.BOX_MCP_CONFIG = await writeMcpConfig(task, places);
     readOnly.push(env.BOX_MCP_CONFIG);
+    // The prompt, as GET /task gives it, unless it is too long for an environment variable.
+    if (new TextEncoder().encode(task.prompt).length <= MAX_PROMPT_ENV_BYTES) {
+      env.BOX_PROMPT = task.prompt;
+    }
   }
   const log = await WorkerLog.open(`${places.dir}/worker.log`, places.logBytes);
   try {

@@ -5,6 +5,7 @@
 export { type LaunchInput, launchRole } from "./launch.ts";
 export { type RoleLaunch, runRole } from "./run_role.ts";
 export {
+  type AgentPlaces,
   type CorePlaces,
   desktopPermissionNeeds,
   type GuestPlaces,

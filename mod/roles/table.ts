@@ -55,6 +55,18 @@ export interface TaskPlaces {
   files?: string[];
 }
 
+/** What `gurt agent-run`'s permissions are computed from. */
+export interface AgentPlaces {
+  /** The task's broker socket (BOX_SOCKET). */
+  socket: string;
+  /** The task's home (HOME), where the agent's settings are written and where it runs. */
+  home: string;
+  /** The folder install.sh installed the agent's npm package into. */
+  agentDir: string;
+  /** The agent's binary in that folder: the one program the role runs. */
+  binary: string;
+}
+
 /** What an owner command's permissions are computed from. */
 export interface OwnerPlaces {
   config: Config;
@@ -128,6 +140,28 @@ function workerPermissions(places: TaskPlaces): RolePermissions {
     net: [`unix:${socket}`, ...(places.modelEndpoints ?? [])],
     env: ["BOX_SOCKET", "BOX_TASK", "NO_COLOR"],
     run: false,
+    sys: false,
+    ffi: false,
+    import: false,
+  };
+}
+
+/**
+ * A coding agent as a task's worker (`gurt agent-run`): it reads its task over the socket, writes
+ * the agent's settings into the task's home and runs the agent's binary there, the one program it
+ * may start (what that program does is bounded by the task's sandbox, not by Deno). It reads no
+ * vault, grants or audit log, reaches no host (the agent reaches the model endpoint and the egress
+ * proxy itself), and reads no environment: the launcher passes what it needs, and the agent
+ * inherits the task's environment.
+ */
+function agentRunPermissions(places: AgentPlaces): RolePermissions {
+  const { socket } = places;
+  return {
+    read: [codeDir(), socket, places.home, places.agentDir],
+    write: [socket, places.home],
+    net: [`unix:${socket}`],
+    env: false,
+    run: [places.binary],
     sys: false,
     ffi: false,
     import: false,
@@ -292,6 +326,7 @@ export interface RoleTable {
   serve: RoleStart<CorePlaces>;
   loop: RoleStart<TaskPlaces>;
   "test-worker": RoleStart<TaskPlaces>;
+  "agent-run": RoleStart<AgentPlaces>;
   mcp: RoleStart<Pick<TaskPlaces, "socket">>;
   guest: RoleStart<GuestPlaces>;
   approvals: RoleStart<OwnerPlaces>;
@@ -327,6 +362,13 @@ export const ROLE_TABLE: RoleTable = {
     entry: new URL("../workers/test_worker.ts", import.meta.url),
     stopsOnSignal: false,
     commands: ["test-worker"],
+  },
+  "agent-run": {
+    role: "worker",
+    permissions: agentRunPermissions,
+    entry: new URL("../agents/agent_run_main.ts", import.meta.url),
+    stopsOnSignal: false,
+    commands: ["agent-run"],
   },
   mcp: {
     role: "relay",

@@ -88,6 +88,8 @@ const WORDS = new Map<string, string>([
   [socket, "its task socket"],
   [`unix:${socket}`, "its task socket"],
   ["127.0.0.1:4100", "its task's model endpoint"],
+  ["/box-home/tasks/t1/home", "its task's home"],
+  ["/usr/local/lib/gurt/agents/claude", "its agent's folder"],
   ["/script-file", "its script"],
   [config.file, "`gurt.toml`"],
   [`${home}/audit`, "`audit/`"],
@@ -126,6 +128,16 @@ function computed(): { name: keyof RoleTable; role: RoleName; permissions: RoleP
       name: "test-worker",
       role: t["test-worker"].role,
       permissions: t["test-worker"].permissions({ socket, files: ["/script-file"] }),
+    },
+    {
+      name: "agent-run",
+      role: t["agent-run"].role,
+      permissions: t["agent-run"].permissions({
+        socket,
+        home: "/box-home/tasks/t1/home",
+        agentDir: "/usr/local/lib/gurt/agents/claude",
+        binary: "/usr/local/lib/gurt/agents/claude/node_modules/.bin/claude",
+      }),
     },
     { name: "mcp", role: t.mcp.role, permissions: t.mcp.permissions({ socket }) },
     {

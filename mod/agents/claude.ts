@@ -1,0 +1,117 @@
+/**
+ * Claude Code (`@anthropic-ai/claude-code`) as a task's worker: `claude -p` with its JSON output,
+ * the box's MCP server from a file of gurt's (`--strict-mcp-config`: no other server), and
+ * permissions that let it use the box's tools and its own shell and file tools without asking
+ * (`--permission-mode dontAsk` refuses anything else). gurt chooses the session id
+ * (`--session-id`) and resumes it with `--resume`. Its model is the task's, else
+ * claude-sonnet-4-5. Measured on 2.1.332 (docs/agents research, issue 20).
+ */
+import type { AgentAdapter, AgentCommand, AgentContext, AgentOutcome } from "./adapter.ts";
+
+/** The model a task that names none runs with. */
+export const CLAUDE_DEFAULT_MODEL = "claude-sonnet-4-5";
+
+/** Where the box's MCP server is written, relative to the task's home. */
+export const CLAUDE_MCP_FILE = ".config/gurt/claude-mcp.json";
+
+/**
+ * The tools Claude Code may use without asking: the box's (every `mcp__box__*`, decided by the
+ * grants) and its own shell and file tools, which act only inside the task's sandbox. Tools that
+ * only read need no permission; the rest (WebFetch among them) are refused.
+ */
+export const CLAUDE_ALLOWED_TOOLS = ["mcp__box", "Bash", "Edit", "Write", "NotebookEdit"];
+
+/** What a resumed run is told: the conversation it resumes holds the task. */
+export const CLAUDE_RESUME_PROMPT =
+  "gurt restarted this task after an interruption. Carry on where you left off and finish the task.";
+
+/** How much longer than gurt mcp's own wait Claude Code lets a call of the box's take, in ms. */
+const CALL_SLACK_MS = 60_000;
+
+function files(context: AgentContext): Record<string, string> {
+  const box = {
+    type: "stdio",
+    command: context.mcp.command,
+    args: context.mcp.args,
+    env: context.mcp.env,
+    timeout: context.mcpWaitMs + CALL_SLACK_MS,
+  };
+  return { [CLAUDE_MCP_FILE]: JSON.stringify({ mcpServers: { box } }, null, 2) + "\n" };
+}
+
+function command(
+  context: AgentContext,
+  session: { id: string; resume: boolean } | null,
+): AgentCommand {
+  const args = [
+    "-p",
+    "--output-format",
+    "json",
+    "--mcp-config",
+    `${context.home}/${CLAUDE_MCP_FILE}`,
+    "--strict-mcp-config",
+    "--allowedTools",
+    CLAUDE_ALLOWED_TOOLS.join(","),
+    "--permission-mode",
+    "dontAsk",
+    "--model",
+    context.model ?? CLAUDE_DEFAULT_MODEL,
+  ];
+  if (session !== null) args.push(session.resume ? "--resume" : "--session-id", session.id);
+  // After `--`, a prompt that begins with "-" is still the prompt.
+  args.push("--", session?.resume ? CLAUDE_RESUME_PROMPT : context.prompt);
+  return {
+    args,
+    env: {
+      // MCP tools are otherwise hidden behind its ToolSearch tool.
+      ENABLE_TOOL_SEARCH: "false",
+      // No telemetry, update check or error report: only the model endpoint is asked.
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      DISABLE_AUTOUPDATER: "1",
+    },
+  };
+}
+
+/** The JSON object of one line of its output, else null. */
+function objectOf(line: string): Record<string, unknown> | null {
+  const text = line.trim();
+  if (!text.startsWith("{")) return null;
+  try {
+    const value = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function sessionIn(line: string): string | null {
+  const session = objectOf(line)?.session_id;
+  return typeof session === "string" && session !== "" ? session : null;
+}
+
+function outcome(stdout: string, code: number): AgentOutcome {
+  // `--output-format json` prints one object, the result; the last such line is it.
+  const result = stdout.split("\n").map(objectOf).reverse()
+    .find((value) => value !== null && value.type === "result");
+  if (result === undefined || result === null) return { session: null, answer: null, ok: false };
+  const answer = typeof result.result === "string" ? result.result : null;
+  const session = typeof result.session_id === "string" ? result.session_id : null;
+  const ok = code === 0 && result.is_error !== true && result.subtype === "success";
+  return { session, answer, ok };
+}
+
+/** Claude Code. */
+export const claudeAdapter: AgentAdapter = {
+  name: "claude",
+  package: {
+    name: "@anthropic-ai/claude-code",
+    version: "2.1.332",
+    // The native binary the package's postinstall puts in place of its placeholder.
+    bin: "node_modules/@anthropic-ai/claude-code/bin/claude.exe",
+  },
+  files,
+  choosesSession: true,
+  command,
+  sessionIn,
+  outcome,
+};
