@@ -2,20 +2,27 @@
 # Sets up gurt on a Debian 12 machine that has Node.js and npm: Deno 2.9.6 from the npm registry,
 # the locked dependencies, bubblewrap (the sandbox of the built-in tools), and `gurt` on the PATH:
 # dist/gurt, one file built from this checkout (tools/build_dist.sh) that runs without it.
-# With --test, also the Debian packages the tests need. Safe to run again: it changes only what is
-# missing or out of date, and says what it replaced.
+# As root, also the coding agents gurt runs as task workers (Claude Code, Codex, Droid, OpenCode) at
+# their pinned versions in /usr/local/lib/gurt/agents (--no-agents skips them). With --test, also
+# the Debian packages the tests need. Safe to run again: it changes only what is missing or out of
+# date, and says what it replaced.
 set -euo pipefail
 
 DENO_VERSION=2.9.6
 TEST_NODE_VERSION=24.22.3 # with --test, as root: see below
 here=$(cd "$(dirname "$0")" && pwd)
 with_test=0
+with_agents=1
 for arg in "$@"; do
   case "$arg" in
     --test) with_test=1 ;;
+    --no-agents) with_agents=0 ;;
     -h | --help)
-      echo "usage: ./install.sh [--test]"
+      echo "usage: ./install.sh [--test] [--no-agents]"
       echo "  installs Deno ${DENO_VERSION}, gurt's dependencies and the gurt command;"
+      echo "  as root, the coding agents gurt runs as task workers, from the npm registry, into"
+      echo "  /usr/local/lib/gurt/agents (--no-agents skips them; without --test, one that cannot be"
+      echo "  installed is only reported: its tasks fail, naming it);"
       echo "  --test also installs the Debian packages the test suite needs, and (as root) Node ${TEST_NODE_VERSION}"
       echo "  from the npm registry for the egress client test."
       exit 0
@@ -103,6 +110,69 @@ if [ "$with_test" = 1 ]; then
       exit 1
     }
   fi
+fi
+
+# The coding agents (`gurt task start --worker claude|codex|droid|opencode`), as root: each agent's
+# npm package at the version its adapter in mod/agents pins, in /usr/local/lib/gurt/agents/<name>,
+# which a task's sandbox shows read-only (under /usr). gurt runs each from there, never from the
+# PATH. The adapters are the one list of packages, versions and binaries. Without --test an agent
+# that cannot be installed (no registry, no space) is reported and the rest goes on: gurt works
+# without it, and a task that would run it fails at once, naming it (runbook.md#agent-missing);
+# the tests need them, so with --test it is an error.
+agents_dir=/usr/local/lib/gurt/agents
+agent_problem() {
+  if [ "$with_test" = 1 ]; then
+    say "$1" >&2
+    exit 1
+  fi
+  say "warning: $1"
+}
+installed_version() { # dir package: the version npm installed there, else nothing
+  local manifest="$1/node_modules/$2/package.json"
+  if [ -f "$manifest" ]; then node -p 'require(process.argv[1]).version' "$manifest" 2>/dev/null || true; fi
+}
+if [ "$with_agents" = 0 ]; then
+  say "coding agents skipped (--no-agents): tasks with --worker claude, codex, droid or opencode fail until they are installed"
+elif [ "$(id -u)" != 0 ]; then
+  say "coding agents not installed: they go in $agents_dir, which needs root; rerun ./install.sh as root"
+else
+  agent_list=$(deno eval --quiet --no-prompt --cached-only '
+    import { AGENT_NAMES, adapterOf, agentBinary, agentDir } from "./mod/agents/mod.ts";
+    for (const name of AGENT_NAMES) {
+      const adapter = adapterOf(name);
+      console.log([name, adapter.package.name, adapter.package.version, agentDir(adapter), agentBinary(adapter)].join(" "));
+    }') || agent_problem "the agents' packages could not be read from mod/agents; rerun 'deno check mod/agents/mod.ts' in $here to see why"
+  while read -r name package version dir binary; do
+    [ -n "$name" ] || continue
+    have=$(installed_version "$dir" "$package")
+    if [ "$have" = "$version" ] && [ -x "$binary" ]; then
+      say "$name: $package@$version is already in $dir"
+      continue
+    fi
+    if [ -n "$have" ]; then
+      say "$name: installing $package@$version into $dir, replacing $have"
+    else
+      say "$name: installing $package@$version into $dir"
+    fi
+    mkdir -p "$dir"
+    # The package's install script puts its native binary in place: allowed by name and version in
+    # the folder's package.json (npm 11.16's allowScripts; npm 12 runs no other).
+    node -e 'const fs = require("fs"), [file, spec] = process.argv.slice(1); let json = {};
+      try { json = JSON.parse(fs.readFileSync(file, "utf8")); } catch {}
+      json.allowScripts = { ...json.allowScripts, [spec]: true };
+      fs.writeFileSync(file, JSON.stringify(json, null, 2) + "\n");' "$dir/package.json" "$package@$version"
+    if ! npm install --prefix "$dir" --no-audit --no-fund --save-exact --loglevel=error "$package@$version" \
+      >/dev/null; then
+      agent_problem "$name: $package@$version did not install into $dir; see the npm output above"
+      continue
+    fi
+    if [ "$(installed_version "$dir" "$package")" != "$version" ] || ! [ -x "$binary" ] ||
+      ! timeout 120 "$binary" --version >/dev/null 2>&1; then
+      agent_problem "$name: $package@$version installed into $dir, but $binary does not run"
+      continue
+    fi
+    say "$name: $package@$version installed"
+  done <<<"$agent_list"
 fi
 
 # gurt itself: dist/gurt, one file that holds the Deno runtime, gurt's code and its npm modules

@@ -214,3 +214,43 @@ for (const answer of ["approve", "refuse"] as const) {
     },
   });
 }
+
+Deno.test({
+  name:
+    "a Claude Code task caught by a gurt serve restart resumes its kept session, and ends done once its call is approved",
+  ignore: skip !== null,
+  fn: async () => {
+    const grants = { echo: grant({ tool: "example.echo", mode: "ask" }) };
+    await withClaudeBox(
+      { grants, fake: { retries: 8 } },
+      async ({ box, fake, cli, start, end }) => {
+        const id = await start("Say hi, across a restart.");
+        // Claude Code waits in its call for the owner; the core stops, and starts again.
+        await pendingIn(cli, id);
+        const before = fake.messages().length;
+        await box.restart();
+        const approval = await pendingIn(cli, id);
+        const approved = await cli(["approve", String(approval)]);
+        assertEquals(approved.code, 0, approved.stderr);
+        const { task, log, journal } = await end(id);
+        assertEquals(task.state, "done", log);
+        assertStringIncludes(stepTexts(journal).at(-1) ?? "", "hi from claude");
+        // One session, kept before the first run and resumed by the second.
+        const sessions = stepTexts(journal).filter((text) => text.startsWith("claude session "));
+        assertEquals(sessions.length, 1, stepTexts(journal).join("\n"));
+        assertStringIncludes(
+          log,
+          `session ${sessions[0].slice("claude session ".length)} (resumed)`,
+        );
+        // The resumed conversation holds the task's prompt and is told it was restarted.
+        const after = fake.messages().slice(before).map((r) => JSON.stringify(r.body.messages));
+        assert(
+          after.some((text) =>
+            text.includes("Say hi, across a restart.") && text.includes("gurt restarted this task")
+          ),
+          after.join("\n"),
+        );
+      },
+    );
+  },
+});
