@@ -118,7 +118,13 @@ export default async function main(args: AgentRunArgs): Promise<number> {
   });
   const status = await child.status;
   await sessionWrites;
-  const code = status.signal === null ? status.code : 128 + signalNumber(status.signal);
+  if (status.signal !== null) {
+    // Stopped (the task stopped, gurt serve stopping) or crashed: no end of its work to keep, so
+    // a restart resumes the session.
+    log(`${args.agent} was ended by ${status.signal}`);
+    return 128 + signalNumber(status.signal);
+  }
+  const code = status.code;
   const outcome = adapter.outcome(stdout, code);
   if (outcome.session !== null) await record(outcome.session);
   await step(args.socket, finalStep(args.agent, { outcome, session: recorded, code }));
