@@ -29,6 +29,12 @@ export interface AgentContext {
   endpoint: { anthropic: string; openai: string; placeholder: string };
   /** How long `gurt mcp` holds a call that waits for the owner, in ms (under the agent's timeout). */
   mcpWaitMs: number;
+  /**
+   * Which model services the vault holds a key for, where an agent's settings depend on it (the
+   * adapter cannot see the vault). `factory`: FACTORY_API_KEY is there, so Droid uses Factory's own
+   * models through api.factory.ai (seed 003); absent or false, Droid brings the box's key.
+   */
+  services?: { factory: boolean };
 }
 
 /** An agent's command line inside the task. */
