@@ -28,6 +28,8 @@ export interface AgentRunArgs {
   mcp: AgentContext["mcp"];
   endpoint: AgentContext["endpoint"];
   mcpWaitMs: number;
+  /** Which model services the vault holds a key for, as far as the task is told. */
+  services?: AgentContext["services"];
 }
 
 /** GET /task's answer, as far as agent-run reads it. */
@@ -73,6 +75,7 @@ export default async function main(args: AgentRunArgs): Promise<number> {
     mcp: args.mcp,
     endpoint: args.endpoint,
     mcpWaitMs: args.mcpWaitMs,
+    services: args.services,
   };
   await writeAgentFiles(args.home, adapter.files(context), { uid: args.uid });
 

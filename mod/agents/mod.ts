@@ -21,3 +21,4 @@ export {
   missingAgent,
 } from "./registry.ts";
 export type { AgentRunArgs } from "./agent_run_main.ts";
+export { agentService } from "./agent_service.ts";

@@ -71,6 +71,8 @@ export function registerAgentRunCommand(program: Command): void {
             placeholder: endpoints.anthropic.key,
           },
           mcpWaitMs: MCP_WAIT_MS,
+          // The core gives a task FACTORY_API_KEY (its placeholder) only when the vault has one.
+          services: { factory: Deno.env.get("FACTORY_API_KEY") !== undefined },
         };
         const places = { socket, home, agentDir: agentDir(adapter), binary: args.binary };
         return await launchRole(ROLE_TABLE["agent-run"], { places, args });

@@ -34,6 +34,7 @@ import { INTERCEPTED_HOSTS, isInterceptedHost } from "../box-ca/mod.ts";
 import type { TaskSandboxes } from "../sandbox/mod.ts";
 import { KEY_NAMES, type ModelProxy, noKeyMessage } from "../model-proxy/mod.ts";
 import { modelService } from "../loop/mod.ts";
+import { agentService } from "../agents/mod.ts";
 import { openTaskEgress } from "./task_egress.ts";
 import { openTaskModel } from "./task_model.ts";
 import { alive, isWorkerOf, spawnWorker, stopWorker } from "./worker_process.ts";
@@ -123,7 +124,9 @@ export class TaskManager {
       tools: spec.tools,
       budget_cents: spec.budgetCents,
     });
-    const noKey = worker.kind === "loop" ? this.#missingModelKey(record) : null;
+    const noKey = worker.kind === "loop" || worker.kind === "agent"
+      ? this.#missingModelKey(record)
+      : null;
     if (noKey !== null) return await this.#failAtOnce(record, noKey);
     return await this.#open(record, { fresh: true });
   }
@@ -133,8 +136,17 @@ export class TaskManager {
    * else null: such a task fails at once rather than start a worker whose every request would fail.
    */
   #missingModelKey(record: TaskRecord): string | null {
-    const service = modelService(loopModel(record.worker, this.deps.config));
-    return this.deps.vault.value(KEY_NAMES[service]) === undefined ? noKeyMessage(service) : null;
+    const worker = record.worker;
+    const has = (service: keyof typeof KEY_NAMES) =>
+      this.deps.vault.value(KEY_NAMES[service]) !== undefined;
+    if (worker.kind === "agent") {
+      // Droid works with Factory's key or its own (bring-your-own-key) model's service's.
+      if (worker.agent === "droid" && has("factory")) return null;
+      const service = agentService(worker.agent, worker.model);
+      return has(service) ? null : noKeyMessage(service);
+    }
+    const service = modelService(loopModel(worker, this.deps.config));
+    return has(service) ? null : noKeyMessage(service);
   }
 
   /**
@@ -320,6 +332,7 @@ export class TaskManager {
         egress: egressPath,
         model: modelPath,
         caBundle: this.options.interception?.caBundle ?? null,
+        factory: this.deps.vault.value(KEY_NAMES.factory) !== undefined,
       });
     } catch (error) {
       // A worker whose user cannot reach its home fails with the OS's bare "Permission denied":

@@ -11,6 +11,7 @@ import {
   EGRESS_PORT,
   MODEL_PORT,
   modelEnv,
+  PLACEHOLDER_KEY,
   proxyEnv,
   type TaskSandboxes,
 } from "../sandbox/mod.ts";
@@ -25,7 +26,14 @@ import { WorkerLog } from "./worker_log.ts";
  */
 export function workerEnv(
   task: TaskRecord,
-  places: { socket: string; dir: string; egress: boolean; model: boolean; ca: boolean },
+  places: {
+    socket: string;
+    dir: string;
+    egress: boolean;
+    model: boolean;
+    ca: boolean;
+    factory?: boolean;
+  },
 ): Record<string, string> {
   const env: Record<string, string> = {
     BOX_SOCKET: places.socket,
@@ -40,6 +48,8 @@ export function workerEnv(
     ...(places.egress ? proxyEnv() : {}),
     ...(places.model ? modelEnv() : {}),
     ...(places.ca ? caEnv() : {}),
+    // Only where the vault holds Factory's key: Droid takes a FACTORY_API_KEY to mean "use Factory".
+    ...(places.model && places.factory === true ? { FACTORY_API_KEY: PLACEHOLDER_KEY } : {}),
   };
   const lang = Deno.env.get("LANG");
   if (lang !== undefined) env.LANG = lang;
@@ -68,6 +78,8 @@ export interface WorkerPlaces {
    * the sandbox and named by caEnv's variables; null or absent for none.
    */
   caBundle?: string | null;
+  /** Whether the vault holds FACTORY_API_KEY: the worker then gets its placeholder. */
+  factory?: boolean;
 }
 
 /**
@@ -87,6 +99,7 @@ export async function spawnWorker(
     egress: places.egress !== null,
     model: places.model !== null,
     ca: caBundle !== null,
+    factory: places.factory,
   });
   const readOnly: string[] = [];
   if (task.worker.kind === "test") {
