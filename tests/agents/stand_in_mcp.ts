@@ -2,7 +2,7 @@
  * A stand-in for `gurt mcp` in the agent adapters' direct tests: a tiny MCP server on stdio with one
  * tool, `example__echo` ({text} → the text result `echo: <text>`), that appends what it is asked
  * (`{"event":"list"}`, `{"event":"call","name":…,"arguments":…}`) as JSON lines to the file named by
- * STAND_IN_LOG. Run as a program; a test imports `standInMcp` for the command that runs it.
+ * STAND_IN_LOG, after `{"event":"start","env":[…]}` naming the variables it was given (no values). Run as a program; a test imports `standInMcp` for the command that runs it.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -15,6 +15,7 @@ import process from "node:process";
 
 /** One line of the stand-in's log. */
 export type StandInEvent =
+  | { event: "start"; env: string[] }
   | { event: "list" }
   | { event: "call"; name: string; arguments: Record<string, unknown> };
 
@@ -69,6 +70,7 @@ function record(event: StandInEvent): void {
 }
 
 async function serve(): Promise<void> {
+  record({ event: "start", env: Object.keys(Deno.env.toObject()).sort() });
   const server = new Server({ name: "stand-in", version: "0.0.0" }, {
     capabilities: { tools: {} },
   });
