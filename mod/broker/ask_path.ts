@@ -44,7 +44,7 @@ export async function handleAsk(
       .then((end) => started.finish(end))
       .finally(() => task.asksByKey.delete(body.key));
   }
-  const end = await waitOn(deps, { flight, signal: request.signal });
+  const end = await waitOn(deps, { flight, signal: request.signal, waitMs: body.waitMs });
   if (end.kind === "answer") return { approved: end.answer === true };
   return { pending: true }; // pending, or withdrawn: see handleCall
 }
@@ -55,7 +55,8 @@ async function askFlow(
 ): Promise<{ kind: "answer"; answer: boolean } | { kind: "withdrawn" }> {
   const { deps, task } = ctx;
   const { body, flight } = ask;
-  const { key: _key, ...shown } = body;
+  // The question's arguments as the owner sees them: not its key, nor how long one request waits.
+  const { key: _key, waitMs: _waitMs, ...shown } = body;
   const argumentsText = canonicalJson(shown);
   const step = await task.ledger.exclusive(async () => {
     let state: SessionState;

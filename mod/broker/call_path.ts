@@ -32,8 +32,10 @@ export async function handleCall(
   request: { body: CallBody; raw: string; signal: AbortSignal },
 ): Promise<CallResponse> {
   const { task } = ctx;
+  // How long this request waits is its own, not the call's: the call is its tool, input and key.
+  const { waitMs, ...call } = request.body;
   const body: KeyedCall = {
-    ...request.body,
+    ...call,
     raw: request.raw,
     inputSha256: inputDigest(request.body.input),
   };
@@ -53,7 +55,7 @@ export async function handleCall(
       task.callsByInput.delete(inputKey);
     });
   }
-  const end = await waitOn(ctx.deps, { flight, signal: request.signal });
+  const end = await waitOn(ctx.deps, { flight, signal: request.signal, waitMs });
   if (end.kind === "answer") return end.answer as CallAnswer;
   // Withdrawn: the requester dropped its connection (nobody reads this) or the core is closing
   // (the worker asks again after the restart, and the call is decided afresh).

@@ -12,12 +12,20 @@ const key = z.string({
   error: (issue) => issue.input === undefined ? KEY_REQUIRED : undefined,
 }).min(1, { message: KEY_REQUIRED }).max(512);
 
+/**
+ * How long a request may wait on the owner, in ms (docs/broker-api.md#post-call): at most
+ * `[approvals] wait_ms`, which is also the default. The MCP relay keeps it under its client's own
+ * call timeout.
+ */
+const waitMs = z.number().int().min(0).optional();
+
 export const stepBody = z.strictObject({ text: z.string(), data: z.unknown().optional() });
 
 export const callBody = z.strictObject({
   tool: z.string().min(1).max(200),
   input: z.unknown(),
   key,
+  waitMs,
 });
 
 /** A /call body, checked. */
@@ -29,6 +37,7 @@ export const askBody = z.strictObject({
   costCents: z.number().int().min(0).optional(),
   payee: z.string().max(200).optional(),
   purpose: z.string().max(2000).optional(),
+  waitMs,
 });
 
 /** An /ask body, checked. */

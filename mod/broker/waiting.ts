@@ -14,12 +14,16 @@ export type WaitEnd<A> = FlowEnd<A> | { kind: "pending" } | { kind: "dropped" };
 /** What waiting uses: how long to wait on an approval, and the table to withdraw it from. */
 export type WaitDeps = Pick<BrokerDeps, "approvals" | "config">;
 
-/** Waits on `flight` as one requester, whose connection `signal` aborts when it drops. */
+/**
+ * Waits on `flight` as one requester, whose connection `signal` aborts when it drops, and who
+ * waits on an approval for `waitMs` if given, never longer than wait_ms.
+ */
 export async function waitOn<A>(
   deps: WaitDeps,
-  wait: { flight: InFlight<A>; signal: AbortSignal },
+  wait: { flight: InFlight<A>; signal: AbortSignal; waitMs?: number },
 ): Promise<WaitEnd<A>> {
   const { flight, signal } = wait;
+  const waitMs = Math.min(wait.waitMs ?? Infinity, deps.config.approvals.wait_ms);
   flight.waiters++;
   flight.requesterGone = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -31,7 +35,7 @@ export async function waitOn<A>(
   });
   const pending = flight.pending.then(() =>
     new Promise<{ kind: "pending" }>((resolve) => {
-      timer = setTimeout(() => resolve({ kind: "pending" }), deps.config.approvals.wait_ms);
+      timer = setTimeout(() => resolve({ kind: "pending" }), waitMs);
     })
   );
   try {

@@ -1,9 +1,9 @@
 /**
  * The relay's names and keys (docs/broker-api.md#keys-the-same-request-the-same-answer): MCP tool
  * names have `__` where gurt's have `.`; a call's key is `mcp.<tool>.<hash of the input>.<count>`,
- * a question's `mcp.ask.<hash of the question>`.
+ * a question's `mcp.ask.<hash of the question>`. The hash is Web Crypto's, which needs no import:
+ * `gurt mcp` loads as little as it can before it answers (relay_main.ts).
  */
-import { createHash } from "node:crypto";
 
 /** The MCP name of a gurt tool. */
 export function mcpName(tool: string): string {
@@ -28,8 +28,10 @@ export function canonical(value: unknown): string {
 }
 
 /** The first 16 hex digits of the SHA-256 of `text`. */
-export function shortHash(text: string): string {
-  return createHash("sha256").update(text).digest("hex").slice(0, 16);
+export async function shortHash(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest).subarray(0, 8), (b) => b.toString(16).padStart(2, "0"))
+    .join("");
 }
 
 /**
@@ -41,8 +43,8 @@ export class CallKeys {
   readonly #answered = new Map<string, number>();
 
   /** The key for a call of `tool` with `input`. */
-  key(tool: string, input: unknown): string {
-    const base = `mcp.${tool}.${shortHash(canonical(input))}`;
+  async key(tool: string, input: unknown): Promise<string> {
+    const base = `mcp.${tool}.${await shortHash(canonical(input))}`;
     return `${base}.${(this.#answered.get(base) ?? 0) + 1}`;
   }
 
@@ -54,6 +56,6 @@ export class CallKeys {
 }
 
 /** The key of a question. */
-export function askKey(question: string): string {
-  return `mcp.ask.${shortHash(question)}`;
+export async function askKey(question: string): Promise<string> {
+  return `mcp.ask.${await shortHash(question)}`;
 }

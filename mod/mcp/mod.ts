@@ -1,3 +1,7 @@
-/** The MCP relay (`gurt mcp`): the task's tools for any MCP-speaking agent, over stdio. */
+/**
+ * The MCP relay (`gurt mcp`): the task's tools for any MCP-speaking agent, over stdio. Its entry,
+ * relay_main.ts, is the relay role's module (mod/roles/table.ts). This file loads nothing heavy:
+ * `gurt mcp` reads it at start.
+ */
 export { askKey, CallKeys, canonical, mcpName, shortHash, toolName } from "./keys.ts";
-export type { RelayArgs } from "./relay_main.ts";
+export { DEFAULT_WAIT_MS, parseWaitMs, type RelayArgs } from "./relay_args.ts";

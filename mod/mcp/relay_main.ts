@@ -2,83 +2,122 @@
  * `gurt mcp`, the relay role: an MCP server on stdio that offers the task's tools (`.` as `__`)
  * plus `box_ask`, and forwards every call to the task socket. It holds no secrets. A pending
  * answer and a denial come back as plain text results, not errors, so the agent carries on.
+ *
+ * It answers initialize and tools/list within 150 ms of `gurt mcp` starting (some clients list
+ * tools once, early, and miss a server that is slower): it loads no npm package, and reads the
+ * task's tools from the socket while the client is still sending initialize.
  */
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ListToolsRequestSchema,
-} from "@modelcontextprotocol/sdk/types.js";
-import process from "node:process";
 import denoJson from "../../deno.json" with { type: "json" };
-import { postCall, requestJson } from "../net/mod.ts";
-import { askKey, CallKeys, mcpName, toolName } from "./keys.ts";
+import { postCall, requestJson, SocketUnreachableError } from "../net/mod.ts";
+import {
+  INVALID_PARAMS,
+  LATEST_PROTOCOL_VERSION,
+  type Method,
+  RpcError,
+  serveLines,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "./json_rpc.ts";
+import { askKey, CallKeys, toolName } from "./keys.ts";
+import { ASK_TOOL, mcpTools, type ToolListing } from "./mcp_tools.ts";
+import type { RelayArgs } from "./relay_args.ts";
 
-/** What the relay role is given. */
-export interface RelayArgs {
-  socket: string;
+/** What tools/call answers. */
+interface ToolResult {
+  content: { type: "text"; text: string }[];
+  isError?: true;
 }
-
-const ASK_TOOL = "box_ask";
 
 /** Serves MCP on stdio until the client closes it. */
 export default async function main(args: RelayArgs): Promise<number> {
-  const keys = new CallKeys();
-  const server = new Server({ name: "gurt", version: denoJson.version }, {
-    capabilities: { tools: {} },
-  });
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
-    const answer = await requestJson(args.socket, { method: "GET", path: "/tools" });
-    if (answer.status !== 200) throw new Error(`the task's tools could not be read`);
-    const tools = (answer.body as { name: string; description: string; input: unknown }[]).map(
-      (tool) => ({
-        name: mcpName(tool.name),
-        description: tool.description,
-        inputSchema: tool.input as { type: "object" },
-      }),
-    );
-    tools.push({
-      name: ASK_TOOL,
-      description: "Asks the box owner a question and waits for a yes or no.",
-      inputSchema: {
-        type: "object",
-        properties: { question: { type: "string" } },
-        required: ["question"],
-      } as { type: "object" },
-    });
-    return { tools };
-  });
-  server.setRequestHandler(CallToolRequestSchema, async (
-    request: { params: { name: string; arguments?: Record<string, unknown> } },
-  ): Promise<CallToolResult> => {
-    const input = request.params.arguments ?? {};
-    if (request.params.name === ASK_TOOL) return await ask(args.socket, input.question);
-    const tool = toolName(request.params.name);
-    const key = keys.key(tool, input);
-    const { body } = await postCall(args.socket, { tool, input, key });
-    if ("pending" in body) return text(body.error);
-    keys.answered(key);
-    if (body.ok) return text(JSON.stringify(body.output ?? null));
-    return text(body.error);
-  });
-  const closed = Promise.withResolvers<void>();
-  server.onclose = () => closed.resolve();
-  // The client closing our stdin is the end of the session.
-  process.stdin.on("end", () => closed.resolve());
-  await server.connect(new StdioServerTransport());
-  await closed.promise;
+  await serveLines(
+    { input: Deno.stdin.readable, output: Deno.stdout.writable },
+    relayMethods(args),
+  );
   return 0;
 }
 
-async function ask(socket: string, question: unknown): Promise<CallToolResult> {
+/** The relay's methods; the task's tools are read at once, for the first tools/list. */
+function relayMethods(args: RelayArgs): Record<string, Method> {
+  const keys = new CallKeys();
+  let early: Promise<ToolListing[]> | null = readTools(args.socket);
+  early.catch(() => {}); // tools/list reads them again
+  return {
+    initialize: (params) => {
+      const asked = params.protocolVersion;
+      const version = typeof asked === "string" && SUPPORTED_PROTOCOL_VERSIONS.includes(asked)
+        ? asked
+        : LATEST_PROTOCOL_VERSION;
+      return {
+        protocolVersion: version,
+        capabilities: { tools: {} },
+        serverInfo: { name: "gurt", version: denoJson.version },
+      };
+    },
+    ping: () => ({}),
+    "tools/list": async () => {
+      const first = early;
+      early = null;
+      const listing = await (first ?? readTools(args.socket)).catch(() => readTools(args.socket));
+      return { tools: mcpTools(listing) };
+    },
+    "tools/call": async (params) => {
+      const { name, arguments: input = {} } = params;
+      if (typeof name !== "string" || name === "") {
+        throw new RpcError(INVALID_PARAMS, "Invalid params: tools/call needs the tool's name");
+      }
+      if (typeof input !== "object" || input === null || Array.isArray(input)) {
+        throw new RpcError(INVALID_PARAMS, "Invalid params: a tool's arguments are an object");
+      }
+      try {
+        if (name === ASK_TOOL) return await ask(args, (input as { question?: unknown }).question);
+        return await call(args, { keys, tool: toolName(name), input });
+      } catch (error) {
+        if (!(error instanceof SocketUnreachableError)) throw error;
+        return {
+          content: [{ type: "text", text: `The box could not be reached.` }],
+          isError: true,
+        };
+      }
+    },
+  };
+}
+
+async function readTools(socket: string): Promise<ToolListing[]> {
+  const answer = await requestJson(socket, { method: "GET", path: "/tools" });
+  if (answer.status !== 200) {
+    throw new Error(`the task's tools could not be read (the core answered ${answer.status})`);
+  }
+  return answer.body as ToolListing[];
+}
+
+async function call(
+  args: RelayArgs,
+  call: { keys: CallKeys; tool: string; input: unknown },
+): Promise<ToolResult> {
+  const key = await call.keys.key(call.tool, call.input);
+  const { body } = await postCall(args.socket, {
+    tool: call.tool,
+    input: call.input,
+    key,
+    waitMs: args.waitMs,
+  });
+  if (body.ok) {
+    call.keys.answered(key);
+    return text(JSON.stringify(body.output ?? null));
+  }
+  // A pending answer keeps the key, so calling again joins the same approval.
+  if (!("pending" in body)) call.keys.answered(key);
+  return text(body.error);
+}
+
+async function ask(args: RelayArgs, question: unknown): Promise<ToolResult> {
   if (typeof question !== "string" || question === "") {
     return text("box_ask needs a question.");
   }
-  const answer = await requestJson(socket, {
+  const answer = await requestJson(args.socket, {
     method: "POST",
     path: "/ask",
-    body: { question, key: askKey(question) },
+    body: { question, key: await askKey(question), waitMs: args.waitMs },
   });
   const body = answer.body as { approved?: boolean; pending?: boolean; error?: string };
   if (body.pending === true) {
@@ -88,6 +127,6 @@ async function ask(socket: string, question: unknown): Promise<CallToolResult> {
   return text(body.approved === true ? "The owner said yes." : "The owner said no.");
 }
 
-function text(content: string): CallToolResult {
+function text(content: string): ToolResult {
   return { content: [{ type: "text", text: content }] };
 }

@@ -11,13 +11,14 @@ export type CallResponse =
   | { ok: false; pending: true; error: string };
 
 /**
- * Sends one tool call with its key over the task socket: the HTTP status and the answer. An answer
- * of another status than 200 (a body refused, a key used for another call) is the call's error.
+ * Sends one tool call with its key (and, if given, the longest it waits on the owner) over the task
+ * socket: the HTTP status and the answer. An answer of another status than 200 (a body refused, a
+ * key used for another call) is the call's error.
  * The same key gets the same result, so the call may go on a kept connection and be sent again.
  */
 export async function postCall(
   socket: string,
-  call: { tool: string; input: unknown; key: string },
+  call: { tool: string; input: unknown; key: string; waitMs?: number },
 ): Promise<{ status: number; body: CallResponse }> {
   const answer = await requestJson(socket, {
     method: "POST",

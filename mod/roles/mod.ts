@@ -16,5 +16,5 @@ export {
   type RoleTable,
   type TaskPlaces,
 } from "./table.ts";
-export { codeDir } from "../config/mod.ts";
+export { codeDir } from "../config/code_dir.ts";
 export { type RoleMain, type RoleName, type RolePermissions } from "./types.ts";

@@ -7,15 +7,12 @@
  *
  * Each entry is named by URL and loaded by the role's Worker; this file loads none of them.
  */
-import {
-  adminSocketPath,
-  codeDir,
-  type Config,
-  ownerTokenPath,
-  portalAddrPath,
-} from "../config/mod.ts";
-// The light entries of runtime and cua (tests/policy/boundary_test.ts lists them): their mod.ts
-// would load the sandbox and the X client into every `gurt` command.
+import type { Config } from "../config/mod.ts";
+// The light entries of config, runtime, sandbox and cua (tests/policy/boundary_test.ts lists
+// them): their mod.ts would load zod and TOML, the sandbox and the X client into every `gurt`
+// command, `gurt mcp` included, which must answer its agent within 150 ms.
+import { codeDir } from "../config/code_dir.ts";
+import { adminSocketPath, ownerTokenPath, portalAddrPath } from "../config/home_paths.ts";
 import { SYSTEM_PATHS } from "../runtime/system_layout.ts";
 import { TASK_ETC_PATHS } from "../sandbox/etc_paths.ts";
 import { type DesktopOptions, socketOf } from "../cua/options.ts";

@@ -6,6 +6,7 @@ import { type AppTool, defineTool } from "./tool.ts";
 const echo = defineTool({
   name: "example.echo",
   description: "Returns the text it is given. Free.",
+  readOnly: true,
   input: z.strictObject({ text: z.string().max(1_000_000) }),
   secrets: [],
   run: (_ctx, input) => Promise.resolve({ text: input.text }),

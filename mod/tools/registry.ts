@@ -9,6 +9,8 @@ export interface ToolListing {
   name: string;
   description: string;
   input: unknown;
+  /** True for a tool that changes nothing; false for one that may change things. */
+  readOnly: boolean;
 }
 
 /** The tools of the box. */
@@ -51,6 +53,7 @@ export class ToolRegistry {
         name,
         description: tool.description,
         input: z.toJSONSchema(tool.input, { io: "input" }),
+        readOnly: tool.readOnly === true,
       };
     });
   }

@@ -20,6 +20,11 @@ export interface AppTool<I = unknown> {
   readonly description: string;
   /** The only description of the input: validates it, types `run`, generates /tools' JSON Schema. */
   readonly input: z.ZodType<I>;
+  /**
+   * True for a tool that changes nothing (it only reads or computes); absent or false means it may
+   * change things. GET /tools publishes it, and `gurt mcp` makes it MCP's readOnlyHint.
+   */
+  readonly readOnly?: boolean;
   /** The call's cost in US cents, reserved before it runs. Absent means free. */
   cost?(input: I): number;
   /** The vault keys `run` may read through `ctx.secret`. */

@@ -72,15 +72,15 @@ Deno.test("gurt mcp: lists the task's tools with __, calls one, a pending answer
   }
 });
 
-Deno.test("relay keys: a pending call keeps its key, an answered one moves to the next count", () => {
+Deno.test("relay keys: a pending call keeps its key, an answered one moves to the next count", async () => {
   const keys = new CallKeys();
-  const first = keys.key("example.spend", { cents: 2, payee: "a" });
-  assertEquals(keys.key("example.spend", { payee: "a", cents: 2 }), first);
+  const first = await keys.key("example.spend", { cents: 2, payee: "a" });
+  assertEquals(await keys.key("example.spend", { payee: "a", cents: 2 }), first);
   keys.answered(first);
-  const second = keys.key("example.spend", { cents: 2, payee: "a" });
+  const second = await keys.key("example.spend", { cents: 2, payee: "a" });
   assertEquals(second, first.replace(/\.1$/, ".2"));
-  assert(keys.key("example.spend", { cents: 3 }) !== first, "another input, another key");
-  assertEquals(askKey("may I?"), askKey("may I?"));
-  assert(askKey("may I?").startsWith("mcp.ask."));
+  assert(await keys.key("example.spend", { cents: 3 }) !== first, "another input, another key");
+  assertEquals(await askKey("may I?"), await askKey("may I?"));
+  assert((await askKey("may I?")).startsWith("mcp.ask."));
   assertEquals([mcpName("wallet.pay"), toolName("wallet__pay")], ["wallet__pay", "wallet.pay"]);
 });

@@ -15,6 +15,10 @@ import { addEdge, cyclePath, cyclesOf, type Edge, edgesUnder, ROOT } from "./imp
  * 0.3 s and 15 MB to every `gurt` command).
  */
 const ENTRIES: Record<string, string> = {
+  "mod/config/code_dir.ts":
+    "where gurt's code is, for the role table and roles/mod.ts without zod and TOML; imports nothing",
+  "mod/config/home_paths.ts":
+    "the box home's shared paths, for the role table without zod and TOML; imports nothing",
   "mod/audit/verify.ts": "the read side for `gurt audit`, without zod or node:crypto at start",
   "mod/exec-guest/settings.ts": "the guest's defaults for `gurt guest --help`; imports nothing",
   "mod/cua/options.ts":

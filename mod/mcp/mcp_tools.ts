@@ -1,0 +1,54 @@
+/**
+ * The task's tools as MCP lists them: GET /tools' listing (docs/broker-api.md#get-tools) with `.`
+ * as `__`, and annotations from each tool's definition. A tool that changes nothing is
+ * readOnlyHint; any other destructiveHint, which is what clients that gate on the hints need to
+ * know (Codex runs only readOnlyHint tools under workspace-write without asking; Droid runs them
+ * at its default autonomy). The title is gurt's own name of the tool, the one the owner sees in
+ * grants and approvals.
+ */
+import { mcpName } from "./keys.ts";
+
+/** One tool of GET /tools. */
+export interface ToolListing {
+  name: string;
+  description: string;
+  input: unknown;
+  readOnly: boolean;
+}
+
+/** One tool as tools/list answers it. */
+export interface McpTool {
+  name: string;
+  description: string;
+  inputSchema: unknown;
+  annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean };
+}
+
+/** The MCP name of the question tool, which /ask answers. */
+export const ASK_TOOL = "box_ask";
+
+/** The question tool: asking the owner changes nothing on the box. */
+const askTool: McpTool = {
+  name: ASK_TOOL,
+  description: "Asks the box owner a question and waits for a yes or no.",
+  inputSchema: {
+    type: "object",
+    properties: { question: { type: "string" } },
+    required: ["question"],
+  },
+  annotations: { title: "Ask the box owner", readOnlyHint: true, destructiveHint: false },
+};
+
+/** The task's tools, then box_ask, as tools/list answers them. */
+export function mcpTools(listing: readonly ToolListing[]): McpTool[] {
+  const tools = listing.map((tool): McpTool => {
+    const readOnly = tool.readOnly === true;
+    return {
+      name: mcpName(tool.name),
+      description: tool.description,
+      inputSchema: tool.input,
+      annotations: { title: tool.name, readOnlyHint: readOnly, destructiveHint: !readOnly },
+    };
+  });
+  return [...tools, askTool];
+}
