@@ -39,10 +39,12 @@ const ANTHROPIC_CLIENT_TOOL = /^(?:bash|text_editor|computer|memory)_\d+$/;
 /**
  * OpenAI tools the client runs itself: functions, custom (free-form) tools, the local shell, shell
  * (only in the client's own environment: see clientTool) and apply_patch, and computer use, whose
- * actions the client carries out.
+ * actions the client carries out. A namespace only groups tools under a name (Codex offers an MCP
+ * server's tools so): the walk holds each tool in it to this list too.
  */
 const OPENAI_CLIENT_TOOLS = new Set([
   "function",
+  "namespace",
   "custom",
   "local_shell",
   "shell",

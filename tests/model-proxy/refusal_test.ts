@@ -166,6 +166,19 @@ const OPENAI_CASES: { name: string; path: string; body: Fields; reason: string; 
     at: "tools[1]",
   })),
   {
+    name: "a web_search tool inside a namespace of tools (as Codex groups an MCP server's)",
+    path: "/v1/responses",
+    body: responsesBody({ type: "input_text", text: "x" }, [{
+      type: "namespace",
+      name: "mcp__box",
+      tools: [{ type: "function", name: "echo", parameters: { type: "object" } }, {
+        type: "web_search",
+      }],
+    }]),
+    reason: "server_tool",
+    at: "tools[1].tools[1]",
+  },
+  {
     name: "an mcp tool",
     path: "/v1/responses",
     body: responsesBody({ type: "input_text", text: "x" }, [{
@@ -348,6 +361,13 @@ Deno.test("what asks the service to fetch nothing passes: inline images, client 
         { type: "shell" },
         { type: "shell", environment: { type: "local" } },
         { type: "function", name: "upload", parameters: schema },
+        // Codex 0.171.0 offers an MCP server's tools as a namespace of functions.
+        {
+          type: "namespace",
+          name: "mcp__box",
+          description: "Tools in the mcp__box namespace.",
+          tools: [{ type: "function", name: "example__echo", strict: false, parameters: schema }],
+        },
       ],
     );
     responses.text = { format: { type: "json_schema", name: "out", schema } };
