@@ -51,7 +51,7 @@ export function registerAgentRunCommand(program: Command): void {
         const adapter = adapterOf(agent as AgentName);
         const missing = await missingAgent(adapter);
         if (missing !== null) throw new Error(missing);
-        const mcp = gurtInvocation(["mcp"]);
+        const mcp = gurtInvocation(["mcp", "--wait-ms", String(MCP_WAIT_MS)]);
         const uid = Deno.uid();
         if (uid === null) throw new Error("agent-run: this system has no user ids");
         const args: AgentRunArgs = {
