@@ -33,7 +33,7 @@ export interface FakeResponsesOptions {
 }
 
 /** The usage every answer reports. */
-export const FAKE_USAGE = { input: 1000, cached: 200, output: 50 };
+export const FAKE_USAGE = { input: 100_000, cached: 20_000, output: 2_000 };
 
 /** The words of gurt's pending answer that ask the agent to call again. */
 export const PENDING_WORDS = "Call this tool again";
