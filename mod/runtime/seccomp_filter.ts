@@ -103,9 +103,20 @@ interface Op {
   label?: string;
 }
 
-/** The filter for `arch`, as bubblewrap reads it: the raw `struct sock_filter` array. */
-export function toolSeccompFilter(arch: FilterArch): Uint8Array {
-  const table = ARCHES[arch];
+/**
+ * The filter for `arch`, as bubblewrap reads it: the raw `struct sock_filter` array. With
+ * `anyDeathSignal` (a task's sandbox, whose pid 1 is gurt's task init and never a task's program,
+ * and whose processes are all killed with its cgroup at its end) a process may set any
+ * parent-death signal for itself, as Codex does (SIGTERM) for each command it runs.
+ */
+export function toolSeccompFilter(
+  arch: FilterArch,
+  options: { anyDeathSignal?: boolean } = {},
+): Uint8Array {
+  const base = ARCHES[arch];
+  const table = options.anyDeathSignal === true
+    ? { ...base, calls: base.calls.filter(([, rule]) => rule.kind !== "pdeathsig") }
+    : base;
   const ops: Op[] = [
     { code: LD_ABS_W, k: ARCH },
     { code: JEQ, k: table.audit, jt: "next", jf: "kill" },

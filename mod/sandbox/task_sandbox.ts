@@ -77,7 +77,7 @@ export class TaskSandboxes {
       );
     }
     const filter = `${stateDir}/task-seccomp.bpf`;
-    await writeFileAtomic(filter, toolSeccompFilter(arch));
+    await writeFileAtomic(filter, toolSeccompFilter(arch, { anyDeathSignal: true }));
     const layout = await probeSystemLayout([...SYSTEM_PATHS, ...TASK_ETC_PATHS]);
     const { kind, notice } = await probeCgroups();
     const program = await programFolders(options.program);

@@ -134,19 +134,10 @@ Deno.test({
   },
 });
 
-/**
- * Codex's shell tool cannot start a command in a task yet: it sets its child's parent-death signal
- * to SIGTERM, which the task's seccomp filter refuses with EPERM (only SIGKILL is let through), so
- * every exec_command answers "Failed to create unified exec process: Operation not permitted".
- */
-const SHELL_REFUSED: string | null =
-  "Codex's shell sets PR_SET_PDEATHSIG SIGTERM, which the task sandbox's seccomp filter refuses";
-if (SHELL_REFUSED !== null) console.log(`skipping the Codex shell test: ${SHELL_REFUSED}`);
-
 Deno.test({
   name:
     "Codex's own shell in a task cannot reach a host off the task's list, and the attempt shows as net.blocked",
-  ignore: skip !== null || SHELL_REFUSED !== null,
+  ignore: skip !== null,
   fn: async () => {
     const grants = { echo: grant({ tool: "example.echo" }) };
     const shell =

@@ -237,3 +237,20 @@ Deno.test("the checked-in task init is exactly what task_init.c builds to", asyn
     "init",
   );
 });
+
+Deno.test("a task's process may set its own parent-death signal to any signal (Codex gives each command SIGTERM), and no setuid file may be made", async () => {
+  await withSandboxBox(USER, async (box) => {
+    const script = [
+      "import ctypes, os",
+      "libc = ctypes.CDLL(None, use_errno=True)",
+      "print(libc.prctl(1, 15, 0, 0, 0), libc.prctl(1, 0, 0, 0, 0))",
+      "open('f', 'w').close()",
+      "print(libc.chmod(b'f', 0o4755), ctypes.get_errno())",
+    ].join("\n");
+    const run = await runInBox(box, `cd "$HOME" && python3 -c "${script}"`);
+    assertEquals(run.code, 0, run.err);
+    const [deathSignals, setuid] = run.out.trim().split("\n");
+    assertEquals(deathSignals, "0 0");
+    assertEquals(setuid, "-1 1", "chmod to a setuid mode answers EPERM still");
+  });
+});
