@@ -146,8 +146,11 @@ function command(
     env: {
       FACTORY_DROID_AUTO_UPDATE_ENABLED: "false",
       // Else to telemetry.factory.ai and a collector on run.app, hosts off every task's list.
+      // Droid 0.215.0 has two OpenTelemetry exporters: product metrics (OTEL_PRODUCT_ENDPOINT)
+      // and its session metrics, whose endpoint is OTEL_CUSTOMER_ENDPOINT or the run.app one.
       FACTORY_TELEMETRY_INGEST_BASE_URL: DROID_FACTORY_ORIGIN,
       OTEL_PRODUCT_ENDPOINT: DROID_FACTORY_ORIGIN,
+      OTEL_CUSTOMER_ENDPOINT: DROID_FACTORY_ORIGIN,
     },
   };
 }

@@ -3,8 +3,7 @@
  * users in their sandboxes, the scripted fake Anthropic service as `[models] anthropic_base_url`,
  * a canary key under ANTHROPIC_API_KEY in the vault, and the real `gurt` command on its home.
  */
-import { assert, assertEquals } from "../assert.ts";
-import { gurt, type GurtRun, type Json, startBox, taskEnd, type TestBox } from "../kit/mod.ts";
+import { type AgentBox, stepTexts, withAgentBox } from "./agent_box.ts";
 import {
   type FakeAnthropic,
   type FakeAnthropicOptions,
@@ -26,18 +25,13 @@ export function claudeSkip(): string | null {
   return null;
 }
 
-/** What a test gets. */
-export interface ClaudeBox {
-  box: TestBox;
+export { stepTexts };
+
+/** What a test gets: agent_box.ts's box, the fake, and the vault's key. */
+export interface ClaudeBox extends AgentBox {
   fake: FakeAnthropic;
   /** The vault's model key, made at run time so that no file the task can see holds it. */
   key: string;
-  /** `gurt --home HOME ARGS`. */
-  cli(args: string[]): Promise<GurtRun>;
-  /** `gurt task start --worker claude … PROMPT`, checked: the task's id. */
-  start(prompt: string, options?: { hosts?: string }): Promise<string>;
-  /** Waits for the task to end: its record, its worker's log, its journal. */
-  end(id: string): Promise<{ task: Json; log: string; journal: Json[] }>;
 }
 
 /** Runs `work` on a Claude box with `grants` and the fake's `options`, closed afterwards. */
@@ -53,59 +47,14 @@ export async function withClaudeBox(
 ): Promise<void> {
   const key = setup.key ?? `sk-ant-canary-${crypto.randomUUID().slice(0, 12)}`;
   const fake = startFakeAnthropic(setup.fake);
-  const vault: Record<string, string> = { ANTHROPIC_API_KEY: key };
-  let box: TestBox | null = null;
   try {
-    box = await startBox({
-      core: { asRoot: true, vault: { value: (n) => vault[n], names: () => Object.keys(vault) } },
-      toml: `[models]\nanthropic_base_url = "${fake.url}"\n${setup.toml ?? ""}`,
+    await withAgentBox({
+      agent: "claude",
       grants: setup.grants,
-    });
-    const home = box.home;
-    const opened = box;
-    const cli = (args: string[]) => gurt(["--home", home, ...args]);
-    await work({
-      box: opened,
-      fake,
-      key,
-      cli,
-      async start(prompt, options = {}) {
-        const hosts = options.hosts === undefined ? [] : ["--hosts", options.hosts];
-        const started = await cli([
-          "task",
-          "start",
-          "--worker",
-          "claude",
-          "--tools",
-          "example.echo",
-          ...hosts,
-          prompt,
-        ]);
-        assertEquals(started.code, 0, started.stderr);
-        const id = started.stdout.trim().split("\n").at(-1) ?? "";
-        assert(/^[a-z0-9]+$/.test(id), `gurt task start printed ${started.stdout}`);
-        return id;
-      },
-      async end(id) {
-        const { task, log } = await taskEnd(opened, id, 50_000);
-        const journal = (await opened.admin("GET", `/tasks/${id}`)).body.journal as Json[];
-        return { task, log, journal };
-      },
-    });
+      vault: { ANTHROPIC_API_KEY: key },
+      toml: `[models]\nanthropic_base_url = "${fake.url}"\n${setup.toml ?? ""}`,
+    }, (box) => work({ ...box, fake, key }));
   } finally {
-    if (box !== null) {
-      for (const task of (await box.admin("GET", "/tasks")).body.tasks as Json[]) {
-        if (task.state === "running" || task.state === "waiting") {
-          await box.admin("POST", `/tasks/${task.id}/stop`);
-        }
-      }
-      await box.close();
-    }
     await fake.close();
   }
-}
-
-/** The texts of a journal's steps. */
-export function stepTexts(journal: Json[]): string[] {
-  return journal.filter((line) => line.type === "step").map((line) => String(line.text));
 }

@@ -156,6 +156,7 @@ Deno.test("droid's command: exec with streamed JSON, --auto high, the box-tools 
     FACTORY_DROID_AUTO_UPDATE_ENABLED: "false",
     FACTORY_TELEMETRY_INGEST_BASE_URL: DROID_FACTORY_ORIGIN,
     OTEL_PRODUCT_ENDPOINT: DROID_FACTORY_ORIGIN,
+    OTEL_CUSTOMER_ENDPOINT: DROID_FACTORY_ORIGIN,
   });
   assertEquals(DROID_FACTORY_ORIGIN, "https://api.factory.ai");
 });

@@ -5,11 +5,14 @@
  * and the system prompt says `ToolSearch with {…}` (gurt's DROID_TOOLS_PROMPT does), the fake
  * calls ToolSearch with that input, as a model following the prompt would; ToolSearch's result
  * is then no tool result of the script's, which goes on as fake_anthropic.ts's `nextTurn` does
- * (call the echo tool, `FINAL: <its result>` after it, `NO-TOOL` without one). Streamed or whole
- * answers in the service's format; every request is logged.
+ * (call the echo tool, `FINAL: <its result>` after it, `NO-TOOL` without one). With `bash` set,
+ * the fake's first step runs that command through Droid's own shell tool, Execute, and answers
+ * `FINAL: <its output>`. `retries` and `usage` are fake_anthropic.ts's. Streamed or whole answers
+ * in the service's format; every request is logged.
  */
 import {
   type FakeAnthropic,
+  type FakeAnthropicOptions,
   type FakeAnthropicRequest,
   type FakeBody,
   nextTurn,
@@ -19,8 +22,14 @@ type Turn = ReturnType<typeof nextTurn>;
 
 const USAGE = { input_tokens: 1_000, output_tokens: 50 };
 
+type Usage = { input_tokens: number; output_tokens: number };
+
+/** What the script does: fake_anthropic.ts's options (its port and log aside). */
+export type FakeDroidOptions = Pick<FakeAnthropicOptions, "bash" | "retries" | "usage">;
+
 /** Starts the fake on 127.0.0.1, on a port the kernel chooses. */
-export function startFakeAnthropicDroid(): FakeAnthropic {
+export function startFakeAnthropicDroid(options: FakeDroidOptions = {}): FakeAnthropic {
+  const usage = options.usage ?? USAGE;
   const requests: FakeAnthropicRequest[] = [];
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
     const url = new URL(req.url);
@@ -45,14 +54,14 @@ export function startFakeAnthropicDroid(): FakeAnthropic {
       }, { status: 404 });
     }
     const body = request.body ?? {};
-    const turn = droidTurn(body);
+    const turn = droidTurn(body, options);
     const model = typeof body.model === "string" ? body.model : "claude-sonnet-4-5";
     if (body.stream === true) {
-      return new Response(events(model, turn).join(""), {
+      return new Response(events(model, turn, usage).join(""), {
         headers: { "content-type": "text/event-stream; charset=utf-8" },
       });
     }
-    return Response.json(message(model, turn));
+    return Response.json(message(model, turn, usage));
   });
   return {
     url: `http://127.0.0.1:${server.addr.port}`,
@@ -84,11 +93,14 @@ function searchInput(body: FakeBody): unknown {
   }
 }
 
-/** Droid's step: load the deferred tools first, then the common script. */
-export function droidTurn(body: FakeBody): Turn {
+/**
+ * Droid's step: run `bash` through Execute first when set, else load the deferred tools first;
+ * then the common script.
+ */
+export function droidTurn(body: FakeBody, given: FakeDroidOptions = {}): Turn {
   const messages: FakeBody[] = Array.isArray(body.messages) ? body.messages : [];
   const tools: { name: string }[] = Array.isArray(body.tools) ? body.tools : [];
-  const options = { agent: "droid" };
+  const options = { agent: "droid", retries: given.retries };
   const last = messages.at(-1);
   const before = messages.at(-2);
   const searched = last?.role === "user" && Array.isArray(last.content) &&
@@ -104,6 +116,21 @@ export function droidTurn(body: FakeBody): Turn {
   const input = searchInput(body);
   const lastIsResult = Array.isArray(last?.content) &&
     last.content.some((block: FakeBody) => block?.type === "tool_result");
+  if (given.bash !== undefined && !lastIsResult && tools.some((t) => t.name === "Execute")) {
+    return {
+      kind: "tool",
+      use: {
+        name: "Execute",
+        // Execute's schema asks all four: a 3-8 word summary, the command, the risk and why.
+        input: {
+          summary: "Run the test's command",
+          command: given.bash,
+          riskLevelReason: "The test's command only reads and prints what the task can see.",
+          riskLevel: "low",
+        },
+      },
+    };
+  }
   if (!echo && !lastIsResult && input !== null && tools.some((t) => t.name === "ToolSearch")) {
     return { kind: "tool", use: { name: "ToolSearch", input } };
   }
@@ -122,7 +149,7 @@ function block(turn: Turn): Record<string, unknown> {
   };
 }
 
-function message(model: string, turn: Turn): unknown {
+function message(model: string, turn: Turn, usage: Usage): unknown {
   return {
     id: `msg_droid${++counter}`,
     type: "message",
@@ -131,7 +158,7 @@ function message(model: string, turn: Turn): unknown {
     content: [block(turn)],
     stop_reason: turn.kind === "tool" ? "tool_use" : "end_turn",
     stop_sequence: null,
-    usage: USAGE,
+    usage,
   };
 }
 
@@ -140,7 +167,7 @@ function sse(event: string, data: unknown): string {
 }
 
 /** A streamed answer of one block, as the service writes it. */
-function events(model: string, turn: Turn): string[] {
+function events(model: string, turn: Turn, usage: Usage): string[] {
   const content = block(turn);
   const start = turn.kind === "text" ? { type: "text", text: "" } : { ...content, input: {} };
   const delta = turn.kind === "text"
@@ -157,7 +184,7 @@ function events(model: string, turn: Turn): string[] {
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: USAGE.input_tokens, output_tokens: 1 },
+        usage: { input_tokens: usage.input_tokens, output_tokens: 1 },
       },
     }),
     sse("content_block_start", { type: "content_block_start", index: 0, content_block: start }),
@@ -166,7 +193,7 @@ function events(model: string, turn: Turn): string[] {
     sse("message_delta", {
       type: "message_delta",
       delta: { stop_reason: turn.kind === "tool" ? "tool_use" : "end_turn", stop_sequence: null },
-      usage: { output_tokens: USAGE.output_tokens },
+      usage: { output_tokens: usage.output_tokens },
     }),
     sse("message_stop", { type: "message_stop" }),
   ];
