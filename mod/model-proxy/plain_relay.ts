@@ -41,7 +41,11 @@ export async function plainAnswer(request: Request, relay: PlainRelay): Promise<
     if (carriesPlaceholder(request.headers, relay.placeholder)) {
       return errorAnswer("openai", { error: "no_key", message: noKeyMessage("factory") });
     }
-    return errorAnswer("openai", { error: "not_found", message: noKeyMessage("factory") });
+    return errorAnswer("openai", {
+      error: "not_found",
+      message:
+        "gurt model proxy: the box sends requests to Factory's API only with the vault's FACTORY_API_KEY, which it has none of, so nothing went to Factory. see runbook.md#model-key-missing",
+    });
   }
   try {
     return await relayPlain(request, { ...relay, key });
