@@ -6,6 +6,7 @@ import { readSessionState, type SessionState, StateUnreadableError } from "../po
 import { auditFailure } from "./result_record.ts";
 import { canonicalJson } from "./canonical_json.ts";
 import type { BrokerDeps, TaskContext } from "./deps.ts";
+import type { AskAnswer } from "./journal_lines.ts";
 import { decisionEvent } from "./records.ts";
 import { InFlight } from "./task_handle.ts";
 import type { AskBody } from "./task_schemas.ts";
@@ -16,8 +17,14 @@ export type AskDeps =
   & WaitDeps
   & Pick<BrokerDeps, "home" | "audit" | "clock" | "log" | "redact">;
 
-/** What /ask answers (docs/broker-api.md#post-ask). */
-export type AskResponse = { approved: boolean } | { pending: true };
+/**
+ * What /ask answers (docs/broker-api.md#post-ask): a refusal with the owner's reason if they gave
+ * one; a pending answer with the approval it waits on, if it still does.
+ */
+export type AskResponse =
+  | { approved: true }
+  | { approved: false; reason?: string }
+  | { pending: true; approval?: number };
 
 /** The tool name an /ask is recorded under in the audit log. */
 export const ASK_TOOL = "box.ask";
@@ -30,7 +37,7 @@ export async function handleAsk(
   const { deps, task } = ctx;
   const { body } = request;
   const answered = task.journal.state.asks.get(body.key);
-  if (answered !== undefined) return { approved: answered };
+  if (answered !== undefined) return responseOf(answered);
   let flight = task.asksByKey.get(body.key);
   if (flight === undefined) {
     const started = new InFlight<unknown>();
@@ -39,20 +46,30 @@ export async function handleAsk(
     askFlow(ctx, { body, flight: started })
       .catch((error) => {
         deps.log(`gurt: ask ${body.key} of task ${task.id} failed inside the core: ${error}`);
-        return { kind: "answer" as const, answer: false };
+        return { kind: "answer" as const, answer: NO };
       })
       .then((end) => started.finish(end))
       .finally(() => task.asksByKey.delete(body.key));
   }
   const end = await waitOn(deps, { flight, signal: request.signal, waitMs: body.waitMs });
-  if (end.kind === "answer") return { approved: end.answer === true };
-  return { pending: true }; // pending, or withdrawn: see handleCall
+  if (end.kind === "answer") return responseOf(end.answer as AskAnswer);
+  // Pending, or withdrawn (see handleCall), when the flow no longer waits on an approval.
+  const approval = end.kind === "pending" ? flight.approval : null;
+  return approval === null ? { pending: true } : { pending: true, approval };
+}
+
+/** A no whose reason is not the owner's: the box could not ask, or could not keep the answer. */
+const NO: AskAnswer = { approved: false, reason: null };
+
+function responseOf(answer: AskAnswer): AskResponse {
+  if (answer.approved) return { approved: true };
+  return answer.reason === null ? { approved: false } : { approved: false, reason: answer.reason };
 }
 
 async function askFlow(
   ctx: TaskContext<AskDeps>,
   ask: { body: AskBody; flight: InFlight<unknown> },
-): Promise<{ kind: "answer"; answer: boolean } | { kind: "withdrawn" }> {
+): Promise<{ kind: "answer"; answer: AskAnswer } | { kind: "withdrawn" }> {
   const { deps, task } = ctx;
   const { body, flight } = ask;
   // The question's arguments as the owner sees them: not its key, nor how long one request waits.
@@ -78,7 +95,7 @@ async function askFlow(
       return null;
     }
   });
-  if (step === null) return { kind: "answer", answer: false };
+  if (step === null) return { kind: "answer", answer: NO };
   const now = deps.clock();
   await task.journal.append({
     type: "ask",
@@ -105,14 +122,18 @@ async function askFlow(
   if (verdict.kind === "withdrawn") return verdict;
   // An answer the audit log could not record is no answer to keep: the key may ask again.
   if (verdict.kind === "denied" && verdict.reason === "audit_unavailable") {
-    return { kind: "answer", answer: false };
+    return { kind: "answer", answer: NO };
   }
   const approved = verdict.kind === "approved";
+  // The owner's reason for a refusal reaches the task, so it passes the vault's redactor.
+  const note = verdict.kind === "denied" && typeof verdict.note === "string" ? verdict.note : null;
+  const reason = note === null ? null : deps.redact(note);
   await task.journal.append({
     type: "ask.answer",
     time: deps.clock().toISOString(),
     key: body.key,
     approved,
+    ...(reason === null ? {} : { reason }),
   });
-  return { kind: "answer", answer: approved };
+  return { kind: "answer", answer: { approved, reason } };
 }

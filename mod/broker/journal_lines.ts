@@ -14,6 +14,12 @@ const callAnswer = z.union([
 
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
 
+/** What an /ask was answered: yes or no, and the owner's reason for a no if they gave one. */
+export interface AskAnswer {
+  approved: boolean;
+  reason: string | null;
+}
+
 /** The schema of one line. */
 export const journalLine = z.discriminatedUnion("type", [
   z.strictObject({
@@ -63,6 +69,8 @@ export const journalLine = z.discriminatedUnion("type", [
     time: z.string(),
     key: z.string(),
     approved: z.boolean(),
+    /** The owner's reason for a refusal, redacted, if they gave one. */
+    reason: z.string().optional(),
   }),
   z.strictObject({
     type: z.literal("cost"),
@@ -103,7 +111,8 @@ export interface JournalState {
   keys: Map<string, KeyUse>;
   /** For a key answered by a tool.result line naming its Result record: that seq and the cost. */
   recorded: Map<string, { result: number; cost: number }>;
-  asks: Map<string, boolean>;
+  /** Each answered /ask key's answer, and the owner's reason for a refusal if they gave one. */
+  asks: Map<string, AskAnswer>;
   /** Lines that did not parse: a torn last line after a crash, never acknowledged. */
   skipped: number;
 }
@@ -164,7 +173,7 @@ export function apply(state: JournalState, entry: JournalLine): void {
       break;
     }
     case "ask.answer":
-      state.asks.set(entry.key, entry.approved);
+      state.asks.set(entry.key, { approved: entry.approved, reason: entry.reason ?? null });
       break;
     case "cost":
       state.spentCents += entry.cents;

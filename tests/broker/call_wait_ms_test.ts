@@ -45,7 +45,7 @@ Deno.test("waitMs never holds a request longer than [approvals] wait_ms", async 
     });
     assertEquals(call.body.pending, true);
     const ask = await task.request("POST", "/ask", { question: "q", key: "a1", waitMs: 600_000 });
-    assertEquals(ask.body, { pending: true });
+    assertEquals(ask.body.pending, true);
     assert(performance.now() - started < 10_000, "each waited wait_ms, not waitMs");
   } finally {
     await box.close();
@@ -58,7 +58,7 @@ Deno.test("a /ask with waitMs answers pending after that long", async () => {
     const task = await box.startTask();
     const started = performance.now();
     const ask = await task.request("POST", "/ask", { question: "q", key: "a1", waitMs: 200 });
-    assertEquals(ask.body, { pending: true });
+    assertEquals(ask.body.pending, true);
     const waited = performance.now() - started;
     assert(waited >= 200 && waited < 10_000, `waited ${waited} ms`);
   } finally {
