@@ -39,7 +39,35 @@ const askTool: McpTool = {
   annotations: { title: "Ask the box owner", readOnlyHint: true, destructiveHint: false },
 };
 
-/** The task's tools, then box_ask, as tools/list answers them. */
+/** The MCP name of the tool Claude Code's own permission prompts go to (permission.ts). */
+export const PERMISSION_TOOL = "box_permission";
+
+/**
+ * The permission prompt tool. Not read-only: allowing lets the agent act. The agent's model sees it
+ * too; calling it only asks the owner, as box_ask does.
+ */
+const permissionTool: McpTool = {
+  name: PERMISSION_TOOL,
+  description: "For the agent's own permission prompts (Claude Code's --permission-prompt-tool): " +
+    "asks the box owner whether the agent may use its tool tool_name with this input, and answers " +
+    'Claude Code\'s {"behavior":"allow",...} or {"behavior":"deny","message":...}.',
+  inputSchema: {
+    type: "object",
+    properties: {
+      tool_name: { type: "string" },
+      input: { type: "object" },
+      tool_use_id: { type: "string" },
+    },
+    required: ["tool_name", "input"],
+  },
+  annotations: {
+    title: "Ask the box owner for a permission",
+    readOnlyHint: false,
+    destructiveHint: false,
+  },
+};
+
+/** The task's tools, then box_ask and box_permission, as tools/list answers them. */
 export function mcpTools(listing: readonly ToolListing[]): McpTool[] {
   const tools = listing.map((tool): McpTool => {
     const readOnly = tool.readOnly === true;
@@ -50,5 +78,5 @@ export function mcpTools(listing: readonly ToolListing[]): McpTool[] {
       annotations: { title: tool.name, readOnlyHint: readOnly, destructiveHint: !readOnly },
     };
   });
-  return [...tools, askTool];
+  return [...tools, askTool, permissionTool];
 }

@@ -1,7 +1,8 @@
 /**
  * `gurt mcp`, the relay role: an MCP server on stdio that offers the task's tools (`.` as `__`)
- * plus `box_ask`, and forwards every call to the task socket. It holds no secrets. A pending
- * answer and a denial come back as plain text results, not errors, so the agent carries on.
+ * plus `box_ask` and `box_permission` (Claude Code's own permission prompts, permission.ts), and
+ * forwards every call to the task socket. It holds no secrets. A pending answer and a denial come
+ * back as plain text results, not errors, so the agent carries on.
  *
  * It answers initialize and tools/list within 150 ms of `gurt mcp` starting (some clients list
  * tools once, early, and miss a server that is slower): it loads no npm package, and reads the
@@ -18,7 +19,15 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "./json_rpc.ts";
 import { askKey, CallKeys, toolName } from "./keys.ts";
-import { ASK_TOOL, mcpTools, type ToolListing } from "./mcp_tools.ts";
+import { ASK_TOOL, mcpTools, PERMISSION_TOOL, type ToolListing } from "./mcp_tools.ts";
+import {
+  allowAnswer,
+  denyAnswer,
+  pendingMessage,
+  permissionQuestion,
+  readPermissionPrompt,
+  refusedMessage,
+} from "./permission.ts";
 import type { RelayArgs } from "./relay_args.ts";
 
 /** What tools/call answers. */
@@ -39,6 +48,7 @@ export default async function main(args: RelayArgs): Promise<number> {
 /** The relay's methods; the task's tools are read at once, for the first tools/list. */
 function relayMethods(args: RelayArgs): Record<string, Method> {
   const keys = new CallKeys();
+  const prompts = new CallKeys();
   let early: Promise<ToolListing[]> | null = readTools(args.socket);
   early.catch(() => {}); // tools/list reads them again
   return {
@@ -67,6 +77,9 @@ function relayMethods(args: RelayArgs): Record<string, Method> {
       }
       if (typeof input !== "object" || input === null || Array.isArray(input)) {
         throw new RpcError(INVALID_PARAMS, "Invalid params: a tool's arguments are an object");
+      }
+      if (name === PERMISSION_TOOL) {
+        return await permission(args, { keys: prompts, input: input as Record<string, unknown> });
       }
       try {
         if (name === ASK_TOOL) return await ask(args, (input as { question?: unknown }).question);
@@ -125,6 +138,49 @@ async function ask(args: RelayArgs, question: unknown): Promise<ToolResult> {
   }
   if (answer.status !== 200) return text(body.error ?? `the question failed (${answer.status})`);
   return text(body.approved === true ? "The owner said yes." : "The owner said no.");
+}
+
+/**
+ * Claude Code's permission prompt as an /ask: allow once the owner approves, deny with their reason
+ * once refused, deny naming the approval while they have not answered. Its key counts answered
+ * prompts for the same tool and input (as a call's does): asked again while pending, it joins the
+ * same approval; once answered, the same use later asks the owner afresh.
+ */
+async function permission(
+  args: RelayArgs,
+  prompt: { keys: CallKeys; input: Record<string, unknown> },
+): Promise<ToolResult> {
+  const asked = readPermissionPrompt(prompt.input);
+  if (typeof asked === "string") return text(denyAnswer(asked));
+  const key = await prompt.keys.key("permission", { tool: asked.toolName, input: asked.input });
+  let answer: { status: number; body: unknown };
+  try {
+    answer = await requestJson(args.socket, {
+      method: "POST",
+      path: "/ask",
+      body: { question: permissionQuestion(asked), key, waitMs: args.waitMs },
+    });
+  } catch (error) {
+    if (!(error instanceof SocketUnreachableError)) throw error;
+    return text(denyAnswer("The box could not be reached, so its owner could not be asked."));
+  }
+  const body = answer.body as {
+    approved?: boolean;
+    reason?: string;
+    pending?: boolean;
+    approval?: number;
+    error?: string;
+  };
+  if (answer.status === 200 && body.pending === true) {
+    const approval = typeof body.approval === "number" ? body.approval : null;
+    return text(denyAnswer(pendingMessage(asked, approval)));
+  }
+  prompt.keys.answered(key);
+  if (answer.status !== 200) {
+    return text(denyAnswer(body.error ?? `The owner could not be asked (${answer.status}).`));
+  }
+  if (body.approved === true) return text(allowAnswer(asked));
+  return text(denyAnswer(refusedMessage(asked, body.reason ?? null)));
 }
 
 function text(content: string): ToolResult {

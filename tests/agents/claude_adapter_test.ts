@@ -17,9 +17,17 @@ const context: AgentContext = {
   mcpWaitMs: 50_000,
 };
 
-Deno.test("Claude Code's settings name only the box's MCP server, as gurt mcp runs in the task", () => {
+Deno.test("Claude Code's settings name only the box's MCP server, as gurt mcp runs in the task, and skip WebFetch's preflight to api.anthropic.com", () => {
   const files = claude.files(context);
-  assertEquals(Object.keys(files), [".config/gurt/claude-mcp.json"]);
+  assertEquals(Object.keys(files), [
+    ".config/gurt/claude-mcp.json",
+    ".config/gurt/claude-settings.json",
+  ]);
+  // The box answers api.anthropic.com with the model endpoint only: an allowed WebFetch goes
+  // straight to the task's egress proxy.
+  assertEquals(JSON.parse(files[".config/gurt/claude-settings.json"]), {
+    skipWebFetchPreflight: true,
+  });
   const config = JSON.parse(files[".config/gurt/claude-mcp.json"]);
   assertEquals(Object.keys(config.mcpServers), ["box"]);
   const box = config.mcpServers.box;
@@ -32,10 +40,10 @@ Deno.test("Claude Code's settings name only the box's MCP server, as gurt mcp ru
   // Claude Code waits longer for a call of the box's than gurt mcp holds one.
   assert(box.timeout > context.mcpWaitMs);
   // No key of any kind: the model endpoint holds them.
-  assert(!files[".config/gurt/claude-mcp.json"].includes("placeholder"));
+  for (const text of Object.values(files)) assert(!text.includes("placeholder"));
 });
 
-Deno.test("Claude Code runs with -p, its JSON output, the box's server only, no asking, the chosen session and the prompt after --", () => {
+Deno.test("Claude Code runs with -p, its JSON output, the box's server only, its own permission prompts sent to box_permission, the chosen session and the prompt after --", () => {
   const fresh = claude.command(context, { id: "5f0c", resume: false });
   const args = fresh.args;
   const value = (flag: string) => args[args.indexOf(flag) + 1];
@@ -43,8 +51,20 @@ Deno.test("Claude Code runs with -p, its JSON output, the box's server only, no 
   assertEquals(value("--output-format"), "json");
   assertEquals(value("--mcp-config"), "/box/tasks/t1/home/.config/gurt/claude-mcp.json");
   assert(args.includes("--strict-mcp-config"));
-  assertEquals(value("--permission-mode"), "dontAsk");
-  assertEquals(value("--allowedTools").split(",")[0], "mcp__box");
+  // Whatever it would ask its user goes to the owner: no mode that denies (dontAsk) or skips it.
+  assert(!args.includes("--permission-mode"), args.join(" "));
+  assert(!args.includes("--dangerously-skip-permissions"));
+  assertEquals(value("--permission-prompt-tool"), "mcp__box__box_permission");
+  assertEquals(value("--settings"), "/box/tasks/t1/home/.config/gurt/claude-settings.json");
+  // The box's tools (the grants decide) and its own shell and file tools run without asking.
+  assertEquals(value("--allowedTools").split(","), [
+    "mcp__box",
+    "Bash",
+    "Edit",
+    "Write",
+    "NotebookEdit",
+  ]);
+  assert(!value("--allowedTools").includes("WebFetch"));
   assertEquals(value("--model"), "claude-sonnet-4-5");
   assertEquals(value("--session-id"), "5f0c");
   assert(!args.includes("--resume"));
@@ -62,6 +82,7 @@ Deno.test("Claude Code runs with -p, its JSON output, the box's server only, no 
   });
   const again = (flag: string) => resumed.args[resumed.args.indexOf(flag) + 1];
   assertEquals(again("--resume"), "5f0c");
+  assertEquals(again("--permission-prompt-tool"), "mcp__box__box_permission");
   assertEquals(again("--model"), "claude-opus-4-5");
   assert(!resumed.args.includes("--session-id"));
   assert(resumed.args.at(-1)!.startsWith("gurt restarted this task"));

@@ -9,6 +9,8 @@
  *   again") and the fake has retried fewer than `retries` times, the same tool is called again with
  *   the same input; otherwise the answer is the text `FINAL: <that result's text>`;
  * - otherwise, with `bash` set and a tool named `Bash` offered: Bash is called with that command;
+ * - otherwise, with `tool` set and a tool of its name offered: that tool is called with its input
+ *   (an agent's own tool, such as Claude Code's WebFetch);
  * - otherwise the first offered tool whose name contains `example__echo` is called with
  *   `{"text": "hi from <agent>"}`; with no such tool the answer is `NO-TOOL`.
  *
@@ -37,6 +39,8 @@ export interface FakeAnthropicOptions {
   agent?: string;
   /** A shell command to run through the agent's Bash tool first, when it offers one. */
   bash?: string;
+  /** A tool of the agent's own to call first, when offered, with this input (after `bash`). */
+  tool?: { name: string; input: unknown };
   /** How many times a tool is called again while its result says it waits for the owner (1). */
   retries?: number;
   /** The usage each answer reports. */
@@ -136,7 +140,12 @@ function agentOf(headers: Record<string, string>): string {
 /** What the script answers to a Messages request's body. */
 export function nextTurn(
   body: FakeBody,
-  options: { agent: string; bash?: string; retries?: number },
+  options: {
+    agent: string;
+    bash?: string;
+    tool?: { name: string; input: unknown };
+    retries?: number;
+  },
 ): Turn {
   const messages: FakeBody[] = Array.isArray(body.messages) ? body.messages : [];
   const tools: { name: string }[] = Array.isArray(body.tools) ? body.tools : [];
@@ -159,6 +168,10 @@ export function nextTurn(
         input: { command: options.bash, description: "Runs the test's command" },
       },
     };
+  }
+  const own = options.tool;
+  if (own !== undefined && tools.some((tool) => tool.name === own.name)) {
+    return { kind: "tool", use: { name: own.name, input: own.input } };
   }
   const echo = tools.find((tool) => tool.name.includes("example__echo"));
   if (echo === undefined) return { kind: "text", text: "NO-TOOL" };

@@ -1,0 +1,194 @@
+/**
+ * `gurt mcp`'s box_permission: Claude Code's own permission prompts (`--permission-prompt-tool
+ * mcp__box__box_permission`, called with {tool_name, input, tool_use_id}) become the owner's /ask
+ * approvals. Approved, it answers Claude's allow (the input unchanged); refused, a deny with the
+ * owner's reason; still waiting when its wait ends, a deny naming the approval and saying to call
+ * again, and the call again joins that approval.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import { gurt, gurtArgs, type Json, pendingApproval, startBox, type TestBox } from "../kit/mod.ts";
+
+type ToolResult = { content: { type: string; text: string }[]; isError?: boolean };
+
+/** The decision box_permission answered, parsed from its one text. */
+function decisionOf(result: unknown): Json {
+  const { content, isError } = result as ToolResult;
+  assertEquals(isError, undefined, JSON.stringify(result));
+  assertEquals(content.length, 1);
+  return JSON.parse(content[0].text);
+}
+
+const FETCH = {
+  url: "https://docs.example.com/guide",
+  prompt: "Summarise the install steps",
+};
+
+/** A prompt as Claude Code sends it. */
+function prompt(toolName: string, input: unknown, id = "toolu_01") {
+  return { name: "box_permission", arguments: { tool_name: toolName, input, tool_use_id: id } };
+}
+
+/** Runs `work` with a box (wait_ms 60 s) and a gurt mcp client on a task, closed afterwards. */
+async function withRelay(
+  waitMs: number,
+  work: (box: TestBox, client: Client, task: { id: string }) => Promise<void>,
+): Promise<void> {
+  const box = await startBox({ env: { BOX_APPROVAL_WAIT_MS: "60000" } });
+  const client = new Client({ name: "gurt-test", version: "0.0.0" });
+  try {
+    const task = await box.startTask({ tools: ["example.echo"] });
+    await client.connect(
+      new StdioClientTransport({
+        command: Deno.execPath(),
+        args: gurtArgs(["mcp", "--wait-ms", String(waitMs)]),
+        env: { ...Deno.env.toObject(), BOX_SOCKET: task.socket, BOX_TASK: task.id },
+        stderr: "inherit",
+      }),
+    );
+    await work(box, client, task);
+  } finally {
+    await client.close();
+    await box.close();
+  }
+}
+
+/** The pending approvals of the box, as the admin socket lists them. */
+async function approvals(box: TestBox): Promise<Json[]> {
+  return (await box.admin("GET", "/approvals")).body.items;
+}
+
+Deno.test("gurt mcp lists box_permission, not read-only, for the agent's own permission prompts", async () => {
+  await withRelay(300, async (_box, client) => {
+    const tools = (await client.listTools()).tools as Json[];
+    const tool = tools.find((t) => t.name === "box_permission");
+    assert(tool !== undefined, JSON.stringify(tools.map((t) => t.name)));
+    assertEquals(tool.annotations.readOnlyHint, false);
+    assertStringIncludes(tool.description, "permission");
+    assertEquals(tool.inputSchema.required, ["tool_name", "input"]);
+  });
+});
+
+Deno.test("box_permission: the owner sees the agent's tool and input as the task's question, and gurt approve answers allow with the input unchanged", async () => {
+  await withRelay(30_000, async (box, client, task) => {
+    const answer = client.callTool(prompt("WebFetch", FETCH));
+    const id = await pendingApproval(box, task as Json, 10_000);
+    const [item] = await approvals(box);
+    assertEquals([item.task, item.tool, item.kind], [task.id, "box.ask", "ask"]);
+    const question = JSON.parse(item.arguments).question;
+    assertEquals(
+      question,
+      'Claude Code asks to use WebFetch with {"url":"https://docs.example.com/guide","prompt":"Summarise the install steps"}',
+    );
+    // The owner's own command shows it as the task's question.
+    const shown = await gurt(["approvals"], { env: { BOX_HOME: box.home } });
+    assertStringIncludes(shown.stdout, `task ${task.id}`);
+    assertStringIncludes(shown.stdout, "Claude Code asks to use WebFetch");
+    const approved = await gurt(["approve", String(id)], { env: { BOX_HOME: box.home } });
+    assertEquals(approved.code, 0, approved.stderr);
+    assertEquals(decisionOf(await answer), { behavior: "allow", updatedInput: FETCH });
+  });
+});
+
+Deno.test("box_permission: gurt refuse --reason answers deny with the owner's reason, also to the prompt asked again after a pending answer", async () => {
+  await withRelay(300, async (box, client, task) => {
+    // The wait ends first: the agent is told to call again.
+    const first = decisionOf(await client.callTool(prompt("WebSearch", { query: "gurt" })));
+    const id = await pendingApproval(box, task as Json, 10_000);
+    assertEquals(first.behavior, "deny");
+    const refused = await gurt(["refuse", String(id), "--reason", "no searching today"], {
+      env: { BOX_HOME: box.home },
+    });
+    assertEquals(refused.code, 0, refused.stderr);
+    // Called again (a new tool_use_id, the same tool and input): the refusal, with the reason.
+    const again = decisionOf(
+      await client.callTool(prompt("WebSearch", { query: "gurt" }, "toolu_02")),
+    );
+    assertEquals(again.behavior, "deny");
+    assertStringIncludes(again.message, "refused");
+    assertStringIncludes(again.message, "WebSearch");
+    assertStringIncludes(again.message, "no searching today");
+    assertEquals(await approvals(box), []);
+  });
+});
+
+Deno.test("box_permission: refused while the prompt waits, the deny comes at once with the owner's reason", async () => {
+  await withRelay(30_000, async (box, client, task) => {
+    const waiting = client.callTool(prompt("WebFetch", FETCH));
+    const id = await pendingApproval(box, task as Json, 10_000);
+    await box.admin("POST", `/approvals/${id}/refuse`, { reason: "not that site" });
+    const denied = decisionOf(await waiting);
+    assertEquals(denied.behavior, "deny");
+    assertStringIncludes(denied.message, "WebFetch");
+    assertStringIncludes(denied.message, "not that site");
+  });
+});
+
+Deno.test("box_permission: a prompt still waiting when its wait ends answers deny naming the approval and to call again; the call again joins it, and a later use asks afresh", async () => {
+  await withRelay(300, async (box, client, task) => {
+    const started = performance.now();
+    const pending = decisionOf(await client.callTool(prompt("WebFetch", FETCH)));
+    const waited = performance.now() - started;
+    assert(waited >= 300 && waited < 10_000, `it waited ${waited} ms`);
+    const id = await pendingApproval(box, task as Json, 10_000);
+    assertEquals(pending.behavior, "deny");
+    assertStringIncludes(pending.message, `approval ${id}`);
+    assertStringIncludes(pending.message, "Call this tool again");
+    assertEquals(pending.updatedInput, undefined);
+
+    const again = decisionOf(await client.callTool(prompt("WebFetch", FETCH, "toolu_02")));
+    assertStringIncludes(again.message, `approval ${id}`);
+    assertEquals((await approvals(box)).length, 1, "the call again joined the same approval");
+
+    await box.admin("POST", `/approvals/${id}/approve`);
+    const allowed = decisionOf(await client.callTool(prompt("WebFetch", FETCH, "toolu_03")));
+    assertEquals(allowed, { behavior: "allow", updatedInput: FETCH });
+
+    // Once answered, the same use later is a new prompt: the owner is asked again.
+    const later = decisionOf(await client.callTool(prompt("WebFetch", FETCH, "toolu_04")));
+    assertEquals(later.behavior, "deny");
+    const next = await pendingApproval(box, task as Json, 10_000);
+    assert(next !== id, `the later use asked approval ${next} again`);
+    assertStringIncludes(later.message, `approval ${next}`);
+  });
+});
+
+Deno.test("box_permission's question is bounded and escaped: a long input is cut with a count, control and direction characters show as \\u escapes, an odd tool name is quoted", async () => {
+  await withRelay(300, async (box, client, task) => {
+    const input = {
+      command: `echo \u202eevil\u0007 ${"x".repeat(5000)}`,
+      note: "line\u2028two\u0085",
+    };
+    const decision = decisionOf(await client.callTool(prompt('Bash"\n\u001b[31m', input)));
+    assertEquals(decision.behavior, "deny");
+    await pendingApproval(box, task as Json, 10_000);
+    const [item] = await approvals(box);
+    const question: string = JSON.parse(item.arguments).question;
+    assert(question.length < 1200, `${question.length} characters`);
+    assert(question.startsWith('Claude Code asks to use "Bash\\"\\n\\u001b[31m" with '), question);
+    assertStringIncludes(question, "\\u202eevil\\u0007");
+    assert(/… \(\d+ more characters\)$/.test(question), question);
+    // No character that could hide text is left as it is: controls, separators, direction marks.
+    assert(!/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(question), question);
+  });
+});
+
+Deno.test("box_permission answers deny, not an error, to a prompt without a tool name or with an input that is not an object", async () => {
+  await withRelay(300, async (box, client) => {
+    for (
+      const args of [
+        { input: {} },
+        { tool_name: "", input: {} },
+        { tool_name: "WebFetch", input: "https://x" },
+      ]
+    ) {
+      const decision = decisionOf(
+        await client.callTool({ name: "box_permission", arguments: args }),
+      );
+      assertEquals(decision.behavior, "deny", JSON.stringify(args));
+      assertStringIncludes(decision.message, "tool_name");
+    }
+    assertEquals(await approvals(box), []);
+  });
+});
