@@ -1,0 +1,397 @@
+/**
+ * OpenCode as a task's worker (issue 20): the real opencode-ai 1.18.33 run by `gurt task start
+ * --worker opencode` as root against a scripted fake model service, with no internet: its default
+ * model gpt-5 over Responses (fake_responses.ts as `[models] openai_base_url`), a claude-* model
+ * over Messages (fake_anthropic.ts as anthropic_base_url), and any other over Chat Completions
+ * (fake_chat.ts, whose `shell` option calls OpenCode's bash tool). It lists the box's tools and
+ * calls example.echo through the broker; its final answer and exit end the task; the vault's key
+ * reaches the fake and never the task; an `ask` grant's call waits for the owner; its own shell
+ * cannot reach a host off the task's list; and nothing else leaves the task.
+ */
+import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import { grant, type Json, type TestBox, until } from "../kit/mod.ts";
+import {
+  type AgentBox,
+  agentSkip,
+  filesHolding,
+  keyProbe,
+  pendingIn,
+  probeCounts,
+  stepTexts,
+  withAgentBox,
+} from "./agent_box.ts";
+import { type FakeResponsesOptions, startFakeResponses } from "./fake_responses.ts";
+import { type FakeChatOptions, isTitleRequest, startFakeChat } from "./fake_chat.ts";
+import { type FakeAnthropicOptions, startFakeAnthropic } from "./fake_anthropic.ts";
+import { OPENCODE_DEFAULT_MODEL, OPENCODE_RESUME_PROMPT } from "../../mod/agents/opencode.ts";
+
+const skip = agentSkip("opencode");
+if (skip !== null) console.log(`skipping the OpenCode tests: ${skip}`);
+
+/** A model OpenCode speaks Chat Completions to (the endpoint's OpenAI-compatible target). */
+const CHAT_MODEL = "qwen3-coder";
+
+/** The final answer after the echo call: the box's result, as the fakes answer it. */
+const FINAL_ECHO = 'FINAL: {"text":"hi from opencode"}';
+
+/** One model request as a fake received it, whatever its wire. */
+interface ModelRequest {
+  path: string;
+  headers: Record<string, string>;
+  body: Json;
+}
+
+/** The fake behind the task, seen the same way on every wire. */
+interface Fake {
+  url: string;
+  /** Every request it received (any path). */
+  all(): { path: string; headers: Record<string, string> }[];
+  /** The model requests (responses, chat/completions or messages), bodies parsed. */
+  model(): ModelRequest[];
+  /** The header that carried the key, and its value for `key`. */
+  keyHeader: [string, (key: string) => string];
+  close(): Promise<void>;
+}
+
+type Wire =
+  | { wire: "responses"; options?: Partial<FakeResponsesOptions> }
+  | { wire: "chat"; options?: Partial<FakeChatOptions> }
+  | { wire: "anthropic"; options?: FakeAnthropicOptions };
+
+function startFake(wire: Wire): Fake {
+  const bearer: Fake["keyHeader"] = ["authorization", (key) => `Bearer ${key}`];
+  if (wire.wire === "anthropic") {
+    const fake = startFakeAnthropic({ agent: "opencode", ...wire.options });
+    return {
+      url: fake.url,
+      all: () => fake.requests,
+      model: () => fake.messages(),
+      keyHeader: ["x-api-key", (key) => key],
+      close: () => fake.close(),
+    };
+  }
+  const fake = wire.wire === "responses"
+    ? startFakeResponses({ agent: "opencode", ...wire.options })
+    : startFakeChat({ agent: "opencode", ...wire.options });
+  const path = wire.wire === "responses" ? /\/responses$/ : /\/chat\/completions$/;
+  return {
+    url: fake.url,
+    all: () => fake.requests,
+    model: () =>
+      fake.requests
+        .filter((request) => request.method === "POST" && path.test(request.path))
+        .map((request) => ({ ...request, body: JSON.parse(request.body) })),
+    keyHeader: bearer,
+    close: () => fake.close(),
+  };
+}
+
+/** Runs `work` on an OpenCode box: the fake in `[models]`, a canary key in the vault. */
+async function withOpencodeBox(
+  setup: { grants: Record<string, string>; fake?: Wire; toml?: string; key?: string },
+  work: (opencode: AgentBox & { fake: Fake; key: string }) => Promise<void>,
+): Promise<void> {
+  const wire = setup.fake ?? { wire: "responses" };
+  const anthropic = wire.wire === "anthropic";
+  const key = setup.key ??
+    `${anthropic ? "sk-ant" : "sk-proj"}-canary-${crypto.randomUUID().slice(0, 12)}`;
+  const fake = startFake(wire);
+  try {
+    await withAgentBox({
+      agent: "opencode",
+      grants: setup.grants,
+      vault: { [anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY"]: key },
+      toml: `[models]\n${anthropic ? "anthropic" : "openai"}_base_url = "${fake.url}"\n${
+        setup.toml ?? ""
+      }`,
+    }, (box) => work({ ...box, fake, key }));
+  } finally {
+    await fake.close();
+  }
+}
+
+/** The names of the tools a model request offered, on any wire. */
+function toolNames(body: Json): string[] {
+  return ((body.tools ?? []) as Json[]).map((tool) => String(tool.function?.name ?? tool.name));
+}
+
+/** Every request reached the fake with the vault's key, put on by the model endpoint. */
+function assertKeyed(fake: Fake, key: string): void {
+  const [header, value] = fake.keyHeader;
+  assert(fake.all().length > 0);
+  for (const request of fake.all()) assertEquals(request.headers[header], value(key));
+}
+
+/** The net_blocked records of task `id`'s, and its journal's net.blocked events. */
+async function blockedOf(box: TestBox, id: string, journal: Json[]): Promise<Json[]> {
+  const records = (await box.records()).filter((r) =>
+    r.event?.type === "net_blocked" && r.event.task === id
+  ).map((r) => r.event);
+  const events = journal.filter((line) => line.type === "event" && line.event === "net.blocked");
+  return [...records, ...events];
+}
+
+/** Nothing left the task: no host refused (OpenCode's catalog, update check, plugin install …). */
+async function assertNothingBlocked(box: TestBox, id: string, journal: Json[]): Promise<void> {
+  assertEquals(await blockedOf(box, id, journal), []);
+  const all = (await box.records()).filter((r) => r.event?.type === "net_blocked");
+  assertEquals(all.map((r) => r.event), []);
+}
+
+Deno.test({
+  name:
+    "gurt task start --worker opencode: OpenCode on gpt-5 lists the box's tools, calls example.echo through the broker, and its final answer ends the task done, costed and audited, with nothing else leaving",
+  ignore: skip !== null,
+  fn: async () => {
+    const grants = { echo: grant({ tool: "example.echo" }) };
+    await withOpencodeBox({ grants }, async ({ box, fake, key, cli, start, end }) => {
+      const id = await start("Say hi through the box.");
+      const { task, log, journal } = await end(id);
+      assertEquals(task.state, "done", log);
+
+      // The prompt reached it, and the box's tools were offered to the model as box_<tool>.
+      const requests = fake.model();
+      const turn = requests.find((request) => toolNames(request.body).length > 0);
+      assert(turn !== undefined, JSON.stringify(requests.map((r) => r.body)));
+      assertStringIncludes(JSON.stringify(turn.body.input), "Say hi through the box.");
+      const tools = toolNames(turn.body);
+      assert(tools.includes("box_example__echo"), tools.join(", "));
+      assert(tools.includes("box_box_ask"), tools.join(", "));
+      for (const request of requests) assertEquals(request.body.model, OPENCODE_DEFAULT_MODEL);
+      assertKeyed(fake, key);
+
+      // The call went through the broker: a Decision and a Result in the audit log.
+      const records = await box.records();
+      assert(
+        records.some((r) => r.event?.type === "decision" && r.event.tool === "example.echo"),
+        JSON.stringify(records.map((r) => r.event?.type)),
+      );
+      const calls = journal.filter((line) =>
+        line.type === "tool.result" && line.tool === "example.echo"
+      );
+      assertEquals(calls.length, 1, JSON.stringify(journal));
+
+      // The session was kept as a step, and the final answer is the last step.
+      const steps = stepTexts(journal);
+      assert(/^opencode session ses_\w+$/.test(steps[0]), steps.join("\n"));
+      assertEquals(steps.at(-1), FINAL_ECHO);
+      // OpenCode's JSON events are on the worker log.
+      assertStringIncludes(log, '"type":"tool_use"');
+      assertStringIncludes(log, '"tool":"box_example__echo"');
+
+      // The model's cost shows in gurt task show, and the audit log verifies.
+      const shown = await cli(["task", "show", id]);
+      assertEquals(shown.code, 0, shown.stderr);
+      assertStringIncludes(shown.stdout, "cost ");
+      assertStringIncludes(shown.stdout, "hi from opencode");
+      assert(task.spentCents > 0, JSON.stringify(task));
+      const verified = await cli(["audit", "verify"]);
+      assertEquals(verified.code, 0, verified.stdout + verified.stderr);
+
+      // Nothing but model requests reached the model service, and no host was refused: not the
+      // models catalog, the update check, the plugin install from npm, nor anything else.
+      for (const request of fake.all()) assert(request.path.endsWith("/responses"), request.path);
+      await assertNothingBlocked(box, id, journal);
+    });
+  },
+});
+
+Deno.test({
+  name:
+    "an OpenCode task on a claude-* model speaks Messages through the box with the vault's Anthropic key, and on any other model Chat Completions with the OpenAI key",
+  ignore: skip !== null,
+  fn: async () => {
+    const grants = { echo: grant({ tool: "example.echo" }) };
+    for (
+      const [fake, model, path] of [
+        [{ wire: "anthropic" }, "claude-sonnet-4-5", /^\/v1\/messages(\?|$)/],
+        [{ wire: "chat" }, CHAT_MODEL, /^\/v1\/chat\/completions$/],
+      ] as const
+    ) {
+      await withOpencodeBox({ grants, fake }, async ({ box, fake, key, cli, start, end }) => {
+        const id = await start("Say hi through the box.", { model });
+        const { task, log, journal } = await end(id);
+        assertEquals(task.state, "done", log);
+        assertEquals(stepTexts(journal).at(-1), FINAL_ECHO);
+        const requests = fake.model();
+        assert(requests.length >= 2, JSON.stringify(fake.all().map((r) => r.path)));
+        for (const request of requests) {
+          assert(path.test(request.path), request.path);
+          assertEquals(request.body.model, model);
+        }
+        const offered = toolNames(requests.at(-1)!.body);
+        assert(offered.includes("box_example__echo"), offered.join(", "));
+        assertKeyed(fake, key);
+        if (fake.keyHeader[0] === "authorization") {
+          // The title request comes first, with no tools.
+          assert(isTitleRequest(requests[0].body), JSON.stringify(requests[0].body));
+        }
+        const shown = await cli(["task", "show", id]);
+        assertStringIncludes(shown.stdout, "cost ");
+        assert(task.spentCents > 0, JSON.stringify(task));
+        await assertNothingBlocked(box, id, journal);
+      });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "the vault's key reaches the fake service from an OpenCode task and never the task: no task process's environment, no file of its home or /tmp, not its log",
+  ignore: skip !== null,
+  fn: async () => {
+    const grants = { echo: grant({ tool: "example.echo" }) };
+    const key = `sk-proj-canary-${crypto.randomUUID().slice(0, 12)}`;
+    await withOpencodeBox(
+      { grants, key, fake: { wire: "chat", options: { shell: keyProbe(key) } } },
+      async ({ box, fake, start, end }) => {
+        const id = await start("Look around the task.", { model: CHAT_MODEL });
+        const { task, log, journal } = await end(id);
+        assertEquals(task.state, "done", log);
+        // The probe ran through OpenCode's own shell tool, bash.
+        const answer = stepTexts(journal).at(-1) ?? "";
+        const counts = probeCounts(answer);
+        assert(counts !== null, answer);
+        // agent-run, OpenCode, gurt mcp and the shell at least, each with the placeholder.
+        assert(counts.environs >= 4 && counts.placeholder >= 4, answer);
+        assertEquals([counts.inEnviron, counts.inFiles], [0, 0], answer);
+        assertKeyed(fake, key);
+        assert(fake.model().length >= 2);
+        // Nor is it anywhere in the task's folder on the host now: its home (OpenCode's sessions
+        // database and logs), its log, its journal.
+        assertEquals(await filesHolding(`${box.home}/tasks/${id}`, key), "");
+        assert(
+          Deno.statSync(`${box.home}/tasks/${id}/home/.local/share/opencode/opencode.db`).isFile,
+        );
+        assert(!log.includes(key));
+        await assertNothingBlocked(box, id, journal);
+      },
+    );
+  },
+});
+
+Deno.test({
+  name:
+    "OpenCode's own shell tool (bash) in a task cannot reach a host off the task's list, and the attempt shows as net.blocked, the only host refused",
+  ignore: skip !== null,
+  fn: async () => {
+    const grants = { echo: grant({ tool: "example.echo" }) };
+    const shell =
+      "curl -sS -m 20 -o /dev/null https://blocked.example.com/ 2>&1; echo curl-exit=$?";
+    await withOpencodeBox(
+      { grants, fake: { wire: "chat", options: { shell } } },
+      async ({ box, start, end }) => {
+        const id = await start("Fetch a page.", {
+          hosts: "allowed.example.com",
+          model: CHAT_MODEL,
+        });
+        const { task, log, journal } = await end(id);
+        assertEquals(task.state, "done", log);
+        const answer = stepTexts(journal).at(-1) ?? "";
+        assertStringIncludes(answer, "curl-exit=");
+        assert(!answer.includes("curl-exit=0"), answer);
+        const blocked = await blockedOf(box, id, journal);
+        assert(blocked.length >= 2, JSON.stringify(journal));
+        for (const line of blocked) {
+          assertStringIncludes(JSON.stringify(line), "blocked.example.com");
+        }
+      },
+    );
+  },
+});
+
+/** Whether a fake has been sent the pending text as a tool's result. */
+function sawPending(fake: Fake): boolean {
+  return fake.model().some((request) =>
+    JSON.stringify(request.body).includes("Call this tool again to check.")
+  );
+}
+
+for (const answer of ["approve", "refuse"] as const) {
+  Deno.test({
+    name: answer === "approve"
+      ? "an ask grant: OpenCode's call shows in gurt approvals, it sees the pending text, and gurt approve runs its retried call once"
+      : "an ask grant: gurt refuse gives OpenCode's retried call the refusal text, and the tool never runs",
+    ignore: skip !== null,
+    fn: async () => {
+      const grants = { echo: grant({ tool: "example.echo", mode: "ask" }) };
+      // A short wait, so that the first call answers pending; the fake calls again while it does.
+      const toml = "[approvals]\nwait_ms = 3000\n";
+      await withOpencodeBox(
+        { grants, toml, fake: { wire: "responses", options: { retries: 8 } } },
+        async ({ box, fake, cli, start, end }) => {
+          const id = await start("Say hi, with the owner's leave.");
+          const approval = await pendingIn(cli, id);
+          await until(() => Promise.resolve(sawPending(fake)), 40_000);
+          const done = await cli([answer, String(approval)]);
+          assertEquals(done.code, 0, done.stderr);
+          const { task, log, journal } = await end(id);
+          const final = stepTexts(journal).at(-1) ?? "";
+          const results = journal.filter((line) =>
+            line.type === "tool.result" && line.tool === "example.echo"
+          );
+          assertEquals(task.state, "done", log);
+          if (answer === "approve") {
+            assertEquals(final, FINAL_ECHO);
+            assertEquals(results.length, 1, JSON.stringify(journal));
+            assertEquals(results[0].answer.ok, true);
+          } else {
+            assertStringIncludes(final, "FINAL: Denied: the owner refused this call.");
+            assert(results.every((line) => line.answer.ok === false), JSON.stringify(results));
+          }
+          const records = await box.records();
+          const ran = records.filter((r) =>
+            r.event?.type === "result" && r.event.call.startsWith("mcp.example.echo.")
+          );
+          assertEquals(
+            ran.length,
+            answer === "approve" ? 1 : 0,
+            JSON.stringify(records.map((r) => r.event)),
+          );
+          await assertNothingBlocked(box, id, journal);
+        },
+      );
+    },
+  });
+}
+
+Deno.test({
+  name:
+    "an OpenCode task caught by a gurt serve restart resumes its kept session with -s, and ends done once its call is approved",
+  ignore: skip !== null,
+  fn: async () => {
+    const grants = { echo: grant({ tool: "example.echo", mode: "ask" }) };
+    await withOpencodeBox(
+      { grants, fake: { wire: "responses", options: { retries: 8 } } },
+      async ({ box, fake, cli, start, end }) => {
+        const id = await start("Say hi, across a restart.");
+        // OpenCode waits in its call for the owner; the core stops, and starts again.
+        await pendingIn(cli, id);
+        const before = fake.model().length;
+        await box.restart();
+        const approval = await pendingIn(cli, id);
+        const approved = await cli(["approve", String(approval)]);
+        assertEquals(approved.code, 0, approved.stderr);
+        const { task, log, journal } = await end(id);
+        assertEquals(task.state, "done", log);
+        assertStringIncludes(stepTexts(journal).at(-1) ?? "", "hi from opencode");
+        // One session, named by OpenCode's first run and resumed by the second.
+        const sessions = stepTexts(journal).filter((text) => text.startsWith("opencode session "));
+        assertEquals(sessions.length, 1, stepTexts(journal).join("\n"));
+        assertStringIncludes(
+          log,
+          `session ${sessions[0].slice("opencode session ".length)} (resumed)`,
+        );
+        // The resumed conversation holds the task's prompt and is told it was restarted.
+        const after = fake.model().slice(before).map((r) => JSON.stringify(r.body.input));
+        assert(
+          after.some((text) =>
+            text.includes("Say hi, across a restart.") &&
+            text.includes(JSON.stringify(OPENCODE_RESUME_PROMPT).slice(1, -1))
+          ),
+          after.join("\n"),
+        );
+      },
+    );
+  },
+});
