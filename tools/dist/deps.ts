@@ -63,6 +63,9 @@ function exportName(name: string): string {
   return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : JSON.stringify(name);
 }
 
+/** Modules imported for their effect on load, which others need first. */
+const SIDE_EFFECTS_FIRST = ["reflect-metadata"];
+
 const specifiers = await bareSpecifiers();
 // Inside the checkout, at a fixed path, and bundled from the checkout: esbuild writes each module's
 // path, relative to where it runs, into the bundle, which must come out the same wherever and
@@ -72,7 +75,13 @@ await Deno.remove(entries, { recursive: true }).catch(() => {});
 await Deno.mkdir(entries, { recursive: true });
 const imports: Record<string, string> = {};
 try {
-  for (const specifier of specifiers) {
+  // A module gurt imports only for what it does on load (reflect-metadata's global Reflect API,
+  // which @peculiar/x509 needs before it loads) goes first, here and in the bundle.
+  const ordered = [
+    ...specifiers.filter((s) => SIDE_EFFECTS_FIRST.includes(s)),
+    ...specifiers.filter((s) => !SIDE_EFFECTS_FIRST.includes(s)),
+  ];
+  for (const specifier of ordered) {
     // The names the module exports, as Deno sees them (a CommonJS module's too): written out one
     // by one, since `export *` would drop a default export and a CommonJS module's names.
     // Deno also offers a CommonJS module's exports object as "module.exports", a name gurt does
@@ -80,8 +89,9 @@ try {
     const names = Object.keys(await import(specifier))
       .filter((name) => name !== "module.exports")
       .sort();
+    // A module with no exports is imported for its effect: the entry must still load it.
     const body = names.length === 0
-      ? "export {};\n"
+      ? `import ${JSON.stringify(specifier)};\nexport {};\n`
       : `export { ${names.map(exportName).join(", ")} } from ${JSON.stringify(specifier)};\n`;
     await Deno.writeTextFile(`${entries}/${fileName(specifier)}.ts`, body);
     imports[specifier] = `./deps/${fileName(specifier)}.js`;
