@@ -15,6 +15,8 @@
  *   `{"text": "hi from <agent>"}`; with no such tool the answer is `NO-TOOL`.
  *
  * Each answer reports `usage` (by default 100,000 input tokens, so a few answers cost cents).
+ * `GET /v1/models` lists one model whatever the key, so `gurt vault set ANTHROPIC_API_KEY`, whose
+ * check calls it at `[vault] anthropic_base_url`, saves a made-up key.
  * Run on its own (`deno run -A tests/agents/fake_anthropic.ts [--port N] [--log FILE]`) it
  * prints its URL and appends each request to FILE as a JSON line.
  */
@@ -70,6 +72,19 @@ type Turn = { kind: "text"; text: string } | { kind: "tool"; use: ToolUse };
 
 const PENDING = /call this tool again/i;
 const DEFAULT_USAGE = { input_tokens: 100_000, output_tokens: 50 };
+const MODEL = "claude-sonnet-4-5-20250929";
+/** Anthropic's List Models answer, for every key: `gurt vault set ANTHROPIC_API_KEY` tries it. */
+const MODELS = {
+  data: [{
+    type: "model",
+    id: MODEL,
+    display_name: "Claude Sonnet 4.5",
+    created_at: "2025-09-29T00:00:00Z",
+  }],
+  has_more: false,
+  first_id: MODEL,
+  last_id: MODEL,
+};
 
 /** Starts the fake on 127.0.0.1. */
 export function startFakeAnthropic(options: FakeAnthropicOptions = {}): FakeAnthropic {
@@ -92,6 +107,7 @@ export function startFakeAnthropic(options: FakeAnthropicOptions = {}): FakeAnth
       if (req.method === "POST" && url.pathname === "/v1/messages/count_tokens") {
         return Response.json({ input_tokens: 10 });
       }
+      if (req.method === "GET" && url.pathname === "/v1/models") return Response.json(MODELS);
       if (req.method !== "POST" || url.pathname !== "/v1/messages") {
         return Response.json({
           type: "error",
