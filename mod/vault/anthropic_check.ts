@@ -30,12 +30,12 @@ export async function checkAnthropicKey(key: string, options: KeyCheckOptions): 
       redirect: "error",
     });
   } catch (error) {
-    const why = error instanceof Error ? error.name : "an error";
     return {
       kind: "unchecked",
       message: `${ANTHROPIC_KEY_NAME} was not saved: gurt could not reach Anthropic at ` +
-        `${options.baseUrl} to try it (${why}); check the box's network and set it again; ` +
-        `see runbook.md#vault-key-refused`,
+        `${options.baseUrl} ([vault] anthropic_base_url) to try it ` +
+        `(${unreachedWhy(error, options.timeoutMs)}); check the box's network and set it ` +
+        `again; see runbook.md#vault-key-refused`,
     };
   }
   const body = await response.text().catch(() => "");
@@ -49,11 +49,31 @@ export async function checkAnthropicKey(key: string, options: KeyCheckOptions): 
         `see runbook.md#vault-key-refused`,
     };
   }
+  // A 429 or 5xx passes; any other status says the base URL is not Anthropic's API.
+  const passing = response.status === 429 || response.status >= 500;
   return {
     kind: "unchecked",
-    message: `${ANTHROPIC_KEY_NAME} was not saved: Anthropic answered ${response.status}` +
-      `${detail} when gurt tried it; set it again in a minute; see runbook.md#vault-key-refused`,
+    message: `${ANTHROPIC_KEY_NAME} was not saved: Anthropic at ${options.baseUrl} ` +
+      `([vault] anthropic_base_url) answered ${response.status}${detail} when gurt tried it; ` +
+      (passing
+        ? "set it again in a minute"
+        : "check that setting names Anthropic's API, or a service that answers its GET /v1/models") +
+      "; see runbook.md#vault-key-refused",
   };
+}
+
+/** Why the check's request got no answer, in a few words: the timeout, or the fetch's own reason. */
+function unreachedWhy(error: unknown, timeoutMs: number): string {
+  if (!(error instanceof Error)) return "an error";
+  if (error.name === "TimeoutError") return `no answer within ${timeoutMs} ms`;
+  // Deno's fetch says "fetch failed" and puts the reason (DNS, refused, TLS) in its cause.
+  const cause = error.cause instanceof Error ? error.cause.message : "";
+  const message = (cause !== "" ? cause : error.message)
+    .replace(/^error sending request for url \([^)]*\): /, "")
+    .replace(/\s+/g, " ")
+    .trim();
+  if (message === "") return error.name;
+  return message.length > 300 ? `${message.slice(0, 300)}…` : message;
 }
 
 /** `: <type>` from Anthropic's error body `{"type":"error","error":{"type":…,"message":…}}`. */

@@ -114,9 +114,39 @@ Deno.test("an ANTHROPIC_API_KEY that cannot be tried (Anthropic unreachable) is 
     const answer = await box.admin("PUT", "/api/vault/ANTHROPIC_API_KEY", { value: GOOD });
     assertEquals(answer.status, 502);
     assertStringIncludes(answer.body.error, "could not reach Anthropic");
+    // It says where it looked, from which setting, and why it failed, not only an error's class.
+    assertStringIncludes(answer.body.error, `at ${base} ([vault] anthropic_base_url)`);
+    assertStringIncludes(answer.body.error, "Connection refused");
+    assertNotIncludes(answer.body.error, "(TypeError)");
+    assertNotIncludes(answer.body.error, GOOD);
     assertEquals(await Deno.readTextFile(folder.path), "");
   } finally {
     await box.close();
+    await folder.remove();
+  }
+});
+
+Deno.test("an ANTHROPIC_API_KEY tried at a base URL that answers 404 is a 502 naming the URL and its setting", async () => {
+  const fake = startFakeAnthropic([GOOD]);
+  const base = `${fake.baseUrl}/not-the-api`;
+  const folder = await vaultFolder("");
+  const box = await startBox({
+    env: { BOX_VAULT: folder.path },
+    toml: `[vault]\nanthropic_base_url = "${base}"\n`,
+  });
+  try {
+    const answer = await box.admin("PUT", "/api/vault/ANTHROPIC_API_KEY", { value: GOOD });
+    assertEquals(answer.status, 502);
+    assertStringIncludes(
+      answer.body.error,
+      `Anthropic at ${base} ([vault] anthropic_base_url) answered 404 not_found_error`,
+    );
+    assertNotIncludes(answer.body.error, "in a minute");
+    assertStringIncludes(answer.body.error, "see runbook.md#vault-key-refused");
+    assertEquals(await Deno.readTextFile(folder.path), "");
+  } finally {
+    await box.close();
+    await fake.close();
     await folder.remove();
   }
 });
