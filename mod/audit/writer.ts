@@ -105,7 +105,7 @@ export class AuditWriter {
     await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
     const lockPath = `${dir}/.lock`;
     const lock = await Deno.open(lockPath, { read: true, write: true, create: true, mode: 0o600 });
-    if (!(await lock.tryLock(true))) {
+    if (!(await takeLock(lock))) {
       lock.close();
       throw new AuditLockedError(lockPath);
     }
@@ -355,3 +355,22 @@ export class AuditWriter {
 }
 
 const NEWLINE = encoder.encode("\n");
+
+/**
+ * How long a start waits for a lock just let go. A process forked by this one (any child: a
+ * sandbox probe, a worker) holds a copy of every descriptor until it runs its program, which
+ * closes them (close-on-exec); on a loaded machine that can take milliseconds, during which a lock
+ * released by a core that just closed is still held through the copy. A second `gurt serve` holds
+ * the lock for its life, so waiting this long still finds it.
+ */
+const LOCK_WAIT_MS = 2000;
+
+/** Takes the audit lock, trying again for LOCK_WAIT_MS; false when another holds it still. */
+async function takeLock(lock: Deno.FsFile): Promise<boolean> {
+  const until = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    if (await lock.tryLock(true)) return true;
+    if (Date.now() >= until) return false;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

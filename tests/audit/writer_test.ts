@@ -61,6 +61,25 @@ Deno.test("a second writer on the same home is refused while the first holds the
     again.writer.close();
   }));
 
+Deno.test("a lock still held a moment after its core let go (a forked child's copy of the descriptor) is waited for, not taken for a second gurt serve", () =>
+  withHome(async (home) => {
+    const { writer } = await AuditWriter.open(home);
+    await writer.close();
+    // Another open file description of the lock holds it for 300 ms, as a child forked just before
+    // the close does until it execs.
+    const copy = await Deno.open(auditFile(home, ".lock"), { read: true, write: true });
+    assert(await copy.tryLock(true));
+    const letGo = setTimeout(() => copy.close(), 300);
+    try {
+      const started = Date.now();
+      const { writer: next } = await AuditWriter.open(home);
+      assert(Date.now() - started >= 250, "it waited for the lock");
+      await next.close();
+    } finally {
+      clearTimeout(letGo);
+    }
+  }));
+
 Deno.test("append resolves only after the fdatasync that covers its record has returned", () =>
   withHome(async (home) => {
     const events: string[] = [];
