@@ -9,6 +9,7 @@
  * issue 20).
  */
 import type { AgentAdapter, AgentCommand, AgentContext, AgentOutcome } from "./adapter.ts";
+import { nonEmptyString, objectOf, objectsOf } from "./output_lines.ts";
 
 /** The model a task that names none runs with. */
 export const CLAUDE_DEFAULT_MODEL = "claude-sonnet-4-5";
@@ -100,26 +101,13 @@ function command(
   };
 }
 
-/** The JSON object of one line of its output, else null. */
-function objectOf(line: string): Record<string, unknown> | null {
-  const text = line.trim();
-  if (!text.startsWith("{")) return null;
-  try {
-    const value = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? value : null;
-  } catch {
-    return null;
-  }
-}
-
 function sessionIn(line: string): string | null {
-  const session = objectOf(line)?.session_id;
-  return typeof session === "string" && session !== "" ? session : null;
+  return nonEmptyString(objectOf(line)?.session_id);
 }
 
 function outcome(stdout: string, code: number): AgentOutcome {
   // `--output-format json` prints one object, the result; the last such line is it.
-  const result = stdout.split("\n").map(objectOf).reverse()
+  const result = objectsOf(stdout).reverse()
     .find((value) => value !== null && value.type === "result");
   if (result === undefined || result === null) return { session: null, answer: null, ok: false };
   const answer = typeof result.result === "string" ? result.result : null;

@@ -23,6 +23,7 @@
  */
 import { stringify } from "smol-toml";
 import type { AgentAdapter, AgentCommand, AgentContext, AgentOutcome } from "./adapter.ts";
+import { nonEmptyString, objectOf } from "./output_lines.ts";
 
 /** The model a task that names none runs with. */
 export const CODEX_DEFAULT_MODEL = "gpt-5-codex";
@@ -108,22 +109,10 @@ function command(
   return { args, env: { CODEX_HOME: `${context.home}/${CODEX_HOME_DIR}` } };
 }
 
-/** The JSON object of one line of its output, else null. */
-function objectOf(line: string): Record<string, unknown> | null {
-  const text = line.trim();
-  if (!text.startsWith("{")) return null;
-  try {
-    const value = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? value : null;
-  } catch {
-    return null;
-  }
-}
-
 function sessionIn(line: string): string | null {
   const event = objectOf(line);
   if (event === null || event.type !== "thread.started") return null;
-  return typeof event.thread_id === "string" && event.thread_id !== "" ? event.thread_id : null;
+  return nonEmptyString(event.thread_id);
 }
 
 function outcome(stdout: string, code: number): AgentOutcome {

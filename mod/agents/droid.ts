@@ -29,6 +29,7 @@
  * answer is missing from that session).
  */
 import type { AgentAdapter, AgentCommand, AgentContext, AgentOutcome } from "./adapter.ts";
+import { objectOf, objectsOf } from "./output_lines.ts";
 
 /** The model of a task that names none, when Droid brings the box's key (seed 003). */
 export const DROID_DEFAULT_MODEL = "claude-sonnet-5-5";
@@ -155,18 +156,6 @@ function command(
   };
 }
 
-/** The JSON object of one line of its output, else null. */
-function objectOf(line: string): Record<string, unknown> | null {
-  const text = line.trim();
-  if (!text.startsWith("{")) return null;
-  try {
-    const value = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? value : null;
-  } catch {
-    return null;
-  }
-}
-
 function sessionOf(event: Record<string, unknown> | null): string | null {
   const session = event?.session_id;
   return typeof session === "string" && SESSION_ID.test(session) ? session : null;
@@ -191,7 +180,7 @@ function outcome(stdout: string, code: number): AgentOutcome {
   let failed = false;
   let said: string | null = null;
   const errors: string[] = [];
-  for (const event of stdout.split("\n").map(objectOf)) {
+  for (const event of objectsOf(stdout)) {
     if (event === null) continue;
     session = sessionOf(event) ?? session;
     if (event.type === "completion") finished = textOf(event.finalText) ?? "";

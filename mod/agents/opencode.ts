@@ -9,6 +9,7 @@
  * (docs/agents research, issue 20).
  */
 import type { AgentAdapter, AgentCommand, AgentContext, AgentOutcome } from "./adapter.ts";
+import { nonEmptyString, objectOf, objectsOf } from "./output_lines.ts";
 
 /** The model a task that names none runs with. */
 export const OPENCODE_DEFAULT_MODEL = "gpt-5";
@@ -150,30 +151,17 @@ function command(
   };
 }
 
-/** The JSON object of one line of its output, else null. */
-function objectOf(line: string): Record<string, unknown> | null {
-  const text = line.trim();
-  if (!text.startsWith("{")) return null;
-  try {
-    const value = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? value : null;
-  } catch {
-    return null;
-  }
-}
-
 function sessionIn(line: string): string | null {
-  const session = objectOf(line)?.sessionID;
-  return typeof session === "string" && session !== "" ? session : null;
+  return nonEmptyString(objectOf(line)?.sessionID);
 }
 
 function outcome(stdout: string, code: number): AgentOutcome {
-  const events = stdout.split("\n").map(objectOf).filter((event) => event !== null);
+  const events = objectsOf(stdout).filter((event) => event !== null);
   let session: string | null = null;
   let answer: string | null = null;
   let failed = false;
   for (const event of events) {
-    if (typeof event.sessionID === "string" && event.sessionID !== "") session = event.sessionID;
+    session = nonEmptyString(event.sessionID) ?? session;
     if (event.type === "error") failed = true;
     const part = event.part as Record<string, unknown> | undefined;
     if (event.type === "text" && typeof part?.text === "string") answer = part.text;
