@@ -4,7 +4,7 @@
  * box's `[models]`, model keys (canaries made at run time) in the vault, and the real `gurt`
  * command on its home. Each agent's own box (claude_box.ts, …) starts its fake and calls this.
  */
-import { assert, assertEquals } from "../assert.ts";
+import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import {
   gurt,
   type GurtRun,
@@ -161,12 +161,217 @@ export function probeCounts(
   return { environs, placeholder, inEnviron, inFiles };
 }
 
-/** The files under `folder` holding `text` (grep -rlF), one a line; "" when none. */
-export async function filesHolding(folder: string, text: string): Promise<string> {
+/** The files under `folder` (or each of the folders) holding `text` (grep -rlF), one a line; "" when none. */
+export async function filesHolding(folder: string | string[], text: string): Promise<string> {
   const grep = await new Deno.Command("grep", {
-    args: ["-rlF", "--", text, folder],
+    args: ["-rlF", "--", text, ...(typeof folder === "string" ? [folder] : folder)],
     stdout: "piped",
     stderr: "null",
   }).output();
   return new TextDecoder().decode(grep.stdout);
+}
+
+/**
+ * Runs `work` on a box for `agent` with `fake` (an Anthropic Messages fake, already started) as
+ * `[models] anthropic_base_url` and a canary ANTHROPIC_API_KEY (made at run time, so that no file
+ * the task can see holds it) in the vault; the fake is closed afterwards.
+ */
+export async function withAnthropicFakeBox<Fake extends { url: string; close(): Promise<void> }>(
+  agent: AgentName,
+  fake: Fake,
+  setup: { grants: Record<string, string>; toml?: string; key?: string },
+  work: (box: AgentBox & { fake: Fake; key: string }) => Promise<void>,
+): Promise<void> {
+  const key = setup.key ?? `sk-ant-canary-${crypto.randomUUID().slice(0, 12)}`;
+  try {
+    await withAgentBox({
+      agent,
+      grants: setup.grants,
+      vault: { ANTHROPIC_API_KEY: key },
+      toml: `[models]\nanthropic_base_url = "${fake.url}"\n${setup.toml ?? ""}`,
+    }, (box) => work({ ...box, fake, key }));
+  } finally {
+    await fake.close();
+  }
+}
+
+/**
+ * The main test's checks of a task that called example.echo once and ended done: the call went
+ * through the broker (a Decision in the audit log, one tool.result in the journal), the session is
+ * the first step (`session` matches all of it), the final answer the last (holding `said`), the
+ * model's cost shows in gurt task show, and the audit log verifies.
+ */
+export async function assertBrokeredAndCosted(
+  agent: AgentBox,
+  run: { id: string; task: Json; journal: Json[] },
+  expect: { session: RegExp; said: string },
+): Promise<void> {
+  const records = await agent.box.records();
+  assert(
+    records.some((r) => r.event?.type === "decision" && r.event.tool === "example.echo"),
+    JSON.stringify(records.map((r) => r.event?.type)),
+  );
+  const calls = run.journal.filter((line) =>
+    line.type === "tool.result" && line.tool === "example.echo"
+  );
+  assertEquals(calls.length, 1, JSON.stringify(run.journal));
+
+  const steps = stepTexts(run.journal);
+  assert(expect.session.test(steps[0]), steps.join("\n"));
+  assertStringIncludes(steps.at(-1) ?? "", "FINAL: ");
+  assertStringIncludes(steps.at(-1) ?? "", expect.said);
+
+  const shown = await agent.cli(["task", "show", run.id]);
+  assertEquals(shown.code, 0, shown.stderr);
+  assertStringIncludes(shown.stdout, "cost ");
+  assertStringIncludes(shown.stdout, expect.said);
+  assert(run.task.spentCents > 0, JSON.stringify(run.task));
+  const verified = await agent.cli(["audit", "verify"]);
+  assertEquals(verified.code, 0, verified.stdout + verified.stderr);
+}
+
+/**
+ * Starts a task that looks around with keyProbe(key) (its fake runs the probe through the agent's
+ * own shell tool) and checks that the vault's key is nowhere in it: the probe read every task
+ * process's environment (agent-run, the agent, gurt mcp and the shell at least, each with the
+ * placeholder) and found the key in none, nor in a file of its home or /tmp; nor is it anywhere in
+ * the task's folder on the host afterwards (its home, its log, its journal), nor in its log.
+ */
+export async function assertKeyNotInTask(
+  agent: AgentBox,
+  key: string,
+  options: { model?: string } = {},
+): Promise<{ id: string; journal: Json[] }> {
+  const id = await agent.start("Look around the task.", options);
+  const { task, log, journal } = await agent.end(id);
+  assertEquals(task.state, "done", log);
+  const answer = stepTexts(journal).at(-1) ?? "";
+  const counts = probeCounts(answer);
+  assert(counts !== null, answer);
+  assert(counts.environs >= 4 && counts.placeholder >= 4, answer);
+  assertEquals([counts.inEnviron, counts.inFiles], [0, 0], answer);
+  assertEquals(await filesHolding(`${agent.box.home}/tasks/${id}`, key), "");
+  assert(!log.includes(key));
+  return { id, journal };
+}
+
+/** A shell command that fetches a host off every test task's list, then prints curl's exit. */
+export const BLOCKED_CURL =
+  "curl -sS -m 20 -o /dev/null https://blocked.example.com/ 2>&1; echo curl-exit=$?";
+
+/**
+ * Starts a task allowed only allowed.example.com whose fake has the agent's shell run
+ * BLOCKED_CURL, and checks that it ended done with curl failed.
+ */
+export async function runBlockedCurl(
+  agent: AgentBox,
+  options: { model?: string } = {},
+): Promise<{ id: string; journal: Json[] }> {
+  const id = await agent.start("Fetch a page.", { hosts: "allowed.example.com", ...options });
+  const { task, log, journal } = await agent.end(id);
+  assertEquals(task.state, "done", log);
+  const answer = stepTexts(journal).at(-1) ?? "";
+  assertStringIncludes(answer, "curl-exit=");
+  assert(!answer.includes("curl-exit=0"), answer);
+  return { id, journal };
+}
+
+/** runBlockedCurl, and the attempt shows as net.blocked in the journal and the audit log. */
+export async function assertShellBlocked(agent: AgentBox): Promise<void> {
+  const { id, journal } = await runBlockedCurl(agent);
+  const blocked = journal.filter((line) => line.type === "event" && line.event === "net.blocked");
+  assert(
+    blocked.some((line) => JSON.stringify(line.detail).includes("blocked.example.com")),
+    JSON.stringify(journal),
+  );
+  const records = await agent.box.records();
+  assert(
+    records.some((r) =>
+      r.event?.type === "net_blocked" && r.event.task === id &&
+      r.event.host === "blocked.example.com"
+    ),
+    JSON.stringify(records.map((r) => r.event)),
+  );
+}
+
+/** The config of the ask tests: a short wait, so that the first call answers pending. */
+export const ASK_TOML = "[approvals]\nwait_ms = 3000\n";
+
+/**
+ * The ask round trip, on a box with an ask grant for example.echo and ASK_TOML, whose fake calls
+ * it again while it is pending: the call shows in gurt approvals, the agent is sent the pending
+ * text (in one of `sent()`, what the model was sent), and the owner's `answer` is given. Approved,
+ * the retried call runs once and its result is ok; refused, every result is the refusal, the final
+ * answer says so, and the tool never runs. The task ends done either way. Its final answer, for
+ * the agent's own check of an approved one.
+ */
+export async function askRoundTrip(
+  agent: AgentBox,
+  answer: "approve" | "refuse",
+  sent: () => string[],
+): Promise<{ id: string; final: string; journal: Json[] }> {
+  const id = await agent.start("Say hi, with the owner's leave.");
+  const approval = await pendingIn(agent.cli, id);
+  await until(
+    () => Promise.resolve(sent().some((text) => text.includes("Call this tool again to check."))),
+    40_000,
+  );
+  const done = await agent.cli([answer, String(approval)]);
+  assertEquals(done.code, 0, done.stderr);
+  const { task, log, journal } = await agent.end(id);
+  const final = stepTexts(journal).at(-1) ?? "";
+  const results = journal.filter((line) =>
+    line.type === "tool.result" && line.tool === "example.echo"
+  );
+  assertEquals(task.state, "done", log);
+  if (answer === "approve") {
+    assertEquals(results.length, 1, JSON.stringify(journal));
+    assertEquals(results[0].answer.ok, true);
+  } else {
+    assertStringIncludes(final, "FINAL: Denied: the owner refused this call.");
+    assert(results.every((line) => line.answer.ok === false), JSON.stringify(results));
+  }
+  const records = await agent.box.records();
+  const ran = records.filter((r) =>
+    r.event?.type === "result" && r.event.call.startsWith("mcp.example.echo.")
+  );
+  assertEquals(
+    ran.length,
+    answer === "approve" ? 1 : 0,
+    JSON.stringify(records.map((r) => r.event)),
+  );
+  return { id, final, journal };
+}
+
+/**
+ * A task caught by a gurt serve restart, on a box with an ask grant for example.echo: the agent
+ * waits in its call for the owner, the core stops and starts again, and once the call is approved
+ * the task ends done with "hi from <name>"; one session (`<name> session <id>`) was kept and the
+ * second run resumed it, and what the model was sent after the restart (`sent()`) holds the task's
+ * prompt and `restarted`, the text that tells it so.
+ */
+export async function assertRestartResumes(
+  agent: AgentBox,
+  name: AgentName,
+  sent: () => string[],
+  restarted = "gurt restarted this task",
+): Promise<void> {
+  const id = await agent.start("Say hi, across a restart.");
+  await pendingIn(agent.cli, id);
+  const before = sent().length;
+  await agent.box.restart();
+  const approval = await pendingIn(agent.cli, id);
+  const approved = await agent.cli(["approve", String(approval)]);
+  assertEquals(approved.code, 0, approved.stderr);
+  const { task, log, journal } = await agent.end(id);
+  assertEquals(task.state, "done", log);
+  assertStringIncludes(stepTexts(journal).at(-1) ?? "", `hi from ${name}`);
+  const sessions = stepTexts(journal).filter((text) => text.startsWith(`${name} session `));
+  assertEquals(sessions.length, 1, stepTexts(journal).join("\n"));
+  assertStringIncludes(log, `session ${sessions[0].slice(`${name} session `.length)} (resumed)`);
+  const after = sent().slice(before);
+  assert(
+    after.some((text) => text.includes("Say hi, across a restart.") && text.includes(restarted)),
+    after.join("\n"),
+  );
 }

@@ -8,16 +8,20 @@
  * through the box, which answers them itself, and nothing else leaves.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { grant, type Json, until } from "../kit/mod.ts";
+import { grant, type Json } from "../kit/mod.ts";
 import {
   type AgentBox,
   agentSkip,
-  filesHolding,
+  ASK_TOML,
+  askRoundTrip,
+  assertBrokeredAndCosted,
+  assertKeyNotInTask,
+  assertRestartResumes,
+  assertShellBlocked,
+  BLOCKED_CURL,
   keyProbe,
-  pendingIn,
-  probeCounts,
   stepTexts,
-  withAgentBox,
+  withAnthropicFakeBox,
 } from "./agent_box.ts";
 import { type FakeDroidOptions, startFakeAnthropicDroid } from "./fake_anthropic_droid.ts";
 import type { FakeAnthropic } from "./fake_anthropic.ts";
@@ -34,18 +38,8 @@ async function withDroidBox(
   setup: { grants: Record<string, string>; fake?: FakeDroidOptions; toml?: string; key?: string },
   work: (droid: AgentBox & { fake: FakeAnthropic; key: string }) => Promise<void>,
 ): Promise<void> {
-  const key = setup.key ?? `sk-ant-canary-${crypto.randomUUID().slice(0, 12)}`;
   const fake = startFakeAnthropicDroid({ usage: USAGE, ...setup.fake });
-  try {
-    await withAgentBox({
-      agent: "droid",
-      grants: setup.grants,
-      vault: { ANTHROPIC_API_KEY: key },
-      toml: `[models]\nanthropic_base_url = "${fake.url}"\n${setup.toml ?? ""}`,
-    }, (box) => work({ ...box, fake, key }));
-  } finally {
-    await fake.close();
-  }
+  await withAnthropicFakeBox("droid", fake, setup, work);
 }
 
 /** The names of the tools a request offered. */
@@ -59,7 +53,8 @@ Deno.test({
   ignore: skip !== null,
   fn: async () => {
     const grants = { echo: grant({ tool: "example.echo" }) };
-    await withDroidBox({ grants }, async ({ box, fake, key, cli, start, end }) => {
+    await withDroidBox({ grants }, async (droid) => {
+      const { fake, key, start, end } = droid;
       const id = await start("Say hi through the box.");
       const { task, log, journal } = await end(id);
       assertEquals(task.state, "done", log);
@@ -78,33 +73,13 @@ Deno.test({
       // Every request carried the vault's key, put on by the model endpoint.
       for (const request of fake.requests) assertEquals(request.headers["x-api-key"], key);
 
-      // The call went through the broker: a Decision and a Result in the audit log.
-      const records = await box.records();
-      assert(
-        records.some((r) => r.event?.type === "decision" && r.event.tool === "example.echo"),
-        JSON.stringify(records.map((r) => r.event?.type)),
-      );
-      const calls = journal.filter((line) =>
-        line.type === "tool.result" && line.tool === "example.echo"
-      );
-      assertEquals(calls.length, 1, JSON.stringify(journal));
-
-      // The session was kept as a step, and the final answer is the last step.
-      const steps = stepTexts(journal);
-      assert(/^droid session [0-9a-f-]{36}$/.test(steps[0]), steps.join("\n"));
-      assertStringIncludes(steps.at(-1) ?? "", "FINAL: ");
-      assertStringIncludes(steps.at(-1) ?? "", "hi from droid");
+      // Through the broker, its session the first step and its answer the last, costed, audited.
+      await assertBrokeredAndCosted(droid, { id, task, journal }, {
+        session: /^droid session [0-9a-f-]{36}$/,
+        said: "hi from droid",
+      });
       // Droid's stream-json output is on the worker log.
       assertStringIncludes(log, '"type":"completion"');
-
-      // The model's cost shows in gurt task show, and the audit log verifies.
-      const shown = await cli(["task", "show", id]);
-      assertEquals(shown.code, 0, shown.stderr);
-      assertStringIncludes(shown.stdout, "cost ");
-      assertStringIncludes(shown.stdout, "hi from droid");
-      assert(task.spentCents > 0, JSON.stringify(task));
-      const verified = await cli(["audit", "verify"]);
-      assertEquals(verified.code, 0, verified.stdout + verified.stderr);
     });
   },
 });
@@ -118,23 +93,14 @@ Deno.test({
     const key = `sk-ant-canary-${crypto.randomUUID().slice(0, 12)}`;
     await withDroidBox(
       { grants, key, fake: { bash: keyProbe(key) } },
-      async ({ box, fake, start, end }) => {
-        const id = await start("Look around the task.");
-        const { task, log, journal } = await end(id);
-        assertEquals(task.state, "done", log);
-        // The probe ran through Droid's own shell tool, Execute.
-        const answer = stepTexts(journal).at(-1) ?? "";
-        const counts = probeCounts(answer);
-        assert(counts !== null, answer);
-        // agent-run, Droid, gurt mcp and the shell at least, each with the placeholder.
-        assert(counts.environs >= 4 && counts.placeholder >= 4, answer);
-        assertEquals([counts.inEnviron, counts.inFiles], [0, 0], answer);
-        for (const request of fake.requests) assertEquals(request.headers["x-api-key"], key);
-        assert(fake.messages().length >= 2);
-        // Nor is it anywhere in the task's folder on the host now: its home (Droid's own logs and
-        // sessions), its log, its journal.
-        assertEquals(await filesHolding(`${box.home}/tasks/${id}`, key), "");
-        assert(!log.includes(key));
+      async (droid) => {
+        // The probe runs through Droid's own shell tool, Execute; the task's folder holds Droid's
+        // own logs and sessions.
+        await assertKeyNotInTask(droid, key);
+        for (const request of droid.fake.requests) {
+          assertEquals(request.headers["x-api-key"], key);
+        }
+        assert(droid.fake.messages().length >= 2);
       },
     );
   },
@@ -146,30 +112,7 @@ Deno.test({
   ignore: skip !== null,
   fn: async () => {
     const grants = { echo: grant({ tool: "example.echo" }) };
-    const bash = "curl -sS -m 20 -o /dev/null https://blocked.example.com/ 2>&1; echo curl-exit=$?";
-    await withDroidBox({ grants, fake: { bash } }, async ({ box, start, end }) => {
-      const id = await start("Fetch a page.", { hosts: "allowed.example.com" });
-      const { task, log, journal } = await end(id);
-      assertEquals(task.state, "done", log);
-      const answer = stepTexts(journal).at(-1) ?? "";
-      assertStringIncludes(answer, "curl-exit=");
-      assert(!answer.includes("curl-exit=0"), answer);
-      const blocked = journal.filter((line) =>
-        line.type === "event" && line.event === "net.blocked"
-      );
-      assert(
-        blocked.some((line) => JSON.stringify(line.detail).includes("blocked.example.com")),
-        JSON.stringify(journal),
-      );
-      const records = await box.records();
-      assert(
-        records.some((r) =>
-          r.event?.type === "net_blocked" && r.event.task === id &&
-          r.event.host === "blocked.example.com"
-        ),
-        JSON.stringify(records.map((r) => r.event)),
-      );
-    });
+    await withDroidBox({ grants, fake: { bash: BLOCKED_CURL } }, assertShellBlocked);
   },
 });
 
@@ -246,11 +189,9 @@ Deno.test({
   },
 });
 
-/** Whether the fake has been sent the pending text as a tool's result. */
-function sawPending(fake: FakeAnthropic): boolean {
-  return fake.messages().some((request) =>
-    JSON.stringify(request.body.messages).includes("Call this tool again to check.")
-  );
+/** What the model was sent, a text a request. */
+function sentTo(fake: FakeAnthropic): string[] {
+  return fake.messages().map((request) => JSON.stringify(request.body.messages));
 }
 
 for (const answer of ["approve", "refuse"] as const) {
@@ -261,41 +202,10 @@ for (const answer of ["approve", "refuse"] as const) {
     ignore: skip !== null,
     fn: async () => {
       const grants = { echo: grant({ tool: "example.echo", mode: "ask" }) };
-      // A short wait, so that the first call answers pending; the fake calls again while it does.
-      const toml = "[approvals]\nwait_ms = 3000\n";
-      await withDroidBox(
-        { grants, toml, fake: { retries: 8 } },
-        async ({ box, fake, cli, start, end }) => {
-          const id = await start("Say hi, with the owner's leave.");
-          const approval = await pendingIn(cli, id);
-          await until(() => Promise.resolve(sawPending(fake)), 40_000);
-          const done = await cli([answer, String(approval)]);
-          assertEquals(done.code, 0, done.stderr);
-          const { task, log, journal } = await end(id);
-          const final = stepTexts(journal).at(-1) ?? "";
-          const results = journal.filter((line) =>
-            line.type === "tool.result" && line.tool === "example.echo"
-          );
-          assertEquals(task.state, "done", log);
-          if (answer === "approve") {
-            assertStringIncludes(final, "hi from droid");
-            assertEquals(results.length, 1, JSON.stringify(journal));
-            assertEquals(results[0].answer.ok, true);
-          } else {
-            assertStringIncludes(final, "FINAL: Denied: the owner refused this call.");
-            assert(results.every((line) => line.answer.ok === false), JSON.stringify(results));
-          }
-          const records = await box.records();
-          const ran = records.filter((r) =>
-            r.event?.type === "result" && r.event.call.startsWith("mcp.example.echo.")
-          );
-          assertEquals(
-            ran.length,
-            answer === "approve" ? 1 : 0,
-            JSON.stringify(records.map((r) => r.event)),
-          );
-        },
-      );
+      await withDroidBox({ grants, toml: ASK_TOML, fake: { retries: 8 } }, async (droid) => {
+        const { final } = await askRoundTrip(droid, answer, () => sentTo(droid.fake));
+        if (answer === "approve") assertStringIncludes(final, "hi from droid");
+      });
     },
   });
 }
@@ -306,36 +216,8 @@ Deno.test({
   ignore: skip !== null,
   fn: async () => {
     const grants = { echo: grant({ tool: "example.echo", mode: "ask" }) };
-    await withDroidBox(
-      { grants, fake: { retries: 8 } },
-      async ({ box, fake, cli, start, end }) => {
-        const id = await start("Say hi, across a restart.");
-        // Droid waits in its call for the owner; the core stops, and starts again.
-        await pendingIn(cli, id);
-        const before = fake.messages().length;
-        await box.restart();
-        const approval = await pendingIn(cli, id);
-        const approved = await cli(["approve", String(approval)]);
-        assertEquals(approved.code, 0, approved.stderr);
-        const { task, log, journal } = await end(id);
-        assertEquals(task.state, "done", log);
-        assertStringIncludes(stepTexts(journal).at(-1) ?? "", "hi from droid");
-        // One session, named by Droid's first run and resumed by the second.
-        const sessions = stepTexts(journal).filter((text) => text.startsWith("droid session "));
-        assertEquals(sessions.length, 1, stepTexts(journal).join("\n"));
-        assertStringIncludes(
-          log,
-          `session ${sessions[0].slice("droid session ".length)} (resumed)`,
-        );
-        // The resumed conversation holds the task's prompt and is told it was restarted.
-        const after = fake.messages().slice(before).map((r) => JSON.stringify(r.body.messages));
-        assert(
-          after.some((text) =>
-            text.includes("Say hi, across a restart.") && text.includes("gurt restarted this task")
-          ),
-          after.join("\n"),
-        );
-      },
-    );
+    await withDroidBox({ grants, fake: { retries: 8 } }, async (droid) => {
+      await assertRestartResumes(droid, "droid", () => sentTo(droid.fake));
+    });
   },
 });
