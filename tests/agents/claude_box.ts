@@ -3,7 +3,7 @@
  * users in their sandboxes, the scripted fake Anthropic service as `[models] anthropic_base_url`,
  * a canary key under ANTHROPIC_API_KEY in the vault, and the real `gurt` command on its home.
  */
-import { type AgentBox, stepTexts, withAgentBox } from "./agent_box.ts";
+import { type AgentBox, stepTexts, withAnthropicFakeBox } from "./agent_box.ts";
 import {
   type FakeAnthropic,
   type FakeAnthropicOptions,
@@ -45,16 +45,5 @@ export async function withClaudeBox(
   },
   work: (claude: ClaudeBox) => Promise<void>,
 ): Promise<void> {
-  const key = setup.key ?? `sk-ant-canary-${crypto.randomUUID().slice(0, 12)}`;
-  const fake = startFakeAnthropic(setup.fake);
-  try {
-    await withAgentBox({
-      agent: "claude",
-      grants: setup.grants,
-      vault: { ANTHROPIC_API_KEY: key },
-      toml: `[models]\nanthropic_base_url = "${fake.url}"\n${setup.toml ?? ""}`,
-    }, (box) => work({ ...box, fake, key }));
-  } finally {
-    await fake.close();
-  }
+  await withAnthropicFakeBox("claude", startFakeAnthropic(setup.fake), setup, work);
 }

@@ -6,8 +6,18 @@
  * own shell cannot reach a host off the task's list.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { grant, type GurtRun, until } from "../kit/mod.ts";
-import { claudeSkip, stepTexts, withClaudeBox } from "./claude_box.ts";
+import { grant } from "../kit/mod.ts";
+import {
+  ASK_TOML,
+  askRoundTrip,
+  assertBrokeredAndCosted,
+  assertKeyNotInTask,
+  assertRestartResumes,
+  assertShellBlocked,
+  BLOCKED_CURL,
+  keyProbe,
+} from "./agent_box.ts";
+import { claudeSkip, withClaudeBox } from "./claude_box.ts";
 import type { FakeAnthropic } from "./fake_anthropic.ts";
 
 const skip = claudeSkip();
@@ -19,7 +29,8 @@ Deno.test({
   ignore: skip !== null,
   fn: async () => {
     const grants = { echo: grant({ tool: "example.echo" }) };
-    await withClaudeBox({ grants }, async ({ box, fake, key, cli, start, end }) => {
+    await withClaudeBox({ grants }, async (claude) => {
+      const { fake, key, start, end } = claude;
       const id = await start("Say hi through the box.");
       const { task, log, journal } = await end(id);
       assertEquals(task.state, "done", log);
@@ -34,31 +45,12 @@ Deno.test({
       // Every request carried the vault's key, put on by the model endpoint.
       for (const request of fake.requests) assertEquals(request.headers["x-api-key"], key);
 
-      // The call went through the broker: a Decision and a Result in the audit log.
-      const records = await box.records();
-      const decision = records.find((r) =>
-        r.event?.type === "decision" && r.event.tool === "example.echo"
-      );
-      assert(decision !== undefined, JSON.stringify(records.map((r) => r.event?.type)));
-      const calls = journal.filter((line) =>
-        line.type === "tool.result" && line.tool === "example.echo"
-      );
-      assertEquals(calls.length, 1, JSON.stringify(journal));
-
-      // The session was kept at once, and the final answer is the last step.
-      const steps = stepTexts(journal);
-      assert(/^claude session [0-9a-f-]{36}$/.test(steps[0]), steps.join("\n"));
-      assertStringIncludes(steps.at(-1) ?? "", "FINAL: ");
-      assertStringIncludes(steps.at(-1) ?? "", "hi from claude");
-
-      // The model's cost shows in gurt task show, and the audit log verifies.
-      const shown = await cli(["task", "show", id]);
-      assertEquals(shown.code, 0, shown.stderr);
-      assertStringIncludes(shown.stdout, "cost ");
-      assertStringIncludes(shown.stdout, "hi from claude");
-      assert(task.spentCents > 0, JSON.stringify(task));
-      const verified = await cli(["audit", "verify"]);
-      assertEquals(verified.code, 0, verified.stdout + verified.stderr);
+      // Through the broker, its session kept at once (the first step) and its answer the last,
+      // costed, audited.
+      await assertBrokeredAndCosted(claude, { id, task, journal }, {
+        session: /^claude session [0-9a-f-]{36}$/,
+        said: "hi from claude",
+      });
     });
   },
 });
@@ -69,46 +61,14 @@ Deno.test({
   ignore: skip !== null,
   fn: async () => {
     const grants = { echo: grant({ tool: "example.echo" }) };
-    // The key is split so that neither the command nor its transcript holds it whole. Every task
-    // process's environment is read (the placeholder key in them shows the reading works).
-    const probe = (key: string) => {
-      const [head, tail] = [key.slice(0, 12), key.slice(12)];
-      return `k="$(printf '%s%s' '${head}' '${tail}')"; read=0; found=0; placeholder=0
-for f in /proc/[0-9]*/environ; do
-  e="$(tr '\\0' '\\n' < "$f" 2>/dev/null)" || continue
-  read=$((read+1))
-  printf '%s\\n' "$e" | grep -qF -- "$k" && found=$((found+1))
-  printf '%s\\n' "$e" | grep -q 'API_KEY=gurt-placeholder' && placeholder=$((placeholder+1))
-done
-files=$(grep -rlF -- "$k" "$HOME" /tmp 2>/dev/null | wc -l)
-echo "environs=$read placeholder=$placeholder key-in-environ=$found key-in-files=$files"`;
-    };
     const key = `sk-ant-canary-${crypto.randomUUID().slice(0, 12)}`;
-    await withClaudeBox(
-      { grants, key, fake: { bash: probe(key) } },
-      async ({ box, fake, start, end }) => {
-        const id = await start("Look around the task.");
-        const { task, log, journal } = await end(id);
-        assertEquals(task.state, "done", log);
-        const answer = stepTexts(journal).at(-1) ?? "";
-        const counts = /environs=(\d+) placeholder=(\d+) key-in-environ=(\d+) key-in-files=(\d+)/
-          .exec(answer);
-        assert(counts !== null, answer);
-        const [environs, placeholder, inEnviron, inFiles] = counts.slice(1).map(Number);
-        // agent-run, Claude Code, gurt mcp and the shell at least, each with the placeholder.
-        assert(environs >= 4 && placeholder >= 4, answer);
-        assertEquals([inEnviron, inFiles], [0, 0], answer);
-        for (const request of fake.requests) assertEquals(request.headers["x-api-key"], key);
-        assert(fake.messages().length >= 2);
-        // Nor is it anywhere in the task's folder on the host now: its home, its log, its journal.
-        const grep = await new Deno.Command("grep", {
-          args: ["-rlF", "--", key, `${box.home}/tasks/${id}`],
-          stdout: "piped",
-        }).output();
-        assertEquals(new TextDecoder().decode(grep.stdout), "");
-        assert(!log.includes(key));
-      },
-    );
+    await withClaudeBox({ grants, key, fake: { bash: keyProbe(key) } }, async (claude) => {
+      await assertKeyNotInTask(claude, key);
+      for (const request of claude.fake.requests) {
+        assertEquals(request.headers["x-api-key"], key);
+      }
+      assert(claude.fake.messages().length >= 2);
+    });
   },
 });
 
@@ -118,53 +78,13 @@ Deno.test({
   ignore: skip !== null,
   fn: async () => {
     const grants = { echo: grant({ tool: "example.echo" }) };
-    const bash = "curl -sS -m 20 -o /dev/null https://blocked.example.com/ 2>&1; echo curl-exit=$?";
-    await withClaudeBox({ grants, fake: { bash } }, async ({ box, start, end }) => {
-      const id = await start("Fetch a page.", { hosts: "allowed.example.com" });
-      const { task, log, journal } = await end(id);
-      assertEquals(task.state, "done", log);
-      const answer = stepTexts(journal).at(-1) ?? "";
-      assertStringIncludes(answer, "curl-exit=");
-      assert(!answer.includes("curl-exit=0"), answer);
-      const blocked = journal.filter((line) =>
-        line.type === "event" && line.event === "net.blocked"
-      );
-      assert(
-        blocked.some((line) => JSON.stringify(line.detail).includes("blocked.example.com")),
-        JSON.stringify(journal),
-      );
-      const records = await box.records();
-      assert(
-        records.some((r) =>
-          r.event?.type === "net_blocked" && r.event.task === id &&
-          r.event.host === "blocked.example.com"
-        ),
-        JSON.stringify(records.map((r) => r.event)),
-      );
-    });
+    await withClaudeBox({ grants, fake: { bash: BLOCKED_CURL } }, assertShellBlocked);
   },
 });
 
-/** Waits for the task's one pending approval in `gurt approvals`; its number. */
-async function pendingIn(cli: (args: string[]) => Promise<GurtRun>, id: string): Promise<number> {
-  let approval = -1;
-  await until(async () => {
-    const shown = await cli(["approvals"]);
-    // Two lines each: the number, age, expiry and task; then the tool and its arguments.
-    const block = new RegExp(`^(\\d+) .*task ${id}.*\\n\\s+example\\.echo `, "m").exec(
-      shown.stdout,
-    );
-    if (block !== null) approval = Number(block[1]);
-    return approval !== -1;
-  }, 40_000);
-  return approval;
-}
-
-/** Whether the fake has been sent the pending text as a tool's result. */
-function sawPending(fake: FakeAnthropic): boolean {
-  return fake.messages().some((request) =>
-    JSON.stringify(request.body.messages).includes("Call this tool again to check.")
-  );
+/** What the model was sent, a text a request. */
+function sentTo(fake: FakeAnthropic): string[] {
+  return fake.messages().map((request) => JSON.stringify(request.body.messages));
 }
 
 for (const answer of ["approve", "refuse"] as const) {
@@ -175,42 +95,10 @@ for (const answer of ["approve", "refuse"] as const) {
     ignore: skip !== null,
     fn: async () => {
       const grants = { echo: grant({ tool: "example.echo", mode: "ask" }) };
-      // A short wait, so that the first call answers pending; the fake calls again while it does.
-      const toml = "[approvals]\nwait_ms = 3000\n";
-      await withClaudeBox(
-        { grants, toml, fake: { retries: 8 } },
-        async ({ box, fake, cli, start, end }) => {
-          const id = await start("Say hi, with the owner's leave.");
-          const approval = await pendingIn(cli, id);
-          await until(() => Promise.resolve(sawPending(fake)), 40_000);
-          const done = await cli([answer, String(approval)]);
-          assertEquals(done.code, 0, done.stderr);
-          const { task, log, journal } = await end(id);
-          const final = stepTexts(journal).at(-1) ?? "";
-          const results = journal.filter((line) =>
-            line.type === "tool.result" && line.tool === "example.echo"
-          );
-          if (answer === "approve") {
-            assertEquals(task.state, "done", log);
-            assertStringIncludes(final, "hi from claude");
-            assertEquals(results.length, 1, JSON.stringify(journal));
-            assertEquals(results[0].answer.ok, true);
-          } else {
-            assertEquals(task.state, "done", log);
-            assertStringIncludes(final, "FINAL: Denied: the owner refused this call.");
-            assert(results.every((line) => line.answer.ok === false), JSON.stringify(results));
-          }
-          const records = await box.records();
-          const ran = records.filter((r) =>
-            r.event?.type === "result" && r.event.call.startsWith("mcp.example.echo.")
-          );
-          assertEquals(
-            ran.length,
-            answer === "approve" ? 1 : 0,
-            JSON.stringify(records.map((r) => r.event)),
-          );
-        },
-      );
+      await withClaudeBox({ grants, toml: ASK_TOML, fake: { retries: 8 } }, async (claude) => {
+        const { final } = await askRoundTrip(claude, answer, () => sentTo(claude.fake));
+        if (answer === "approve") assertStringIncludes(final, "hi from claude");
+      });
     },
   });
 }
@@ -221,36 +109,9 @@ Deno.test({
   ignore: skip !== null,
   fn: async () => {
     const grants = { echo: grant({ tool: "example.echo", mode: "ask" }) };
-    await withClaudeBox(
-      { grants, fake: { retries: 8 } },
-      async ({ box, fake, cli, start, end }) => {
-        const id = await start("Say hi, across a restart.");
-        // Claude Code waits in its call for the owner; the core stops, and starts again.
-        await pendingIn(cli, id);
-        const before = fake.messages().length;
-        await box.restart();
-        const approval = await pendingIn(cli, id);
-        const approved = await cli(["approve", String(approval)]);
-        assertEquals(approved.code, 0, approved.stderr);
-        const { task, log, journal } = await end(id);
-        assertEquals(task.state, "done", log);
-        assertStringIncludes(stepTexts(journal).at(-1) ?? "", "hi from claude");
-        // One session, kept before the first run and resumed by the second.
-        const sessions = stepTexts(journal).filter((text) => text.startsWith("claude session "));
-        assertEquals(sessions.length, 1, stepTexts(journal).join("\n"));
-        assertStringIncludes(
-          log,
-          `session ${sessions[0].slice("claude session ".length)} (resumed)`,
-        );
-        // The resumed conversation holds the task's prompt and is told it was restarted.
-        const after = fake.messages().slice(before).map((r) => JSON.stringify(r.body.messages));
-        assert(
-          after.some((text) =>
-            text.includes("Say hi, across a restart.") && text.includes("gurt restarted this task")
-          ),
-          after.join("\n"),
-        );
-      },
-    );
+    await withClaudeBox({ grants, fake: { retries: 8 } }, async (claude) => {
+      // Kept before the first run and resumed by the second.
+      await assertRestartResumes(claude, "claude", () => sentTo(claude.fake));
+    });
   },
 });
