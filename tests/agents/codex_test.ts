@@ -6,8 +6,18 @@
  * cannot reach a host off the task's list.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { grant, type GurtRun, until } from "../kit/mod.ts";
-import { codexSkip, stepTexts, withCodexBox } from "./codex_box.ts";
+import { grant } from "../kit/mod.ts";
+import {
+  ASK_TOML,
+  askRoundTrip,
+  assertBrokeredAndCosted,
+  assertRestartResumes,
+  assertShellBlocked,
+  BLOCKED_CURL,
+  filesHolding,
+  pendingIn,
+} from "./agent_box.ts";
+import { codexSkip, withCodexBox } from "./codex_box.ts";
 import type { FakeResponses } from "./fake_responses.ts";
 
 const skip = codexSkip();
@@ -19,7 +29,8 @@ Deno.test({
   ignore: skip !== null,
   fn: async () => {
     const grants = { echo: grant({ tool: "example.echo" }) };
-    await withCodexBox({ grants }, async ({ box, fake, key, cli, start, end }) => {
+    await withCodexBox({ grants }, async (codex) => {
+      const { fake, key, start, end } = codex;
       const id = await start("Say hi through the box.");
       const { task, log, journal } = await end(id);
       assertEquals(task.state, "done", log);
@@ -39,32 +50,13 @@ Deno.test({
         assertEquals(request.headers.authorization, `Bearer ${key}`);
       }
 
-      // The call went through the broker: a Decision and a Result in the audit log.
-      const records = await box.records();
-      const decision = records.find((r) =>
-        r.event?.type === "decision" && r.event.tool === "example.echo"
-      );
-      assert(decision !== undefined, JSON.stringify(records.map((r) => r.event?.type)));
-      const calls = journal.filter((line) =>
-        line.type === "tool.result" && line.tool === "example.echo"
-      );
-      assertEquals(calls.length, 1, JSON.stringify(journal));
-
-      // The session was kept as soon as Codex named it, and the final answer is the last step.
-      const steps = stepTexts(journal);
-      assert(/^codex session [0-9a-f-]{36}$/.test(steps[0]), steps.join("\n"));
-      assertStringIncludes(steps.at(-1) ?? "", "FINAL: ");
-      assertStringIncludes(steps.at(-1) ?? "", "hi from codex");
-
-      // The model's cost shows in gurt task show, and the audit log verifies.
-      const shown = await cli(["task", "show", id]);
-      assertEquals(shown.code, 0, shown.stderr);
-      assertStringIncludes(shown.stdout, "cost ");
-      assertStringIncludes(shown.stdout, "hi from codex");
-      assert(task.spentCents > 0, JSON.stringify(task));
+      // Through the broker, its session kept as soon as Codex named it (the first step) and its
+      // answer the last, costed, audited.
+      await assertBrokeredAndCosted(codex, { id, task, journal }, {
+        session: /^codex session [0-9a-f-]{36}$/,
+        said: "hi from codex",
+      });
       assertEquals(fake.turns().length, 2, "one call and one answer, no compaction");
-      const verified = await cli(["audit", "verify"]);
-      assertEquals(verified.code, 0, verified.stdout + verified.stderr);
     });
   },
 });
@@ -108,12 +100,10 @@ Deno.test({
       const root = `/proc/${processes[0].pid}/root`;
       assert(Deno.statSync(`${root}/tmp`).isDirectory);
       assert(Deno.statSync(`${root}${box.home}/tasks/${id}/home/.codex/config.toml`).isFile);
-      const inTmp = await new Deno.Command("grep", {
-        args: ["-rlF", "--", key, `${root}/tmp`, `${root}${box.home}/tasks/${id}/home`],
-        stdout: "piped",
-        stderr: "null",
-      }).output();
-      assertEquals(new TextDecoder().decode(inTmp.stdout), "");
+      assertEquals(
+        await filesHolding([`${root}/tmp`, `${root}${box.home}/tasks/${id}/home`], key),
+        "",
+      );
       const refused = await cli(["refuse", String(approval)]);
       assertEquals(refused.code, 0, refused.stderr);
 
@@ -124,11 +114,7 @@ Deno.test({
       }
       assert(fake.turns().length >= 2);
       // Nor is it anywhere in the task's folder on the host now: its home, its log, its journal.
-      const grep = await new Deno.Command("grep", {
-        args: ["-rlF", "--", key, `${box.home}/tasks/${id}`],
-        stdout: "piped",
-      }).output();
-      assertEquals(new TextDecoder().decode(grep.stdout), "");
+      assertEquals(await filesHolding(`${box.home}/tasks/${id}`, key), "");
       assert(!log.includes(key));
     });
   },
@@ -140,54 +126,13 @@ Deno.test({
   ignore: skip !== null,
   fn: async () => {
     const grants = { echo: grant({ tool: "example.echo" }) };
-    const shell =
-      "curl -sS -m 20 -o /dev/null https://blocked.example.com/ 2>&1; echo curl-exit=$?";
-    await withCodexBox({ grants, fake: { shell } }, async ({ box, start, end }) => {
-      const id = await start("Fetch a page.", { hosts: "allowed.example.com" });
-      const { task, log, journal } = await end(id);
-      assertEquals(task.state, "done", log);
-      const answer = stepTexts(journal).at(-1) ?? "";
-      assertStringIncludes(answer, "curl-exit=");
-      assert(!answer.includes("curl-exit=0"), answer);
-      const blocked = journal.filter((line) =>
-        line.type === "event" && line.event === "net.blocked"
-      );
-      assert(
-        blocked.some((line) => JSON.stringify(line.detail).includes("blocked.example.com")),
-        JSON.stringify(journal),
-      );
-      const records = await box.records();
-      assert(
-        records.some((r) =>
-          r.event?.type === "net_blocked" && r.event.task === id &&
-          r.event.host === "blocked.example.com"
-        ),
-        JSON.stringify(records.map((r) => r.event)),
-      );
-    });
+    await withCodexBox({ grants, fake: { shell: BLOCKED_CURL } }, assertShellBlocked);
   },
 });
 
-/** Waits for the task's one pending approval in `gurt approvals`; its number. */
-async function pendingIn(cli: (args: string[]) => Promise<GurtRun>, id: string): Promise<number> {
-  let approval = -1;
-  await until(async () => {
-    const shown = await cli(["approvals"]);
-    // Two lines each: the number, age, expiry and task; then the tool and its arguments.
-    const block = new RegExp(`^(\\d+) .*task ${id}.*\\n\\s+example\\.echo `, "m").exec(
-      shown.stdout,
-    );
-    if (block !== null) approval = Number(block[1]);
-    return approval !== -1;
-  }, 40_000);
-  return approval;
-}
-
-/** Whether the fake has been sent the pending text as a tool's result. */
-function sawPending(fake: FakeResponses): boolean {
-  return fake.turns().some((body) =>
-    JSON.stringify(body.input).includes("Call this tool again to check.")
-  );
+/** What the model was sent, a text a turn. */
+function sentTo(fake: FakeResponses): string[] {
+  return fake.turns().map((body) => JSON.stringify(body.input));
 }
 
 for (const answer of ["approve", "refuse"] as const) {
@@ -198,41 +143,10 @@ for (const answer of ["approve", "refuse"] as const) {
     ignore: skip !== null,
     fn: async () => {
       const grants = { echo: grant({ tool: "example.echo", mode: "ask" }) };
-      // A short wait, so that the first call answers pending; the fake calls again while it does.
-      const toml = "[approvals]\nwait_ms = 3000\n";
-      await withCodexBox(
-        { grants, toml, fake: { retries: 8 } },
-        async ({ box, fake, cli, start, end }) => {
-          const id = await start("Say hi, with the owner's leave.");
-          const approval = await pendingIn(cli, id);
-          await until(() => Promise.resolve(sawPending(fake)), 40_000);
-          const done = await cli([answer, String(approval)]);
-          assertEquals(done.code, 0, done.stderr);
-          const { task, log, journal } = await end(id);
-          const final = stepTexts(journal).at(-1) ?? "";
-          const results = journal.filter((line) =>
-            line.type === "tool.result" && line.tool === "example.echo"
-          );
-          assertEquals(task.state, "done", log);
-          if (answer === "approve") {
-            assertStringIncludes(final, "hi from codex");
-            assertEquals(results.length, 1, JSON.stringify(journal));
-            assertEquals(results[0].answer.ok, true);
-          } else {
-            assertStringIncludes(final, "FINAL: Denied: the owner refused this call.");
-            assert(results.every((line) => line.answer.ok === false), JSON.stringify(results));
-          }
-          const records = await box.records();
-          const ran = records.filter((r) =>
-            r.event?.type === "result" && r.event.call.startsWith("mcp.example.echo.")
-          );
-          assertEquals(
-            ran.length,
-            answer === "approve" ? 1 : 0,
-            JSON.stringify(records.map((r) => r.event)),
-          );
-        },
-      );
+      await withCodexBox({ grants, toml: ASK_TOML, fake: { retries: 8 } }, async (codex) => {
+        const { final } = await askRoundTrip(codex, answer, () => sentTo(codex.fake));
+        if (answer === "approve") assertStringIncludes(final, "hi from codex");
+      });
     },
   });
 }
@@ -243,36 +157,9 @@ Deno.test({
   ignore: skip !== null,
   fn: async () => {
     const grants = { echo: grant({ tool: "example.echo", mode: "ask" }) };
-    await withCodexBox(
-      { grants, fake: { retries: 8 } },
-      async ({ box, fake, cli, start, end }) => {
-        const id = await start("Say hi, across a restart.");
-        // Codex waits in its call for the owner; the core stops, and starts again.
-        await pendingIn(cli, id);
-        const before = fake.turns().length;
-        await box.restart();
-        const approval = await pendingIn(cli, id);
-        const approved = await cli(["approve", String(approval)]);
-        assertEquals(approved.code, 0, approved.stderr);
-        const { task, log, journal } = await end(id);
-        assertEquals(task.state, "done", log);
-        assertStringIncludes(stepTexts(journal).at(-1) ?? "", "hi from codex");
-        // One session, named by Codex's first run and resumed by the second.
-        const sessions = stepTexts(journal).filter((text) => text.startsWith("codex session "));
-        assertEquals(sessions.length, 1, stepTexts(journal).join("\n"));
-        assertStringIncludes(
-          log,
-          `session ${sessions[0].slice("codex session ".length)} (resumed)`,
-        );
-        // The resumed conversation holds the task's prompt and is told it was restarted.
-        const after = fake.turns().slice(before).map((body) => JSON.stringify(body.input));
-        assert(
-          after.some((text) =>
-            text.includes("Say hi, across a restart.") && text.includes("gurt restarted this task")
-          ),
-          after.join("\n"),
-        );
-      },
-    );
+    await withCodexBox({ grants, fake: { retries: 8 } }, async (codex) => {
+      // Named by Codex's first run and resumed by the second.
+      await assertRestartResumes(codex, "codex", () => sentTo(codex.fake));
+    });
   },
 });
