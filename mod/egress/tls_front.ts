@@ -4,10 +4,12 @@
  *
  * Deno serves TLS only on a TCP listener, so each intercepted host has one listener on 127.0.0.1,
  * shared by every task, and a tunnel is joined to it by a loopback connection the front makes
- * itself. Before one byte of that connection is sent, its own port is recorded with the handler
- * of its task; a request whose connection's port is not recorded (another process on the host
- * that found the listener) is refused, so a request only ever reaches the endpoint of the task
- * whose tunnel carried it.
+ * itself. Before one byte of that connection is sent, its own port is recorded, by that listener,
+ * with the handler of its task; a request whose connection's port is not recorded by the listener
+ * it came to (another process on the host that found the listener) is refused, so a request only
+ * ever reaches the endpoint of the task whose tunnel carried it. The ports are the listener's own:
+ * Linux gives one local port to connections to different places, so a port that is a tunnel's on
+ * one listener can be anyone's on another.
  */
 import { closeQuietly, pump, writeAll } from "./byte_streams.ts";
 
@@ -57,6 +59,8 @@ interface Listening {
   server: Deno.HttpServer<Deno.NetAddr>;
   port: number;
   certPem: string;
+  /** The front's own connections to this listener, by their local port, with their handler. */
+  routes: Map<number, FrontHandler>;
 }
 
 /** The answer to a request on a connection the front did not make. */
@@ -74,8 +78,7 @@ class Front implements TlsFront {
   /** The listeners open now, by host. */
   readonly #ports = new Map<string, number>();
   readonly #retired = new Set<Deno.HttpServer<Deno.NetAddr>>();
-  /** The front's own loopback connections, by their local port, with their tunnel's handler. */
-  readonly #routes = new Map<number, FrontHandler>();
+  /** The front's own loopback connections, one per tunnel. */
   readonly #open = new Set<Deno.Conn>();
   #closed = false;
 
@@ -84,7 +87,7 @@ class Front implements TlsFront {
   }
 
   get tunnels(): number {
-    return this.#routes.size;
+    return this.#open.size;
   }
 
   listening(): { host: string; port: number }[] {
@@ -99,7 +102,7 @@ class Front implements TlsFront {
     const listening = await this.#listening(tunnel.host);
     const inner = await Deno.connect({ hostname: "127.0.0.1", port: listening.port });
     const port = (inner.localAddr as Deno.NetAddr).port;
-    this.#routes.set(port, tunnel.handle);
+    listening.routes.set(port, tunnel.handle);
     this.#open.add(inner);
     try {
       if (this.#closed) return;
@@ -110,7 +113,7 @@ class Front implements TlsFront {
     } catch {
       // Either side went away.
     } finally {
-      this.#routes.delete(port);
+      listening.routes.delete(port);
       this.#open.delete(inner);
       closeQuietly(inner);
     }
@@ -162,6 +165,7 @@ class Front implements TlsFront {
 
   async #listen(leaf: FrontLeaf): Promise<Listening> {
     const log = this.#options.log ?? ((line: string) => console.error(line));
+    const routes = new Map<number, FrontHandler>();
     const server = Deno.serve({
       hostname: "127.0.0.1",
       port: 0,
@@ -172,15 +176,20 @@ class Front implements TlsFront {
         log(`gurt egress: an intercepted request failed: ${describe(error)}`);
         return new Response(null, { status: 502 });
       },
-    }, (request, info) => this.#route(request, info.remoteAddr));
-    return await Promise.resolve({ server, port: server.addr.port, certPem: leaf.certPem });
+    }, (request, info) => route(routes, { request, remote: info.remoteAddr }));
+    return await Promise.resolve({ server, port: server.addr.port, certPem: leaf.certPem, routes });
   }
+}
 
-  #route(request: Request, remote: Deno.NetAddr): Promise<Response> | Response {
-    const handle = remote.hostname === "127.0.0.1" ? this.#routes.get(remote.port) : undefined;
-    if (handle === undefined) return strangerAnswer();
-    return handle(request);
-  }
+/** A request to a listener, given to the tunnel whose connection it came on, else refused. */
+function route(
+  routes: Map<number, FrontHandler>,
+  arrived: { request: Request; remote: Deno.NetAddr },
+): Promise<Response> | Response {
+  const { request, remote } = arrived;
+  const handle = remote.hostname === "127.0.0.1" ? routes.get(remote.port) : undefined;
+  if (handle === undefined) return strangerAnswer();
+  return handle(request);
 }
 
 function describe(error: unknown): string {

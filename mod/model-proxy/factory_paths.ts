@@ -31,8 +31,15 @@ const PLAIN_PATHS: readonly string[] = [
   "/v1/metrics",
 ];
 
-/** Paths under which every path is the session copy's. */
+/** Paths under which every path of PLAIN_SEGMENTS is the session copy's. */
 const PLAIN_PREFIXES: readonly string[] = ["/api/sessions/"];
+
+/**
+ * A path's segments below a prefix: Droid's are a session's id and verbs (`<uuid>/droid-status`).
+ * Letters, digits, `-`, `_`, `.` and `~`, never first a dot: no `;` (`..;` is a parent to a
+ * Tomcat-style server), no `%` escape a server could read as a dot or a slash, no empty segment.
+ */
+const PLAIN_SEGMENTS = /^[A-Za-z0-9_~-][A-Za-z0-9._~-]*(\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*$/;
 
 /** What a Factory request is: a model request, one relayed as it is, or one refused. */
 export type FactoryRoute = { kind: "model"; route: Route } | { kind: "plain" } | {
@@ -46,7 +53,11 @@ export function factoryRoute(method: string, path: string): FactoryRoute {
   const model = Object.hasOwn(MODEL_ROUTES, path) ? MODEL_ROUTES[path] : undefined;
   if (model !== undefined) return method === "POST" ? { kind: "model", route: model } : refused();
   if (PLAIN_PATHS.includes(path) || path === "/api/sessions") return { kind: "plain" };
-  if (PLAIN_PREFIXES.some((prefix) => path.startsWith(prefix))) return { kind: "plain" };
+  for (const prefix of PLAIN_PREFIXES) {
+    if (path.startsWith(prefix) && PLAIN_SEGMENTS.test(path.slice(prefix.length))) {
+      return { kind: "plain" };
+    }
+  }
   return refused();
 }
 
