@@ -358,6 +358,12 @@ export async function assertRestartResumes(
 ): Promise<void> {
   const id = await agent.start("Say hi, across a restart.");
   await pendingIn(agent.cli, id);
+  // The restart comes once the session is kept: an agent that prints its session id only as its
+  // output goes (OpenCode, with its first event) may not have yet when its call is pending.
+  await until(async () => {
+    const journal = (await agent.box.admin("GET", `/tasks/${id}`)).body.journal as Json[];
+    return stepTexts(journal).some((text) => text.startsWith(`${name} session `));
+  }, 40_000);
   const before = sent().length;
   await agent.box.restart();
   const approval = await pendingIn(agent.cli, id);

@@ -9,14 +9,18 @@
  * cannot reach a host off the task's list; and nothing else leaves the task.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { grant, type Json, type TestBox, until } from "../kit/mod.ts";
+import { grant, type Json, type TestBox } from "../kit/mod.ts";
 import {
   type AgentBox,
   agentSkip,
-  filesHolding,
+  ASK_TOML,
+  askRoundTrip,
+  assertBrokeredAndCosted,
+  assertKeyNotInTask,
+  assertRestartResumes,
+  BLOCKED_CURL,
   keyProbe,
-  pendingIn,
-  probeCounts,
+  runBlockedCurl,
   stepTexts,
   withAgentBox,
 } from "./agent_box.ts";
@@ -144,7 +148,8 @@ Deno.test({
   ignore: skip !== null,
   fn: async () => {
     const grants = { echo: grant({ tool: "example.echo" }) };
-    await withOpencodeBox({ grants }, async ({ box, fake, key, cli, start, end }) => {
+    await withOpencodeBox({ grants }, async (opencode) => {
+      const { box, fake, key, start, end } = opencode;
       const id = await start("Say hi through the box.");
       const { task, log, journal } = await end(id);
       assertEquals(task.state, "done", log);
@@ -160,33 +165,16 @@ Deno.test({
       for (const request of requests) assertEquals(request.body.model, OPENCODE_DEFAULT_MODEL);
       assertKeyed(fake, key);
 
-      // The call went through the broker: a Decision and a Result in the audit log.
-      const records = await box.records();
-      assert(
-        records.some((r) => r.event?.type === "decision" && r.event.tool === "example.echo"),
-        JSON.stringify(records.map((r) => r.event?.type)),
-      );
-      const calls = journal.filter((line) =>
-        line.type === "tool.result" && line.tool === "example.echo"
-      );
-      assertEquals(calls.length, 1, JSON.stringify(journal));
-
-      // The session was kept as a step, and the final answer is the last step.
-      const steps = stepTexts(journal);
-      assert(/^opencode session ses_\w+$/.test(steps[0]), steps.join("\n"));
-      assertEquals(steps.at(-1), FINAL_ECHO);
+      // Through the broker, its session kept as a step (the first) and its answer the last,
+      // costed, audited.
+      await assertBrokeredAndCosted(opencode, { id, task, journal }, {
+        session: /^opencode session ses_\w+$/,
+        said: "hi from opencode",
+      });
+      assertEquals(stepTexts(journal).at(-1), FINAL_ECHO);
       // OpenCode's JSON events are on the worker log.
       assertStringIncludes(log, '"type":"tool_use"');
       assertStringIncludes(log, '"tool":"box_example__echo"');
-
-      // The model's cost shows in gurt task show, and the audit log verifies.
-      const shown = await cli(["task", "show", id]);
-      assertEquals(shown.code, 0, shown.stderr);
-      assertStringIncludes(shown.stdout, "cost ");
-      assertStringIncludes(shown.stdout, "hi from opencode");
-      assert(task.spentCents > 0, JSON.stringify(task));
-      const verified = await cli(["audit", "verify"]);
-      assertEquals(verified.code, 0, verified.stdout + verified.stderr);
 
       // Nothing but model requests reached the model service, and no host was refused: not the
       // models catalog, the update check, the plugin install from npm, nor anything else.
@@ -244,26 +232,16 @@ Deno.test({
     const key = `sk-proj-canary-${crypto.randomUUID().slice(0, 12)}`;
     await withOpencodeBox(
       { grants, key, fake: { wire: "chat", options: { shell: keyProbe(key) } } },
-      async ({ box, fake, start, end }) => {
-        const id = await start("Look around the task.", { model: CHAT_MODEL });
-        const { task, log, journal } = await end(id);
-        assertEquals(task.state, "done", log);
-        // The probe ran through OpenCode's own shell tool, bash.
-        const answer = stepTexts(journal).at(-1) ?? "";
-        const counts = probeCounts(answer);
-        assert(counts !== null, answer);
-        // agent-run, OpenCode, gurt mcp and the shell at least, each with the placeholder.
-        assert(counts.environs >= 4 && counts.placeholder >= 4, answer);
-        assertEquals([counts.inEnviron, counts.inFiles], [0, 0], answer);
+      async (opencode) => {
+        const { box, fake } = opencode;
+        // The probe runs through OpenCode's own shell tool, bash; the task's folder holds
+        // OpenCode's sessions database and logs.
+        const { id, journal } = await assertKeyNotInTask(opencode, key, { model: CHAT_MODEL });
         assertKeyed(fake, key);
         assert(fake.model().length >= 2);
-        // Nor is it anywhere in the task's folder on the host now: its home (OpenCode's sessions
-        // database and logs), its log, its journal.
-        assertEquals(await filesHolding(`${box.home}/tasks/${id}`, key), "");
         assert(
           Deno.statSync(`${box.home}/tasks/${id}/home/.local/share/opencode/opencode.db`).isFile,
         );
-        assert(!log.includes(key));
         await assertNothingBlocked(box, id, journal);
       },
     );
@@ -276,21 +254,11 @@ Deno.test({
   ignore: skip !== null,
   fn: async () => {
     const grants = { echo: grant({ tool: "example.echo" }) };
-    const shell =
-      "curl -sS -m 20 -o /dev/null https://blocked.example.com/ 2>&1; echo curl-exit=$?";
     await withOpencodeBox(
-      { grants, fake: { wire: "chat", options: { shell } } },
-      async ({ box, start, end }) => {
-        const id = await start("Fetch a page.", {
-          hosts: "allowed.example.com",
-          model: CHAT_MODEL,
-        });
-        const { task, log, journal } = await end(id);
-        assertEquals(task.state, "done", log);
-        const answer = stepTexts(journal).at(-1) ?? "";
-        assertStringIncludes(answer, "curl-exit=");
-        assert(!answer.includes("curl-exit=0"), answer);
-        const blocked = await blockedOf(box, id, journal);
+      { grants, fake: { wire: "chat", options: { shell: BLOCKED_CURL } } },
+      async (opencode) => {
+        const { id, journal } = await runBlockedCurl(opencode, { model: CHAT_MODEL });
+        const blocked = await blockedOf(opencode.box, id, journal);
         assert(blocked.length >= 2, JSON.stringify(journal));
         for (const line of blocked) {
           assertStringIncludes(JSON.stringify(line), "blocked.example.com");
@@ -300,13 +268,6 @@ Deno.test({
   },
 });
 
-/** Whether a fake has been sent the pending text as a tool's result. */
-function sawPending(fake: Fake): boolean {
-  return fake.model().some((request) =>
-    JSON.stringify(request.body).includes("Call this tool again to check.")
-  );
-}
-
 for (const answer of ["approve", "refuse"] as const) {
   Deno.test({
     name: answer === "approve"
@@ -315,40 +276,14 @@ for (const answer of ["approve", "refuse"] as const) {
     ignore: skip !== null,
     fn: async () => {
       const grants = { echo: grant({ tool: "example.echo", mode: "ask" }) };
-      // A short wait, so that the first call answers pending; the fake calls again while it does.
-      const toml = "[approvals]\nwait_ms = 3000\n";
       await withOpencodeBox(
-        { grants, toml, fake: { wire: "responses", options: { retries: 8 } } },
-        async ({ box, fake, cli, start, end }) => {
-          const id = await start("Say hi, with the owner's leave.");
-          const approval = await pendingIn(cli, id);
-          await until(() => Promise.resolve(sawPending(fake)), 40_000);
-          const done = await cli([answer, String(approval)]);
-          assertEquals(done.code, 0, done.stderr);
-          const { task, log, journal } = await end(id);
-          const final = stepTexts(journal).at(-1) ?? "";
-          const results = journal.filter((line) =>
-            line.type === "tool.result" && line.tool === "example.echo"
-          );
-          assertEquals(task.state, "done", log);
-          if (answer === "approve") {
-            assertEquals(final, FINAL_ECHO);
-            assertEquals(results.length, 1, JSON.stringify(journal));
-            assertEquals(results[0].answer.ok, true);
-          } else {
-            assertStringIncludes(final, "FINAL: Denied: the owner refused this call.");
-            assert(results.every((line) => line.answer.ok === false), JSON.stringify(results));
-          }
-          const records = await box.records();
-          const ran = records.filter((r) =>
-            r.event?.type === "result" && r.event.call.startsWith("mcp.example.echo.")
-          );
-          assertEquals(
-            ran.length,
-            answer === "approve" ? 1 : 0,
-            JSON.stringify(records.map((r) => r.event)),
-          );
-          await assertNothingBlocked(box, id, journal);
+        { grants, toml: ASK_TOML, fake: { wire: "responses", options: { retries: 8 } } },
+        async (opencode) => {
+          // The pending text is looked for in each request's whole body.
+          const sent = () => opencode.fake.model().map((request) => JSON.stringify(request.body));
+          const { id, final, journal } = await askRoundTrip(opencode, answer, sent);
+          if (answer === "approve") assertEquals(final, FINAL_ECHO);
+          await assertNothingBlocked(opencode.box, id, journal);
         },
       );
     },
@@ -363,33 +298,14 @@ Deno.test({
     const grants = { echo: grant({ tool: "example.echo", mode: "ask" }) };
     await withOpencodeBox(
       { grants, fake: { wire: "responses", options: { retries: 8 } } },
-      async ({ box, fake, cli, start, end }) => {
-        const id = await start("Say hi, across a restart.");
-        // OpenCode waits in its call for the owner; the core stops, and starts again.
-        await pendingIn(cli, id);
-        const before = fake.model().length;
-        await box.restart();
-        const approval = await pendingIn(cli, id);
-        const approved = await cli(["approve", String(approval)]);
-        assertEquals(approved.code, 0, approved.stderr);
-        const { task, log, journal } = await end(id);
-        assertEquals(task.state, "done", log);
-        assertStringIncludes(stepTexts(journal).at(-1) ?? "", "hi from opencode");
-        // One session, named by OpenCode's first run and resumed by the second.
-        const sessions = stepTexts(journal).filter((text) => text.startsWith("opencode session "));
-        assertEquals(sessions.length, 1, stepTexts(journal).join("\n"));
-        assertStringIncludes(
-          log,
-          `session ${sessions[0].slice("opencode session ".length)} (resumed)`,
-        );
-        // The resumed conversation holds the task's prompt and is told it was restarted.
-        const after = fake.model().slice(before).map((r) => JSON.stringify(r.body.input));
-        assert(
-          after.some((text) =>
-            text.includes("Say hi, across a restart.") &&
-            text.includes(JSON.stringify(OPENCODE_RESUME_PROMPT).slice(1, -1))
-          ),
-          after.join("\n"),
+      async (opencode) => {
+        // Named by OpenCode's first run and resumed by the second; the resumed conversation is
+        // told so in OPENCODE_RESUME_PROMPT's words (JSON-escaped in the request's input).
+        await assertRestartResumes(
+          opencode,
+          "opencode",
+          () => opencode.fake.model().map((request) => JSON.stringify(request.body.input)),
+          JSON.stringify(OPENCODE_RESUME_PROMPT).slice(1, -1),
         );
       },
     );
