@@ -9,7 +9,7 @@
  * issue 20).
  */
 import type { AgentAdapter, AgentCommand, AgentContext, AgentOutcome } from "./adapter.ts";
-import { nonEmptyString, objectOf, objectsOf } from "./output_lines.ts";
+import { nonEmptyString, objectOf, objectsOf, textOf } from "./output_lines.ts";
 
 /** The model a task that names none runs with. */
 export const CLAUDE_DEFAULT_MODEL = "claude-sonnet-4-5";
@@ -110,8 +110,8 @@ function outcome(stdout: string, code: number): AgentOutcome {
   const result = objectsOf(stdout).reverse()
     .find((value) => value !== null && value.type === "result");
   if (result === undefined || result === null) return { session: null, answer: null, ok: false };
-  const answer = typeof result.result === "string" ? result.result : null;
-  const session = typeof result.session_id === "string" ? result.session_id : null;
+  const answer = textOf(result.result);
+  const session = textOf(result.session_id);
   const ok = code === 0 && result.is_error !== true && result.subtype === "success";
   return { session, answer, ok };
 }

@@ -29,7 +29,7 @@
  * answer is missing from that session).
  */
 import type { AgentAdapter, AgentCommand, AgentContext, AgentOutcome } from "./adapter.ts";
-import { objectOf, objectsOf } from "./output_lines.ts";
+import { objectOf, objectsOf, textOf } from "./output_lines.ts";
 
 /** The model of a task that names none, when Droid brings the box's key (seed 003). */
 export const DROID_DEFAULT_MODEL = "claude-sonnet-5-5";
@@ -163,10 +163,6 @@ function sessionOf(event: Record<string, unknown> | null): string | null {
 
 function sessionIn(line: string): string | null {
   return sessionOf(objectOf(line));
-}
-
-function textOf(value: unknown): string | null {
-  return typeof value === "string" ? value : null;
 }
 
 /**

@@ -25,3 +25,8 @@ export function objectsOf(stdout: string): (Record<string, unknown> | null)[] {
 export function nonEmptyString(value: unknown): string | null {
   return typeof value === "string" && value !== "" ? value : null;
 }
+
+/** A value that is a string (an answer, a message: empty or not), else null. */
+export function textOf(value: unknown): string | null {
+  return typeof value === "string" ? value : null;
+}

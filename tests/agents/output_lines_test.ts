@@ -1,6 +1,6 @@
 /** The reading of an agent's output one JSON object a line, shared by the four adapters. */
 import { assertEquals } from "../assert.ts";
-import { nonEmptyString, objectOf, objectsOf } from "../../mod/agents/output_lines.ts";
+import { nonEmptyString, objectOf, objectsOf, textOf } from "../../mod/agents/output_lines.ts";
 
 Deno.test("objectOf: one JSON object a line, anything else null", () => {
   assertEquals(objectOf(' {"type":"result","n":1} '), { type: "result", n: 1 });
@@ -21,4 +21,11 @@ Deno.test("nonEmptyString: a string with something in it, else null", () => {
   assertEquals(nonEmptyString(""), null);
   assertEquals(nonEmptyString(7), null);
   assertEquals(nonEmptyString(undefined), null);
+});
+
+Deno.test("textOf: a string, even empty, else null", () => {
+  assertEquals(textOf("done"), "done");
+  assertEquals(textOf(""), "");
+  assertEquals(textOf(null), null);
+  assertEquals(textOf({ text: "x" }), null);
 });
