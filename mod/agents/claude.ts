@@ -56,7 +56,8 @@ function files(context: AgentContext): Record<string, string> {
   const box = {
     type: "stdio",
     command: context.mcp.command,
-    args: context.mcp.args,
+    // Only Claude Code's settings send box_permission anything: only its server lists it.
+    args: [...context.mcp.args, "--permission-tool"],
     env: context.mcp.env,
     timeout: context.mcpWaitMs + CALL_SLACK_MS,
   };

@@ -1,12 +1,13 @@
 /** `gurt mcp`: the MCP relay on stdio for the task whose socket is BOX_SOCKET (the relay role). */
 import { type Command, InvalidArgumentError } from "commander";
 import { DEFAULT_WAIT_MS, parseWaitMs } from "../mcp/mod.ts";
-import { runMcp } from "./mcp_start.ts";
+import { type McpOptions, runMcp } from "./mcp_start.ts";
 import { exitWith } from "./run.ts";
 
 /**
- * Registers `gurt mcp`. main.ts runs a plain `gurt mcp [--wait-ms N]` through mcp_start.ts
- * without loading the CLI; this is the same command for `--help` and for a mistake's message.
+ * Registers `gurt mcp`. main.ts runs a plain `gurt mcp [--wait-ms N] [--permission-tool]` through
+ * mcp_start.ts without loading the CLI; this is the same command for `--help`, for a mistake's
+ * message, and for a command line with a global option before `mcp`.
  */
 export function registerMcpCommand(program: Command): void {
   program
@@ -19,7 +20,18 @@ export function registerMcpCommand(program: Command): void {
       waitMsOption,
       DEFAULT_WAIT_MS,
     )
-    .action((options: { waitMs: number }) => exitWith(() => runMcp(options)));
+    .option(
+      "--permission-tool",
+      "also offer box_permission, for Claude Code's --permission-prompt-tool (off by default: " +
+        "other agents have no use for it)",
+    )
+    .action((options: { waitMs: number; permissionTool?: true }) =>
+      exitWith(() => runMcp(toMcpOptions(options)))
+    );
+}
+
+function toMcpOptions(options: { waitMs: number; permissionTool?: true }): McpOptions {
+  return { waitMs: options.waitMs, permissionTool: options.permissionTool === true };
 }
 
 function waitMsOption(text: string): number {

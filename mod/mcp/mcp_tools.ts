@@ -43,8 +43,9 @@ const askTool: McpTool = {
 export const PERMISSION_TOOL = "box_permission";
 
 /**
- * The permission prompt tool. Not read-only: allowing lets the agent act. The agent's model sees it
- * too; calling it only asks the owner, as box_ask does.
+ * The permission prompt tool, listed only with `gurt mcp --permission-tool`. Not read-only:
+ * allowing lets the agent act. The agent's model sees it too; calling it only asks the owner, as
+ * box_ask does.
  */
 const permissionTool: McpTool = {
   name: PERMISSION_TOOL,
@@ -67,8 +68,14 @@ const permissionTool: McpTool = {
   },
 };
 
-/** The task's tools, then box_ask and box_permission, as tools/list answers them. */
-export function mcpTools(listing: readonly ToolListing[]): McpTool[] {
+/**
+ * The task's tools, then box_ask, then (with `permissionTool`) box_permission, as tools/list
+ * answers them.
+ */
+export function mcpTools(
+  listing: readonly ToolListing[],
+  options: { permissionTool: boolean },
+): McpTool[] {
   const tools = listing.map((tool): McpTool => {
     const readOnly = tool.readOnly === true;
     return {
@@ -78,5 +85,5 @@ export function mcpTools(listing: readonly ToolListing[]): McpTool[] {
       annotations: { title: tool.name, readOnlyHint: readOnly, destructiveHint: !readOnly },
     };
   });
-  return [...tools, askTool, permissionTool];
+  return options.permissionTool ? [...tools, askTool, permissionTool] : [...tools, askTool];
 }

@@ -9,6 +9,11 @@ export interface RelayArgs {
   socket: string;
   /** The longest a call or question waits on the box owner before it answers "call again". */
   waitMs: number;
+  /**
+   * Whether box_permission is listed and called (`--permission-tool`): only Claude Code's settings
+   * send it anything, so other agents' models are not shown a tool that means nothing to them.
+   */
+  permissionTool: boolean;
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * `gurt mcp`, the relay role: an MCP server on stdio that offers the task's tools (`.` as `__`)
- * plus `box_ask` and `box_permission` (Claude Code's own permission prompts, permission.ts), and
- * forwards every call to the task socket. It holds no secrets. A pending answer and a denial come
+ * plus `box_ask`, and with `--permission-tool` `box_permission` (Claude Code's own permission
+ * prompts, permission.ts; without it, that name is any tool the task lacks), and forwards every
+ * call to the task socket. It holds no secrets. A pending answer and a denial come
  * back as plain text results, not errors, so the agent carries on.
  *
  * It answers initialize and tools/list within 150 ms of `gurt mcp` starting (some clients list
@@ -68,7 +69,7 @@ function relayMethods(args: RelayArgs): Record<string, Method> {
       const first = early;
       early = null;
       const listing = await (first ?? readTools(args.socket)).catch(() => readTools(args.socket));
-      return { tools: mcpTools(listing) };
+      return { tools: mcpTools(listing, { permissionTool: args.permissionTool }) };
     },
     "tools/call": async (params) => {
       const { name, arguments: input = {} } = params;
@@ -78,7 +79,7 @@ function relayMethods(args: RelayArgs): Record<string, Method> {
       if (typeof input !== "object" || input === null || Array.isArray(input)) {
         throw new RpcError(INVALID_PARAMS, "Invalid params: a tool's arguments are an object");
       }
-      if (name === PERMISSION_TOOL) {
+      if (name === PERMISSION_TOOL && args.permissionTool) {
         return await permission(args, { keys: prompts, input: input as Record<string, unknown> });
       }
       try {

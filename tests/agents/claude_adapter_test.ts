@@ -17,7 +17,7 @@ const context: AgentContext = {
   mcpWaitMs: 50_000,
 };
 
-Deno.test("Claude Code's settings name only the box's MCP server, as gurt mcp runs in the task, and skip WebFetch's preflight to api.anthropic.com", () => {
+Deno.test("Claude Code's settings name only the box's MCP server, as gurt mcp --permission-tool runs in the task, and skip WebFetch's preflight to api.anthropic.com", () => {
   const files = claude.files(context);
   assertEquals(Object.keys(files), [
     ".config/gurt/claude-mcp.json",
@@ -31,10 +31,11 @@ Deno.test("Claude Code's settings name only the box's MCP server, as gurt mcp ru
   const config = JSON.parse(files[".config/gurt/claude-mcp.json"]);
   assertEquals(Object.keys(config.mcpServers), ["box"]);
   const box = config.mcpServers.box;
+  // Only Claude Code's settings use box_permission, so only its server lists it.
   assertEquals([box.type, box.command, box.args, box.env], [
     "stdio",
     "/usr/bin/deno",
-    ["run", "main.ts", "mcp"],
+    ["run", "main.ts", "mcp", "--permission-tool"],
     { BOX_SOCKET: "/s" },
   ]);
   // Claude Code waits longer for a call of the box's than gurt mcp holds one.

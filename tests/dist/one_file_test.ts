@@ -246,7 +246,6 @@ Deno.test({
             const tools = await client.listTools();
             assertEquals(tools.tools.map((tool: { name: string }) => tool.name).sort(), [
               "box_ask",
-              "box_permission",
               "example__echo",
             ]);
             const echoed = await client.callTool({

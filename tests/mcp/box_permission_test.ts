@@ -30,9 +30,20 @@ function prompt(toolName: string, input: unknown, id = "toolu_01") {
   return { name: "box_permission", arguments: { tool_name: toolName, input, tool_use_id: id } };
 }
 
-/** Runs `work` with a box (wait_ms 60 s) and a gurt mcp client on a task, closed afterwards. */
-async function withRelay(
+/**
+ * Runs `work` with a box (wait_ms 60 s) and a `gurt mcp --wait-ms N --permission-tool` client on a
+ * task, closed afterwards.
+ */
+function withRelay(
   waitMs: number,
+  work: (box: TestBox, client: Client, task: { id: string }) => Promise<void>,
+): Promise<void> {
+  return withRelayOf(["mcp", "--wait-ms", String(waitMs), "--permission-tool"], work);
+}
+
+/** Runs `work` with a box (wait_ms 60 s) and a client of `gurt <words>` on a task. */
+async function withRelayOf(
+  words: string[],
   work: (box: TestBox, client: Client, task: { id: string }) => Promise<void>,
 ): Promise<void> {
   const box = await startBox({ env: { BOX_APPROVAL_WAIT_MS: "60000" } });
@@ -42,7 +53,7 @@ async function withRelay(
     await client.connect(
       new StdioClientTransport({
         command: Deno.execPath(),
-        args: gurtArgs(["mcp", "--wait-ms", String(waitMs)]),
+        args: gurtArgs(words),
         env: { ...Deno.env.toObject(), BOX_SOCKET: task.socket, BOX_TASK: task.id },
         stderr: "inherit",
       }),
@@ -59,7 +70,7 @@ async function approvals(box: TestBox): Promise<Json[]> {
   return (await box.admin("GET", "/approvals")).body.items;
 }
 
-Deno.test("gurt mcp lists box_permission, not read-only, for the agent's own permission prompts", async () => {
+Deno.test("gurt mcp --permission-tool lists box_permission, not read-only, for the agent's own permission prompts", async () => {
   await withRelay(300, async (_box, client) => {
     const tools = (await client.listTools()).tools as Json[];
     const tool = tools.find((t) => t.name === "box_permission");
@@ -191,4 +202,38 @@ Deno.test("box_permission answers deny, not an error, to a prompt without a tool
     }
     assertEquals(await approvals(box), []);
   });
+});
+
+Deno.test("gurt mcp without --permission-tool lists no box_permission, and a call of it is answered as any tool the task does not have, asking the owner nothing", async () => {
+  await withRelayOf(["mcp", "--wait-ms", "300"], async (box, client) => {
+    const tools = (await client.listTools()).tools.map((t: { name: string }) => t.name);
+    assertEquals(tools.sort(), ["box_ask", "example__echo"]);
+    const asked = await client.callTool(prompt("WebFetch", FETCH));
+    const unknown = await client.callTool({
+      name: "box_nothing",
+      arguments: { tool_name: "WebFetch", input: FETCH },
+    });
+    assertEquals(asked, unknown);
+    assertStringIncludes((asked as ToolResult).content[0].text, "Denied");
+    assertEquals(await approvals(box), []);
+  });
+});
+
+Deno.test("gurt mcp takes --permission-tool before or after --wait-ms, in the light start and in the full CLI", async () => {
+  for (
+    const words of [
+      ["mcp", "--permission-tool", "--wait-ms", "300"],
+      ["mcp", "--permission-tool", "--wait-ms=300"],
+      ["mcp", "--permission-tool"],
+      // A word before `mcp` is not the light start's: commander parses this one.
+      ["--home", "/nonexistent", "mcp", "--wait-ms", "300", "--permission-tool"],
+    ]
+  ) {
+    await withRelayOf(words, async (_box, client) => {
+      const tools = (await client.listTools()).tools.map((t: { name: string }) => t.name);
+      assertEquals(tools.sort(), ["box_ask", "box_permission", "example__echo"], words.join(" "));
+    });
+  }
+  const help = await gurt(["mcp", "--help"]);
+  assertStringIncludes(help.stdout, "--permission-tool");
 });

@@ -30,7 +30,7 @@ Deno.test("a cmd worker gets BOX_MCP_CONFIG naming mcp.json in its task folder, 
       }),
     );
     const tools = (await client.listTools()).tools.map((t: { name: string }) => t.name);
-    assertEquals(tools.sort(), ["box_ask", "box_permission", "example__echo"]);
+    assertEquals(tools.sort(), ["box_ask", "example__echo"]);
     // The worker found the file its variable names.
     const log = `${box.home}/tasks/${id}/worker.log`;
     await until(async () => (await Deno.readTextFile(log).catch(() => "")).includes("found"));

@@ -112,7 +112,6 @@ Deno.test("gurt mcp answers Claude Code's opening: server/discover is -32601, th
     assertEquals(list.result.tools.map((t: { name: string }) => t.name), [
       "example__echo",
       "box_ask",
-      "box_permission",
     ]);
     const call = await relay.ask("call-1", "tools/call", {
       name: "example__echo",

@@ -32,7 +32,6 @@ Deno.test("gurt mcp: lists the task's tools with __, calls one, a pending answer
     const listed = await client.listTools();
     assertEquals(listed.tools.map((t: { name: string }) => t.name).sort(), [
       "box_ask",
-      "box_permission",
       "example__echo",
       "example__spend",
       "read_file",
