@@ -213,6 +213,12 @@ class ModelEndpoint implements ModelProxy {
       service: via.service,
     });
     if (route.kind === null) {
+      // What the client sends is read (up to the body limit) before the answer: an HTTP/2
+      // client whose body is left unread may see its stream reset instead of the 404.
+      await Promise.race([
+        readRequestBody(request, { limit: this.#maxBody, tooLarge: () => new TooLarge() }),
+        this.#closingNow,
+      ]).catch(() => {});
       const message = notFoundMessage(
         { method: request.method, path: url.pathname },
         { service: route.service, relayed: relayedPaths(route.service) },

@@ -451,6 +451,42 @@ Deno.test({
 
 // ---- Getting the key out: the service echoes it ----
 
+Deno.test("a large POST over HTTP/2 to a path the endpoint does not relay gets its 404 in the service's format, not a reset stream", async () => {
+  await withBox(async (box) => {
+    const file = await Deno.makeTempFile();
+    try {
+      await Deno.writeTextFile(
+        file,
+        JSON.stringify({ model: "gpt-5", input: "x".repeat(4 * 1024 * 1024) }),
+      );
+      for (let i = 0; i < 3; i++) {
+        const curl = await run("curl", [
+          "-sS",
+          "--http2",
+          "--cacert",
+          box.ca.bundlePath,
+          "--proxy",
+          `http://127.0.0.1:${box.proxy.port}`,
+          "-H",
+          `x-api-key: ${PLACEHOLDER}`,
+          "-H",
+          "content-type: application/json",
+          "--data-binary",
+          `@${file}`,
+          "-w",
+          "\n%{http_version} %{http_code}",
+          "https://api.anthropic.com/v1/responses",
+        ]);
+        assertEquals(curl.code, 0, curl.stderr);
+        assert(curl.stdout.endsWith("\n2 404"), curl.stdout.slice(-300));
+      }
+    } finally {
+      await Deno.remove(file);
+    }
+    assertEquals([box.t.anthropic.requests.length, box.t.openai.requests.length], [0, 0]);
+  });
+});
+
 Deno.test("a key the model service echoes through the tunnel (a header, a redirect's Location, an error body, a stream) never reaches the task", async () => {
   await withBox(async (box) => {
     const key = REAL_KEYS.anthropic;
