@@ -4,9 +4,7 @@
  * its socket and its pending approvals (denied, answered by `task ended`).
  */
 import {
-  admitModelRequest,
   type BrokerDeps,
-  charge,
   closeTaskApprovals,
   handleAsk,
   isLive,
@@ -29,14 +27,12 @@ import type { StartTask } from "../admin/mod.ts";
 import { serveSocket } from "./home_layout.ts";
 import { firstClosedFolder, unreachableText } from "./home_reach.ts";
 import { ensureTaskUser, removeTaskUser, type TaskUser, taskUsers } from "./task_users.ts";
-import type { EgressServer, TlsFront, TunnelTaker } from "../egress/mod.ts";
-import { INTERCEPTED_HOSTS, isInterceptedHost } from "../box-ca/mod.ts";
+import type { EgressServer, TlsFront } from "../egress/mod.ts";
 import type { TaskSandboxes } from "../sandbox/mod.ts";
 import { KEY_NAMES, type ModelProxy, noKeyMessage } from "../model-proxy/mod.ts";
 import { modelService } from "../loop/mod.ts";
 import { agentService } from "../agents/mod.ts";
-import { openTaskEgress } from "./task_egress.ts";
-import { openTaskModel } from "./task_model.ts";
+import { openTaskDoors } from "./task_doors.ts";
 import { alive, isWorkerOf, spawnWorker, stopWorker } from "./worker_process.ts";
 
 interface Live {
@@ -318,7 +314,15 @@ export class TaskManager {
         await Deno.chmod(dir, 0o711);
       }
       step = "its egress proxy or its model endpoint could not be opened";
-      await this.#openDoors(live, { egress: egressPath, model: modelPath });
+      const doors = await openTaskDoors(live.handle, {
+        deps: this.deps,
+        paths: { egress: egressPath, model: modelPath },
+        user: live.user,
+        front: this.options.interception?.front,
+        ask: (host, port) => this.#askHost(live, { host, port }),
+      });
+      live.egress = doors.egress;
+      live.model = doors.model;
       step = SPAWN_STEP;
       const logBytes = this.deps.config.tasks.worker_log_bytes;
       // What an earlier sandbox of the task left in its cgroup (a core that was killed) goes first.
@@ -359,86 +363,6 @@ export class TaskManager {
       });
     }
     return live.handle.record;
-  }
-
-  /**
-   * Opens a task's egress proxy and model endpoint on their sockets, its user's (0600): each
-   * refusal of either is a net_blocked audit record and a net.blocked event in its journal.
-   */
-  async #openDoors(live: Live, paths: { egress: string; model: string }): Promise<void> {
-    const task = live.handle;
-    const blocked = async (
-      place: { host: string; port: number; reason: string },
-      detail: unknown,
-    ) => {
-      await this.deps.audit.append({ type: "net_blocked", task: task.id, ...place }).catch(
-        (error) =>
-          this.deps.log(`gurt: task ${task.id}: net_blocked not audited: ${error.message}`),
-      );
-      await task.journal.append({
-        type: "event",
-        time: this.deps.clock().toISOString(),
-        event: "net.blocked",
-        detail,
-      }).catch(() => {});
-    };
-    live.egress = await openTaskEgress({
-      task: task.id,
-      socketPath: paths.egress,
-      config: this.deps.config,
-      hosts: () => task.record.hosts,
-      blocked,
-      log: this.deps.log,
-      clock: this.deps.clock,
-      ask: (host, port) => this.#askHost(live, { host, port }),
-      intercept: (host, port) => this.#intercept(live, { host, port }),
-    });
-    live.model = await openTaskModel({
-      task: task.id,
-      socketPath: paths.model,
-      config: this.deps.config,
-      secret: (name) => this.deps.vault.value(name),
-      charge: ({ cents, model }) =>
-        charge({ deps: this.deps, task }, { cents, what: "model", model }),
-      blocked,
-      redaction: this.deps.redaction,
-      log: this.deps.log,
-      drawBytes: (count) => {
-        const total = this.deps.config.broker.max_task_bytes;
-        if (task.bytesWritten + count > total) {
-          return `this task has written ${total} bytes since gurt serve started, its limit; see runbook.md#task-write-limit`;
-        }
-        task.bytesWritten += count;
-        return null;
-      },
-      admit: (facts, signal) => admitModelRequest({ deps: this.deps, task }, { facts, signal }),
-    });
-    for (const path of [paths.egress, paths.model]) {
-      await Deno.chmod(path, 0o600);
-      if (live.user !== null) await Deno.chown(path, live.user.uid, live.user.gid);
-    }
-  }
-
-  /**
-   * A tunnel of the task's to a model service's host on 443, answered by the box: its TLS by the
-   * front with the box CA's leaf, each request inside by the task's own model endpoint, which puts
-   * the vault's key in place of the task's placeholder. Null for any other tunnel.
-   */
-  #intercept(live: Live, target: { host: string; port: number }): TunnelTaker | null {
-    const front = this.options.interception?.front;
-    if (front === undefined || target.port !== 443 || !isInterceptedHost(target.host)) return null;
-    const service = INTERCEPTED_HOSTS[target.host];
-    return (client, first) =>
-      front.take(client, {
-        host: target.host,
-        first,
-        handle: (request) => {
-          const model = live.model;
-          if (model === null) return Promise.resolve(new Response(null, { status: 503 }));
-          if (service === "factory") return model.factoryRequest(request);
-          return model.tunnelRequest(request, service);
-        },
-      });
   }
 
   /**
