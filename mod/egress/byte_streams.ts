@@ -1,8 +1,10 @@
 /**
  * The proxy's byte plumbing: a connection read into a buffer the parsers look at before anything
  * is forwarded, a deadline that closes a connection, whole writes, the copy loop of a tunnel, and
- * the lingering close that lets a refusal reach a client that is still sending.
+ * the lingering close that lets a refusal reach a client that is still sending, and a plain
+ * request's body sent on to its end and no further.
  */
+import type { BodyEnd } from "./request_body.ts";
 
 const CHUNK = 64 * 1024;
 const MAX_PUMP_CHUNK = 256 * 1024;
@@ -175,4 +177,25 @@ export function latin1Bytes(text: string): Uint8Array {
   const bytes = new Uint8Array(text.length);
   for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i) & 0xff;
   return bytes;
+}
+
+/**
+ * Sends the origin the request's body and nothing past it: a second request on the connection
+ * (whose Host header could name another host) stays with the proxy, which drops it.
+ */
+export async function sendBody(inbound: Inbound, origin: Deno.Conn, end: BodyEnd): Promise<void> {
+  try {
+    let pending = inbound.take();
+    const buffer = new Uint8Array(64 * 1024);
+    for (;;) {
+      const count = end.take(pending);
+      if (count > 0) await writeAll(origin, pending.subarray(0, count));
+      if (end.done || end.bad) return;
+      const read = await inbound.conn.read(buffer);
+      if (read === null) return;
+      pending = buffer.subarray(0, read);
+    }
+  } catch {
+    // Either side is gone.
+  }
 }

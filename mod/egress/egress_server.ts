@@ -17,6 +17,7 @@ import {
   latin1,
   latin1Bytes,
   pump,
+  sendBody,
   writeAll,
 } from "./byte_streams.ts";
 import { judgeFirstBytes, MAX_HELLO_BYTES } from "./client_hello.ts";
@@ -33,9 +34,11 @@ import { BodyEnd } from "./request_body.ts";
 import {
   headEnd,
   hostHeaderMatches,
+  hostLine,
   mayBeRequest,
   parseRequestHead,
   parseTunnelRequest,
+  shown,
 } from "./request_head.ts";
 import { readGreeting, readRequest, SOCKS_REPLY, SOCKS_VERSION, socksReply } from "./socks5.ts";
 
@@ -489,35 +492,4 @@ class EgressProxy implements EgressServer {
       // The caller's record failed; the refusal stands.
     }
   }
-}
-
-/**
- * Sends the origin the request's body and nothing past it: a second request on the connection
- * (whose Host header could name another host) stays with the proxy, which drops it.
- */
-async function sendBody(inbound: Inbound, origin: Deno.Conn, end: BodyEnd): Promise<void> {
-  try {
-    let pending = inbound.take();
-    const buffer = new Uint8Array(64 * 1024);
-    for (;;) {
-      const count = end.take(pending);
-      if (count > 0) await writeAll(origin, pending.subarray(0, count));
-      if (end.done || end.bad) return;
-      const read = await inbound.conn.read(buffer);
-      if (read === null) return;
-      pending = buffer.subarray(0, read);
-    }
-  } catch {
-    // Either side is gone.
-  }
-}
-
-/** The Host line the proxy adds to a forwarded request that has none. */
-function hostLine(target: CanonicalHost, port: number): string {
-  return `Host: ${hostText(target)}${port === 80 ? "" : `:${port}`}`;
-}
-
-/** A host as a client wrote it, safe to show and record: printable ASCII, at most 255 characters. */
-function shown(raw: string): string {
-  return raw.replace(/[^\x20-\x7e]/g, "?").slice(0, 255);
 }

@@ -5,7 +5,7 @@
  * that is not TLS, forwarded the same way. The head is read as Latin-1, one character a byte, so
  * what is forwarded is the bytes the client sent.
  */
-import { type CanonicalHost, canonicalHost } from "../config/mod.ts";
+import { type CanonicalHost, canonicalHost, hostText } from "../config/mod.ts";
 import { type BodyFraming, bodyFraming } from "./request_body.ts";
 
 /** A request the proxy forwards to its origin in origin form, one per connection. */
@@ -224,4 +224,14 @@ function splitAuthority(text: string): { host: string; port: number | null } | n
   if (port === null) return { host, port: null };
   if (!/^[0-9]{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) return null;
   return { host, port: Number(port) };
+}
+
+/** The Host line the proxy adds to a forwarded request that has none. */
+export function hostLine(target: CanonicalHost, port: number): string {
+  return `Host: ${hostText(target)}${port === 80 ? "" : `:${port}`}`;
+}
+
+/** A host as a client wrote it, safe to show and record: printable ASCII, at most 255 characters. */
+export function shown(raw: string): string {
+  return raw.replace(/[^\x20-\x7e]/g, "?").slice(0, 255);
 }
