@@ -50,6 +50,8 @@ export interface AgentBoxSetup {
   vault: Record<string, string>;
   /** The box's gurt.toml, its `[models]` naming the fake. */
   toml: string;
+  /** How long `end` waits for a task to end (50 s). */
+  endMs?: number;
 }
 
 /** Runs `work` on a box for `setup.agent`, closed afterwards (its running tasks stopped first). */
@@ -91,7 +93,7 @@ export async function withAgentBox(
         return id;
       },
       async end(id) {
-        const { task, log } = await taskEnd(opened, id, 50_000);
+        const { task, log } = await taskEnd(opened, id, setup.endMs ?? 50_000);
         const journal = (await opened.admin("GET", `/tasks/${id}`)).body.journal as Json[];
         return { task, log, journal };
       },
