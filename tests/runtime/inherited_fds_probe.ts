@@ -10,49 +10,8 @@
  *
  *   deno run --allow-all inherited_fds_probe.ts
  */
-import { waitFor } from "../kit/mod.ts";
+import { processTree, waitFor } from "../kit/mod.ts";
 import { ownTree, shellIn, withSandbox } from "./helpers.ts";
-
-/** One process of the call, seen from the host. */
-interface Held {
-  pid: number;
-  name: string;
-  /** Each descriptor it held, and what it points at. */
-  fds: { fd: number; target: string }[];
-}
-
-/** The parent pid of each process, from /proc/PID/stat. */
-async function parents(): Promise<Map<number, number>> {
-  const found = new Map<number, number>();
-  for await (const entry of Deno.readDir("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    const stat = await Deno.readTextFile(`/proc/${entry.name}/stat`).catch(() => null);
-    if (stat === null) continue;
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    found.set(Number(entry.name), Number(fields[1]));
-  }
-  return found;
-}
-
-/** Every descendant of this process, each with the descriptors it holds. */
-async function descendants(): Promise<Held[]> {
-  const ppid = await parents();
-  const pids = [Deno.pid];
-  for (let i = 0; i < pids.length; i++) {
-    for (const [pid, parent] of ppid) if (parent === pids[i]) pids.push(pid);
-  }
-  const held: Held[] = [];
-  for (const pid of pids.slice(1)) {
-    const name = (await Deno.readTextFile(`/proc/${pid}/comm`).catch(() => "?")).trim();
-    const fds: { fd: number; target: string }[] = [];
-    for await (const entry of Deno.readDir(`/proc/${pid}/fd`)) {
-      const target = await Deno.readLink(`/proc/${pid}/fd/${entry.name}`).catch(() => "?");
-      fds.push({ fd: Number(entry.name), target });
-    }
-    held.push({ pid, name, fds: fds.sort((a, b) => a.fd - b.fd) });
-  }
-  return held;
-}
 
 await withSandbox({}, async (rt, dir) => {
   const go = `${dir}/go`;
@@ -76,7 +35,7 @@ await withSandbox({}, async (rt, dir) => {
     async () => settled || (await Deno.stat(`${dir}/ready`).then(() => true, () => false)),
     { ms: 20_000, what: "the shell call to wait on its fifo" },
   );
-  const held = ready && !settled ? await descendants() : [];
+  const held = ready && !settled ? (await processTree(Deno.pid)).slice(1) : [];
   if (!settled) {
     const writer = await Deno.open(go, { write: true });
     await writer.write(new TextEncoder().encode("go\n"));

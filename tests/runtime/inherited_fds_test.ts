@@ -7,28 +7,13 @@
  * each. As root, with real bubblewrap.
  */
 import { assert, assertEquals, assertNotIncludes } from "../assert.ts";
+import { listedFds, secretFile } from "../kit/mod.ts";
 
 const MARKER = "gurt-tool-inherited-secret-41f9";
 const probe = new URL("./inherited_fds_probe.ts", import.meta.url).pathname;
 
-/** A root-only file holding MARKER, in a folder of its own; remove the folder after. */
-async function secretFile(): Promise<{ dir: string; path: string }> {
-  const dir = await Deno.makeTempDir({ prefix: "gurt-tool-fds-" });
-  const path = `${dir}/secret`;
-  await Deno.writeTextFile(path, `${MARKER}\n`, { mode: 0o600 });
-  return { dir, path };
-}
-
-/** What `ls -l /proc/PID/fd` said: each descriptor and what it points at. */
-function listed(text: string): { fd: number; target: string }[] {
-  return text.split("\n").flatMap((line) => {
-    const found = / (\d+) -> (.*)$/.exec(line);
-    return found === null ? [] : [{ fd: Number(found[1]), target: found[2] }];
-  });
-}
-
 Deno.test("a core's inherited descriptors reach no process of a shell call: the command holds 0, 1, 2 and its own command file only", async () => {
-  const secret = await secretFile();
+  const secret = await secretFile(MARKER, "gurt-tool-fds-");
   try {
     // The core (the probe) starts with fds 3, 7, 251 and 5000 open on the secret, without
     // close-on-exec, 5000 past its open-files limit of 1024 (lowering the limit closes nothing).
@@ -58,13 +43,13 @@ Deno.test("a core's inherited descriptors reach no process of a shell call: the 
     assert(out.endsWith("[exit status 0]"), out);
     assertNotIncludes(out, MARKER, `the tool read the core's secret: ${out}`);
     // The shell's own: stdin /dev/null, stdout and stderr the one pipe, the command file it sources.
-    assertEquals(listed(out), [
+    assertEquals(listedFds(out), [
       { fd: 0, target: "/dev/null" },
-      { fd: 1, target: listed(out)[1].target },
+      { fd: 1, target: listedFds(out)[1].target },
       { fd: 10, target: "/.gurt/command (deleted)" },
-      { fd: 2, target: listed(out)[1].target },
+      { fd: 2, target: listedFds(out)[1].target },
     ], out);
-    assert(listed(out)[1].target.startsWith("pipe:"), out);
+    assert(listedFds(out)[1].target.startsWith("pipe:"), out);
     // Seen from the host while the command waits: bubblewrap's outer process and the command.
     assertEquals(seen.held.map((process) => process.name), ["bwrap", "sh"]);
     for (const process of seen.held) {

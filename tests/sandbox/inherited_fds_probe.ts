@@ -8,48 +8,8 @@
  *
  *   deno run --allow-all inherited_fds_probe.ts UID GID
  */
+import { processTree } from "../kit/mod.ts";
 import { withSandboxBox } from "./sandbox_kit.ts";
-
-/** One process of the sandbox, seen from the host. */
-interface Held {
-  pid: number;
-  name: string;
-  /** Each descriptor it held, and what it points at. */
-  fds: { fd: number; target: string }[];
-}
-
-/** The parent pid of each process, from /proc/PID/stat. */
-async function parents(): Promise<Map<number, number>> {
-  const found = new Map<number, number>();
-  for await (const entry of Deno.readDir("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    const stat = await Deno.readTextFile(`/proc/${entry.name}/stat`).catch(() => null);
-    if (stat === null) continue;
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    found.set(Number(entry.name), Number(fields[1]));
-  }
-  return found;
-}
-
-/** The process `top` and all its descendants, each with the descriptors it holds. */
-async function tree(top: number): Promise<Held[]> {
-  const ppid = await parents();
-  const pids = [top];
-  for (let i = 0; i < pids.length; i++) {
-    for (const [pid, parent] of ppid) if (parent === pids[i]) pids.push(pid);
-  }
-  const held: Held[] = [];
-  for (const pid of pids) {
-    const name = (await Deno.readTextFile(`/proc/${pid}/comm`).catch(() => "?")).trim();
-    const fds: { fd: number; target: string }[] = [];
-    for await (const entry of Deno.readDir(`/proc/${pid}/fd`)) {
-      const target = await Deno.readLink(`/proc/${pid}/fd/${entry.name}`).catch(() => "?");
-      fds.push({ fd: Number(entry.name), target });
-    }
-    held.push({ pid, name, fds: fds.sort((a, b) => a.fd - b.fd) });
-  }
-  return held;
-}
 
 const [uid, gid] = Deno.args.map(Number);
 await withSandboxBox({ uid, gid }, async (box) => {
@@ -88,7 +48,7 @@ await withSandboxBox({ uid, gid }, async (box) => {
     out += value;
   }
   const waiting = out.includes("waiting\n");
-  const held = waiting ? await tree(child.pid) : [];
+  const held = waiting ? await processTree(child.pid) : [];
   if (waiting) {
     const writer = await Deno.open(go, { write: true });
     await writer.write(new TextEncoder().encode("go\n"));

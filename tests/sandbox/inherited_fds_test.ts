@@ -6,30 +6,15 @@
  * bubblewrap.
  */
 import { assert, assertEquals, assertNotIncludes } from "../assert.ts";
+import { listedFds, secretFile } from "../kit/mod.ts";
 import { taskInitElf } from "../../mod/sandbox/task_init.ts";
 
 const USER = { uid: 61237, gid: 61237 };
 const MARKER = "gurt-inherited-secret-7d1c";
 const probe = new URL("./inherited_fds_probe.ts", import.meta.url).pathname;
 
-/** A root-only file holding MARKER, in a folder of its own; remove the folder after. */
-async function secretFile(): Promise<{ dir: string; path: string }> {
-  const dir = await Deno.makeTempDir({ prefix: "gurt-inherited-fds-" });
-  const path = `${dir}/secret`;
-  await Deno.writeTextFile(path, `${MARKER}\n`, { mode: 0o600 });
-  return { dir, path };
-}
-
-/** What `ls -l /proc/PID/fd` said: each descriptor and what it points at. */
-function listed(text: string): { fd: number; target: string }[] {
-  return text.split("\n").flatMap((line) => {
-    const found = / (\d+) -> (.*)$/.exec(line);
-    return found === null ? [] : [{ fd: Number(found[1]), target: found[2] }];
-  });
-}
-
 Deno.test("a core's inherited descriptors reach no process of a task's sandbox: the worker holds 0, 1 and 2 only", async () => {
-  const secret = await secretFile();
+  const secret = await secretFile(MARKER, "gurt-inherited-fds-");
   try {
     // The core (the probe) starts with fds 3, 7 and 251 open on the secret, without close-on-exec.
     const run = await new Deno.Command("bash", {
@@ -60,7 +45,7 @@ Deno.test("a core's inherited descriptors reach no process of a task's sandbox: 
     } = JSON.parse(new TextDecoder().decode(run.stdout));
     assertEquals(seen.code, 0, seen.err);
     assertNotIncludes(seen.out, MARKER, `the worker read the core's secret: ${seen.out}`);
-    const worker = listed(seen.out);
+    const worker = listedFds(seen.out);
     assertEquals(worker.map((entry) => entry.fd), [0, 1, 2], seen.out);
     assertEquals(worker[0].target, "/dev/null", "the worker's stdin, which bubblewrap closed");
     // Seen from the host while the worker waits: bubblewrap's outer process, the init, the worker.
@@ -96,7 +81,7 @@ function noCloseRange(): Uint8Array {
 }
 
 Deno.test("without close_range the task init still closes every inherited descriptor, those past its open-files limit too", async () => {
-  const secret = await secretFile();
+  const secret = await secretFile(MARKER, "gurt-inherited-fds-");
   try {
     const init = `${secret.dir}/init`;
     await Deno.writeFile(init, taskInitElf(), { mode: 0o755 });
@@ -129,7 +114,7 @@ libc.syscall(436, 100000, 100001, 0), ctypes.get_errno())'
     assertEquals(bare.code, 0, decode(bare.stderr));
     assertEquals(bareOut.split("\n")[0], "1024");
     assert(bareOut.includes("close_range -1 38"), `close_range is not refused: ${bareOut}`);
-    const bareFds = listed(bareOut).map((entry) => entry.fd);
+    const bareFds = listedFds(bareOut).map((entry) => entry.fd);
     assert([7, 251, 5000].every((fd) => bareFds.includes(fd)), bareOut);
     assert(bareOut.includes(`fd 5000: ${MARKER}`), bareOut);
 
@@ -139,8 +124,8 @@ libc.syscall(436, 100000, 100001, 0), ctypes.get_errno())'
     assertEquals(through.code, 0, decode(through.stderr));
     assert(out.includes("close_range -1 38"), `close_range is not refused: ${out}`);
     assertNotIncludes(out, MARKER, `the program read the secret: ${out}`);
-    assertEquals(listed(out).map((entry) => entry.fd), [0, 1, 2], out);
-    assertEquals(listed(out)[0].target, "/dev/null");
+    assertEquals(listedFds(out).map((entry) => entry.fd), [0, 1, 2], out);
+    assertEquals(listedFds(out)[0].target, "/dev/null");
   } finally {
     await Deno.remove(secret.dir, { recursive: true });
   }
