@@ -5,15 +5,15 @@
  * something for the task refused, and every answer's usage priced and reported.
  */
 export type { AdmitRefusal, AdmitRequest } from "./admission.ts";
-export {
-  type AnswerRedaction,
-  type ModelBlockedEvent,
-  type ModelProxy,
-  type ModelProxyOptions,
-  serveModelProxy,
-  type ServiceTarget,
-  type UsageEvent,
-} from "./model_proxy_server.ts";
+export { serveModelProxy } from "./model_proxy_server.ts";
+export type {
+  AnswerRedaction,
+  ModelBlockedEvent,
+  ModelProxy,
+  ModelProxyOptions,
+  ServiceTarget,
+  UsageEvent,
+} from "./proxy_events.ts";
 export type { TokenCounts } from "./answer_usage.ts";
 export { findRefusal, type Refusal, type RefusalReason } from "./body_check.ts";
 export { type Service } from "./routes.ts";

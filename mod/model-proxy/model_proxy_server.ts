@@ -7,22 +7,7 @@
  * by event, never held whole), and reports the tokens the answer used, priced exactly.
  */
 import { readRequestBody } from "../net/mod.ts";
-import type {
-  AnswerRedaction,
-  ModelBlockedEvent,
-  ModelProxy,
-  ModelProxyOptions,
-  ServiceTarget,
-  UsageEvent,
-} from "./proxy_events.ts";
-export type {
-  AnswerRedaction,
-  ModelBlockedEvent,
-  ModelProxy,
-  ModelProxyOptions,
-  ServiceTarget,
-  UsageEvent,
-};
+import type { ModelProxy, ModelProxyOptions, ServiceTarget, UsageEvent } from "./proxy_events.ts";
 import { admitAnswer, type AdmitRequest } from "./admission.ts";
 import { type AnswerOptions, redactingAnswerStream } from "../broker/mod.ts";
 import { meteredStream } from "./answer_stream.ts";
