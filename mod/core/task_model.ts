@@ -17,6 +17,7 @@ import {
   KEY_NAMES,
   type ModelProxy,
   serveModelProxy,
+  type ServiceTarget,
 } from "../model-proxy/mod.ts";
 
 /** What the endpoint of one task needs from the core. */
@@ -42,35 +43,26 @@ export interface TaskModelOptions {
 export async function openTaskModel(options: TaskModelOptions): Promise<ModelProxy> {
   const models = options.config.models;
   const meter = new CentMeter();
+  const target = (baseUrl: string, key: string): ServiceTarget => ({
+    baseUrl,
+    key: () => options.secret(key) ?? null,
+  });
+  const targets = {
+    anthropic: target(models.anthropic_base_url, KEY_NAMES.anthropic),
+    openai: target(models.openai_base_url, KEY_NAMES.openai),
+    factory: target(models.factory_base_url, KEY_NAMES.factory),
+  };
   return await serveModelProxy({
     socketPath: options.socketPath,
-    services: {
-      anthropic: {
-        baseUrl: models.anthropic_base_url,
-        key: () => options.secret(KEY_NAMES.anthropic) ?? null,
-      },
-      openai: {
-        baseUrl: models.openai_base_url,
-        key: () => options.secret(KEY_NAMES.openai) ?? null,
-      },
-    },
-    factory: {
-      baseUrl: models.factory_base_url,
-      key: () => options.secret(KEY_NAMES.factory) ?? null,
-    },
+    services: { anthropic: targets.anthropic, openai: targets.openai },
+    factory: targets.factory,
     placeholder: PLACEHOLDER_KEY,
     onUsage: async (usage) => {
       const whole = meter.add(usage.cents);
       if (whole > 0) await options.charge({ cents: whole, model: usage.model });
     },
     onBlocked: async (event) => {
-      const url = new URL(
-        event.service === "anthropic"
-          ? models.anthropic_base_url
-          : event.service === "openai"
-          ? models.openai_base_url
-          : models.factory_base_url,
-      );
+      const url = new URL(targets[event.service].baseUrl);
       const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
       await options.blocked({ host: url.hostname, port, reason: event.reason }, event);
     },
