@@ -23,6 +23,7 @@ import { TaskManager } from "./task_manager.ts";
 import { TaskSandboxes } from "../sandbox/mod.ts";
 import { openBoxCa } from "../box-ca/mod.ts";
 import { openTlsFront } from "../egress/mod.ts";
+import { escapeArguments } from "../owner-text/mod.ts";
 
 /** How a core is started; tests replace the runtime, the tools or the audit writer's hooks. */
 export interface CoreOptions {
@@ -79,7 +80,9 @@ export class Core {
     });
     const redact = (text: string) => vault.redact(text);
     const print = options.log ?? ((line: string) => console.error(line));
-    const log = (line: string) => print(redact(line));
+    // One line per call, whatever it quotes: what a task sent (a path, a host, an error's text) has
+    // its control characters escaped, so it cannot end the line or forge another.
+    const log = (line: string) => print(escapeArguments(redact(line)));
     const open = options.openAudit ?? AuditWriter.open;
     const voided: string[] = [];
     const { writer, notices } = await open(config.home, {
