@@ -57,6 +57,7 @@ export async function handleCall(
   }
   const end = await waitOn(ctx.deps, { flight, signal: request.signal, waitMs });
   if (end.kind === "answer") return end.answer as CallAnswer;
+  if (end.kind === "refused") throw end.error;
   // Withdrawn: the requester dropped its connection (nobody reads this) or the core is closing
   // (the worker asks again after the restart, and the call is decided afresh).
   return CALL_PENDING;

@@ -20,9 +20,11 @@ import { answerRedaction, redactingAppender, Vault } from "../vault/mod.ts";
 import { adminRoutes } from "./admin_routes.ts";
 import { ensureHomeLayout, serveSocket } from "./home_layout.ts";
 import { TaskManager } from "./task_manager.ts";
+import { closedAtStart, OpenApprovals } from "./open_approvals.ts";
 import { TaskSandboxes } from "../sandbox/mod.ts";
 import { openBoxCa } from "../box-ca/mod.ts";
 import { openTlsFront } from "../egress/mod.ts";
+import { escapeArguments } from "../owner-text/mod.ts";
 
 /** How a core is started; tests replace the runtime, the tools or the audit writer's hooks. */
 export interface CoreOptions {
@@ -60,6 +62,8 @@ export class Core {
     /** The live index of the audit log that the owner's Audit and task pages read. */
     readonly auditIndex: AuditLogIndex,
     private readonly closing: AbortController,
+    /** The list of open approvals on disk, for the next start to say how many it closed. */
+    private readonly open: OpenApprovals,
   ) {}
 
   /**
@@ -79,7 +83,9 @@ export class Core {
     });
     const redact = (text: string) => vault.redact(text);
     const print = options.log ?? ((line: string) => console.error(line));
-    const log = (line: string) => print(redact(line));
+    // One line per call, whatever it quotes: what a task sent (a path, a host, an error's text) has
+    // its control characters escaped, so it cannot end the line or forge another.
+    const log = (line: string) => print(escapeArguments(redact(line)));
     const open = options.openAudit ?? AuditWriter.open;
     const voided: string[] = [];
     const { writer, notices } = await open(config.home, {
@@ -104,7 +110,11 @@ export class Core {
         runtime = started.runtime;
         notices.push(...started.notices);
       }
+      const closed = await closedAtStart(config.home);
+      if (closed !== null) notices.push(closed);
       const approvals = new ApprovalTable<ApprovalContext, Verdict>();
+      const open = new OpenApprovals(config.home, log);
+      approvals.onChange(() => open.note(approvals.list()));
       const closing = new AbortController();
       const deps: BrokerDeps = {
         home: config.home,
@@ -147,7 +157,7 @@ export class Core {
       const auditIndex = new AuditLogIndex(config.home);
       const app = adminRoutes(deps, { tasks, socket, auditIndex, vault });
       const admin = await serveSocket(socket, (request) => app.fetch(request));
-      const core = new Core(deps, tasks, admin, writer, notices, vault, auditIndex, closing);
+      const core = new Core(deps, tasks, admin, writer, notices, vault, auditIndex, closing, open);
       // The index reads the whole log once, now, so that no page view waits for it.
       auditIndex.refresh().catch((error) =>
         log(`gurt serve: the audit log could not be indexed for the portal: ${error.message}`)
@@ -175,6 +185,7 @@ export class Core {
   async close(): Promise<void> {
     clearInterval(this.#expiry);
     this.closing.abort(new Error("gurt serve is closing"));
+    await this.open.stop(); // the next start says how many approvals this stop closed
     await this.tasks.close(); // withdraws every pending approval first
     await this.tasks.options.interception?.front.close();
     await this.admin.shutdown();

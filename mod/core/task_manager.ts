@@ -33,6 +33,7 @@ import { KEY_NAMES, type ModelEndpoint, noKeyMessage } from "../model-proxy/mod.
 import { modelService } from "../loop/mod.ts";
 import { agentService } from "../agents/mod.ts";
 import { openTaskDoors } from "./task_doors.ts";
+import { type TaskLog, taskLog } from "./task_log.ts";
 import { alive, isWorkerOf, spawnWorker, stopWorker } from "./worker_process.ts";
 
 interface Live {
@@ -45,6 +46,8 @@ interface Live {
   /** The task's model endpoint, once open. */
   model: ModelEndpoint | null;
   writes: Promise<void>;
+  /** The lines the task causes in the core's log, held to a few (task_log.ts). */
+  log: TaskLog;
 }
 
 const STOP_GRACE_MS = 2000;
@@ -282,11 +285,14 @@ export class TaskManager {
     let journal: Journal | null = null;
     let server: Deno.HttpServer;
     let handle: TaskHandle;
+    const log = taskLog(this.deps.log, { task: record.id, clock: this.deps.clock });
+    // What the task's socket and doors log is the task's doing: held to its few lines.
+    const deps: BrokerDeps = { ...this.deps, log: log.log };
     try {
       journal = await Journal.open(`${dir}/journal.jsonl`, { redact: this.deps.redact });
       handle = new TaskHandle(record, journal, socket);
       await Deno.chmod(dir, 0o700); // bind inside a private folder: no window before the chmod
-      const app = taskRoutes(this.deps, handle);
+      const app = taskRoutes(deps, handle);
       server = await serveSocket(socket, (request) => app.fetch(request));
     } catch (error) {
       journal?.close();
@@ -300,6 +306,7 @@ export class TaskManager {
       egress: null,
       model: null,
       writes: Promise.resolve(),
+      log,
     };
     this.#live.set(record.id, live);
     let child: Deno.ChildProcess | null;
@@ -315,7 +322,7 @@ export class TaskManager {
       }
       step = "its egress proxy or its model endpoint could not be opened";
       const doors = await openTaskDoors(live.handle, {
-        deps: this.deps,
+        deps,
         paths: { egress: egressPath, model: modelPath },
         user: live.user,
         front: this.options.interception?.front,
@@ -415,6 +422,7 @@ export class TaskManager {
     await live.handle.settled();
     await live.writes;
     live.handle.journal.close();
+    live.log.close();
     await this.deps.audit.append({ type: "task_ended", task: id, state, reason }).catch((error) =>
       this.deps.log(`gurt: the end of task ${id} could not be audited: ${error.message}`)
     );
