@@ -33,6 +33,7 @@ export interface ShownOptions {
 }
 
 function escaped(char: string): string {
+  if (char === " ") return "\\u0020";
   const named = NAMED[char];
   if (named !== undefined) return named;
   // Past U+FFFF as its two UTF-16 halves: JSON's and JavaScript's spelling of the same character.
@@ -43,11 +44,15 @@ function escaped(char: string): string {
   return out;
 }
 
+/** A surrogate pair: one character in two UTF-16 units. */
+const PAIR = /[\ud800-\udbff][\udc00-\udfff]/g;
+
 function countCharacters(text: string): number {
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
+  return text.length - (text.match(PAIR)?.length ?? 0);
 }
+
+/** Every character escapeInto escapes, for a whole text at once: a space after eight is one. */
+const EVERY = new RegExp(`${HIDDEN.source}|(?<= {${SPACE_RUN}}) `, "gu");
 
 /**
  * Escapes `text` into about `budget` characters at most: the shown text and how many UTF-16 units
@@ -78,6 +83,7 @@ function cutMark(text: string, used: number): string {
 /** A text as one line of data: every hidden character escaped, newlines as `\n`, cut at `max`. */
 export function shownText(text: string, options: ShownOptions = {}): string {
   const max = options.max ?? SHOWN_MAX;
+  if (max === Infinity) return text.replace(EVERY, escaped);
   const { shown, used } = escapeInto(text, max);
   return shown + cutMark(text, used);
 }

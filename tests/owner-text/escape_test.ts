@@ -74,16 +74,24 @@ Deno.test("shownLines splits at newlines only, escapes the rest of each line, an
 
 Deno.test("whatever a task writes, shownText shows no newline and no hidden character, and plain text is unchanged", () => {
   fc.assert(
-    fc.property(fc.string({ unit: "binary", maxLength: 300 }), (text) => {
-      const shown = shownText(text, { max: Infinity });
-      assert(!shown.includes("\n"), JSON.stringify(shown));
-      for (const char of shown) {
-        assert(!HIDDEN.test(char), `U+${char.codePointAt(0)!.toString(16)}`);
-      }
-      for (const line of shownLines(text, { max: Infinity })) {
-        for (const char of line) assert(!HIDDEN.test(char), JSON.stringify(line));
-      }
-    }),
+    fc.property(
+      fc.oneof(
+        fc.string({ unit: "binary", maxLength: 300 }),
+        fc.stringMatching(/^[ a\n\u202e]{0,40}$/),
+      ),
+      (text) => {
+        const shown = shownText(text, { max: Infinity });
+        // The whole text's way (one replace) and the cut's (character by character) agree.
+        assertEquals(shown, shownText(text, { max: 1e9 }));
+        assert(!shown.includes("\n"), JSON.stringify(shown));
+        for (const char of shown) {
+          assert(!HIDDEN.test(char), `U+${char.codePointAt(0)!.toString(16)}`);
+        }
+        for (const line of shownLines(text, { max: Infinity })) {
+          for (const char of line) assert(!HIDDEN.test(char), JSON.stringify(line));
+        }
+      },
+    ),
     { verbose: true },
   );
   fc.assert(
