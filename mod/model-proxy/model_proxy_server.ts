@@ -7,6 +7,7 @@
  * by event, never held whole), and reports the tokens the answer used, priced exactly.
  */
 import { readRequestBody } from "../net/mod.ts";
+import { notRelayedAnswer } from "./not_relayed.ts";
 import type {
   ModelEndpoint,
   ModelEndpointOptions,
@@ -33,19 +34,11 @@ import {
 } from "./factory_paths.ts";
 import { plainAnswer } from "./plain_relay.ts";
 import { answerHeaders, carriesPlaceholder, serviceHeaders } from "./relay_headers.ts";
-import {
-  hasJsonBody,
-  relayedPaths,
-  type Route,
-  type RouteKind,
-  routeOf,
-  type Service,
-} from "./routes.ts";
+import { hasJsonBody, type Route, type RouteKind, routeOf, type Service } from "./routes.ts";
 import {
   busyMessage,
   errorAnswer,
   noKeyMessage,
-  notFoundMessage,
   tooLargeMessage,
   unreachableMessage,
 } from "./service_errors.ts";
@@ -219,24 +212,23 @@ class TaskEndpoint implements ModelEndpoint {
       headers: request.headers,
       service: via.service,
     });
-    if (route.kind === null) {
-      // What the client sends is read (up to the body limit) before the answer: an HTTP/2
-      // client whose body is left unread may see its stream reset instead of the 404.
-      await Promise.race([
-        readRequestBody(request, { limit: this.#maxBody, tooLarge: () => new TooLarge() }),
-        this.#closingNow,
-      ]).catch(() => {});
-      const message = notFoundMessage(
-        { method: request.method, path: url.pathname },
-        { service: route.service, relayed: relayedPaths(route.service) },
-      );
-      return errorAnswer(route.service, { error: "not_found", message });
-    }
     // Refused before its body is read: a task may not hold more of the endpoint than this.
     if (this.#active >= this.#most) {
       return errorAnswer(route.service, { error: "busy", message: busyMessage(this.#most) });
     }
     this.#active++;
+    if (route.kind === null) {
+      const limits = { most: this.#maxBody, draw: this.#drawBytes, closing: this.#closingNow };
+      try {
+        return await notRelayedAnswer(
+          request,
+          { service: route.service, path: url.pathname },
+          limits,
+        );
+      } finally {
+        this.#active--;
+      }
+    }
     let held = true;
     const release = () => {
       if (held) this.#active--;
