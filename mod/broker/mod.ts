@@ -17,6 +17,7 @@ export { redactWholeAnswer, type WholeAnswerKind } from "./whole_answer.ts";
 export type { TextRedaction } from "./piece_stream.ts";
 export { ApprovalTable, type PendingApproval } from "./approvals.ts";
 export { ASK_TOOL, handleAsk } from "./ask_path.ts";
+export { failureRefusal } from "./failure_refusal.ts";
 export { CALL_PENDING } from "./call_path.ts";
 export {
   admitModelRequest,

@@ -7,6 +7,7 @@ import { ADMIN_PREFIXES, forbidPaths } from "./forbidden.ts";
 import { readTaskBody } from "./task_body.ts";
 import { errorHandler, HttpError, parseJsonBody, syncDirectory } from "../common/mod.ts";
 import { addModelRoute } from "./model_route.ts";
+import { failureRefusal } from "./failure_refusal.ts";
 import { priceUsage } from "./pricing.ts";
 import { rawMember } from "./raw_member.ts";
 import type { TaskHandle } from "./task_handle.ts";
@@ -77,7 +78,7 @@ export function taskRoutes(deps: BrokerDeps, task: TaskHandle): Hono {
 
   forbidPaths(app, { paths: ADMIN_PREFIXES, socket: task.socket, log: deps.log });
   // An error may quote what the task sent (an unknown field's name): the backstop applies to it too.
-  app.onError(errorHandler({ log: deps.log, redact: deps.redact }));
+  app.onError(errorHandler({ log: deps.log, redact: deps.redact, refusal: failureRefusal }));
   return app;
 }
 

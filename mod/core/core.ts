@@ -25,6 +25,7 @@ import { TaskSandboxes } from "../sandbox/mod.ts";
 import { openBoxCa } from "../box-ca/mod.ts";
 import { openTlsFront } from "../egress/mod.ts";
 import { escapeArguments } from "../owner-text/mod.ts";
+import { diskFullText, isDiskFull } from "../common/mod.ts";
 
 /** How a core is started; tests replace the runtime, the tools or the audit writer's hooks. */
 export interface CoreOptions {
@@ -71,6 +72,20 @@ export class Core {
    * and before anything starts if the vault is unsafe (see runbook.md#vault-permissions).
    */
   static async start(config: Config, options: CoreOptions = {}): Promise<Core> {
+    try {
+      return await Core.#start(config, options);
+    } catch (error) {
+      // The OS says only "No space left on device": say whose disk, and what to do.
+      if (!isDiskFull(error)) throw error;
+      throw new Error(
+        `gurt serve cannot start: ${
+          diskFullText(`the box home ${config.home} has no room for what it writes at start`, error)
+        }`,
+      );
+    }
+  }
+
+  static async #start(config: Config, options: CoreOptions): Promise<Core> {
     const asRoot = options.asRoot ?? Deno.uid() === 0;
     // Only what the audit lock needs, before it is taken: a second core that finds it taken must
     // have made or changed nothing of the running core's.
