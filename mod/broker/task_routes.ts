@@ -5,7 +5,15 @@ import { handleCall } from "./call_path.ts";
 import type { BrokerDeps, TaskContext } from "./deps.ts";
 import { ADMIN_PREFIXES, forbidPaths } from "./forbidden.ts";
 import { readTaskBody } from "./task_body.ts";
-import { errorHandler, HttpError, parseJsonBody, syncDirectory } from "../common/mod.ts";
+import {
+  errorHandler,
+  HttpError,
+  isDiskFull,
+  parseJsonBody,
+  syncDirectory,
+} from "../common/mod.ts";
+import { taskDir } from "../config/mod.ts";
+import { HomeSync } from "./home_sync.ts";
 import { addModelRoute } from "./model_route.ts";
 import { failureRefusal } from "./failure_refusal.ts";
 import { priceUsage } from "./pricing.ts";
@@ -24,6 +32,7 @@ export function taskRoutes(deps: BrokerDeps, task: TaskHandle): Hono {
   const app = new Hono();
   const ctx: TaskContext<BrokerDeps> = { deps, task };
   const { max_body_bytes: small, max_task_bytes: total } = deps.config.broker;
+  const home = new HomeSync(`${taskDir(deps.home, task.id)}/home`, deps.syncHome);
 
   /** Reads a body under `limit`, drawing on the task's total since the core started. */
   function body(request: Request, limit: number): Promise<Uint8Array> {
@@ -35,6 +44,14 @@ export function taskRoutes(deps: BrokerDeps, task: TaskHandle): Hono {
 
   app.post("/step", async (c) => {
     const step = parseJsonBody(await body(c.req.raw, small), stepBody);
+    // What the task wrote is on disk before the step that says it is done.
+    await home.sync().catch((error) => {
+      if (isDiskFull(error)) throw error;
+      throw new HttpError(
+        503,
+        `the task's files could not be synced to disk (${error.message}), so the step was not written; see runbook.md#task-home-sync`,
+      );
+    });
     await syncDirectory(task.journal.path.slice(0, task.journal.path.lastIndexOf("/")));
     await task.journal.append({
       type: "step",

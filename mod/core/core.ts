@@ -37,6 +37,8 @@ export interface CoreOptions {
   runtimeOptions?: RuntimeOptions;
   registry?: ToolRegistry;
   asRoot?: boolean;
+  /** The sync of a task's home before its step (BrokerDeps.syncHome); the bench passes a no-op. */
+  syncHome?: (home: string) => Promise<void>;
   /** The vault view the core's own paths read (the model endpoint's keys); tests pass one. */
   vault?: VaultView;
   /**
@@ -146,6 +148,7 @@ export class Core {
         log,
         grantsReporter: new GrantsInvalidReporter(),
         shutdown: closing.signal,
+        syncHome: options.syncHome,
       };
       const limits = config.tasks;
       const sandbox = await TaskSandboxes.prepare(`${config.home}/run`, {
