@@ -46,6 +46,9 @@ Deno.test({
         if (small.status === 507) break;
         assertEquals(small.status, 200);
       }
+      // An ask whose Decision record is written but whose journal line cannot be is refused.
+      const ask = await task.request("POST", "/ask", { question: "q", key: "full", waitMs: 0 });
+      assertEquals(ask, { status: 200, body: { approved: false } });
       // A call whose Decision record is written but whose journal line cannot be is denied
       // audit_unavailable, not "failed inside gurt"; later ones are denied at their record.
       const answers: Json[] = [];
