@@ -12,7 +12,8 @@ import { InFlight } from "./task_handle.ts";
 import type { AskBody } from "./task_schemas.ts";
 import { type WaitDeps, waitOn } from "./waiting.ts";
 import { giveApprovalSlot, takeApprovalSlot } from "./approval_cap.ts";
-import type { HttpError } from "../common/mod.ts";
+import { type HttpError, isDiskFull } from "../common/mod.ts";
+import { failureRefusal } from "./failure_refusal.ts";
 
 /** What an ask uses: the task's state, the audit log, the journal's redaction, the approvals. */
 export type AskDeps =
@@ -47,7 +48,11 @@ export async function handleAsk(
     task.asksByKey.set(body.key, started);
     askFlow(ctx, { body, flight: started })
       .catch((error) => {
-        deps.log(`gurt: ask ${body.key} of task ${task.id} failed inside the core: ${error}`);
+        // A line a full disk refused is the box's state, not a bug of the core's.
+        const how = isDiskFull(error) || failureRefusal(error) !== null
+          ? "could not be recorded"
+          : "failed inside the core";
+        deps.log(`gurt: ask ${body.key} of task ${task.id} ${how}: ${error}`);
         return { kind: "answer" as const, answer: NO };
       })
       .then((end) => started.finish(end))

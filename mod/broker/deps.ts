@@ -36,6 +36,11 @@ export interface BrokerDeps {
   shutdown: AbortSignal;
   /** The core's own output (stderr). */
   log(line: string): void;
+  /**
+   * syncfs of the file system holding a task's home, before a step is written; home_sync.ts's
+   * syncFileSystem unless a bench measures the step without it.
+   */
+  syncHome?: (home: string) => Promise<void>;
 }
 
 /** One task's request inside the core: the core's parts it uses, and the task it is for. */

@@ -10,6 +10,7 @@ export {
   withdrawAll,
 } from "./approvals.ts";
 export { ASK_TOOL, handleAsk } from "./ask_path.ts";
+export { failureRefusal } from "./failure_refusal.ts";
 export { CALL_PENDING } from "./call_path.ts";
 export {
   admitModelRequest,

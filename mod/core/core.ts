@@ -25,6 +25,7 @@ import { TaskSandboxes } from "../sandbox/mod.ts";
 import { openBoxCa } from "../box-ca/mod.ts";
 import { openTlsFront } from "../egress/mod.ts";
 import { shownText } from "../owner-text/mod.ts";
+import { diskFullText, isDiskFull } from "../common/mod.ts";
 
 /** The most characters of one line of the core's log (a task's own lines are cut shorter first). */
 const LOG_LINE_MAX = 8000;
@@ -39,6 +40,8 @@ export interface CoreOptions {
   runtimeOptions?: RuntimeOptions;
   registry?: ToolRegistry;
   asRoot?: boolean;
+  /** The sync of a task's home before its step (BrokerDeps.syncHome); the bench passes a no-op. */
+  syncHome?: (home: string) => Promise<void>;
   /** The vault view the core's own paths read (the model endpoint's keys); tests pass one. */
   vault?: VaultView;
   /**
@@ -74,6 +77,20 @@ export class Core {
    * and before anything starts if the vault is unsafe (see runbook.md#vault-permissions).
    */
   static async start(config: Config, options: CoreOptions = {}): Promise<Core> {
+    try {
+      return await Core.#start(config, options);
+    } catch (error) {
+      // The OS says only "No space left on device": say whose disk, and what to do.
+      if (!isDiskFull(error)) throw error;
+      throw new Error(
+        `gurt serve cannot start: ${
+          diskFullText(`the box home ${config.home} has no room for what it writes at start`, error)
+        }`,
+      );
+    }
+  }
+
+  static async #start(config: Config, options: CoreOptions): Promise<Core> {
     const asRoot = options.asRoot ?? Deno.uid() === 0;
     // Only what the audit lock needs, before it is taken: a second core that finds it taken must
     // have made or changed nothing of the running core's.
@@ -135,6 +152,7 @@ export class Core {
         log,
         grantsReporter: new GrantsInvalidReporter(),
         shutdown: closing.signal,
+        syncHome: options.syncHome,
       };
       const limits = config.tasks;
       const sandbox = await TaskSandboxes.prepare(`${config.home}/run`, {

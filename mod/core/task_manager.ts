@@ -90,6 +90,24 @@ export class TaskManager {
     }
     const id = newTaskId();
     const dir = taskDir(this.deps.home, id);
+    let record: TaskRecord;
+    try {
+      record = await this.#create(spec, { id, dir });
+    } catch (error) {
+      // A start that failed (a full disk, the audit log) leaves nothing half made for later starts.
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+      throw error;
+    }
+    const noKey = record.worker.kind === "loop" || record.worker.kind === "agent"
+      ? this.#missingModelKey(record)
+      : null;
+    if (noKey !== null) return await this.#failAtOnce(record, noKey);
+    return await this.#open(record, { fresh: true });
+  }
+
+  /** Makes a new task's folder, script and task.json, and writes its task_started record. */
+  async #create(spec: StartTask, made: { id: string; dir: string }): Promise<TaskRecord> {
+    const { id, dir } = made;
     await Deno.mkdir(`${dir}/home`, { recursive: true, mode: 0o700 });
     await Deno.chmod(dir, 0o700);
     let worker: TaskRecord["worker"];
@@ -123,11 +141,7 @@ export class TaskManager {
       tools: spec.tools,
       budget_cents: spec.budgetCents,
     });
-    const noKey = worker.kind === "loop" || worker.kind === "agent"
-      ? this.#missingModelKey(record)
-      : null;
-    if (noKey !== null) return await this.#failAtOnce(record, noKey);
-    return await this.#open(record, { fresh: true });
+    return record;
   }
 
   /**
