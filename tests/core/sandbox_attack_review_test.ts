@@ -7,7 +7,7 @@
  */
 import { assert, assertEquals } from "../assert.ts";
 import { exists, startBox, startServe, until } from "../kit/mod.ts";
-import { endTaskGroup, probeCgroups } from "../../mod/sandbox/mod.ts";
+import { endTaskGroup, probeCgroups, unmountTaskHomes } from "../../mod/sandbox/mod.ts";
 import { runInBox, withSandboxBox } from "../sandbox/sandbox_kit.ts";
 import { removeTaskUser, taskUsers } from "../../mod/core/task_users.ts";
 import {
@@ -152,13 +152,15 @@ time.sleep(600)`,
       assertEquals(listed?.status, 200, `the owner's admin socket does not answer: ${said}`);
     } finally {
       await serve.kill9();
-      // What the core would have done at the task's end: its user and its cgroup go.
+      // What the core would have done at the task's end: its user, its cgroup and its home's
+      // mount go.
       const { kind } = await probeCgroups();
       for (const user of await taskUsers()) {
         if (user.home !== home) continue;
         await removeTaskUser(user);
         await endTaskGroup(user.task, kind);
       }
+      await unmountTaskHomes(`${home}/tasks`);
       await Deno.remove(home, { recursive: true }).catch(() => {});
     }
   },
