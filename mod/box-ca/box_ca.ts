@@ -8,14 +8,15 @@ import { BoxCaError } from "./box_ca_error.ts";
 import { ensureCaDir, readCaFile } from "./ca_files.ts";
 import {
   type CaSigner,
+  EXCLUDED_IP_RANGES,
   importPrivateKey,
   keyMatches,
   LEAF_RENEWAL_MS,
   makeCa,
   type MintedPair,
   mintLeaf,
+  nameConstraintsOf,
   parseCertificate,
-  permittedNames,
   subjectKeyId,
 } from "./certificates.ts";
 import { INTERCEPTED_HOSTS, isInterceptedHost } from "./intercepted_hosts.ts";
@@ -187,17 +188,24 @@ async function loadSigner(
     throw new BoxCaError(`the box CA key ${keyPath} is not the key of ${certPath}; ${fix}`);
   }
   const keyId = subjectKeyId(certificate);
-  const permitted = permittedNames(certificate);
+  const constraints = nameConstraintsOf(certificate);
   const hosts = Object.keys(INTERCEPTED_HOSTS);
+  const permitted = constraints?.permitted ?? null;
+  // A CA made before the IP exclusions were added excludes nothing: it is kept as it is, since
+  // tasks trust it (runbook.md#box-ca says how to make a new one that has them).
+  const excluded = constraints?.excluded ?? [];
+  const excludedOk = excluded.length === 0 ||
+    [...excluded].sort().join(" ") === [...EXCLUDED_IP_RANGES].sort().join(" ");
   if (
-    keyId === null || permitted === null ||
+    keyId === null || permitted === null || !excludedOk ||
     [...permitted].sort().join(" ") !== [...hosts].sort().join(" ")
   ) {
     throw new BoxCaError(
       `the box CA certificate ${certPath} is not one this gurt makes: it must carry a subject key ` +
-        `identifier and permit exactly ${hosts.join(", ")} (it permits ${
+        `identifier, permit exactly ${hosts.join(", ")} (it permits ${
           permitted === null ? "any name" : permitted.join(", ") || "no name"
-        }); stop gurt and delete ${
+        }) and exclude no name but the IP ranges ${EXCLUDED_IP_RANGES.join(" and ")} (it ` +
+        `excludes ${excluded.join(", ") || "none"}); stop gurt and delete ${
           certPath.slice(0, certPath.lastIndexOf("/"))
         } to make a new CA; see runbook.md#box-ca`,
     );

@@ -1,9 +1,9 @@
 /**
  * The box CA's certificates, made and checked with @peculiar/x509 over WebCrypto, ECDSA P-256
- * throughout. The CA may sign only the intercepted hosts (critical name constraints) and no other
- * CA (pathlen 0); each leaf has a fresh key, the host as CN and SAN, and the CA's key identifier as
- * its AKI (Python 3.13 refuses a leaf without one). No file and no clock here: the caller gives
- * the time.
+ * throughout. The CA may sign only the intercepted hosts (critical name constraints, which also
+ * exclude every IP address) and no other CA (pathlen 0); each leaf has a fresh key, the host as CN
+ * and SAN, and the CA's key identifier as its AKI (Python 3.13 refuses a leaf without one). No
+ * file and no clock here: the caller gives the time.
  */
 import {
   AsnConvert,
@@ -93,7 +93,11 @@ export async function mintLeaf(signer: CaSigner, host: string, now: Date): Promi
     signingKey: signer.privateKey,
     signingAlgorithm: SIGNING,
     extensions: [
-      new x509.SubjectAlternativeNameExtension([{ type: "dns", value: host }]),
+      // An address (only the tests' minter asks for one) is an iPAddress SAN, as clients read it.
+      new x509.SubjectAlternativeNameExtension([{
+        type: isAddress(host) ? "ip" : "dns",
+        value: host,
+      }]),
       new x509.AuthorityKeyIdentifierExtension(signer.keyId),
       await x509.SubjectKeyIdentifierExtension.create(publicKey),
       new x509.BasicConstraintsExtension(false),
@@ -133,18 +137,34 @@ export async function keyMatches(
   return await crypto.subtle.verify(SIGNING, publicKey, signature, probe);
 }
 
-/** The dNSNames a certificate's name constraints permit, null without the extension. */
-export function permittedNames(certificate: x509.X509Certificate): string[] | null {
+/**
+ * A certificate's name constraints: the dNSNames they permit and the iPAddress ranges they
+ * exclude (`0.0.0.0/0`, `::/0`), a name of another kind shown as such; null without the extension.
+ */
+export function nameConstraintsOf(
+  certificate: x509.X509Certificate,
+): { permitted: string[]; excluded: string[] } | null {
   const extension = certificate.getExtension(id_ce_nameConstraints);
   if (extension === null) return null;
   const constraints = AsnConvert.parse(extension.value, NameConstraints);
-  if (constraints.excludedSubtrees !== undefined && constraints.excludedSubtrees.length > 0) {
-    return null;
-  }
-  return (constraints.permittedSubtrees ?? []).map((subtree) =>
-    subtree.base.dNSName ?? "(a name that is not a DNS name)"
-  );
+  return {
+    permitted: Array.from(
+      constraints.permittedSubtrees ?? [],
+      (subtree) => subtree.base.dNSName ?? "(a name that is not a DNS name)",
+    ),
+    excluded: Array.from(
+      constraints.excludedSubtrees ?? [],
+      (subtree) => subtree.base.iPAddress ?? "(a name that is not an IP range)",
+    ),
+  };
 }
+
+/**
+ * The iPAddress ranges the CA's name constraints exclude: every IPv4 and IPv6 address, so the CA
+ * cannot vouch for a certificate whose names include an IP address (a second lock beside the
+ * permitted dNSNames, which say nothing of IP addresses).
+ */
+export const EXCLUDED_IP_RANGES: readonly string[] = ["0.0.0.0/0", "::/0"];
 
 /** The CA's subject key identifier, hex, or null without one. */
 export function subjectKeyId(certificate: x509.X509Certificate): string | null {
@@ -152,13 +172,28 @@ export function subjectKeyId(certificate: x509.X509Certificate): string | null {
   return extension === null ? null : extension.keyId;
 }
 
-/** The critical name constraints extension permitting exactly the dNSNames `hosts`. */
+/**
+ * The critical name constraints extension permitting exactly the dNSNames `hosts` and excluding
+ * every IP address.
+ */
 function nameConstraints(hosts: readonly string[]): x509.Extension {
   const permitted = new GeneralSubtrees(
     hosts.map((host) => new GeneralSubtree({ base: new GeneralName({ dNSName: host }) })),
   );
-  const value = AsnConvert.serialize(new NameConstraints({ permittedSubtrees: permitted }));
+  const excluded = new GeneralSubtrees(
+    EXCLUDED_IP_RANGES.map((range) =>
+      new GeneralSubtree({ base: new GeneralName({ iPAddress: range }) })
+    ),
+  );
+  const value = AsnConvert.serialize(
+    new NameConstraints({ permittedSubtrees: permitted, excludedSubtrees: excluded }),
+  );
   return new x509.Extension(id_ce_nameConstraints, true, value);
+}
+
+/** Whether `host` is an IPv4 or IPv6 literal rather than a name. */
+function isAddress(host: string): boolean {
+  return /^[0-9.]+$/.test(host) || host.includes(":");
 }
 
 /** A positive serial of exactly 16 random bytes, hex (first byte 0x01–0x7f). */

@@ -38,12 +38,14 @@ import {
   mayBeRequest,
   parseRequestHead,
   parseTunnelRequest,
+  recordedHost,
   shown,
 } from "./request_head.ts";
 import { readGreeting, readRequest, SOCKS_REPLY, SOCKS_VERSION, socksReply } from "./socks5.ts";
 
 /** A connection the proxy refused: the host as the client named it, the port, and why. */
 export interface BlockedEvent {
+  /** Printable ASCII, at most 255 characters; never empty: `(none)` when the client named none. */
   host: string;
   port: number;
   reason: BlockReason;
@@ -487,7 +489,7 @@ class EgressProxy implements EgressServer {
 
   async #blocked(event: BlockedEvent): Promise<void> {
     try {
-      await this.#options.onBlocked(event);
+      await this.#options.onBlocked({ ...event, host: recordedHost(event.host) });
     } catch {
       // The caller's record failed; the refusal stands.
     }

@@ -268,3 +268,15 @@ export function hostLine(target: CanonicalHost, port: number): string {
 export function shown(raw: string): string {
   return raw.replace(/[^\x20-\x7e]/g, "?").slice(0, 255);
 }
+
+/** The host a refusal records when the client named none (an empty host, a head with no target). */
+export const NO_HOST = "(none)";
+
+/**
+ * A host as a refusal records it, never empty (the audit record needs a host): shown(raw), or
+ * NO_HOST when the client named none.
+ */
+export function recordedHost(raw: string): string {
+  const host = shown(raw);
+  return host === "" ? NO_HOST : host;
+}

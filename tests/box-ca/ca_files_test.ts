@@ -34,7 +34,7 @@ Deno.test("the first open makes ca/ (0700) with ca.key (0600, PKCS#8) and ca.pem
   }
 });
 
-Deno.test("the CA is ECDSA P-256, CN 'gurt box CA <8 hex>', 10 years, a critical CA:TRUE pathlen:0, critical keyCertSign and cRLSign, SKI, and critical name constraints permitting exactly the three model hosts", async () => {
+Deno.test("the CA is ECDSA P-256, CN 'gurt box CA <8 hex>', 10 years, a critical CA:TRUE pathlen:0, critical keyCertSign and cRLSign, SKI, and critical name constraints permitting exactly the three model hosts and excluding every IP address", async () => {
   const home = await caHome();
   try {
     const ca = await openBoxCa(home.ca, { systemRoots: home.roots });
@@ -61,7 +61,10 @@ Deno.test("the CA is ECDSA P-256, CN 'gurt box CA <8 hex>', 10 years, a critical
       permitted[1].trim().split(/\s+/).sort(),
       Object.keys(INTERCEPTED_HOSTS).map((host) => `DNS:${host}`).sort(),
     );
-    assert(!text.includes("Excluded:"), text);
+    assertStringIncludes(
+      text,
+      "Excluded:\n                  IP:0.0.0.0/0.0.0.0\n                  IP:0:0:0:0:0:0:0:0/0:0:0:0:0:0:0:0\n",
+    );
     const notBefore = Date.parse(/Not Before: (.* GMT)\n/.exec(text)![1]);
     const notAfter = Date.parse(/Not After : (.* GMT)\n/.exec(text)![1]);
     const years = (notAfter - notBefore) / (365.25 * 24 * 3600 * 1000);
