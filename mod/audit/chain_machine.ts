@@ -125,10 +125,13 @@ export class ChainMachine {
     return verifier;
   }
 
-  /** Starts the next file; files must be given in name order. */
-  file(name: string): void {
+  /**
+   * Starts the next file; files must be given in name order. `linesBefore`: the lines of the file
+   * before the first one fed (a resume from the middle of a file), for the lines' numbers.
+   */
+  file(name: string, linesBefore = 0): void {
     this.#file = name;
-    this.#lineNo = 0;
+    this.#lineNo = linesBefore;
     if (this.#firstFile === null) this.#firstFile = name;
   }
 

@@ -28,9 +28,9 @@ export class ChainVerifier {
     return verifier;
   }
 
-  /** Starts the next file; files must be given in name order. */
-  file(name: string): void {
-    this.#machine.file(name);
+  /** Starts the next file; files must be given in name order (linesBefore: ChainMachine.file's). */
+  file(name: string, linesBefore = 0): void {
+    this.#machine.file(name, linesBefore);
   }
 
   /** One line of the current file, without its newline; hasNewline is false only for a last line. */
@@ -50,9 +50,12 @@ export class ChainVerifier {
     });
   }
 
-  /** Starts a file and feeds each of its lines. */
-  feed(name: string, content: Uint8Array): void {
-    this.file(name);
+  /**
+   * Starts a file and feeds each of its lines; `linesBefore` lines of it come before `content`
+   * (a resume from the middle of a file).
+   */
+  feed(name: string, content: Uint8Array, linesBefore = 0): void {
+    this.file(name, linesBefore);
     // Decoding once is much cheaper than once a line. When every byte is ASCII, string offsets
     // are byte offsets and each line's text is a slice; otherwise each line is decoded alone.
     const text = asciiText(content);

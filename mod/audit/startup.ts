@@ -1,38 +1,236 @@
 /**
  * The startup check's reading half (docs/audit.md#start-and-crashes, step 2): which files to verify
  * and from where. The writer acts on the report it returns.
+ *
+ * The writer leaves a head mark beside the log (audit/.head): where the last record it knew of
+ * ends in the newest file, its seq, its line, its hash, and the SHA-256 of the whole file up to
+ * there. A start whose newest file is still the mark's, and whose bytes up to the mark still hash
+ * to that, verifies only the lines after the mark: the bytes before are exactly those verified
+ * before, so any change to them (a byte, a line swapped or cut) still fails the start, read again
+ * whole to say where. The file is hashed in pieces, never held whole, and no line before the mark
+ * is parsed. Anything else (no mark, another file, other bytes) is read as before.
  */
+import { createHash, type Hash } from "node:crypto";
 import type { ChainReport } from "./chain_report.ts";
 import { ChainVerifier } from "./chain_verifier.ts";
 import { lastLineOf, listAuditFiles } from "./files.ts";
 import { sha256Hex } from "./hash.ts";
 import { parseRecordLine } from "./records.ts";
 
+/** Where the last record known to verify ends: the writer keeps it in audit/.head. */
+export interface HeadMark {
+  /** The audit file's name. */
+  file: string;
+  /** The byte just after the record's newline: where the next line starts. */
+  bytes: number;
+  /** The lines of the file up to and with the record. */
+  lines: number;
+  seq: number;
+  sha256: string;
+  /** The record's line's length, without its newline. */
+  length: number;
+  /** The SHA-256 of the file's first `bytes` bytes. */
+  prefix_sha256: string;
+}
+
+/** The head mark's file name in the audit folder. */
+export const HEAD_MARK = ".head";
+
 /** The report of the startup check and the audit files it found, in name order. */
 export interface StartupReport {
   report: ChainReport;
   files: string[];
-  /** Whether only the latest file was read, resumed from the file before it. */
+  /** Whether only the latest file (or its end) was read, resumed from a known line. */
   resumed: boolean;
+  /** The head mark of the log as read, when its last line is a whole record; else null. */
+  mark: HeadMark | null;
+  /** With a mark: the running SHA-256 of the newest file's bytes, for the writer to go on with. */
+  prefix: Hash | null;
 }
 
 /**
- * Without acceptBreak: verifies the latest file, resumed from the last line of the file before it
- * (the whole log if that line is not a record). With acceptBreak: verifies every file.
+ * Without acceptBreak: verifies the latest file from the head mark, else from the last line of
+ * the file before it (the whole log if that line is not a record). With acceptBreak: verifies
+ * every file.
  */
 export async function checkAtStartup(dir: string, acceptBreak: boolean): Promise<StartupReport> {
   const files = await listAuditFiles(dir);
+  const latest = files[files.length - 1];
+  if (!acceptBreak && latest !== undefined) {
+    const mark = await readHeadMark(dir);
+    const prefix = mark !== null && mark.file === latest
+      ? await heldPrefix(`${dir}/${latest}`, mark)
+      : null;
+    if (mark !== null && prefix !== null) {
+      const verifier = ChainVerifier.resume(mark.seq + 1, mark.sha256);
+      const rest = await readFrom(`${dir}/${latest}`, mark.bytes);
+      verifier.feed(latest, rest, mark.lines);
+      const report = verifier.finish();
+      prefix.update(rest);
+      return finished(report, files, { content: rest, before: mark, prefix });
+    }
+  }
   if (!acceptBreak && files.length > 1) {
-    const latest = files[files.length - 1];
-    const last = lastLineOf(await Deno.readFile(`${dir}/${files[files.length - 2]}`));
+    const last = await lastLineOfFile(`${dir}/${files[files.length - 2]}`);
     const parsed = last !== null && last.hasNewline ? parseRecordLine(last.bytes) : null;
     if (last !== null && parsed !== null && parsed.record !== null) {
       const verifier = ChainVerifier.resume(parsed.record.seq + 1, sha256Hex(last.bytes));
-      verifier.feed(latest, await Deno.readFile(`${dir}/${latest}`));
-      return { report: verifier.finish(), files, resumed: true };
+      const content = await Deno.readFile(`${dir}/${latest}`);
+      verifier.feed(latest, content);
+      const report = verifier.finish();
+      const prefix = createHash("sha256").update(content);
+      return finished(report, files, { content, before: null, prefix });
     }
   }
   const verifier = new ChainVerifier();
-  for (const name of files) verifier.feed(name, await Deno.readFile(`${dir}/${name}`));
-  return { report: verifier.finish(), files, resumed: false };
+  let content = new Uint8Array(0);
+  for (const name of files) {
+    content = await Deno.readFile(`${dir}/${name}`);
+    verifier.feed(name, content);
+  }
+  const report = verifier.finish();
+  const prefix = createHash("sha256").update(content);
+  return { ...finished(report, files, { content, before: null, prefix }), resumed: false };
+}
+
+/** The startup report, with the mark of the log as read and the hash to go on with, if clean. */
+function finished(
+  report: ChainReport,
+  files: string[],
+  read: { content: Uint8Array; before: HeadMark | null; prefix: Hash },
+): StartupReport {
+  const mark = markOf(report, read.content, read.before, read.prefix);
+  return { report, files, resumed: true, mark, prefix: mark === null ? null : read.prefix };
+}
+
+/**
+ * The mark of a clean report: its head is the last line of the newest file, read as `content`
+ * (after `before`, the mark it resumed from, if any); null for a log with a failure, a torn tail,
+ * or no record.
+ */
+function markOf(
+  report: ChainReport,
+  content: Uint8Array,
+  before: HeadMark | null,
+  prefix: Hash,
+): HeadMark | null {
+  if (report.failure !== null || report.torn_tail !== null || report.head === null) return null;
+  const start = before?.bytes ?? 0;
+  if (content.length === 0) return before;
+  const last = lastLineOf(content);
+  if (last === null || !last.hasNewline || report.head_at === null) return null;
+  return {
+    file: report.head_at.file,
+    bytes: start + content.length,
+    lines: report.head_at.line,
+    seq: report.head_at.seq,
+    sha256: report.head,
+    length: last.bytes.length,
+    prefix_sha256: prefix.copy().digest("hex"),
+  };
+}
+
+/** The head mark in `dir`, or null when there is none or it cannot be read as one. */
+export async function readHeadMark(dir: string): Promise<HeadMark | null> {
+  let value: unknown;
+  try {
+    value = JSON.parse(await Deno.readTextFile(`${dir}/${HEAD_MARK}`));
+  } catch {
+    return null;
+  }
+  const mark = value as Partial<HeadMark> | null;
+  const whole = (n: unknown) => typeof n === "number" && Number.isSafeInteger(n) && n >= 0;
+  if (
+    mark === null || typeof mark !== "object" || typeof mark.file !== "string" ||
+    !/^\d{4}-\d{2}-\d{2}\.jsonl$/.test(mark.file) || !whole(mark.bytes) || !whole(mark.lines) ||
+    !whole(mark.seq) || !whole(mark.length) || typeof mark.sha256 !== "string" ||
+    !/^[0-9a-f]{64}$/.test(mark.sha256) || typeof mark.prefix_sha256 !== "string" ||
+    !/^[0-9a-f]{64}$/.test(mark.prefix_sha256) || mark.bytes! < mark.length! + 1
+  ) {
+    return null;
+  }
+  return mark as HeadMark;
+}
+
+/**
+ * Writes the head mark (0600), through a temporary file and a rename: never half of one. Not
+ * synced: a mark lost or stale only makes the next start read more.
+ */
+export function writeHeadMark(dir: string, mark: HeadMark): void {
+  const temporary = `${dir}/${HEAD_MARK}.new`;
+  Deno.writeTextFileSync(temporary, JSON.stringify(mark) + "\n", { mode: 0o600 });
+  Deno.renameSync(temporary, `${dir}/${HEAD_MARK}`);
+}
+
+/**
+ * The SHA-256 state of the file's first `mark.bytes` bytes (read in pieces) when they hash to the
+ * mark's prefix and end with a line of its length, hash and seq; else null.
+ */
+async function heldPrefix(path: string, mark: HeadMark): Promise<Hash | null> {
+  const start = mark.bytes - mark.length - 1;
+  const bytes = await readRange(path, start, mark.length + 1).catch(() => null);
+  if (bytes === null || bytes.length !== mark.length + 1 || bytes[mark.length] !== 10) return null;
+  const line = bytes.subarray(0, mark.length);
+  if (sha256Hex(line) !== mark.sha256 || parseRecordLine(line).record?.seq !== mark.seq) {
+    return null;
+  }
+  const hash = createHash("sha256");
+  const file = await Deno.open(path, { read: true });
+  try {
+    const buffer = new Uint8Array(1024 * 1024);
+    let left = mark.bytes;
+    while (left > 0) {
+      const read = await file.read(buffer.subarray(0, Math.min(buffer.length, left)));
+      if (read === null) return null;
+      hash.update(buffer.subarray(0, read));
+      left -= read;
+    }
+  } finally {
+    file.close();
+  }
+  return hash.copy().digest("hex") === mark.prefix_sha256 ? hash : null;
+}
+
+/** The file's bytes from `offset` to its end. */
+async function readFrom(path: string, offset: number): Promise<Uint8Array> {
+  const size = (await Deno.stat(path)).size;
+  return await readRange(path, offset, Math.max(0, size - offset));
+}
+
+/** Up to `length` bytes of the file from `offset`. */
+async function readRange(path: string, offset: number, length: number): Promise<Uint8Array> {
+  const file = await Deno.open(path, { read: true });
+  try {
+    await file.seek(offset, Deno.SeekMode.Start);
+    const buffer = new Uint8Array(length);
+    let got = 0;
+    while (got < length) {
+      const read = await file.read(buffer.subarray(got));
+      if (read === null) break;
+      got += read;
+    }
+    return buffer.subarray(0, got);
+  } finally {
+    file.close();
+  }
+}
+
+/** The last line of a file, read from its end (not the whole file); null if it is empty. */
+async function lastLineOfFile(
+  path: string,
+): Promise<{ bytes: Uint8Array; hasNewline: boolean } | null> {
+  const size = (await Deno.stat(path)).size;
+  let want = 64 * 1024;
+  for (;;) {
+    const start = Math.max(0, size - want);
+    const tail = await readRange(path, start, size - start);
+    const last = lastLineOf(tail);
+    // Whole when a newline comes before it in what was read, or what was read is the whole file.
+    if (
+      last === null || start === 0 || last.bytes.length + (last.hasNewline ? 1 : 0) < tail.length
+    ) {
+      return last;
+    }
+    want *= 4;
+  }
 }

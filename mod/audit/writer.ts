@@ -8,8 +8,10 @@ import { AuditChainBrokenError, AuditLockedError, AuditNothingToAcceptError } fr
 import { AuditUnavailableError } from "./errors.ts";
 import { auditDir, fileNameFor } from "./files.ts";
 import { sha256Hex } from "./hash.ts";
+import { createHash } from "node:crypto";
 import { type AuditEvent, auditEvent, type AuditRecord, ZERO_HASH } from "./records.ts";
-import { checkAtStartup } from "./startup.ts";
+import type { Hash } from "node:crypto";
+import { checkAtStartup, type HeadMark, writeHeadMark } from "./startup.ts";
 
 /** The file operations the writer uses; a test replaces them to make a write fail on demand. */
 export interface AuditFileOps {
@@ -81,6 +83,13 @@ export class AuditWriter {
   readonly #released = Promise.withResolvers<void>();
   #failure: AuditUnavailableError | null = null;
   #closed = false;
+  /**
+   * Where the latest file ends, in bytes and lines, and the length of its last line, as written:
+   * the head mark left at close (startup.ts). Null when it is not known.
+   */
+  #end: { bytes: number; lines: number; length: number } | null = null;
+  /** The running SHA-256 of the latest file's bytes, while #end is known. */
+  #prefix: Hash | null = null;
 
   private constructor(dir: string, lock: Deno.FsFile, options: AuditWriterOptions) {
     this.#dir = dir;
@@ -177,7 +186,7 @@ export class AuditWriter {
     acceptBreak: boolean,
     beforeWrite: ((lostFrom: number) => Promise<void>) | undefined,
   ): Promise<string[]> {
-    const { report, files } = await checkAtStartup(this.#dir, acceptBreak);
+    const { report, files, mark, prefix } = await checkAtStartup(this.#dir, acceptBreak);
     this.#latest = files.length === 0 ? null : files[files.length - 1];
     const failure = report.failure;
     if (failure !== null && !acceptBreak) throw new AuditChainBrokenError(this.#dir, failure);
@@ -190,6 +199,12 @@ export class AuditWriter {
     // A core killed before its fdatasync returned leaves its last lines in the page cache: read
     // here as if on disk, and lost if the power goes. Synced before anything acts on them.
     if (this.#latest !== null) await this.#syncLatest();
+    if (mark !== null && prefix !== null && mark.file === this.#latest) {
+      // The next start hashes the file up to here, and verifies only the lines written after it.
+      this.#end = { bytes: mark.bytes, lines: mark.lines, length: mark.length };
+      this.#prefix = prefix;
+      writeHeadMark(this.#dir, mark);
+    }
     // A torn last line inside an accepted break keeps its seq: the AcceptedBreak takes the next.
     await beforeWrite?.(failure?.tail_torn === true ? failure.break_seq - 1 : this.#nextSeq);
     if (failure !== null) {
@@ -298,6 +313,14 @@ export class AuditWriter {
       this.#head = sha256Hex(line);
       this.#nextSeq++;
       chunks.push(line, NEWLINE);
+      if (this.#end !== null && this.#prefix !== null) {
+        this.#end = {
+          bytes: this.#end.bytes + line.length + 1,
+          lines: this.#end.lines + 1,
+          length: line.length,
+        };
+        this.#prefix.update(line).update(NEWLINE);
+      }
       records.push(record);
     }
     await this.#writeAndSync(chunks);
@@ -338,9 +361,13 @@ export class AuditWriter {
     }
     try {
       this.#file = await Deno.open(path, { createNew: true, append: true, mode: 0o600 });
+      this.#end = { bytes: 0, lines: 0, length: 0 };
+      this.#prefix = createHash("sha256");
     } catch (error) {
       if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
       this.#file = await Deno.open(path, { append: true });
+      this.#end = null; // what is in it already is not known
+      this.#prefix = null;
     }
     this.#latest = name;
     await this.#syncDir();
@@ -349,8 +376,37 @@ export class AuditWriter {
   #release(): void {
     this.#file?.close();
     this.#file = null;
+    // Written before the lock is let go, so a core started next reads it whole; without it, that
+    // start reads the whole newest file.
+    const mark = this.#markAtEnd();
+    try {
+      if (mark !== null) writeHeadMark(this.#dir, mark);
+    } catch {
+      // a full disk, say: the next start reads more
+    }
     this.#lock.close();
     this.#released.resolve();
+  }
+
+  /** The head mark of the log as this writer leaves it; null after a failure, or if unknown. */
+  #markAtEnd(): HeadMark | null {
+    const end = this.#end;
+    const prefix = this.#prefix;
+    if (
+      this.#failure !== null || end === null || prefix === null || this.#latest === null ||
+      end.lines === 0
+    ) {
+      return null;
+    }
+    return {
+      file: this.#latest,
+      bytes: end.bytes,
+      lines: end.lines,
+      seq: this.#nextSeq - 1,
+      sha256: this.#head,
+      length: end.length,
+      prefix_sha256: prefix.copy().digest("hex"),
+    };
   }
 }
 

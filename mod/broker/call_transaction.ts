@@ -4,7 +4,7 @@
  *
  * 1. Decide with the grants and the task's taint, and write the Decision record and sync it. If
  *    that fails, nothing runs: denied, audit_unavailable.
- * 2. If ask: wait for the owner. Whoever answers writes the Approval record (answer.ts) before the
+ * 2. If ask: wait for the owner. Whoever answers writes the Approval record (approvals.ts) before the
  *    call goes on; approved, the call runs as decided again then.
  * 3. If allowed: the tool.call line, the run, the task's taint raised and on disk, the Result
  *    record with the tool.result line synced beside it, and only then the answer. A result whose

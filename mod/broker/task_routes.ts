@@ -13,10 +13,10 @@ import {
   syncDirectory,
 } from "../common/mod.ts";
 import { taskDir } from "../config/mod.ts";
+import { exactCents } from "../model-proxy/mod.ts";
 import { HomeSync } from "./home_sync.ts";
 import { addModelRoute } from "./model_route.ts";
 import { failureRefusal } from "./failure_refusal.ts";
-import { priceUsage } from "./pricing.ts";
 import { rawMember } from "./raw_member.ts";
 import type { TaskHandle } from "./task_handle.ts";
 import { askBody, callBody, costBody, stepBody, usageBody } from "./task_schemas.ts";
@@ -83,10 +83,14 @@ export function taskRoutes(deps: BrokerDeps, task: TaskHandle): Hono {
 
   app.post("/usage", async (c) => {
     const usage = parseJsonBody(await body(c.req.raw, small), usageBody);
-    const cents = priceUsage(usage.model, usage.tokens);
-    if (cents === undefined) {
+    const { cacheWrite = 0, cacheRead = 0 } = usage.tokens;
+    const price = exactCents(usage.model, { ...usage.tokens, cacheWrite, cacheRead });
+    if (price === null) {
       throw new HttpError(400, `the model ${usage.model} is not in gurt's price table`);
     }
+    // A report is charged whole cents, its price rounded up (the model endpoint's own answers are
+    // charged their exact fractions, which the task's meter adds up).
+    const cents = Math.ceil(price);
     await charge(ctx, { cents, what: usage.what ?? "model", model: usage.model });
     return c.json({ ok: true, cents });
   });

@@ -24,8 +24,11 @@ import { closedAtStart, OpenApprovals } from "./open_approvals.ts";
 import { TaskSandboxes } from "../sandbox/mod.ts";
 import { openBoxCa } from "../box-ca/mod.ts";
 import { openTlsFront } from "../egress/mod.ts";
-import { escapeArguments } from "../owner-text/mod.ts";
+import { shownText } from "../owner-text/mod.ts";
 import { diskFullText, isDiskFull } from "../common/mod.ts";
+
+/** The most characters of one line of the core's log (a task's own lines are cut shorter first). */
+const LOG_LINE_MAX = 8000;
 
 /** How a core is started; tests replace the runtime, the tools or the audit writer's hooks. */
 export interface CoreOptions {
@@ -100,9 +103,10 @@ export class Core {
     });
     const redact = (text: string) => vault.redact(text);
     const print = options.log ?? ((line: string) => console.error(line));
-    // One line per call, whatever it quotes: what a task sent (a path, a host, an error's text) has
-    // its control characters escaped, so it cannot end the line or forge another.
-    const log = (line: string) => print(escapeArguments(redact(line)));
+    // One line per call, whatever it quotes: what a task sent (a path, a host, an error's text) is
+    // shown as data (every control, invisible and direction character escaped), so it cannot end
+    // the line or forge another. The task's lines are cut to their own length before they get here.
+    const log = (line: string) => print(shownText(redact(line), { max: LOG_LINE_MAX }));
     const open = options.openAudit ?? AuditWriter.open;
     const voided: string[] = [];
     const { writer, notices } = await open(config.home, {

@@ -29,7 +29,7 @@ import { firstClosedFolder, unreachableText } from "./home_reach.ts";
 import { ensureTaskUser, removeTaskUser, type TaskUser, taskUsers } from "./task_users.ts";
 import type { EgressServer, TlsFront } from "../egress/mod.ts";
 import type { TaskSandboxes } from "../sandbox/mod.ts";
-import { KEY_NAMES, type ModelProxy, noKeyMessage } from "../model-proxy/mod.ts";
+import { KEY_NAMES, type ModelEndpoint, noKeyMessage } from "../model-proxy/mod.ts";
 import { modelService } from "../loop/mod.ts";
 import { agentService } from "../agents/mod.ts";
 import { openTaskDoors } from "./task_doors.ts";
@@ -44,7 +44,7 @@ interface Live {
   /** The task's egress proxy, once open. */
   egress: EgressServer | null;
   /** The task's model endpoint, once open. */
-  model: ModelProxy | null;
+  model: ModelEndpoint | null;
   writes: Promise<void>;
   /** The lines the task causes in the core's log, held to a few (task_log.ts). */
   log: TaskLog;

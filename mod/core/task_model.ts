@@ -11,12 +11,12 @@
 import type { ModelAdmission, ModelRequestFacts } from "../broker/mod.ts";
 import type { Config } from "../config/mod.ts";
 import { PLACEHOLDER_KEY } from "../sandbox/mod.ts";
+import type { TextRedaction } from "../vault/mod.ts";
 import {
   type AdmitRefusal,
-  type AnswerRedaction,
   KEY_NAMES,
-  type ModelProxy,
-  serveModelProxy,
+  type ModelEndpoint,
+  serveModelEndpoint,
   type ServiceTarget,
 } from "../model-proxy/mod.ts";
 
@@ -31,7 +31,7 @@ export interface TaskModelOptions {
   charge(cost: { cents: number; model: string }): Promise<void>;
   /** Records a refusal: the net_blocked audit record of `place`, the journal event of `detail`. */
   blocked(place: { host: string; port: number; reason: string }, detail: unknown): Promise<void>;
-  redaction(): AnswerRedaction;
+  redaction(): TextRedaction;
   log(line: string): void;
   /** Draws a request body on the task's byte total: a sentence when it is spent, else null. */
   drawBytes(count: number): string | null;
@@ -40,7 +40,7 @@ export interface TaskModelOptions {
 }
 
 /** Opens a task's model endpoint. */
-export async function openTaskModel(options: TaskModelOptions): Promise<ModelProxy> {
+export async function openTaskModel(options: TaskModelOptions): Promise<ModelEndpoint> {
   const models = options.config.models;
   const meter = new CentMeter();
   const target = (baseUrl: string, key: string): ServiceTarget => ({
@@ -52,7 +52,7 @@ export async function openTaskModel(options: TaskModelOptions): Promise<ModelPro
     openai: target(models.openai_base_url, KEY_NAMES.openai),
     factory: target(models.factory_base_url, KEY_NAMES.factory),
   };
-  return await serveModelProxy({
+  return await serveModelEndpoint({
     socketPath: options.socketPath,
     services: { anthropic: targets.anthropic, openai: targets.openai },
     factory: targets.factory,

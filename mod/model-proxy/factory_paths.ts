@@ -67,5 +67,5 @@ function refused(): FactoryRoute {
 
 /** The sentence of a refused Factory path. */
 export function factoryRefusedMessage(method: string, path: string): string {
-  return `gurt model proxy: ${method} ${path} on api.factory.ai is not one of the Factory paths a task may reach with the box's key (its models, settings, limits, session copy and telemetry): it could reach a service outside the task's host list, so the box refused it. see runbook.md#model-proxy-refused`;
+  return `gurt model endpoint: ${method} ${path} on api.factory.ai is not one of the Factory paths a task may reach with the box's key (its models, settings, limits, session copy and telemetry): it could reach a service outside the task's host list, so the box refused it. see runbook.md#model-proxy-refused`;
 }

@@ -7,9 +7,14 @@
  * by event, never held whole), and reports the tokens the answer used, priced exactly.
  */
 import { readRequestBody } from "../net/mod.ts";
-import type { ModelProxy, ModelProxyOptions, ServiceTarget, UsageEvent } from "./proxy_events.ts";
+import type {
+  ModelEndpoint,
+  ModelEndpointOptions,
+  ServiceTarget,
+  UsageEvent,
+} from "./proxy_events.ts";
 import { admitAnswer, type AdmitRequest } from "./admission.ts";
-import { type AnswerOptions, redactingAnswerStream } from "../broker/mod.ts";
+import { type AnswerOptions, redactingAnswerStream } from "./stream_redaction.ts";
 import { meteredStream } from "./answer_stream.ts";
 import {
   type AnswerUsage,
@@ -39,7 +44,7 @@ import {
   tooLargeMessage,
   unreachableMessage,
 } from "./service_errors.ts";
-import { chargedCents } from "./usage_price.ts";
+import { chargedCents } from "./prices.ts";
 import { redactWhole } from "./whole_redaction.ts";
 
 /** The event format each streaming route's answers are redacted by. */
@@ -59,19 +64,19 @@ function describe(error: unknown): string {
 }
 
 /** Starts a task's model endpoint on `options.socketPath`. */
-export async function serveModelProxy(options: ModelProxyOptions): Promise<ModelProxy> {
+export async function serveModelEndpoint(options: ModelEndpointOptions): Promise<ModelEndpoint> {
   try {
     if ((await Deno.lstat(options.socketPath)).isSocket) await Deno.remove(options.socketPath);
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
-  const proxy = new ModelEndpoint(options);
+  const proxy = new TaskEndpoint(options);
   await proxy.listen();
   return proxy;
 }
 
-class ModelEndpoint implements ModelProxy {
-  readonly #options: ModelProxyOptions;
+class TaskEndpoint implements ModelEndpoint {
+  readonly #options: ModelEndpointOptions;
   readonly #closing = new AbortController();
   /** Rejects once the endpoint is closing. */
   readonly #closingNow: Promise<never>;
@@ -85,7 +90,7 @@ class ModelEndpoint implements ModelProxy {
   #active = 0;
   #closed = false;
 
-  constructor(options: ModelProxyOptions) {
+  constructor(options: ModelEndpointOptions) {
     this.#options = options;
     this.#most = options.maxConcurrent ?? 4;
     this.#maxBody = options.maxBodyBytes ?? 20 * 1024 * 1024;
@@ -118,7 +123,7 @@ class ModelEndpoint implements ModelProxy {
         // Called for an answer's stream that broke off (its client sees the answer cut short).
         onError: (error) => {
           if (!this.#closing.signal.aborted) {
-            this.#log(`gurt model proxy: an answer broke off: ${describe(error)}`);
+            this.#log(`gurt model endpoint: an answer broke off: ${describe(error)}`);
           }
           return new Response(null, { status: 502 });
         },
@@ -158,7 +163,7 @@ class ModelEndpoint implements ModelProxy {
     const path = url.pathname.slice(0, 200);
     await this.#options.onBlocked({ service: "factory", path, reason: "factory_path", at: "" })
       .catch((error) =>
-        this.#log(`gurt model proxy: a refusal could not be reported: ${describe(error)}`)
+        this.#log(`gurt model endpoint: a refusal could not be reported: ${describe(error)}`)
       );
     return errorAnswer("openai", {
       error: "refused",
@@ -232,7 +237,7 @@ class ModelEndpoint implements ModelProxy {
       release();
       // The client went away, or the endpoint is closing: no one reads this answer.
       if (!request.signal.aborted && !this.#closing.signal.aborted) {
-        this.#log(`gurt model proxy: a request to ${url.pathname} failed: ${describe(error)}`);
+        this.#log(`gurt model endpoint: a request to ${url.pathname} failed: ${describe(error)}`);
       }
       const base = (via.factory ?? this.#options.services[route.service]).baseUrl;
       return errorAnswer(route.service, {
@@ -370,7 +375,7 @@ class ModelEndpoint implements ModelProxy {
     if (checked.kind === "ok") return checked.request;
     if (checked.blocked !== undefined) {
       await this.#options.onBlocked({ service, path, ...checked.blocked }).catch((error) =>
-        this.#log(`gurt model proxy: a refusal could not be reported: ${describe(error)}`)
+        this.#log(`gurt model endpoint: a refusal could not be reported: ${describe(error)}`)
       );
     }
     return errorAnswer(service, checked.refusal);
@@ -417,7 +422,7 @@ class ModelEndpoint implements ModelProxy {
       return new Response(redacted.text, { status: upstream.status, headers });
     }
     this.#log(
-      `gurt model proxy: a whole answer to ${usageOf.path} was refused: ${redacted.reason}`,
+      `gurt model endpoint: a whole answer to ${usageOf.path} was refused: ${redacted.reason}`,
     );
     return errorAnswer(usageOf.service, { error: "unreachable", message: redacted.message });
   }
@@ -432,7 +437,7 @@ class ModelEndpoint implements ModelProxy {
     return answer.pipeThrough(redactingAnswerStream(this.#options.redaction(), {
       kind: format,
       choices: stream.choices,
-      cut: (reason) => this.#log(`gurt model proxy: a streamed answer was cut off: ${reason}`),
+      cut: (reason) => this.#log(`gurt model endpoint: a streamed answer was cut off: ${reason}`),
     }));
   }
 
@@ -453,7 +458,7 @@ class ModelEndpoint implements ModelProxy {
     };
     return this.#options.onUsage(event).catch((error) =>
       this.#log(
-        `gurt model proxy: the usage of a ${model} answer was not recorded: ${describe(error)}`,
+        `gurt model endpoint: the usage of a ${model} answer was not recorded: ${describe(error)}`,
       )
     );
   }

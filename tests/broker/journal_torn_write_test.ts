@@ -31,7 +31,7 @@ Deno.test({
       await disk.fill(`${task.id}/home/filler`);
       const size = (await Deno.stat(journal)).size;
       const cut = await task.request("POST", "/step", { text: "x".repeat(20_000) });
-      assertEquals(cut.status, 500, JSON.stringify(cut.body));
+      assertEquals(cut.status, 507, JSON.stringify(cut.body));
       const afterCut = (await Deno.stat(journal)).size;
       await disk.free();
 

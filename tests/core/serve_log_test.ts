@@ -1,6 +1,6 @@
 /**
  * What a task sends reaches `gurt serve`'s log escaped, and held to a few lines: a refused path
- * with %1b and %0a in it is one line with \u001b and \u000a in its place (it cannot forge
+ * with %1b and %0a in it is one line with \u001b and \n in its place (it cannot forge
  * "gurt serve: stopped"), and a flood of refusals on the task's real socket logs at most the task's
  * 20 lines a window, then the count of what was dropped.
  */
@@ -21,7 +21,7 @@ Deno.test("a refused path's ESC and newline reach the core's log escaped, one li
     const refused = box.logs.filter((line) => line.includes("refused GET"));
     assertEquals(refused.length, 1, box.logs.join("\n"));
     for (const line of box.logs) assert(!CONTROL.test(line), JSON.stringify(line));
-    assert(refused[0].includes("\\u001b[2J\\u000agurt serve: stopped\\u000d\\u2028"), refused[0]);
+    assert(refused[0].includes("\\u001b[2J\\ngurt serve: stopped\\r\\u2028"), refused[0]);
     assert(refused[0].startsWith("gurt: refused GET /x"), refused[0]);
   } finally {
     await box.close();

@@ -26,7 +26,7 @@ Deno.test("a task cannot forge a line of gurt serve's stderr: ESC and newline ar
   const lines = text.split("\n");
   assertEquals(lines.filter((line) => line === "gurt serve: stopped").length, 1, text);
   assertEquals(lines[lines.length - 2], "gurt serve: stopped");
-  assert(text.includes("/x\\u001b[31m\\u000agurt serve: stopped\\u000a on "), text);
+  assert(text.includes("/x\\u001b[31m\\ngurt serve: stopped\\n on "), text);
   await Deno.remove(home, { recursive: true });
 });
 

@@ -254,3 +254,25 @@ Deno.test("a task's process may set its own parent-death signal to any signal (C
     assertEquals(setuid, "-1 1", "chmod to a setuid mode answers EPERM still");
   });
 });
+
+Deno.test("a task's process cannot make a user namespace of its own (bubblewrap's --disable-userns)", async () => {
+  await withSandboxBox(USER, async (box) => {
+    const script = [
+      "import ctypes",
+      "libc = ctypes.CDLL(None, use_errno=True)",
+      "made = libc.unshare(0x10000000)", // CLONE_NEWUSER
+      "print('userns-made' if made == 0 else 'refused %d' % ctypes.get_errno())",
+    ].join("\n");
+    const run = await runInBox(
+      box,
+      `unshare --user --map-root-user true 2>/dev/null && echo unshare-made || echo unshare-refused
+       python3 -c "${script}"
+       grep '^NoNewPrivs:' /proc/self/status | tr -d ' \\t'`,
+    );
+    assertEquals(run.code, 0, run.err);
+    const [unshare, python, noNewPrivs] = run.out.trim().split("\n");
+    assertEquals(unshare, "unshare-refused", "unshare -U made a user namespace inside the task");
+    assert(python.startsWith("refused"), `os.unshare(CLONE_NEWUSER) inside the task: ${python}`);
+    assertEquals(noNewPrivs, "NoNewPrivs:1");
+  });
+});

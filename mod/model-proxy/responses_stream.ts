@@ -12,7 +12,7 @@
  * whole texts, the final response's output, ids) is redacted whole; where a client joins such
  * strings (a message's parts, the final output's texts) a value that only the joining spells is
  * refused. A delta event of a type gurt does not know is refused, since its text is joined by
- * someone the relay does not read for.
+ * someone the endpoint does not read for.
  */
 import {
   type AnswerFormat,
@@ -21,9 +21,10 @@ import {
   isObject,
   mustBeString,
   parseObject,
-} from "./answer_formats.ts";
+} from "./event_draft.ts";
 import { AnswerUnreadable } from "./json_text_stream.ts";
-import { PieceStream, type TextRedaction } from "./piece_stream.ts";
+import { PieceStream } from "./piece_stream.ts";
+import type { TextRedaction } from "../vault/mod.ts";
 import { ToolInputStream } from "./tool_input_stream.ts";
 
 type Fields = Record<string, unknown>;

@@ -1,15 +1,15 @@
 /**
- * The relay's redaction of texts that arrive in pieces, against an oracle. Plain text in any
+ * The endpoint's redaction of texts that arrive in pieces, against an oracle. Plain text in any
  * pieces gives what redacting the whole text gives, each piece unchanged where no value is; JSON
  * text in any pieces, its strings escaped at random, parses to the value with every string
  * redacted, and is unchanged byte for byte where no value is. Property tests (fast-check).
  */
 import fc from "fast-check";
 import { assert, assertEquals } from "../assert.ts";
-import { JsonTextStream } from "../../mod/broker/json_text_stream.ts";
-import { Piece, PieceStream } from "../../mod/broker/piece_stream.ts";
-import { ToolInputStream } from "../../mod/broker/tool_input_stream.ts";
-import { redactValue } from "../../mod/broker/mod.ts";
+import { JsonTextStream } from "../../mod/model-proxy/json_text_stream.ts";
+import { Piece, PieceStream } from "../../mod/model-proxy/piece_stream.ts";
+import { ToolInputStream } from "../../mod/model-proxy/tool_input_stream.ts";
+import { redactValue } from "../../mod/common/mod.ts";
 import { answerRedaction, Redactor } from "../../mod/vault/mod.ts";
 
 const alphabet = fc.constantFrom(...'abcdefgh=+/%-_ é"\\\n'.split(""));

@@ -6,10 +6,11 @@
  * is not a string (numbers, true, false, null, and bare words some models write) is redacted token
  * by token as it stands: a value there becomes `[a vault key]` too, and the text is no longer JSON
  * that parses to it. A number that a worker would write again as a value (1.2345678e7 is written
- * 12345678) is refused. Any other character outside a string is not JSON: the relay cannot know
+ * 12345678) is refused. Any other character outside a string is not JSON: the endpoint cannot know
  * what a worker would make of it, so it refuses it.
  */
-import { Piece, PieceStream, type TextRedaction } from "./piece_stream.ts";
+import { Piece, PieceStream } from "./piece_stream.ts";
+import type { TextRedaction } from "../vault/mod.ts";
 
 /** The answer cannot be read as the wire format it should be in; says why, never with its text. */
 export class AnswerUnreadable extends Error {

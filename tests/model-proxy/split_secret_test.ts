@@ -1,11 +1,11 @@
 /**
- * The model relay's streamed answer is redacted across the chunks it really arrives in: a model
+ * The model endpoint's streamed answer is redacted across the chunks it really arrives in: a model
  * service that sends a vault value in two writes, the second held until the worker has read what
- * the relay passed on of the first, never gets any part of the value to the worker, wherever the
+ * the endpoint passed on of the first, never gets any part of the value to the worker, wherever the
  * value is cut. Through a real core, its task socket, and a model service over real HTTP.
  */
 import { assert, assertEquals } from "../assert.ts";
-import { askModel, REDACTED, SECRET, startRelayBox } from "./model_relay_service.ts";
+import { askModel, REDACTED, SECRET, startEndpointBox } from "./scripted_service.ts";
 
 /** Anthropic's streamed answer with `text` as its one text block, as SSE. */
 function anthropicStream(text: string): string {
@@ -72,7 +72,7 @@ Deno.test("a vault value the model service sends in two writes, cut at any of it
     if (answer === null) throw new Error("a model request the test did not expect");
     return answer;
   });
-  const { box, task } = await startRelayBox("anthropic", model);
+  const { box, task } = await startEndpointBox("anthropic", model);
   try {
     for (let cut = 1; cut < SECRET.length; cut++) {
       rest = Promise.withResolvers<void>();
@@ -80,8 +80,8 @@ Deno.test("a vault value the model service sends in two writes, cut at any of it
       const response = await askModel(task);
       assertEquals(response.status, 200);
       const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-      // The first write has reached the worker (what of it the relay may pass on) before the
-      // second is sent: the relay sees the value in two chunks.
+      // The first write has reached the worker (what of it the endpoint may pass on) before the
+      // second is sent: the endpoint sees the value in two chunks.
       const first = await reader.read();
       assert(!first.done, `cut ${cut}: the stream ended before the second write`);
       let received = first.value;

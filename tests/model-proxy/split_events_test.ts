@@ -20,19 +20,19 @@ import {
   REDACTED,
   SECRET,
   type SseService,
-  startRelayBox,
+  startEndpointBox,
   startSseService,
   textBlock,
   toolBlock,
-  withRelay,
-} from "./model_relay_service.ts";
-import type { RelayTask } from "./model_relay_service.ts";
+  withEndpoint,
+} from "./scripted_service.ts";
+import type { EndpointTask } from "./scripted_service.ts";
 
 const TEXT = `Here is the key you asked for: ${SECRET}. Keep it safe.`;
 const EXPECTED = TEXT.replaceAll(SECRET, REDACTED);
 
 /** Sends `writes` as the next answer, its last write held until the worker has read something. */
-async function relay(service: SseService, task: RelayTask, writes: string[]): Promise<string> {
+async function relay(service: SseService, task: EndpointTask, writes: string[]): Promise<string> {
   const held = Promise.withResolvers<void>();
   service.answer({
     writes: [writes.slice(0, -1).join(""), writes.at(-1)!],
@@ -67,7 +67,7 @@ function assertNoPart(text: string, where: string): void {
 }
 
 Deno.test("a vault value split across two text_delta events, at any of its characters, reaches the worker only as [a vault key]", async () => {
-  await withRelay("anthropic", async ({ service, task }) => {
+  await withEndpoint("anthropic", async ({ service, task }) => {
     const at = TEXT.indexOf(SECRET);
     for (let cut = 1; cut < SECRET.length; cut++) {
       const writes = anthropicMessage([
@@ -84,7 +84,7 @@ Deno.test("a vault value split across two text_delta events, at any of its chara
 });
 
 Deno.test("a vault value split across two text blocks, which gurt's worker joins, reaches it only as [a vault key]", async () => {
-  await withRelay("anthropic", async ({ service, task }) => {
+  await withEndpoint("anthropic", async ({ service, task }) => {
     const at = TEXT.indexOf(SECRET);
     for (let cut = 1; cut < SECRET.length; cut++) {
       const writes = anthropicMessage([
@@ -103,7 +103,7 @@ Deno.test("a vault value split across two text blocks, which gurt's worker joins
 });
 
 Deno.test("a vault value split across two OpenAI chat chunks, at any of its characters, reaches the worker only as [a vault key]", async () => {
-  await withRelay("openai", async ({ service, task }) => {
+  await withEndpoint("openai", async ({ service, task }) => {
     const at = TEXT.indexOf(SECRET);
     for (let cut = 1; cut < SECRET.length; cut++) {
       const writes = openaiChunks([TEXT.slice(0, at + cut), TEXT.slice(at + cut)]);
@@ -120,8 +120,8 @@ Deno.test("a vault value split across two OpenAI chat chunks, at any of its char
 Deno.test("a vault value spelled with JSON \\u escapes, in one event or split across two, reaches the worker only as [a vault key]", async () => {
   const anthropic = startSseService();
   const openai = startSseService();
-  const a = await startRelayBox("anthropic", anthropic);
-  const o = await startRelayBox("openai", openai);
+  const a = await startEndpointBox("anthropic", anthropic);
+  const o = await startEndpointBox("openai", openai);
   try {
     // The event's JSON spells every character of the value as \u00XX: the bytes on the wire hold
     // no form of it, the string the worker decodes holds it whole.
@@ -158,7 +158,7 @@ const INPUT_JSON = JSON.stringify({ command: `echo ${SECRET} > key.txt`, cwd: "/
 const INPUT_EXPECTED = { command: `echo ${REDACTED} > key.txt`, cwd: "/tmp" };
 
 Deno.test("a vault value in a tool call's input, split across input_json_delta events or escaped inside the JSON, reaches the worker only as [a vault key]", async () => {
-  await withRelay("anthropic", async ({ service, task }) => {
+  await withEndpoint("anthropic", async ({ service, task }) => {
     // As is, then with the value \u-escaped inside the input's own JSON text (escapes within a
     // string the event's JSON decodes), cut at every character, inside an escape too.
     for (const json of [INPUT_JSON, INPUT_JSON.replace(SECRET, escaped(SECRET))]) {
@@ -186,7 +186,7 @@ Deno.test("a vault value in a tool call's input, split across input_json_delta e
 });
 
 Deno.test("a vault value in an OpenAI tool call's arguments, split across chunks or escaped inside them, reaches the worker only as [a vault key]", async () => {
-  await withRelay("openai", async ({ service, task }) => {
+  await withEndpoint("openai", async ({ service, task }) => {
     for (const json of [INPUT_JSON, INPUT_JSON.replace(SECRET, escaped(SECRET))]) {
       const at = json.indexOf(json === INPUT_JSON ? SECRET : "\\u0073");
       for (let cut = at + 1; cut < at + SECRET.length; cut++) {

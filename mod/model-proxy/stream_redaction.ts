@@ -3,27 +3,29 @@
  * answer is server-sent events: a vault value the service spreads over two events, or spells with
  * JSON escapes, is in no run of its bytes, yet a worker that joins the deltas gets it whole. So the
  * relay reads each event, redacts the decoded texts a worker joins as continuous streams (see
- * answer_formats.ts), and writes the event again: the same events in the same order, each passed on
+ * messages_stream.ts, chat_stream.ts, responses_stream.ts), and writes the event again: the same events in the same order, each passed on
  * once every piece of text it carries is decided (held back only while it could still be the start
  * of a vault value), byte for byte when nothing in it changed.
  *
- * What the relay cannot read as the format it expects it does not pass on. Redacting the raw bytes
+ * What the endpoint cannot read as the format it expects it does not pass on. Redacting the raw bytes
  * of an event it cannot parse would not do: the bytes need not spell the value for a worker's
  * parser to decode it. So a streamed answer is cut off at the first such event: what is held back
  * is dropped, an error event in the format's own shape ends the answer, and the core says why in
  * its log. A whole (not streamed) answer that is not JSON is refused in the same way.
  */
-import { type AnswerFormat, AnthropicAnswer, type Draft, OpenAIAnswer } from "./answer_formats.ts";
-import { ResponsesAnswer } from "./answer_responses.ts";
+import type { AnswerFormat, Draft } from "./event_draft.ts";
+import { AnthropicAnswer } from "./messages_stream.ts";
+import { OpenAIAnswer } from "./chat_stream.ts";
+import { ResponsesAnswer } from "./responses_stream.ts";
 import { AnswerUnreadable } from "./json_text_stream.ts";
-import type { TextRedaction } from "./piece_stream.ts";
+import type { TextRedaction } from "../vault/mod.ts";
 
 export { AnswerUnreadable } from "./json_text_stream.ts";
 
 /** The most of an answer held at once: an event not yet complete, and events waiting to go. */
 const MOST_HELD = 8 * 1024 * 1024;
 
-/** The sentence a worker gets when the relay cuts its answer off, or refuses it. */
+/** The sentence a worker gets when the endpoint cuts its answer off, or refuses it. */
 export function unreadableMessage(what: string, reason: string): string {
   return `gurt stopped passing on the model service's answer: it could not read it as ${what} (${reason}), so it could not check it for vault values; see runbook.md#model-answer-unreadable`;
 }

@@ -1,10 +1,10 @@
 /**
- * Attacks on the model relay's redaction by a hostile model service (or one prompt-injected into
+ * Attacks on the model endpoint's redaction by a hostile model service (or one prompt-injected into
  * echoing a vault value it was given): each test is one way the value still reaches a worker's
- * reassembled text, or the core's memory or CPU runs without bound, on the relay of a8d3870. The
+ * reassembled text, or the core's memory or CPU runs without bound, on the endpoint of a8d3870. The
  * leaks go through a real core, its task socket and a model service over real HTTP, and are read
  * back by gurt's own worker parsers (or, where said, as the Anthropic SDKs accumulate a stream).
- * The resource attacks drive the relay's own redacting transform directly.
+ * The resource attacks drive the endpoint's own redacting transform directly.
  */
 import v8 from "node:v8";
 import vm from "node:vm";
@@ -15,8 +15,8 @@ import {
   AnswerUnreadable,
   EventRedactor,
   redactingAnswerStream,
-} from "../../mod/broker/answer_redactor.ts";
-import { AnthropicAnswer } from "../../mod/broker/answer_formats.ts";
+} from "../../mod/model-proxy/stream_redaction.ts";
+import { AnthropicAnswer } from "../../mod/model-proxy/messages_stream.ts";
 import { answerRedaction, Redactor } from "../../mod/vault/mod.ts";
 import {
   anthropicMessage,
@@ -27,13 +27,13 @@ import {
   SECRET,
   sse,
   type SseService,
-  startRelayBox,
+  startEndpointBox,
   startSseService,
   textBlock,
   toolBlock,
-  withRelay,
-} from "./model_relay_service.ts";
-import type { RelayTask } from "./model_relay_service.ts";
+  withEndpoint,
+} from "./scripted_service.ts";
+import type { EndpointTask } from "./scripted_service.ts";
 
 const TEXT = `Here is the key you asked for: ${SECRET}. Keep it safe.`;
 const AT = TEXT.indexOf(SECRET);
@@ -41,8 +41,8 @@ const AT = TEXT.indexOf(SECRET);
 const FIRST = TEXT.slice(0, AT + SECRET.length / 2);
 const SECOND = TEXT.slice(AT + SECRET.length / 2);
 
-/** The whole answer the relay passed on, as the worker receives it. */
-async function relay(service: SseService, task: RelayTask, writes: string[]): Promise<string> {
+/** The whole answer the endpoint passed on, as the worker receives it. */
+async function relay(service: SseService, task: EndpointTask, writes: string[]): Promise<string> {
   service.answer({ writes });
   const response = await askModel(task);
   assertEquals(response.status, 200);
@@ -54,8 +54,8 @@ function assertNoValue(text: string, where: string): void {
 }
 
 /**
- * What a worker's parser makes of the answer; "" when the relay cut the answer off or refused it
- * (a relay that fails closed on the attack passes the test too).
+ * What a worker's parser makes of the answer; "" when the endpoint cut the answer off or refused it
+ * (an endpoint that fails closed on the attack passes the test too).
  */
 async function workerText(read: () => Promise<string>): Promise<string> {
   try {
@@ -66,8 +66,8 @@ async function workerText(read: () => Promise<string>): Promise<string> {
   }
 }
 
-/** A whole answer's response, or null when the relay refused it as unreadable (502). */
-async function wholeAnswer(task: RelayTask): Promise<Response | null> {
+/** A whole answer's response, or null when the endpoint refused it as unreadable (502). */
+async function wholeAnswer(task: EndpointTask): Promise<Response | null> {
   const response = await askModel(task, { stream: false });
   if (response.status === 502) {
     await response.body?.cancel();
@@ -90,9 +90,9 @@ function stopEvent(index: number): string {
 }
 
 Deno.test("attack: deltas of two open text blocks, interleaved, give a worker that joins each block's deltas the value", async () => {
-  // The relay joins all text in the order it arrives; a worker joins each block's deltas, so
-  // block 0 reads FIRST + SECOND while the relay saw FIRST, "Also: ", SECOND.
-  await withRelay("anthropic", async ({ service, task }) => {
+  // The endpoint joins all text in the order it arrives; a worker joins each block's deltas, so
+  // block 0 reads FIRST + SECOND while the endpoint saw FIRST, "Also: ", SECOND.
+  await withEndpoint("anthropic", async ({ service, task }) => {
     const received = await relay(
       service,
       task,
@@ -112,9 +112,9 @@ Deno.test("attack: deltas of two open text blocks, interleaved, give a worker th
 });
 
 Deno.test("attack: text blocks sent out of index order give gurt's worker, which joins blocks by index, the value", async () => {
-  // Block 1 (the value's end) is sent whole before block 0 (its start): the relay's text stream
+  // Block 1 (the value's end) is sent whole before block 0 (its start): the endpoint's text stream
   // is SECOND + FIRST, the worker's text is FIRST + SECOND.
-  await withRelay("anthropic", async ({ service, task }) => {
+  await withEndpoint("anthropic", async ({ service, task }) => {
     const received = await relay(
       service,
       task,
@@ -125,10 +125,10 @@ Deno.test("attack: text blocks sent out of index order give gurt's worker, which
   });
 });
 
-Deno.test("attack: a text_delta on a tool_use block, between two text blocks, breaks the relay's text stream but not the worker's", async () => {
-  // The relay puts every text_delta in the message's one text stream, whatever the block's type;
+Deno.test("attack: a text_delta on a tool_use block, between two text blocks, breaks the endpoint's text stream but not the worker's", async () => {
+  // The endpoint puts every text_delta in the message's one text stream, whatever the block's type;
   // gurt's worker (and the SDKs) drop text of a tool_use block, so blocks 0 and 2 join whole.
-  await withRelay("anthropic", async ({ service, task }) => {
+  await withEndpoint("anthropic", async ({ service, task }) => {
     const received = await relay(
       service,
       task,
@@ -174,7 +174,7 @@ function sdkMessage(text: string): any {
 Deno.test("attack: a text block inside message_start's message gets the next deltas in Anthropic's SDKs, joined to the value", async () => {
   // message_start's strings are redacted one by one, not as part of the text stream; the SDKs keep
   // its content and send deltas at index 0 to it, so content[0].text is FIRST + SECOND.
-  await withRelay("anthropic", async ({ service, task }) => {
+  await withEndpoint("anthropic", async ({ service, task }) => {
     const writes = anthropicMessage([textBlock(0, [SECOND])]);
     const start = JSON.parse(readEvents(writes[0])[0].data);
     start.message.content = [{ type: "text", text: FIRST }];
@@ -187,7 +187,7 @@ Deno.test("attack: a text block inside message_start's message gets the next del
 
 Deno.test("attack: a whole (not streamed) Anthropic answer with the value split over two text blocks, which gurt's worker joins", async () => {
   // Redacting each decoded string on its own misses it: gurt's worker joins the text blocks.
-  await withRelay("anthropic", async ({ service, task }) => {
+  await withEndpoint("anthropic", async ({ service, task }) => {
     service.answer({
       type: "application/json",
       writes: [JSON.stringify({
@@ -206,9 +206,9 @@ Deno.test("attack: a whole (not streamed) Anthropic answer with the value split 
 });
 
 Deno.test("attack: two entries for choice 0 in one OpenAI chunk; gurt's worker reads only choices[0] and joins the value", async () => {
-  // The relay feeds both entries to choice 0's content stream (FIRST, "x", SECOND); gurt's worker
+  // The endpoint feeds both entries to choice 0's content stream (FIRST, "x", SECOND); gurt's worker
   // (and every client written as chunk.choices[0].delta.content) reads only the first entry.
-  await withRelay("openai", async ({ service, task }) => {
+  await withEndpoint("openai", async ({ service, task }) => {
     const chunk = (choices: unknown[]) =>
       sse(undefined, { id: "chatcmpl-1", object: "chat.completion.chunk", choices });
     const received = await relay(service, task, [
@@ -229,7 +229,7 @@ Deno.test("attack: two entries for choice 0 in one OpenAI chunk; gurt's worker r
 Deno.test("attack: a whole OpenAI answer whose tool arguments are a JSON string spelling the value in \\u escapes", async () => {
   // Redacting the arguments as their raw text misses it: the worker's JSON.parse of a top-level
   // JSON string decodes the escapes to the value.
-  await withRelay("openai", async ({ service, task }) => {
+  await withEndpoint("openai", async ({ service, task }) => {
     service.answer({
       type: "application/json",
       writes: [JSON.stringify({
@@ -265,7 +265,7 @@ Deno.test("attack: a vault value with spaces, as bare words outside JSON strings
   // The JSON lexer redacts each bare token on its own and passes spaces as structure; the last
   // check sees one event at a time. The joined input is not JSON, so gurt's worker keeps its text.
   const service = startSseService();
-  const { box, task } = await startRelayBox("anthropic", service);
+  const { box, task } = await startEndpointBox("anthropic", service);
   const phrase = "correct horse battery staple";
   try {
     const set = await box.admin("PUT", "/api/vault/DB_PASSWORD", { value: phrase });
@@ -289,7 +289,7 @@ const redaction = answerRedaction(Redactor.forValues([SECRET]));
 
 Deno.test("attack: an OpenAI answer that opens ever more tool calls grows the core's memory without bound", async () => {
   // Every tool call index gets its own name and arguments streams, kept until the answer ends;
-  // nothing of it counts toward the 8 MiB the relay holds at most. Each event passes at once.
+  // nothing of it counts toward the 8 MiB the endpoint holds at most. Each event passes at once.
   v8.setFlagsFromString("--expose-gc");
   const gc = vm.runInNewContext("gc") as () => void;
   const stream = redactingAnswerStream(redaction, { kind: "openai", choices: 1, cut: () => {} });
@@ -323,11 +323,11 @@ Deno.test("attack: an OpenAI answer that opens ever more tool calls grows the co
   const mib = (n: number) => (n / 1024 / 1024).toFixed(1);
   assert(
     grown < 24 * 1024 * 1024,
-    `the relay kept ${mib(grown)} MiB for one answer of ${mib(sent)} MiB, all of it passed on`,
+    `the endpoint kept ${mib(grown)} MiB for one answer of ${mib(sent)} MiB, all of it passed on`,
   );
 });
 
-Deno.test("attack: a streamed answer with no line end costs the relay time quadratic in its length", () => {
+Deno.test("attack: a streamed answer with no line end costs the endpoint time quadratic in its length", () => {
   // Each chunk is appended to the line being read and the whole line is searched again for its
   // end: 8 MiB in 8 KiB chunks is a thousand searches of up to 8 MiB before the cut.
   const events = new EventRedactor(new AnthropicAnswer(redaction), redaction);
@@ -348,7 +348,7 @@ Deno.test("attack: a streamed answer with no line end costs the relay time quadr
   const seconds = (performance.now() - started) / 1000;
   assert(
     cut && seconds < 3,
-    `after ${seconds.toFixed(1)} s the relay had read ${
+    `after ${seconds.toFixed(1)} s the endpoint had read ${
       (pushed / 1024 / 1024).toFixed(1)
     } MiB of one line and ${cut ? "cut it off" : "was still reading"}`,
   );

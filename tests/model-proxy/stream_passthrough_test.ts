@@ -1,5 +1,5 @@
 /**
- * The relay's redaction leaves an ordinary streamed answer alone: the same events, byte for byte,
+ * The endpoint's redaction leaves an ordinary streamed answer alone: the same events, byte for byte,
  * even where a delta ends in what could be the start of a vault value; and it streams: each event
  * reaches the worker before the model service sends the next. Through a real core and a model
  * service over real HTTP, with a vault value planted.
@@ -17,8 +17,8 @@ import {
   textBlock,
   thinkingBlock,
   toolBlock,
-  withRelay,
-} from "./model_relay_service.ts";
+  withEndpoint,
+} from "./scripted_service.ts";
 
 /** An Anthropic answer with thinking, text and a tool call; one delta ends in the value's start. */
 function ordinaryAnthropic(): string[] {
@@ -37,7 +37,7 @@ function ordinaryAnthropic(): string[] {
 }
 
 Deno.test("an ordinary streamed Anthropic answer reaches the worker byte for byte", async () => {
-  await withRelay("anthropic", async ({ service, task }) => {
+  await withEndpoint("anthropic", async ({ service, task }) => {
     const writes = ordinaryAnthropic();
     service.answer({ writes });
     const response = await askModel(task);
@@ -56,7 +56,7 @@ Deno.test("an ordinary streamed Anthropic answer reaches the worker byte for byt
 });
 
 Deno.test("an ordinary streamed OpenAI answer reaches the worker byte for byte", async () => {
-  await withRelay("openai", async ({ service, task }) => {
+  await withEndpoint("openai", async ({ service, task }) => {
     const writes = openaiChunks(["Let me look. ", SECRET.slice(0, 12), "dle is fine."], [{
       name: "shell",
       arguments: ['{"command":', ' "ls"}'],
@@ -70,8 +70,8 @@ Deno.test("an ordinary streamed OpenAI answer reaches the worker byte for byte",
   });
 });
 
-Deno.test("the relay streams: each event of an ordinary answer reaches the worker before the service sends the next", async () => {
-  await withRelay("anthropic", async ({ service, task }) => {
+Deno.test("the endpoint streams: each event of an ordinary answer reaches the worker before the service sends the next", async () => {
+  await withEndpoint("anthropic", async ({ service, task }) => {
     const writes = anthropicMessage([
       textBlock(0, ["One. ", "Two. ", "Three. "]),
       toolBlock(1, "shell", ['{"command": ', '"ls"}']),

@@ -1,5 +1,5 @@
 /**
- * A model service for the relay's redaction tests: a real HTTP server on 127.0.0.1 that answers
+ * A model service for the endpoint's redaction tests: a real HTTP server on 127.0.0.1 that answers
  * each request with the next answer the test gave it, written as the test wrote it (server-sent
  * events byte for byte, or a whole body), each write sent once the test lets it go. Also the
  * worker's side: the answer's events read back strictly, and the text a worker puts together.
@@ -261,7 +261,7 @@ export function openaiParts(events: ReadEvent[]): { text: string; args: string[]
   return { text, args };
 }
 
-/** The vault value the relay tests plant, under a name the vault redacts. */
+/** The vault value the endpoint tests plant, under a name the vault redacts. */
 export const SECRET = "sk-split-canary-9a8b7c6d5e4f3021";
 
 /** What a worker sees in place of a vault value. */
@@ -271,7 +271,7 @@ export const REDACTED = "[a vault key]";
 const PLACEHOLDER = "gurt-placeholder-key";
 
 /** A task whose model endpoint (tasks/<id>/model.sock) the test speaks to, as `service`. */
-export interface RelayTask extends TestTask {
+export interface EndpointTask extends TestTask {
   service: "anthropic" | "openai";
   /** The task's model endpoint, which the task init opens on the task's loopback. */
   modelSocket: string;
@@ -281,11 +281,11 @@ export interface RelayTask extends TestTask {
  * A core whose tasks' model endpoints relay both services to `service`, with `secret` in its vault
  * (which every answer is redacted against), and a task that speaks `kind` to its endpoint.
  */
-export async function startRelayBox(
+export async function startEndpointBox(
   kind: "anthropic" | "openai",
   service: { url: string },
   secret = SECRET,
-): Promise<{ box: TestBox; task: RelayTask }> {
+): Promise<{ box: TestBox; task: EndpointTask }> {
   // The endpoint's keys, apart from the vault file the redaction reads.
   const keys: Record<string, string> = {
     ANTHROPIC_API_KEY: "sk-ant-relay-test-key",
@@ -307,21 +307,21 @@ export async function startRelayBox(
   }
 }
 
-/** A service, a core relaying to it (startRelayBox) and a task: what `withRelay` hands a test. */
-export interface Relay {
+/** A service, a core relaying to it (startEndpointBox) and a task: what `withEndpoint` hands a test. */
+export interface EndpointRun {
   service: SseService;
   box: TestBox;
-  task: RelayTask;
+  task: EndpointTask;
 }
 
 /** Runs `work` on a fresh service and a core relaying `kind` to it, both closed afterwards. */
-export async function withRelay(
+export async function withEndpoint(
   kind: "anthropic" | "openai",
-  work: (relay: Relay) => Promise<void>,
+  work: (relay: EndpointRun) => Promise<void>,
 ): Promise<void> {
   const service = startSseService();
   try {
-    const { box, task } = await startRelayBox(kind, service);
+    const { box, task } = await startEndpointBox(kind, service);
     try {
       await work({ service, box, task });
     } finally {
@@ -337,7 +337,7 @@ export async function withRelay(
  * placeholder key, its service's path), streamed unless the body says otherwise.
  */
 export async function askModel(
-  task: RelayTask,
+  task: EndpointTask,
   body: Record<string, unknown> = {},
 ): Promise<Response> {
   const anthropic = task.service === "anthropic";

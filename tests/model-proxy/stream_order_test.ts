@@ -1,14 +1,15 @@
 /**
- * The relay reads a streamed answer as strictly as the services write it, and cuts it off at the
+ * The endpoint reads a streamed answer as strictly as the services write it, and cuts it off at the
  * first event that breaks that order, since a worker could join such an event's text in a way the
  * relay did not read it: Anthropic blocks one at a time in index order, each delta of a type its
  * block takes, message_start with no content yet (content there is dropped); OpenAI chunks with one
  * entry per choice. The ordinary answers of the other relay tests pass; each case here differs
- * from one of them by the one event named. Drives the relay's own event redactor.
+ * from one of them by the one event named. Drives the endpoint's own event redactor.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { AnswerUnreadable, EventRedactor } from "../../mod/broker/answer_redactor.ts";
-import { AnthropicAnswer, MOST_PARTS, OpenAIAnswer } from "../../mod/broker/answer_formats.ts";
+import { AnswerUnreadable, EventRedactor } from "../../mod/model-proxy/stream_redaction.ts";
+import { AnthropicAnswer } from "../../mod/model-proxy/messages_stream.ts";
+import { MOST_PARTS, OpenAIAnswer } from "../../mod/model-proxy/chat_stream.ts";
 import { answerRedaction, Redactor } from "../../mod/vault/mod.ts";
 import {
   anthropicMessage,
@@ -19,12 +20,12 @@ import {
   textBlock,
   thinkingBlock,
   toolBlock,
-} from "./model_relay_service.ts";
+} from "./scripted_service.ts";
 
 /** The vault: SECRET, and a value of digits that a number can spell. */
 const redaction = answerRedaction(Redactor.forValues([SECRET, "12345678"]));
 
-/** What the relay passes on of `writes`, and why it cut the answer off (null when it did not). */
+/** What the endpoint passes on of `writes`, and why it cut the answer off (null when it did not). */
 function relay(
   kind: "anthropic" | "openai",
   writes: string[],

@@ -7,7 +7,8 @@
  * words, spaces and quotes between them. Both hold back only what could still start a value.
  */
 import { JsonTextStream } from "./json_text_stream.ts";
-import { Piece, PieceStream, type TextRedaction } from "./piece_stream.ts";
+import { Piece, PieceStream } from "./piece_stream.ts";
+import type { TextRedaction } from "../vault/mod.ts";
 
 /** One event's piece: the JSON stream writes `inner`, the plain stream writes `outer`. */
 interface Link {

@@ -1,5 +1,5 @@
 /**
- * What the relay cannot read as the wire format it expects, it does not pass on: a streamed answer
+ * What the endpoint cannot read as the wire format it expects, it does not pass on: a streamed answer
  * is cut off at the first event it cannot read (data that is not JSON, a delta for a block that has
  * stopped, a choice the request did not ask for), with an error event in the format's own shape
  * and nothing after it; a whole answer that is not JSON is refused (502, in the service's error
@@ -21,11 +21,11 @@ import {
   REDACTED,
   SECRET,
   sse,
-  startRelayBox,
+  startEndpointBox,
   startSseService,
   textBlock,
-  withRelay,
-} from "./model_relay_service.ts";
+  withEndpoint,
+} from "./scripted_service.ts";
 import type { TestBox } from "../kit/mod.ts";
 
 const POINTER = "see runbook.md#model-answer-unreadable";
@@ -38,7 +38,7 @@ function assertNothingOfTheValue(box: TestBox, received: string): void {
 }
 
 Deno.test("an Anthropic event whose data is not JSON cuts the answer off there, with an error event", async () => {
-  await withRelay("anthropic", async ({ service, box, task }) => {
+  await withEndpoint("anthropic", async ({ service, box, task }) => {
     const head = anthropicMessage([textBlock(0, ["Hello. "])]).slice(0, 3); // start, block, delta
     const bad = `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,` +
       `"delta":{"type":"text_delta","text":"${SECRET.slice(0, 12)}\n\n`;
@@ -63,7 +63,7 @@ Deno.test("an Anthropic event whose data is not JSON cuts the answer off there, 
 });
 
 Deno.test("a delta for a block that has stopped, which gurt's worker would append, cuts the answer off", async () => {
-  await withRelay("anthropic", async ({ service, box, task }) => {
+  await withEndpoint("anthropic", async ({ service, box, task }) => {
     const writes = anthropicMessage([
       textBlock(0, [`The key: ${SECRET.slice(0, 12)}`]),
       [sse("content_block_delta", {
@@ -82,7 +82,7 @@ Deno.test("a delta for a block that has stopped, which gurt's worker would appen
 });
 
 Deno.test("an OpenAI chunk whose data is not JSON, or names a choice not asked for, cuts the answer off", async () => {
-  await withRelay("openai", async ({ service, box, task }) => {
+  await withEndpoint("openai", async ({ service, box, task }) => {
     const chunks = openaiChunks([`The key: ${SECRET.slice(0, 12)}`, SECRET.slice(12)]);
     const cases = [
       [chunks[0], chunks[1], `data: {"choices":[{"index":0,"delta":{"content":"x\n\n`, chunks[2]],
@@ -108,7 +108,7 @@ Deno.test("an OpenAI chunk whose data is not JSON, or names a choice not asked f
 
 Deno.test("a whole answer that is not JSON is refused with 502 in the service's format, not passed on redacted", async () => {
   // Its text could spell a value no redaction of it sees (escapes a lenient reader decodes).
-  await withRelay("anthropic", async ({ service, box, task }) => {
+  await withEndpoint("anthropic", async ({ service, box, task }) => {
     service.answer({ type: "text/html", writes: [`<p>key: ${escaped(SECRET)}</p>`] });
     const response = await askModel(task, { stream: false });
     assertEquals(response.status, 502);
@@ -124,8 +124,8 @@ Deno.test("a whole answer that is not JSON is refused with 502 in the service's 
 });
 
 Deno.test("a whole answer longer than 16 MiB is refused with 502 in the service's format, never read whole", async () => {
-  await withRelay("anthropic", async ({ service, task }) => {
-    // A JSON string of 17 MiB, in 1 MiB writes: the relay stops reading past 16.
+  await withEndpoint("anthropic", async ({ service, task }) => {
+    // A JSON string of 17 MiB, in 1 MiB writes: the endpoint stops reading past 16.
     const mib = "x".repeat(1024 * 1024);
     const writes = ['{"type":"message","content":[{"type":"text","text":"'];
     for (let i = 0; i < 17; i++) writes.push(mib);
@@ -144,8 +144,8 @@ Deno.test("a whole answer longer than 16 MiB is refused with 502 in the service'
 Deno.test("a whole JSON answer has its decoded strings redacted, escapes and tool arguments included", async () => {
   const anthropic = startSseService();
   const openai = startSseService();
-  const a = await startRelayBox("anthropic", anthropic);
-  const o = await startRelayBox("openai", openai);
+  const a = await startEndpointBox("anthropic", anthropic);
+  const o = await startEndpointBox("openai", openai);
   try {
     const message = JSON.stringify({
       id: "msg_1",

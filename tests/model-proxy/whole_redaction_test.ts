@@ -4,15 +4,15 @@
  * reaches the worker as one `[a vault key]`, each block keeping its place), a tool call's arguments
  * decoded as JSON whatever JSON value they hold, and an answer is refused where a worker would read
  * as text what is not a string, or where a value is left that cannot be replaced. Drives the
- * relay's own whole-answer redaction; the answers are read back by gurt's worker parsers.
+ * endpoint's own whole-answer redaction; the answers are read back by gurt's worker parsers.
  */
 import { assertEquals, assertThrows } from "../assert.ts";
 import { anthropicReply } from "../../mod/loop/wire_anthropic.ts";
 import { openaiReply } from "../../mod/loop/wire_openai.ts";
-import { AnswerUnreadable } from "../../mod/broker/answer_redactor.ts";
-import { redactWholeAnswer } from "../../mod/broker/whole_answer.ts";
+import { AnswerUnreadable } from "../../mod/model-proxy/stream_redaction.ts";
+import { redactWholeAnswer } from "../../mod/model-proxy/whole_redaction.ts";
 import { answerRedaction, Redactor } from "../../mod/vault/mod.ts";
-import { escaped, REDACTED, SECRET } from "./model_relay_service.ts";
+import { escaped, REDACTED, SECRET } from "./scripted_service.ts";
 
 const redaction = answerRedaction(Redactor.forValues([SECRET, "12345678"]));
 const TEXT = `Here is the key you asked for: ${SECRET}. Keep it safe.`;

@@ -6,30 +6,7 @@
  * pieces it runs on into lose their part of it, so the text a worker joins is the whole text
  * redacted, and every event keeps its place.
  */
-
-/** A run of a stream's text, decided: passed on as it is, or replaced as a whole. */
-export interface Span {
-  length: number;
-  secret: boolean;
-}
-
-/** The vault's streaming redactor of one text (the vault's StreamRedactor). */
-export interface SpanStream {
-  /** Takes the next chunk; returns the runs of text now decided, in order. */
-  spans(chunk: string): Span[];
-  /** Ends the text: the runs of what was held, all decided. */
-  endSpans(): Span[];
-}
-
-/** The vault's redaction, as the model relay applies it to an answer. */
-export interface TextRedaction {
-  /** What a vault value is replaced by. */
-  readonly marker: string;
-  /** `text` with every form of every vault value replaced. */
-  redact(text: string): string;
-  /** A fresh redactor for one text that arrives in chunks. */
-  stream(): SpanStream;
-}
+import type { Span, SpanStream, TextRedaction } from "../vault/mod.ts";
 
 /** The part of one event's string that belongs to a stream, and what the worker gets instead. */
 export class Piece {

@@ -3,13 +3,13 @@
  * client joins across the output (every message's output_text, which the SDK's `output_text` joins,
  * and likewise the refusals, reasoning summaries and reasoning texts) each as one text, a function
  * call's `arguments` decoded as JSON; and it is refused where a client would read as text what is
- * not a string. Drives mod/broker/whole_answer.ts directly.
+ * not a string. Drives mod/model-proxy/whole_redaction.ts directly.
  */
 import { assertEquals, assertThrows } from "../assert.ts";
-import { AnswerUnreadable } from "../../mod/broker/answer_redactor.ts";
-import { redactWholeAnswer } from "../../mod/broker/whole_answer.ts";
+import { AnswerUnreadable } from "../../mod/model-proxy/stream_redaction.ts";
+import { redactWholeAnswer } from "../../mod/model-proxy/whole_redaction.ts";
 import { answerRedaction, Redactor } from "../../mod/vault/mod.ts";
-import { escaped, REDACTED, SECRET } from "./model_relay_service.ts";
+import { escaped, REDACTED, SECRET } from "./scripted_service.ts";
 
 const redaction = answerRedaction(Redactor.forValues([SECRET, "12345678"]));
 const TEXT = `Here is the key you asked for: ${SECRET}. Keep it safe.`;

@@ -1,12 +1,12 @@
 /**
  * The Responses API's streamed events, read for redaction: the texts a client joins are read as
- * one stream, and what breaks the order the service writes in, or joins what the relay did not
+ * one stream, and what breaks the order the service writes in, or joins what the endpoint did not
  * read as one, ends the answer.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { EventRedactor } from "../../mod/broker/answer_redactor.ts";
-import { ResponsesAnswer } from "../../mod/broker/answer_responses.ts";
-import { AnswerUnreadable } from "../../mod/broker/json_text_stream.ts";
+import { EventRedactor } from "../../mod/model-proxy/stream_redaction.ts";
+import { ResponsesAnswer } from "../../mod/model-proxy/responses_stream.ts";
+import { AnswerUnreadable } from "../../mod/model-proxy/json_text_stream.ts";
 import { answerRedaction, Redactor } from "../../mod/vault/mod.ts";
 
 const SECRET = "sk-responses-canary-9e8d7c";
