@@ -4,8 +4,9 @@
  * first page of records answered), over logs of 10k, 100k and 1M records, against the baseline
  * measured in the same run: the same start on an empty log. Each log is made once with the chain's
  * own code (the writer's line format, hashed as it hashes) over four daily files, and kept under
- * /tmp between runs; every start copies it into a fresh home. Targets: ready within 1 s more than
- * the empty log's, and at most 50 MB more memory, at 1M records.
+ * /tmp between runs; each is copied into a fresh home, started once (shown as "first": no core has
+ * read that log before), then restarted ROUNDS times. Targets, on a restart at 1M records: ready
+ * within 1 s more than the empty log's, and at most 50 MB more memory.
  */
 import { type AuditEvent, auditEvent, sha256Hex, ZERO_HASH } from "../mod/audit/mod.ts";
 import { adminSocketPath } from "../mod/config/mod.ts";
@@ -122,9 +123,8 @@ interface Start {
   peak: number;
 }
 
-/** One start of `gurt serve` on a copy of `log`: until ready, then until the index answers. */
-async function startOnce(log: string | null): Promise<Start> {
-  const home = await homeWith(log);
+/** One start of `gurt serve` on `home`: until ready, then until the index answers; then stops. */
+async function startOnce(home: string): Promise<Start> {
   const began = performance.now();
   const child = new Deno.Command(Deno.execPath(), {
     args: gurtArgs(["--home", home, "serve"]),
@@ -156,16 +156,24 @@ async function startOnce(log: string | null): Promise<Start> {
   } finally {
     child.kill("SIGTERM");
     await child.status;
-    await Deno.remove(home, { recursive: true });
   }
 }
 
-/** The median start of ROUNDS, by time to ready (memory taken from that same start). */
-async function medianStart(log: string | null): Promise<Start> {
-  const starts: Start[] = [];
-  for (let i = 0; i < ROUNDS; i++) starts.push(await startOnce(log));
-  starts.sort((a, b) => a.readySeconds - b.readySeconds);
-  return starts[Math.floor(starts.length / 2)];
+/**
+ * The first start on a copy of `log`, and the median of ROUNDS restarts after it (by time to
+ * ready; memory from that same restart).
+ */
+async function starts(log: string | null): Promise<{ first: Start; restart: Start }> {
+  const home = await homeWith(log);
+  try {
+    const first = await startOnce(home);
+    const restarts: Start[] = [];
+    for (let i = 0; i < ROUNDS; i++) restarts.push(await startOnce(home));
+    restarts.sort((a, b) => a.readySeconds - b.readySeconds);
+    return { first, restart: restarts[Math.floor(restarts.length / 2)] };
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
 }
 
 const logs = new Map<number, string>();
@@ -177,25 +185,24 @@ for (const size of SIZES) {
     console.log(`made a log of ${size.toLocaleString("en")} records in ${seconds.toFixed(1)} s`);
   }
 }
-const empty = await medianStart(null);
-console.log("| log | ready | ready - empty | RSS | RSS - empty | peak RSS | target | met |");
-console.log("| --- | --- | --- | --- | --- | --- | --- | --- |");
-const row = (what: string, start: Start, target: string, met: string) =>
+const empty = (await starts(null)).restart;
+console.log(
+  "| log | start | ready | ready - empty | RSS | RSS - empty | peak RSS | target | met |",
+);
+console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+const row = (what: string, kind: string, start: Start, target = "", met = "") =>
   console.log(
-    `| ${what} | ${start.readySeconds.toFixed(2)} s | ${
+    `| ${what} | ${kind} | ${start.readySeconds.toFixed(2)} s | ${
       (start.readySeconds - empty.readySeconds).toFixed(2)
     } s | ${(start.rss / MB).toFixed(0)} MB | ${((start.rss - empty.rss) / MB).toFixed(0)} MB | ${
       (start.peak / MB).toFixed(0)
     } MB | ${target} | ${met} |`,
   );
-row("empty (baseline)", empty, "", "");
+row("empty (baseline)", "restart", empty);
 for (const size of SIZES) {
-  const start = await medianStart(logs.get(size)!);
-  const met = start.readySeconds - empty.readySeconds <= 1 && start.rss - empty.rss <= 50 * MB;
-  row(
-    `${size.toLocaleString("en")} records`,
-    start,
-    size >= 1_000_000 ? "ready +1 s, RSS +50 MB" : "",
-    size >= 1_000_000 ? (met ? "yes" : "no") : "",
-  );
+  const { first, restart } = await starts(logs.get(size)!);
+  const met = restart.readySeconds - empty.readySeconds <= 1 && restart.rss - empty.rss <= 50 * MB;
+  const what = `${size.toLocaleString("en")} records`;
+  row(what, "first", first);
+  row(what, "restart", restart, "ready +1 s, RSS +50 MB", met ? "yes" : "no");
 }

@@ -48,6 +48,34 @@ interface Region {
   lines: number;
 }
 
+/**
+ * A machine's state before the last line it was fed (which it still holds back), as plain data:
+ * what a reader keeps on disk to go on later by feeding that line again, then the lines after it.
+ */
+export interface MachineState {
+  head: string;
+  headKnown: boolean;
+  headFile: string | null;
+  headNo: number;
+  headSeq: number;
+  acceptedIndex: number;
+  nextSeq: number;
+  resumed: boolean;
+  records: number;
+  firstFile: string | null;
+  file: string;
+  lineNo: number;
+  fed: number;
+  lastDate: number;
+  lastClock: number;
+  recoveries: Location[];
+  breaks: AcceptedBreakAt[];
+  asks: number[];
+  allowed: number[];
+  clockWarnings: Location[];
+  checkpoints: Checkpoint[];
+}
+
 /** Options of a new verifier. */
 export interface VerifierOptions {
   /** Lines the owner kept off the box; those no verified record matches are reported. */
@@ -123,6 +151,64 @@ export class ChainMachine {
     verifier.#resumed = true;
     verifier.#lastHash = prev;
     return verifier;
+  }
+
+  /**
+   * The state before the line held back, to go on from by feeding that line again (see restore);
+   * null when no line is held back, or inside a failed region (a reader starts over then).
+   */
+  stateBeforeLast(): MachineState | null {
+    const pending = this.#pending;
+    if (pending === null || this.#region !== null) return null;
+    return {
+      head: this.#headHash(),
+      headKnown: this.#headKnown,
+      headFile: this.#headFile,
+      headNo: this.#headNo,
+      headSeq: this.#headSeq,
+      acceptedIndex: this.#acceptedIndex,
+      nextSeq: this.#nextSeq,
+      resumed: this.#resumed,
+      records: this.#records,
+      firstFile: this.#firstFile,
+      file: pending.file,
+      lineNo: pending.no - 1,
+      fed: pending.index,
+      lastDate: this.#lastDate,
+      lastClock: this.#lastClock,
+      recoveries: [...this.#recoveries],
+      breaks: [...this.#breaks],
+      asks: [...this.#asks],
+      allowed: [...this.#allowed],
+      clockWarnings: [...this.#clockWarnings],
+      checkpoints: [...this.#checkpoints.values()],
+    };
+  }
+
+  /** A machine in the state `stateBeforeLast` gave: feed it that last line next. */
+  static restore(state: MachineState): ChainMachine {
+    const machine = new ChainMachine({ checkpoints: state.checkpoints });
+    machine.#head = state.head;
+    machine.#headKnown = state.headKnown;
+    machine.#headFile = state.headFile;
+    machine.#headNo = state.headNo;
+    machine.#headSeq = state.headSeq;
+    machine.#acceptedIndex = state.acceptedIndex;
+    machine.#nextSeq = state.nextSeq;
+    machine.#resumed = state.resumed;
+    machine.#records = state.records;
+    machine.#firstFile = state.firstFile;
+    machine.#file = state.file;
+    machine.#lineNo = state.lineNo;
+    machine.#fed = state.fed;
+    machine.#lastDate = state.lastDate;
+    machine.#lastClock = state.lastClock;
+    machine.#recoveries = [...state.recoveries];
+    machine.#breaks = [...state.breaks];
+    machine.#asks = new Set(state.asks);
+    machine.#allowed = new Set(state.allowed);
+    machine.#clockWarnings = [...state.clockWarnings];
+    return machine;
   }
 
   /**

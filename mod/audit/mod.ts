@@ -26,7 +26,7 @@ export type {
   TornTail,
 } from "./chain_report.ts";
 export { ChainVerifier, type VerifierOptions } from "./chain_verifier.ts";
-export { ChainMachine } from "./chain_machine.ts";
+export { ChainMachine, type MachineState } from "./chain_machine.ts";
 export {
   ALLOWED,
   APPROVAL,

@@ -106,6 +106,11 @@ export const configSchema = z.strictObject({
      * toward memory_bytes too.
      */
     tmp_bytes: z.number().int().min(1024 * 1024).default(1024 * 1024 * 1024),
+    /**
+     * The size of a task's home (tasks/<id>/home, an ext4 image mounted there when the core runs
+     * as root): past it the task's writes fail with ENOSPC, and the box home's disk keeps the rest.
+     */
+    home_bytes: z.number().int().min(16 * 1024 * 1024).default(8 * 1024 * 1024 * 1024),
   }).prefault({}),
   portal: z.strictObject({
     /** The owner API and portal's loopback address. */

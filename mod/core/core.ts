@@ -30,6 +30,11 @@ import { diskFullText, isDiskFull } from "../common/mod.ts";
 /** The most characters of one line of the core's log (a task's own lines are cut shorter first). */
 const LOG_LINE_MAX = 8000;
 
+/** One line of the core's log as printed: shown as data, so nothing it quotes can forge a line. */
+export function logLine(line: string): string {
+  return shownText(line, { max: LOG_LINE_MAX });
+}
+
 /** How a core is started; tests replace the runtime, the tools or the audit writer's hooks. */
 export interface CoreOptions {
   acceptBreak?: boolean;
@@ -106,7 +111,7 @@ export class Core {
     // One line per call, whatever it quotes: what a task sent (a path, a host, an error's text) is
     // shown as data (every control, invisible and direction character escaped), so it cannot end
     // the line or forge another. The task's lines are cut to their own length before they get here.
-    const log = (line: string) => print(shownText(redact(line), { max: LOG_LINE_MAX }));
+    const log = (line: string) => print(logLine(redact(line)));
     const open = options.openAudit ?? AuditWriter.open;
     const voided: string[] = [];
     const { writer, notices } = await open(config.home, {

@@ -28,7 +28,13 @@ import { serveSocket } from "./home_layout.ts";
 import { firstClosedFolder, unreachableText } from "./home_reach.ts";
 import { ensureTaskUser, removeTaskUser, type TaskUser, taskUsers } from "./task_users.ts";
 import type { EgressServer, TlsFront } from "../egress/mod.ts";
-import type { TaskSandboxes } from "../sandbox/mod.ts";
+import {
+  closeTaskHome,
+  homeRoomProblem,
+  mountTaskHome,
+  type TaskSandboxes,
+  unmountTaskHomes,
+} from "../sandbox/mod.ts";
 import { KEY_NAMES, type ModelEndpoint, noKeyMessage } from "../model-proxy/mod.ts";
 import { modelService } from "../loop/mod.ts";
 import { agentService } from "../agents/mod.ts";
@@ -87,6 +93,14 @@ export class TaskManager {
       if (!this.deps.registry.has(tool)) {
         throw new HttpError(400, `tools: ${JSON.stringify(tool)} is not a tool of this box`);
       }
+    }
+    if (this.options.asRoot) {
+      // Each home is an image that grows as its task writes: the disk must hold them all, full.
+      const problem = await homeRoomProblem(this.deps.home, {
+        bytes: this.deps.config.tasks.home_bytes,
+        liveDirs: [...this.#live.keys()].map((live) => taskDir(this.deps.home, live)),
+      });
+      if (problem !== null) throw new HttpError(507, problem);
     }
     const id = newTaskId();
     const dir = taskDir(this.deps.home, id);
@@ -194,7 +208,15 @@ export class TaskManager {
       const opened = await this.#open({ ...record, state: "running" }, { fresh: false });
       if (isLive(opened.state)) restored.push(record.id);
     }
-    if (this.options.asRoot) await this.#removeStrayUsers();
+    if (this.options.asRoot) {
+      await this.#removeStrayUsers();
+      // Homes a killed core left mounted, of tasks that are not live now.
+      const problems = await unmountTaskHomes(
+        `${this.deps.home}/tasks`,
+        new Set(this.#live.keys()),
+      );
+      for (const problem of problems) this.deps.log(`gurt: ${problem}`);
+    }
     return restored;
   }
 
@@ -287,6 +309,11 @@ export class TaskManager {
     }
     this.#live.clear();
     await Promise.allSettled([...this.#ending]);
+    if (this.options.asRoot) {
+      for (const problem of await unmountTaskHomes(`${this.deps.home}/tasks`)) {
+        this.deps.log(`gurt: ${problem}`);
+      }
+    }
   }
 
   /**
@@ -329,6 +356,10 @@ export class TaskManager {
     const modelPath = `${dir}/model.sock`;
     try {
       if (this.options.asRoot) {
+        step = "its home could not be mounted";
+        const unbounded = await mountTaskHome(dir, this.deps.config.tasks.home_bytes);
+        if (unbounded !== null) this.deps.log(`gurt: task ${record.id}: ${unbounded}`);
+        step = "its user could not be made ready";
         live.user = await ensureTaskUser(record.id, this.deps.home);
         await Deno.chown(socket, live.user.uid, live.user.gid);
         await Deno.chown(`${dir}/home`, live.user.uid, live.user.gid);
@@ -449,6 +480,7 @@ export class TaskManager {
       await Deno.chown(home, 0, 0).then(() => Deno.chmod(home, 0o700)).catch((error) =>
         this.deps.log(`gurt: the home of task ${id} could not be closed: ${error.message}`)
       );
+      await closeTaskHome(taskDir(this.deps.home, id));
     }
   }
 

@@ -37,6 +37,8 @@ export interface TaskModelOptions {
   drawBytes(count: number): string | null;
   /** Lets a billed request on, or holds it for the owner while the task is over its budget. */
   admit(request: ModelRequestFacts, signal: AbortSignal): Promise<ModelAdmission>;
+  /** The task's steps so far, where its worker keeps its agent's session (`{agent: {session}}`). */
+  steps(): readonly { data: unknown }[];
 }
 
 /** Opens a task's model endpoint. */
@@ -56,6 +58,7 @@ export async function openTaskModel(options: TaskModelOptions): Promise<ModelEnd
     socketPath: options.socketPath,
     services: { anthropic: targets.anthropic, openai: targets.openai },
     factory: targets.factory,
+    factorySessions: () => keptSessions(options.steps()),
     placeholder: PLACEHOLDER_KEY,
     onUsage: async (usage) => {
       const whole = meter.add(usage.cents);
@@ -72,6 +75,21 @@ export async function openTaskModel(options: TaskModelOptions): Promise<ModelEnd
     admit: async (request, signal) => refusalOf(await options.admit(request, signal)),
     maxConcurrent: options.config.broker.max_model_requests,
   });
+}
+
+/** The agent sessions the task's steps keep, to resume after a restart (agent_run_steps.ts). */
+function keptSessions(steps: readonly { data: unknown }[]): string[] {
+  const found: string[] = [];
+  for (const { data } of steps) {
+    const agent = typeof data === "object" && data !== null
+      ? (data as { agent?: unknown }).agent
+      : undefined;
+    const session = typeof agent === "object" && agent !== null
+      ? (agent as { session?: unknown }).session
+      : undefined;
+    if (typeof session === "string" && session !== "") found.push(session);
+  }
+  return found;
 }
 
 /** What the endpoint answers for an admission: nothing (send it), 403 or 429. */

@@ -7,6 +7,7 @@
  * by event, never held whole), and reports the tokens the answer used, priced exactly.
  */
 import { readRequestBody } from "../net/mod.ts";
+import { notRelayedAnswer } from "./not_relayed.ts";
 import type {
   ModelEndpoint,
   ModelEndpointOptions,
@@ -25,22 +26,19 @@ import {
   wholeAnswerUsage,
 } from "./answer_usage.ts";
 import { type CheckedRequest, checkRequest } from "./request_check.ts";
-import { factoryRefusedMessage, factoryRoute } from "./factory_paths.ts";
+import {
+  createdSession,
+  factoryRefusedMessage,
+  factoryRoute,
+  factorySessionMessage,
+} from "./factory_paths.ts";
 import { plainAnswer } from "./plain_relay.ts";
 import { answerHeaders, carriesPlaceholder, serviceHeaders } from "./relay_headers.ts";
-import {
-  hasJsonBody,
-  relayedPaths,
-  type Route,
-  type RouteKind,
-  routeOf,
-  type Service,
-} from "./routes.ts";
+import { hasJsonBody, type Route, type RouteKind, routeOf, type Service } from "./routes.ts";
 import {
   busyMessage,
   errorAnswer,
   noKeyMessage,
-  notFoundMessage,
   tooLargeMessage,
   unreachableMessage,
 } from "./service_errors.ts";
@@ -81,6 +79,8 @@ class TaskEndpoint implements ModelEndpoint {
   /** Rejects once the endpoint is closing. */
   readonly #closingNow: Promise<never>;
   readonly #reports = new Set<Promise<void>>();
+  /** The Factory sessions this task made through the endpoint. */
+  readonly #sessions = new Set<string>();
   readonly #most: number;
   readonly #maxBody: number;
   readonly #drawBytes: (count: number) => string | null;
@@ -161,18 +161,26 @@ class TaskEndpoint implements ModelEndpoint {
     }
     if (found.kind === "plain" && factory !== undefined) return await this.#plain(request, factory);
     const path = url.pathname.slice(0, 200);
-    await this.#options.onBlocked({ service: "factory", path, reason: "factory_path", at: "" })
+    const own = (id: string) =>
+      this.#sessions.has(id) || (this.#options.factorySessions?.() ?? []).includes(id);
+    if (found.kind === "session" && factory !== undefined && (found.id === null || own(found.id))) {
+      return await this.#plain(request, factory, found.id === null);
+    }
+    // Another session's copy is answered as Factory answers one that is not there (Droid goes on).
+    const session = found.kind === "session";
+    const reason = session ? "factory_session" : "factory_path";
+    await this.#options.onBlocked({ service: "factory", path, reason, at: "" })
       .catch((error) =>
         this.#log(`gurt model endpoint: a refusal could not be reported: ${describe(error)}`)
       );
     return errorAnswer("openai", {
-      error: "refused",
-      message: factoryRefusedMessage(request.method, path),
+      error: session ? "not_found" : "refused",
+      message: (session ? factorySessionMessage : factoryRefusedMessage)(request.method, path),
     });
   }
 
-  /** A Factory request relayed as it is. */
-  async #plain(request: Request, factory: ServiceTarget): Promise<Response> {
+  /** A Factory request relayed as it is; `creates` a session, whose id becomes the task's. */
+  async #plain(request: Request, factory: ServiceTarget, creates = false): Promise<Response> {
     if (this.#active >= this.#most) {
       return errorAnswer("openai", { error: "busy", message: busyMessage(this.#most) });
     }
@@ -185,6 +193,8 @@ class TaskEndpoint implements ModelEndpoint {
         drawBytes: this.#drawBytes,
         redaction: this.#options.redaction,
         signal: this.#closing.signal,
+        // A body that names no id adds "", which no session path's id is.
+        sending: creates ? (body) => this.#sessions.add(createdSession(body) ?? "") : undefined,
       });
     } finally {
       this.#active--;
@@ -202,24 +212,23 @@ class TaskEndpoint implements ModelEndpoint {
       headers: request.headers,
       service: via.service,
     });
-    if (route.kind === null) {
-      // What the client sends is read (up to the body limit) before the answer: an HTTP/2
-      // client whose body is left unread may see its stream reset instead of the 404.
-      await Promise.race([
-        readRequestBody(request, { limit: this.#maxBody, tooLarge: () => new TooLarge() }),
-        this.#closingNow,
-      ]).catch(() => {});
-      const message = notFoundMessage(
-        { method: request.method, path: url.pathname },
-        { service: route.service, relayed: relayedPaths(route.service) },
-      );
-      return errorAnswer(route.service, { error: "not_found", message });
-    }
     // Refused before its body is read: a task may not hold more of the endpoint than this.
     if (this.#active >= this.#most) {
       return errorAnswer(route.service, { error: "busy", message: busyMessage(this.#most) });
     }
     this.#active++;
+    if (route.kind === null) {
+      const limits = { most: this.#maxBody, draw: this.#drawBytes, closing: this.#closingNow };
+      try {
+        return await notRelayedAnswer(
+          request,
+          { service: route.service, path: url.pathname },
+          limits,
+        );
+      } finally {
+        this.#active--;
+      }
+    }
     let held = true;
     const release = () => {
       if (held) this.#active--;

@@ -20,6 +20,8 @@ export interface PlainRelay {
   drawBytes: (count: number) => string | null;
   redaction?: () => TextRedaction;
   signal: AbortSignal;
+  /** Told of the body just before it is sent (undefined: none). */
+  sending?: (body: Uint8Array | undefined) => void;
 }
 
 /** Why a plain request was not sent: too large, or over the task's total (a sentence). */
@@ -81,6 +83,7 @@ async function relayPlain(
     const over = relay.drawBytes(body.length);
     if (over !== null) throw new PlainRefused(429, over);
   }
+  relay.sending?.(body);
   const upstream = await fetch(
     `${relay.target.baseUrl.replace(/\/+$/, "")}${url.pathname}${url.search}`,
     {

@@ -43,8 +43,11 @@ export interface ModelBlockedEvent {
   /** The service asked; "factory" for a request to api.factory.ai. */
   service: Service | "factory";
   path: string;
-  /** Why: a body's fetch, or factory_path (a Factory path a task may not reach). */
-  reason: RefusalReason | "factory_path";
+  /**
+   * Why: a body's fetch, factory_path (a Factory path a task may not reach) or factory_session
+   * (another session's path).
+   */
+  reason: RefusalReason | "factory_path" | "factory_session";
   /** Where in the body (`messages[1].content[0].source`); names keys, never values. */
   at: string;
 }
@@ -56,6 +59,11 @@ export interface ModelEndpointOptions {
   services: { anthropic: ServiceTarget; openai: ServiceTarget };
   /** Factory's API, for factoryRequest (absent: every Factory request is refused). */
   factory?: ServiceTarget;
+  /**
+   * The Factory sessions the task's worker has kept (its Droid session, resumed after a restart),
+   * which its requests may reach besides those it made through this endpoint (none if absent).
+   */
+  factorySessions?: () => readonly string[];
   /** Told of each answer's usage: a whole answer's before it is sent, a stream's at its end. */
   onUsage(event: UsageEvent): Promise<void>;
   /** Told of each refusal before the client is answered (the caller writes net.blocked). */

@@ -158,6 +158,11 @@ export function refusedMessage(what: string, at: string): string {
   return `gurt model endpoint: the request asks the model service to reach something for the task (${what}, at ${at}), which would go around the task's host list, so the box refused it; retrying will not help. Leave that tool out, or send the content itself (base64 or a data: URL). see runbook.md#model-proxy-refused`;
 }
 
+/** The sentence for a request that names something the service keeps (a stored prompt, say). */
+export function storedMessage(what: string, at: string): string {
+  return `gurt model endpoint: the request names ${what} (at ${at}), which the box cannot read before the service acts on it: it could hold tools that reach around the task's host list, or another task's conversation, so the box refused it; retrying will not help. Send the whole input with store: false instead. see runbook.md#model-proxy-refused`;
+}
+
 /** The sentence for a Responses request in background mode, whose usage the box never sees. */
 export function backgroundMessage(): string {
   return `gurt model endpoint: the request asks for a background response (background: true), which the service answers later, where the box cannot meter its usage against the task's budget, so the box refused it; send it without background (streaming is fine). see runbook.md#model-proxy-refused`;

@@ -88,25 +88,31 @@ export function shownText(text: string, options: ShownOptions = {}): string {
   return shown + cutMark(text, used);
 }
 
+/** The most lines shownLines gives, whatever is left of its characters. */
+export const SHOWN_LINES_MAX = 200;
+
 /**
  * A text as lines of data, for a reader that prints each under a mark of its own: split at each
  * newline, each line escaped as shownText escapes (a carriage return is `\r`), and the whole cut at
- * `max` with the marker on the last line. Never fewer than one line.
+ * `max` (each newline counts as its two characters `\n` would) or at SHOWN_LINES_MAX lines, with
+ * the marker on the last line. Never fewer than one line.
  */
 export function shownLines(text: string, options: ShownOptions = {}): string[] {
   let budget = options.max ?? SHOWN_MAX;
   const lines: string[] = [];
   let offset = 0;
   for (const raw of text.split("\n")) {
-    if (budget <= 0 && lines.length > 0) break;
+    if (lines.length > 0) {
+      // An empty line shows no character, but it is a row of the owner's screen all the same.
+      if (budget <= 0 || lines.length === SHOWN_LINES_MAX) break;
+      offset += 1; // the newline before this line
+    }
     const { shown, used } = escapeInto(raw, budget);
     lines.push(shown);
-    budget -= shown.length;
+    budget -= shown.length + 2;
     offset += used;
     if (used < raw.length) break;
-    offset += 1; // the newline
   }
-  const rest = Math.min(offset, text.length);
-  lines[lines.length - 1] += cutMark(text, rest);
+  lines[lines.length - 1] += cutMark(text, offset);
   return lines;
 }

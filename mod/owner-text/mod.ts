@@ -3,5 +3,5 @@
  * model shown as data (shownText, shownLines), and the two-line block of a pending approval.
  */
 export { answerText, approvalBlock, ARGUMENTS_MAX } from "./approvals_format.ts";
-export { SHOWN_MAX, shownLines, type ShownOptions, shownText } from "./escape.ts";
+export { SHOWN_LINES_MAX, SHOWN_MAX, shownLines, type ShownOptions, shownText } from "./escape.ts";
 export { blockedText, journalWords } from "./journal_words.ts";

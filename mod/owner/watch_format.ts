@@ -61,14 +61,21 @@ function labelled(label: string, text: string): string {
   return [`${label} ${first}`, ...rest.map((line) => `${MARK}${line}`)].join("\n");
 }
 
+/** The items of `value` that are objects, or none when it is not an array. */
+function objectsOf(value: unknown): Fields[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter((item): item is Fields => fieldsOf(item) !== null);
+}
+
 function stepText(text: string, data: unknown): string | null {
-  const loop = (data as { loop?: { messages?: Fields[] } } | null)?.loop;
-  if (loop === undefined) return text === "" ? null : labelled("[step]", text);
+  // The task chose `data` whole: a loop transcript of any other shape is read as no transcript.
+  const loop = fieldsOf(fieldsOf(data)?.loop);
+  if (loop === null) return text === "" ? null : labelled("[step]", text);
   const out: string[] = [];
   if (text !== "") out.push(labelled("[model]", text));
-  for (const message of loop.messages ?? []) {
+  for (const message of objectsOf(loop.messages)) {
     if (message.role !== "assistant") continue;
-    for (const call of (message.calls ?? []) as Fields[]) {
+    for (const call of objectsOf(message.calls)) {
       out.push(
         `→ ${shownText(String(call.name), { max: 200 })} ${
           shownText(JSON.stringify(call.input) ?? "undefined", { max: SHOWN })

@@ -22,3 +22,13 @@ export {
   type TaskSandboxPlan,
 } from "./task_sandbox_args.ts";
 export { TASK_ETC_PATHS } from "./etc_paths.ts";
+export {
+  closeTaskHome,
+  freeBytes,
+  HOME_IMAGE,
+  HOME_RESERVE_BYTES,
+  homeRoomProblem,
+  mountPoints,
+  mountTaskHome,
+  unmountTaskHomes,
+} from "./task_home.ts";

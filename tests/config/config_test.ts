@@ -55,6 +55,7 @@ Deno.test("an empty file gives every default", () => {
     max_processes: 1024,
     cpus: 1,
     tmp_bytes: 1024 * 1024 * 1024,
+    home_bytes: 8 * 1024 * 1024 * 1024,
   });
   assertEquals(config.portal.listen, "127.0.0.1:7780");
 });
@@ -126,10 +127,15 @@ Deno.test("a task's limits are read, and a limit too small to run a worker is re
   assertEquals(config.tasks.cpus, 1.5);
   assertEquals(config.tasks.tmp_bytes, 64 * 1024 * 1024);
   for (
-    const [line, key] of [["memory_bytes = 1024", "memory_bytes"], [
-      "max_processes = 2",
-      "max_processes",
-    ], ["cpus = 0", "cpus"]]
+    const [line, key] of [
+      ["memory_bytes = 1024", "memory_bytes"],
+      [
+        "max_processes = 2",
+        "max_processes",
+      ],
+      ["cpus = 0", "cpus"],
+      ["home_bytes = 1024", "home_bytes"],
+    ]
   ) {
     assertThrows(() => parseConfig("g.toml", `[tasks]\n${line}\n`), ConfigError, key);
   }

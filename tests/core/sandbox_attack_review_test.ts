@@ -7,7 +7,7 @@
  */
 import { assert, assertEquals } from "../assert.ts";
 import { exists, startBox, startServe, until } from "../kit/mod.ts";
-import { endTaskGroup, probeCgroups } from "../../mod/sandbox/mod.ts";
+import { endTaskGroup, probeCgroups, unmountTaskHomes } from "../../mod/sandbox/mod.ts";
 import { runInBox, withSandboxBox } from "../sandbox/sandbox_kit.ts";
 import { removeTaskUser, taskUsers } from "../../mod/core/task_users.ts";
 import {
@@ -24,7 +24,7 @@ const USER = { uid: 61237, gid: 61237 };
 /** Runs a bash script as a task's worker in a sandbox made with these limits; its output. */
 async function inSandbox(
   script: string,
-  limits: { memoryBytes: number; tmpBytes: number },
+  limits: { memoryBytes: number; tmpBytes: number; homeBytes?: number },
 ): Promise<{ code: number; out: string; err: string }> {
   let run: { code: number; out: string; err: string } | undefined;
   await withSandboxBox(USER, async (box) => {
@@ -152,13 +152,15 @@ time.sleep(600)`,
       assertEquals(listed?.status, 200, `the owner's admin socket does not answer: ${said}`);
     } finally {
       await serve.kill9();
-      // What the core would have done at the task's end: its user and its cgroup go.
+      // What the core would have done at the task's end: its user, its cgroup and its home's
+      // mount go.
       const { kind } = await probeCgroups();
       for (const user of await taskUsers()) {
         if (user.home !== home) continue;
         await removeTaskUser(user);
         await endTaskGroup(user.task, kind);
       }
+      await unmountTaskHomes(`${home}/tasks`);
       await Deno.remove(home, { recursive: true }).catch(() => {});
     }
   },
@@ -200,7 +202,9 @@ while total < 512 * 2**20 and len(held) < 2000:
   },
 });
 
-// FAILS ON HEAD: a task's home (tasks/<id>/home on the box home's disk) has no size limit. With a
+// FIXED (issue 28: each home is an ext4 image of [tasks] home_bytes, mounted by the core, here at
+// 64 MB; mod/sandbox/task_home.ts); it failed before: a task's home (tasks/<id>/home on the box
+// home's disk) had no size limit. With a
 // 64 MB memory limit and a 64 MB /tmp, the worker writes 256 MB there (page cache is reclaimed, so
 // memory.limit does not stop it), and would go on to fill the disk the audit log is on: the next
 // Decision record fails, the writer answers audit_unavailable and writes nothing more until a
@@ -211,12 +215,12 @@ while total < 512 * 2**20 and len(held) < 2000:
 // limit is asked for at tmpBytes, the one bound the sandbox has for a task's files.
 Deno.test({
   name: "a task's home is bounded: it cannot write 256 MB with 64 MB of memory and of /tmp",
-  ignore: true,
+  ignore: !asRoot,
   fn: async () => {
     const run = await inSandbox(
       `dd if=/dev/zero of="$HOME/fill" bs=1M count=256 conv=fsync 2>/dev/null; echo status $?
        du -m "$HOME/fill" | cut -f1; rm -f "$HOME/fill"`,
-      { memoryBytes: 64 * MB, tmpBytes: 64 * MB },
+      { memoryBytes: 64 * MB, tmpBytes: 64 * MB, homeBytes: 64 * MB },
     );
     const [status, megabytes] = run.out.trim().split("\n");
     assert(status !== "status 0" && Number(megabytes) <= 64, `the home took ${megabytes} MB`);

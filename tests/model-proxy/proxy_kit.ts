@@ -68,7 +68,13 @@ export type TestOptions =
   & Partial<
     Pick<
       ModelEndpointOptions,
-      "maxBodyBytes" | "maxConcurrent" | "redaction" | "clock" | "drawBytes" | "admit"
+      | "maxBodyBytes"
+      | "maxConcurrent"
+      | "redaction"
+      | "clock"
+      | "drawBytes"
+      | "admit"
+      | "factorySessions"
     >
   >
   & {
@@ -118,6 +124,7 @@ export async function withProxy(
     factory: options.factory === undefined
       ? undefined
       : { baseUrl: options.factory.baseUrl, key: () => options.factory!.key },
+    factorySessions: options.factorySessions,
     redaction: options.redaction,
     clock: options.clock,
   });

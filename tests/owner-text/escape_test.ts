@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import { assert, assertEquals } from "../assert.ts";
-import { SHOWN_MAX, shownLines, shownText } from "../../mod/owner-text/mod.ts";
+import { SHOWN_LINES_MAX, SHOWN_MAX, shownLines, shownText } from "../../mod/owner-text/mod.ts";
 
 /** What must never reach the owner's screen as it is. */
 const HIDDEN =
@@ -69,7 +69,9 @@ Deno.test("a text past its limit is cut with the count of what is left", () => {
 Deno.test("shownLines splits at newlines only, escapes the rest of each line, and cuts the whole", () => {
   assertEquals(shownLines("one\ntwo\r\n\u202ethree"), ["one", "two\\r", "\\u202ethree"]);
   assertEquals(shownLines(""), [""]);
-  assertEquals(shownLines("abc\ndefgh\nij", { max: 5 }), ["abc", "de… [6 more characters]"]);
+  // Each newline counts as the two characters of `\n`.
+  assertEquals(shownLines("abc\ndefgh\nij", { max: 7 }), ["abc", "de… [6 more characters]"]);
+  assertEquals(shownLines("abc\ndefgh\nij", { max: 5 }), ["abc… [9 more characters]"]);
 });
 
 Deno.test("whatever a task writes, shownText shows no newline and no hidden character, and plain text is unchanged", () => {
@@ -99,4 +101,10 @@ Deno.test("whatever a task writes, shownText shows no newline and no hidden char
       assertEquals(shownText(text), text);
     }),
   );
+});
+
+Deno.test("shownLines of a text of empty lines is cut: 100000 newlines are not 100001 rows on the owner's screen", () => {
+  const lines = shownLines("\n".repeat(100_000));
+  assertEquals(lines.length, SHOWN_LINES_MAX);
+  assertEquals(lines.at(-1), `… [${100_000 - (SHOWN_LINES_MAX - 1)} more characters]`);
 });

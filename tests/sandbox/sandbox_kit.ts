@@ -3,7 +3,7 @@
  * state folder of root's) with TaskSandboxes prepared in it, and a shell script run there as the
  * task's worker. As root, like the tests that use it.
  */
-import { type Door, TaskSandboxes } from "../../mod/sandbox/mod.ts";
+import { type Door, mountTaskHome, TaskSandboxes } from "../../mod/sandbox/mod.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 
@@ -24,6 +24,8 @@ export interface SandboxLimits {
   memoryBytes?: number;
   maxProcesses?: number;
   tmpBytes?: number;
+  /** The size of the home, mounted as the core mounts it (mod/sandbox/task_home.ts); none: not bounded. */
+  homeBytes?: number;
 }
 
 /** Makes a box for the task user `user`, runs `fn` with it, then ends its task and removes it. */
@@ -38,6 +40,7 @@ export async function withSandboxBox(
   await Deno.mkdir(state, { mode: 0o700 });
   const home = `${dir}/home`;
   await Deno.mkdir(home, { mode: 0o700 });
+  if (limits.homeBytes !== undefined) await mountTaskHome(dir, limits.homeBytes);
   await Deno.chown(home, user.uid, user.gid);
   const socket = `${dir}/broker.sock`;
   const task = `t${crypto.randomUUID().slice(0, 8)}`;
@@ -54,6 +57,9 @@ export async function withSandboxBox(
     await fn({ dir, home, socket, sandboxes, task, user });
   } finally {
     await sandboxes.end(task);
+    if (limits.homeBytes !== undefined) {
+      await new Deno.Command("umount", { args: [home], stderr: "null" }).output();
+    }
     await Deno.remove(dir, { recursive: true });
   }
 }
