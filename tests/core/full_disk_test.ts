@@ -96,7 +96,10 @@ Deno.test({
       closed = true; // restart closes it first
       let said = "";
       await box.restart().then(() => (closed = false), (error) => (said = error.message));
-      assert(said.startsWith(`gurt serve cannot start: the box home ${home} has no room`), said);
+      assert(
+        said.startsWith(`gurt serve cannot start: the disk of the box home ${home} is full (`),
+        said,
+      );
       assert(said.endsWith("see runbook.md#disk-full"), said);
     } finally {
       if (!closed) await box.core.close();

@@ -43,7 +43,10 @@ Deno.test({
       assertEquals(serve.exited.success, false);
       const said = serve.stderr().trim().split("\n");
       const last = said[said.length - 1];
-      assert(last.startsWith(`gurt serve cannot start: the box home ${home} has no room`), last);
+      assert(
+        last.startsWith(`gurt serve cannot start: the disk of the box home ${home} is full (`),
+        last,
+      );
       assert(last.endsWith("see runbook.md#disk-full"), last);
     } finally {
       await disk.close();
