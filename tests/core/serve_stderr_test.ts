@@ -6,7 +6,7 @@
  */
 import { assert, assertEquals } from "../assert.ts";
 import { startServe, startTask, stopAllTasks, taskSocket } from "../kit/mod.ts";
-import { canMount, mountSmallDisk } from "../kit/small_disk.ts";
+import { canMount, withSmallDiskHome } from "../kit/small_disk.ts";
 import { requestRaw } from "../../mod/net/mod.ts";
 
 Deno.test("a task cannot forge a line of gurt serve's stderr: ESC and newline are printed escaped", async () => {
@@ -33,10 +33,8 @@ Deno.test("a task cannot forge a line of gurt serve's stderr: ESC and newline ar
 Deno.test({
   name: "gurt serve started on a full disk names the box home and the runbook entry",
   ignore: !canMount(),
-  fn: async () => {
-    const home = await Deno.makeTempDir({ prefix: "gurt-fullstart-" });
-    const disk = await mountSmallDisk(home, 1024 * 1024);
-    try {
+  fn: () =>
+    withSmallDiskHome({ prefix: "gurt-fullstart-", bytes: 1024 * 1024 }, async (home, disk) => {
       await disk.fill();
       const serve = await startServe(home);
       assert(serve.exited !== null, "gurt serve started on a full disk");
@@ -48,9 +46,5 @@ Deno.test({
         last,
       );
       assert(last.endsWith("see runbook.md#disk-full"), last);
-    } finally {
-      await disk.close();
-      await Deno.remove(home, { recursive: true });
-    }
-  },
+    }),
 });
