@@ -25,7 +25,7 @@ import { TaskSandboxes } from "../sandbox/mod.ts";
 import { openBoxCa } from "../box-ca/mod.ts";
 import { openTlsFront } from "../egress/mod.ts";
 import { shownText } from "../owner-text/mod.ts";
-import { diskFullText, isDiskFull } from "../common/mod.ts";
+import { isDiskFull } from "../common/mod.ts";
 
 /** The most characters of one line of the core's log (a task's own lines are cut shorter first). */
 const LOG_LINE_MAX = 8000;
@@ -88,9 +88,9 @@ export class Core {
       // The OS says only "No space left on device": say whose disk, and what to do.
       if (!isDiskFull(error)) throw error;
       throw new Error(
-        `gurt serve cannot start: ${
-          diskFullText(`the box home ${config.home} has no room for what it writes at start`, error)
-        }`,
+        `gurt serve cannot start: the disk of the box home ${config.home} is full (${
+          (error as Error).message
+        }); free space on it; see runbook.md#disk-full`,
       );
     }
   }

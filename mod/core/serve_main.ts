@@ -22,7 +22,7 @@ export default async function main(args: ServeArgs): Promise<number> {
     // needs first, the rest once it holds the lock; its notices say what changed.
     core = await Core.start(args.config, { acceptBreak: args.acceptBreak });
   } catch (error) {
-    console.error(error instanceof Error ? error.message : String(error));
+    console.error(logLine(error instanceof Error ? error.message : String(error)));
     return exitStatusOf(error);
   }
   // A notice may name what a task left (a journal, a path): one line each, escaped as the log is.

@@ -47,9 +47,13 @@ Deno.test("a task past [approvals] max_per_task is answered 429 for one more ask
     const theirs = await other.request("POST", "/ask", { question: "b1", key: "b1", waitMs: 0 });
     assertEquals(theirs.body.pending, true);
 
-    // The owner answers one: the task may ask again.
+    // The owner answers one: once its ask has ended (its answer journalled), the task may ask again.
     const first = (await box.admin("GET", "/approvals")).body.items[0].approval;
     assertEquals((await box.admin("POST", `/approvals/${first}/refuse`)).status, 200);
+    assertEquals(
+      (await task.request("POST", "/ask", { question: "a1", key: "a1" })).body,
+      { approved: false },
+    );
     const again = await task.request("POST", "/ask", { question: "a4", key: "a4", waitMs: 0 });
     assertEquals(again.body.pending, true, JSON.stringify(again.body));
     assertEquals(count.runs, []);

@@ -6,7 +6,7 @@
  */
 import { assert, assertEquals } from "../assert.ts";
 import { startServe, startTask, stopAllTasks, taskSocket } from "../kit/mod.ts";
-import { canMount, mountSmallDisk } from "../kit/small_disk.ts";
+import { canMount, withSmallDiskHome } from "../kit/small_disk.ts";
 import { requestRaw } from "../../mod/net/mod.ts";
 
 Deno.test("a task cannot forge a line of gurt serve's stderr: ESC and newline are printed escaped", async () => {
@@ -26,28 +26,25 @@ Deno.test("a task cannot forge a line of gurt serve's stderr: ESC and newline ar
   const lines = text.split("\n");
   assertEquals(lines.filter((line) => line === "gurt serve: stopped").length, 1, text);
   assertEquals(lines[lines.length - 2], "gurt serve: stopped");
-  assert(text.includes("/x\\u001b[31m\\u000agurt serve: stopped\\u000a on "), text);
+  assert(text.includes("/x\\u001b[31m\\ngurt serve: stopped\\n on "), text);
   await Deno.remove(home, { recursive: true });
 });
 
 Deno.test({
   name: "gurt serve started on a full disk names the box home and the runbook entry",
   ignore: !canMount(),
-  fn: async () => {
-    const home = await Deno.makeTempDir({ prefix: "gurt-fullstart-" });
-    const disk = await mountSmallDisk(home, 1024 * 1024);
-    try {
+  fn: () =>
+    withSmallDiskHome({ prefix: "gurt-fullstart-", bytes: 1024 * 1024 }, async (home, disk) => {
       await disk.fill();
       const serve = await startServe(home);
       assert(serve.exited !== null, "gurt serve started on a full disk");
       assertEquals(serve.exited.success, false);
       const said = serve.stderr().trim().split("\n");
       const last = said[said.length - 1];
-      assert(last.startsWith(`gurt serve cannot start: the box home ${home} has no room`), last);
+      assert(
+        last.startsWith(`gurt serve cannot start: the disk of the box home ${home} is full (`),
+        last,
+      );
       assert(last.endsWith("see runbook.md#disk-full"), last);
-    } finally {
-      await disk.close();
-      await Deno.remove(home, { recursive: true });
-    }
-  },
+    }),
 });

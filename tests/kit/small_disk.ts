@@ -66,3 +66,25 @@ async function run(command: string[]): Promise<void> {
     throw new Error(`${command.join(" ")} failed: ${new TextDecoder().decode(out.stderr)}`);
   }
 }
+
+/**
+ * Runs `work` on a fresh temporary box home whose folder `under` (the home itself when absent) is
+ * a small disk of `bytes`; unmounted and removed afterwards, whatever happens.
+ */
+export async function withSmallDiskHome(
+  options: { prefix: string; bytes: number; under?: string },
+  work: (home: string, disk: SmallDisk) => Promise<void>,
+): Promise<void> {
+  const home = await Deno.makeTempDir({ prefix: options.prefix });
+  const dir = options.under === undefined ? home : `${home}/${options.under}`;
+  try {
+    const disk = await mountSmallDisk(dir, options.bytes);
+    try {
+      await work(home, disk);
+    } finally {
+      await disk.close();
+    }
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+}
