@@ -34,10 +34,11 @@ import { modelService } from "../loop/mod.ts";
 import { agentService } from "../agents/mod.ts";
 import { openTaskDoors } from "./task_doors.ts";
 import { alive, isWorkerOf, spawnWorker, stopWorker } from "./worker_process.ts";
+import type { GuardedServer } from "../net/mod.ts";
 
 interface Live {
   handle: TaskHandle;
-  server: Deno.HttpServer;
+  server: GuardedServer;
   child: Deno.ChildProcess | null;
   user: TaskUser | null;
   /** The task's egress proxy, once open. */
@@ -280,14 +281,19 @@ export class TaskManager {
     const dir = taskDir(this.deps.home, record.id);
     const socket = taskSocketPath(this.deps.home, record.id);
     let journal: Journal | null = null;
-    let server: Deno.HttpServer;
+    let server: GuardedServer;
     let handle: TaskHandle;
     try {
       journal = await Journal.open(`${dir}/journal.jsonl`, { redact: this.deps.redact });
       handle = new TaskHandle(record, journal, socket);
       await Deno.chmod(dir, 0o700); // bind inside a private folder: no window before the chmod
       const app = taskRoutes(this.deps, handle);
-      server = await serveSocket(socket, (request) => app.fetch(request));
+      server = await serveSocket(socket, (request) => app.fetch(request), {
+        name: `task ${record.id}'s broker socket`,
+        maxConnections: this.deps.config.broker.door_connections,
+        headerTimeoutMs: this.deps.config.broker.header_timeout_ms,
+        log: this.deps.log,
+      });
     } catch (error) {
       journal?.close();
       return await this.#failAtOnce(record, `its socket could not be opened: ${describe(error)}`);
