@@ -41,10 +41,11 @@ import { agentService } from "../agents/mod.ts";
 import { openTaskDoors } from "./task_doors.ts";
 import { type TaskLog, taskLog } from "./task_log.ts";
 import { alive, isWorkerOf, spawnWorker, stopWorker } from "./worker_process.ts";
+import type { GuardedServer } from "../net/mod.ts";
 
 interface Live {
   handle: TaskHandle;
-  server: Deno.HttpServer;
+  server: GuardedServer;
   child: Deno.ChildProcess | null;
   user: TaskUser | null;
   /** The task's egress proxy, once open. */
@@ -324,7 +325,7 @@ export class TaskManager {
     const dir = taskDir(this.deps.home, record.id);
     const socket = taskSocketPath(this.deps.home, record.id);
     let journal: Journal | null = null;
-    let server: Deno.HttpServer;
+    let server: GuardedServer;
     let handle: TaskHandle;
     const log = taskLog(this.deps.log, { task: record.id, clock: this.deps.clock });
     // What the task's socket and doors log is the task's doing: held to its few lines.
@@ -334,7 +335,12 @@ export class TaskManager {
       handle = new TaskHandle(record, journal, socket);
       await Deno.chmod(dir, 0o700); // bind inside a private folder: no window before the chmod
       const app = taskRoutes(deps, handle);
-      server = await serveSocket(socket, (request) => app.fetch(request));
+      server = await serveSocket(socket, (request) => app.fetch(request), {
+        name: `task ${record.id}'s broker socket`,
+        maxConnections: this.deps.config.broker.door_connections,
+        headerTimeoutMs: this.deps.config.broker.header_timeout_ms,
+        log: log.log,
+      });
     } catch (error) {
       journal?.close();
       return await this.#failAtOnce(record, `its socket could not be opened: ${describe(error)}`);

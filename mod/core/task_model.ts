@@ -74,6 +74,10 @@ export async function openTaskModel(options: TaskModelOptions): Promise<ModelEnd
     drawBytes: options.drawBytes,
     admit: async (request, signal) => refusalOf(await options.admit(request, signal)),
     maxConcurrent: options.config.broker.max_model_requests,
+    doors: {
+      maxConnections: options.config.broker.door_connections,
+      headerTimeoutMs: options.config.broker.header_timeout_ms,
+    },
   });
 }
 

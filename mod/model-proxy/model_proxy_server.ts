@@ -6,7 +6,7 @@
  * puts the vault's key where the service reads it, relays the answer as it comes (a stream event
  * by event, never held whole), and reports the tokens the answer used, priced exactly.
  */
-import { readRequestBody } from "../net/mod.ts";
+import { type GuardedServer, readRequestBody, serveGuarded } from "../net/mod.ts";
 import { notRelayedAnswer } from "./not_relayed.ts";
 import type {
   ModelEndpoint,
@@ -86,7 +86,7 @@ class TaskEndpoint implements ModelEndpoint {
   readonly #drawBytes: (count: number) => string | null;
   readonly #clock: () => number;
   readonly #log: (line: string) => void;
-  #server: Deno.HttpServer<Deno.UnixAddr> | null = null;
+  #server: GuardedServer | null = null;
   #active = 0;
   #closed = false;
 
@@ -113,13 +113,13 @@ class TaskEndpoint implements ModelEndpoint {
   }
 
   async listen(): Promise<void> {
-    this.#server = Deno.serve(
-      // Aborting the signal closes every connection, where shutdown() would wait for a client
-      // that never finishes sending its body.
+    this.#server = serveGuarded(
+      { path: this.#options.socketPath },
+      (request) => this.#handle(request),
       {
-        path: this.#options.socketPath,
-        onListen: () => {},
-        signal: this.#closing.signal,
+        name: `the model endpoint at ${this.#options.socketPath}`,
+        ...this.#options.doors,
+        log: this.#log,
         // Called for an answer's stream that broke off (its client sees the answer cut short).
         onError: (error) => {
           if (!this.#closing.signal.aborted) {
@@ -128,7 +128,6 @@ class TaskEndpoint implements ModelEndpoint {
           return new Response(null, { status: 502 });
         },
       },
-      (request) => this.#handle(request),
     );
     await Deno.chmod(this.#options.socketPath, 0o600);
   }
@@ -137,7 +136,9 @@ class TaskEndpoint implements ModelEndpoint {
     if (this.#closed) return;
     this.#closed = true;
     this.#closing.abort(new Error("the model endpoint is closing"));
-    await this.#server?.finished;
+    // Closes every connection, where shutdown() would wait for a client that never finishes
+    // sending its body.
+    await this.#server?.close();
     await Promise.allSettled([...this.#reports]);
     await Deno.remove(this.#options.socketPath).catch(() => {});
   }

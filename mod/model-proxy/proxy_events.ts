@@ -92,6 +92,8 @@ export interface ModelEndpointOptions {
   admit?: (request: AdmitRequest, signal: AbortSignal) => Promise<AdmitRefusal | null>;
   /** How many requests may be under way at once, streams until they end (4). */
   maxConcurrent?: number;
+  /** How many connections may be open at once, and how long a head may take (mod/net's defaults). */
+  doors?: { maxConnections: number; headerTimeoutMs: number };
   /**
    * The task's placeholder key. A request that came to a service's own host through the box's TLS
    * (tunnelRequest) has only a credential that is this placeholder replaced by the vault's key; any

@@ -48,6 +48,8 @@ Deno.test("an empty file gives every default", () => {
     max_body_bytes: 65_536,
     max_task_bytes: 20 * 1024 * 1024,
     max_model_requests: 4,
+    door_connections: 128,
+    header_timeout_ms: 10_000,
   });
   assertEquals(config.tasks, {
     worker_log_bytes: 4 * 1024 * 1024,
