@@ -20,7 +20,7 @@ import { answerRedaction, redactingAppender, Vault } from "../vault/mod.ts";
 import { adminRoutes } from "./admin_routes.ts";
 import { ensureHomeLayout, serveSocket } from "./home_layout.ts";
 import { TaskManager } from "./task_manager.ts";
-import { TaskSandboxes } from "../sandbox/mod.ts";
+import { homesNotice, TaskSandboxes } from "../sandbox/mod.ts";
 import { openBoxCa } from "../box-ca/mod.ts";
 import { openTlsFront } from "../egress/mod.ts";
 
@@ -133,7 +133,7 @@ export class Core {
         // node_modules by its real place: a link may lead out of the code folder.
         program: [codeDir(), `${codeDir()}/node_modules`, Deno.execPath()],
       });
-      notices.push(...sandbox.notices);
+      notices.push(...sandbox.notices, homesNotice(asRoot, limits.home_bytes));
       // The box CA, made on the first start: tasks trust it for the model hosts the egress proxy
       // answers itself (the TLS front), so an agent that ignores its base URL still never holds a key.
       const ca = await openBoxCa(`${config.home}/ca`);

@@ -28,6 +28,7 @@ export {
   HOME_IMAGE,
   HOME_RESERVE_BYTES,
   homeRoomProblem,
+  homesNotice,
   mountPoints,
   mountTaskHome,
   unmountTaskHomes,

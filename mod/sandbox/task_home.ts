@@ -109,6 +109,15 @@ export async function mountTaskHome(dir: string, bytes: number): Promise<string 
   return null;
 }
 
+/** The line `gurt serve` says at start about its tasks' homes. */
+export function homesNotice(asRoot: boolean, bytes: number): string {
+  return asRoot
+    ? `gurt: task homes: an ext4 image of ${
+      Math.floor(bytes / (1024 * 1024))
+    } MB each ([tasks] home_bytes)`
+    : "gurt: task homes: not bounded (only root may mount each task's home from its image); see runbook.md#task-limits-unenforced";
+}
+
 /** Makes an ended task's mounted home read-only: its files stay for the owner, unchanged. */
 export async function closeTaskHome(dir: string): Promise<void> {
   const home = `${dir}/home`;
