@@ -7,7 +7,7 @@
  * relay on the socket (no checks, no key, no meter), the floor of one more hop in Deno; it prints
  * `ready`. SIGTERM ends each.
  */
-import { serveModelProxy } from "../mod/model-proxy/mod.ts";
+import { serveModelEndpoint } from "../mod/model-proxy/mod.ts";
 
 /** The length of the long answer, in MiB. */
 export const LONG_MB = 64;
@@ -82,7 +82,7 @@ if (mode === "service") {
 } else if (mode === "proxy") {
   const [socketPath, port] = rest;
   const service = { baseUrl: `http://127.0.0.1:${port}`, key: () => "sk-bench-key" };
-  await serveModelProxy({
+  await serveModelEndpoint({
     socketPath,
     services: { anthropic: service, openai: service },
     onUsage: () => Promise.resolve(),

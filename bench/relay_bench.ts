@@ -1,12 +1,13 @@
 /**
- * The model relay's cost per streamed answer: an ordinary Anthropic answer (thinking, text and a
+ * The model endpoint's cost per streamed answer: an ordinary Anthropic answer (thinking, text and a
  * tool call's input, in deltas of about 20 characters, sent in 4 KiB chunks) and an OpenAI one
- * (text and a tool call's arguments), through the relay's event redactor with 10 vault keys, against
+ * (text and a tool call's arguments), through the endpoint's event redactor with 10 vault keys, against
  * the least any relay that reads the events must do, JSON.parse of each event's data, in the same
  * run. Figures in MB of answer per second.
  */
-import { EventRedactor } from "../mod/broker/answer_redactor.ts";
-import { AnthropicAnswer, OpenAIAnswer } from "../mod/broker/answer_formats.ts";
+import { EventRedactor } from "../mod/model-proxy/stream_redaction.ts";
+import { AnthropicAnswer } from "../mod/model-proxy/messages_stream.ts";
+import { OpenAIAnswer } from "../mod/model-proxy/chat_stream.ts";
 import { answerRedaction, Redactor } from "../mod/vault/mod.ts";
 import { type BenchRow, printTable } from "./table.ts";
 import { rate } from "./measure.ts";

@@ -32,7 +32,7 @@ export interface AgentContext {
   /**
    * Which model services the vault holds a key for, where an agent's settings depend on it (the
    * adapter cannot see the vault). `factory`: FACTORY_API_KEY is there, so Droid uses Factory's own
-   * models through api.factory.ai (seed 003); absent or false, Droid brings the box's key.
+   * models through api.factory.ai (README.md#droid); absent or false, Droid brings the box's key.
    */
   services?: { factory: boolean };
 }

@@ -5,8 +5,8 @@
  * Anything else it would ask its user (WebFetch, WebSearch and the like) goes to
  * `gurt mcp`'s box_permission (`--permission-prompt-tool`), which asks the box owner: an approval
  * in `gurt approvals`. gurt chooses the session id (`--session-id`) and resumes it with `--resume`.
- * Its model is the task's, else claude-sonnet-4-5. Measured on 2.1.332 (docs/agents research,
- * issue 20).
+ * Its model is the task's, else claude-sonnet-4-5. Measured on 2.1.332
+ * (README.md#coding-agents-as-workers).
  */
 import type { AgentAdapter, AgentCommand, AgentContext, AgentOutcome } from "./adapter.ts";
 import { nonEmptyString, objectOf, objectsOf, textOf } from "./output_lines.ts";

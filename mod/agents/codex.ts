@@ -18,8 +18,8 @@
  *
  * The file is written with smol-toml, so no value (the model a task names, a path) can add a key.
  * `--strict-config` makes Codex refuse a key it does not know rather than ignore it. Measured on
- * 0.171.0 (issue 20's research): the default call timeout is 300 s; an unreachable model endpoint
- * is retried for as long as the run lasts ("Reconnecting... waiting for network").
+ * 0.171.0 (README.md#coding-agents-as-workers): the default call timeout is 300 s; an unreachable
+ * model endpoint is retried for as long as the run lasts ("Reconnecting... waiting for network").
  */
 import { stringify } from "smol-toml";
 import type { AgentAdapter, AgentCommand, AgentContext, AgentOutcome } from "./adapter.ts";

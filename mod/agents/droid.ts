@@ -1,8 +1,7 @@
 /**
  * Factory's Droid (`droid`, 0.215.0) as a task's worker: `droid exec` with its streamed JSON
  * output (its first line names the session, so a crash after it still leaves one to resume), the
- * box's MCP server in `~/.factory/mcp.json`, and its model chosen as seed 003 says ("The one
- * exception: the model key"):
+ * box's MCP server in `~/.factory/mcp.json`, and its model chosen as README.md#droid says:
  *
  * - FACTORY_API_KEY in the vault (`services.factory`): Droid uses Factory's own models. Its calls
  *   go to api.factory.ai, which the box answers itself with the vault's key in place of the task's
@@ -31,10 +30,10 @@
 import type { AgentAdapter, AgentCommand, AgentContext, AgentOutcome } from "./adapter.ts";
 import { objectOf, objectsOf, textOf } from "./output_lines.ts";
 
-/** The model of a task that names none, when Droid brings the box's key (seed 003). */
+/** The model of a task that names none, when Droid brings the box's key (README.md#droid). */
 export const DROID_DEFAULT_MODEL = "claude-sonnet-5-5";
 
-/** The small model listed beside it, which seed 003's worker checks risky steps with. */
+/** The small model listed beside it, which Droid checks risky steps with (README.md#droid). */
 export const DROID_CHECK_MODEL = "claude-haiku-4-5";
 
 /**

@@ -6,7 +6,7 @@
  * MCP server as `box` (its tools are `box_<app>__<verb>`), and permissions that let it call them
  * without asking (in `run` an "ask" is an automatic refusal). Its session id (`ses_…`) is in every
  * event it prints; `-s` resumes it. Its model is the task's, else gpt-5. Measured on 1.18.33
- * (docs/agents research, issue 20).
+ * (README.md#coding-agents-as-workers).
  */
 import type { AgentAdapter, AgentCommand, AgentContext, AgentOutcome } from "./adapter.ts";
 import { nonEmptyString, objectOf, objectsOf } from "./output_lines.ts";

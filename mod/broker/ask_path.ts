@@ -11,11 +11,14 @@ import { decisionEvent } from "./records.ts";
 import { InFlight } from "./task_handle.ts";
 import type { AskBody } from "./task_schemas.ts";
 import { type WaitDeps, waitOn } from "./waiting.ts";
+import { giveApprovalSlot, takeApprovalSlot } from "./approval_cap.ts";
+import { type HttpError, isDiskFull } from "../common/mod.ts";
+import { failureRefusal } from "./failure_refusal.ts";
 
 /** What an ask uses: the task's state, the audit log, the journal's redaction, the approvals. */
 export type AskDeps =
   & WaitDeps
-  & Pick<BrokerDeps, "home" | "audit" | "clock" | "log" | "redact">;
+  & Pick<BrokerDeps, "home" | "audit" | "clock" | "log" | "redact" | "config">;
 
 /**
  * What /ask answers (docs/broker-api.md#post-ask): a refusal with the owner's reason if they gave
@@ -45,7 +48,11 @@ export async function handleAsk(
     task.asksByKey.set(body.key, started);
     askFlow(ctx, { body, flight: started })
       .catch((error) => {
-        deps.log(`gurt: ask ${body.key} of task ${task.id} failed inside the core: ${error}`);
+        // A line a full disk refused is the box's state, not a bug of the core's.
+        const how = isDiskFull(error) || failureRefusal(error) !== null
+          ? "could not be recorded"
+          : "failed inside the core";
+        deps.log(`gurt: ask ${body.key} of task ${task.id} ${how}: ${error}`);
         return { kind: "answer" as const, answer: NO };
       })
       .then((end) => started.finish(end))
@@ -53,6 +60,7 @@ export async function handleAsk(
   }
   const end = await waitOn(deps, { flight, signal: request.signal, waitMs: body.waitMs });
   if (end.kind === "answer") return responseOf(end.answer as AskAnswer);
+  if (end.kind === "refused") throw end.error;
   // Pending, or withdrawn (see handleCall), when the flow no longer waits on an approval.
   const approval = end.kind === "pending" ? flight.approval : null;
   return approval === null ? { pending: true } : { pending: true, approval };
@@ -69,12 +77,33 @@ function responseOf(answer: AskAnswer): AskResponse {
 async function askFlow(
   ctx: TaskContext<AskDeps>,
   ask: { body: AskBody; flight: InFlight<unknown> },
-): Promise<{ kind: "answer"; answer: AskAnswer } | { kind: "withdrawn" }> {
+): Promise<
+  { kind: "answer"; answer: AskAnswer } | { kind: "withdrawn" } | {
+    kind: "refused";
+    error: HttpError;
+  }
+> {
   const { deps, task } = ctx;
   const { body, flight } = ask;
   // The question's arguments as the owner sees them: not its key, nor how long one request waits.
   const { key: _key, waitMs: _waitMs, ...shown } = body;
   const argumentsText = canonicalJson(shown);
+  // Past the task's open approvals, refused before its record (approval_cap.ts).
+  const full = takeApprovalSlot(deps, task);
+  if (full !== null) return { kind: "refused", error: full };
+  try {
+    return await askOnce(ctx, { body, flight, argumentsText });
+  } finally {
+    giveApprovalSlot(task);
+  }
+}
+
+async function askOnce(
+  ctx: TaskContext<AskDeps>,
+  ask: { body: AskBody; flight: InFlight<unknown>; argumentsText: string },
+): Promise<{ kind: "answer"; answer: AskAnswer } | { kind: "withdrawn" }> {
+  const { deps, task } = ctx;
+  const { body, flight, argumentsText } = ask;
   const step = await task.ledger.exclusive(async () => {
     let state: SessionState;
     try {

@@ -9,7 +9,9 @@ import { canonicalJson, inputDigest } from "./canonical_json.ts";
 import type { KeyedCall } from "./call_decision.ts";
 import { type CallDeps, transact } from "./call_transaction.ts";
 import type { TaskContext } from "./deps.ts";
-import { HttpError } from "../common/mod.ts";
+import { HttpError, isDiskFull } from "../common/mod.ts";
+import { denialText } from "../policy/mod.ts";
+import { failureRefusal } from "./failure_refusal.ts";
 import type { CallAnswer, KeyUse } from "./journal.ts";
 import type { CallResponse } from "../net/mod.ts";
 import { InFlight } from "./task_handle.ts";
@@ -57,6 +59,7 @@ export async function handleCall(
   }
   const end = await waitOn(ctx.deps, { flight, signal: request.signal, waitMs });
   if (end.kind === "answer") return end.answer as CallAnswer;
+  if (end.kind === "refused") throw end.error;
   // Withdrawn: the requester dropped its connection (nobody reads this) or the core is closing
   // (the worker asks again after the restart, and the call is decided afresh).
   return CALL_PENDING;
@@ -88,9 +91,16 @@ async function runFlow(
     call.flight.finish(await transact(ctx, call));
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    ctx.deps.log(
-      `gurt: call ${call.body.key} of task ${ctx.task.id} failed inside the core: ${message}`,
-    );
+    const what = `call ${call.body.key} of task ${ctx.task.id}`;
+    // A record or line a full disk (or the dead audit writer) refused is the box's state, not a
+    // bug: the call is denied audit_unavailable, as one whose Decision record failed.
+    if (failureRefusal(error as Error) !== null || isDiskFull(error)) {
+      ctx.deps.log(`gurt: the ${what} could not be recorded: ${message}; see runbook.md#disk-full`);
+      const answer = { ok: false, error: denialText("audit_unavailable") };
+      call.flight.finish({ kind: "answer", answer });
+      return;
+    }
+    ctx.deps.log(`gurt: ${what} failed inside the core: ${message}`);
     call.flight.finish({
       kind: "answer",
       answer: { ok: false, error: "the call failed inside gurt" },

@@ -4,7 +4,7 @@
  *
  * 1. Decide with the grants and the task's taint, and write the Decision record and sync it. If
  *    that fails, nothing runs: denied, audit_unavailable.
- * 2. If ask: wait for the owner. Whoever answers writes the Approval record (answer.ts) before the
+ * 2. If ask: wait for the owner. Whoever answers writes the Approval record (approvals.ts) before the
  *    call goes on; approved, the call runs as decided again then.
  * 3. If allowed: the tool.call line, the run, the task's taint raised and on disk, the Result
  *    record with the tool.result line synced beside it, and only then the answer. A result whose
@@ -45,6 +45,8 @@ import { resultEvent } from "./records.ts";
 import { Reservation } from "./reservation.ts";
 import { auditFailure } from "./result_record.ts";
 import type { FlowEnd, InFlight } from "./task_handle.ts";
+import { giveApprovalSlot, takeApprovalSlot } from "./approval_cap.ts";
+import type { HttpError } from "../common/mod.ts";
 
 /**
  * What a call's transaction uses: what deciding and running it use, the grants' reporter, the
@@ -88,6 +90,7 @@ export async function transact(
     // 1. The Decision record, on disk before anything else happens.
     const decided = await decisionStep(ctx, { body, tool, reservation });
     if (decided.kind === "denied") return await denied(journal, { reason: decided.reason });
+    if (decided.kind === "refused") return decided;
     let decision: Decision;
     if (decided.kind === "ask") {
       // 2. The owner's answer, its Approval record written by whoever took it.
@@ -97,7 +100,7 @@ export async function transact(
         journal,
         step: decided,
         tool,
-      });
+      }).finally(() => giveApprovalSlot(task));
       if (verdict.kind === "withdrawn") return verdict;
       if (verdict.kind === "denied") {
         return await denied(journal, { reason: verdict.reason, askedFor: decided.ask.why });
@@ -122,7 +125,8 @@ export async function transact(
 type Decided =
   | { kind: "denied"; reason: DenyReason }
   | { kind: "allowed"; decision: Decision; seq: number }
-  | { kind: "ask"; ask: Ask; seq: number; state: SessionState };
+  | { kind: "ask"; ask: Ask; seq: number; state: SessionState }
+  | { kind: "refused"; error: HttpError };
 
 /**
  * Step 1. Reads the grants; then, under the task's ledger, reads the state, decides and places the
@@ -143,17 +147,22 @@ async function decisionStep(
   if (report !== null) deps.log(report);
   const placed = await task.ledger.exclusive(async () => {
     const { outcome, state } = await decideCall(ctx, { body, tool, grants });
+    // An ask past the task's open approvals is refused before its record (approval_cap.ts).
+    const full = outcome.kind === "ask" ? takeApprovalSlot(deps, task) : null;
+    if (full !== null) return { full };
     const written = deps.audit.append(decisionRecord(ctx, { body, outcome, state }));
     written.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
     if (outcome.kind === "allowed") call.reservation.take(tool.cost);
     // In an object: an async callback returning the promise would await it.
     return { outcome, state, written };
   });
+  if (placed.full !== undefined) return { kind: "refused", error: placed.full };
   let seq: number;
   try {
     seq = (await placed.written).seq;
   } catch (error) {
     deps.log(auditFailure(error));
+    if (placed.outcome.kind === "ask") giveApprovalSlot(task);
     return { kind: "denied", reason: "audit_unavailable" };
   }
   const { outcome, state } = placed;

@@ -4,39 +4,15 @@
  */
 import type { AuditAppender } from "../common/mod.ts";
 import type { Config } from "../config/mod.ts";
-import type { Ask, Decision, DenyReason, GrantsInvalidReporter } from "../policy/mod.ts";
+import type { GrantsInvalidReporter } from "../policy/mod.ts";
 import type { Runtime } from "../runtime/mod.ts";
 import type { ToolRegistry } from "../tools/mod.ts";
-import type { SecretReader, VaultView } from "../vault/mod.ts";
-import type { ApprovalTable } from "./approvals.ts";
-import type { InFlight, TaskHandle } from "./task_handle.ts";
-import type { TextRedaction } from "./piece_stream.ts";
+import type { SecretReader, TextRedaction, VaultView } from "../vault/mod.ts";
+import type { ApprovalContext, Approvals, Verdict } from "./approvals.ts";
+import type { TaskHandle } from "./task_handle.ts";
 
-/** Defined where they live (common and the vault); the broker's files take them from here. */
-export type { AuditAppender, SecretReader, VaultView };
-
-/** The answer to a pending approval, from whoever took it out of the table. */
-export type Verdict =
-  | { kind: "approved"; decision: Decision | null }
-  | {
-    kind: "denied";
-    reason: DenyReason;
-    /** The owner's reason for a refusal (or `task ended`), when one was given. */
-    note?: string | null;
-  }
-  | { kind: "withdrawn" };
-
-/** What the answerer of an approval needs. */
-export interface ApprovalContext {
-  task: TaskHandle;
-  /** The policy's Ask, for a call; null for a worker's /ask. */
-  ask: Ask | null;
-  flight: InFlight<unknown>;
-  costCents: number;
-}
-
-/** The approvals table of the core. */
-export type Approvals = ApprovalTable<ApprovalContext, Verdict>;
+/** Defined where they live (common, the vault, approvals.ts); the broker's files take them from here. */
+export type { ApprovalContext, Approvals, AuditAppender, SecretReader, VaultView, Verdict };
 
 /** Everything the broker's request paths use. */
 export interface BrokerDeps {
@@ -60,6 +36,11 @@ export interface BrokerDeps {
   shutdown: AbortSignal;
   /** The core's own output (stderr). */
   log(line: string): void;
+  /**
+   * syncfs of the file system holding a task's home, before a step is written; home_sync.ts's
+   * syncFileSystem unless a bench measures the step without it.
+   */
+  syncHome?: (home: string) => Promise<void>;
 }
 
 /** One task's request inside the core: the core's parts it uses, and the task it is for. */

@@ -5,8 +5,14 @@
  * tool.call line is in the file before its tool runs, and synced while the tool runs or with the
  * line that follows it. Only the Journal (journal.ts) uses this; it knows nothing of what a line
  * says.
+ *
+ * A write cut short (a full disk: ENOSPC after part of the lines went in) leaves a fragment at the
+ * end of the file, as the audit writer's torn tail: it is cut off at once, back to where the write
+ * began, so the next line starts a line of its own; where the cut itself fails, the next write
+ * first ends the fragment with a newline. Either way no line written after it is glued to it, and
+ * no line acknowledged before it is touched.
  */
-import { appendLineSynced, writeLine } from "../common/mod.ts";
+import { writeLine } from "../common/mod.ts";
 
 /** A line `writeNow` took: `waiting` while no sync that covers it has started. */
 export interface UnsyncedLine {
@@ -126,16 +132,39 @@ export class LineWriter {
 
   /** Writes lines and a newline to the kept file, unsynced. */
   #writeKept(lines: string): void {
-    writeLine(this.#kept(), this.#afterTear(lines));
+    this.#writeWhole(this.#kept(), lines);
+  }
+
+  /**
+   * Writes lines and a newline at the end of `file`; a write cut short is cut off again (or, where
+   * that fails too, marked torn), and the error thrown.
+   */
+  #writeWhole(file: Deno.FsFile, lines: string): void {
+    const end = file.statSync().size;
+    try {
+      writeLine(file, this.#afterTear(lines));
+    } catch (error) {
+      try {
+        file.truncateSync(end);
+      } catch {
+        this.#torn = true; // the fragment stays: the next write ends it first
+        throw error;
+      }
+      throw error;
+    }
     this.#torn = false;
   }
 
   /** Appends the lines (if any) and a newline to the file, and syncs it. */
   async #write(lines: string | null): Promise<void> {
     if (this.#closed && this.#file === null) {
-      if (lines !== null) {
-        await appendLineSynced(this.path, this.#afterTear(lines));
-        this.#torn = false;
+      if (lines === null) return;
+      const file = Deno.openSync(this.path, { append: true, create: true, mode: 0o600 });
+      try {
+        this.#writeWhole(file, lines);
+        await file.syncData();
+      } finally {
+        file.close();
       }
       return;
     }

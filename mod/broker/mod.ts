@@ -1,22 +1,16 @@
 /** The task broker: each task's socket, the call path, approvals, journal and task files. */
 export {
   type AnswerResult,
+  ApprovalTable,
   approve,
   closeApproval,
   closeTaskApprovals,
   expireDue,
+  type PendingApproval,
   withdrawAll,
-} from "./answer.ts";
-export {
-  type AnswerOptions,
-  AnswerUnreadable,
-  redactingAnswerStream,
-  unreadableMessage,
-} from "./answer_redactor.ts";
-export { redactWholeAnswer, type WholeAnswerKind } from "./whole_answer.ts";
-export type { TextRedaction } from "./piece_stream.ts";
-export { ApprovalTable, type PendingApproval } from "./approvals.ts";
+} from "./approvals.ts";
 export { ASK_TOOL, handleAsk } from "./ask_path.ts";
+export { failureRefusal } from "./failure_refusal.ts";
 export { CALL_PENDING } from "./call_path.ts";
 export {
   admitModelRequest,
@@ -37,8 +31,8 @@ export type {
 export { ADMIN_PREFIXES, forbidPaths, TASK_PATHS } from "./forbidden.ts";
 export { redactValue } from "../common/mod.ts";
 export { type CallAnswer, Journal, type JournalLine } from "./journal.ts";
-export { listedModels, modelRates, priceUsage, type Rates } from "./pricing.ts";
 export { loopModel } from "./model_route.ts";
+export { drawTaskBytes } from "./task_body.ts";
 export { TaskHandle } from "./task_handle.ts";
 export { recoverTaskJournals } from "./unrecorded.ts";
 export { charge, publicTask, taskRoutes } from "./task_routes.ts";

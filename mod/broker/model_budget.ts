@@ -3,7 +3,7 @@
  * committed (spent, and reserved by its calls under way) are at or past its budget, its next model
  * request is held as an owner approval of kind `budget`, recorded as a tool call's is: a Decision
  * record (tool `box.model`, outcome ask, no grant) whose seq is the approval's id, and the Approval
- * record whoever answers writes (answer.ts). The requests that arrive while it is open wait on the
+ * record whoever answers writes (approvals.ts). The requests that arrive while it is open wait on the
  * same approval, each up to [approvals] wait_ms (waiting.ts), as a retried call does.
  *
  * Approved, the requests waiting are sent, and so is every later one until the task's committed

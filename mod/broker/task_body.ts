@@ -15,8 +15,8 @@ export async function readTaskBody(
   const { task } = caps;
   let taken = 0;
   const take = (bytes: number): void => {
-    if (task.bytesWritten + bytes > caps.total) throw overTotal(caps.total);
-    task.bytesWritten += bytes;
+    const over = drawTaskBytes(task, { count: bytes, total: caps.total });
+    if (over !== null) throw new HttpError(429, over);
     taken += bytes;
   };
   // A body refused or cut off gives back what it took: only bodies read whole count.
@@ -66,9 +66,17 @@ export async function readTaskBody(
   return whole;
 }
 
-function overTotal(total: number): HttpError {
-  return new HttpError(
-    429,
-    `this task has written ${total} bytes since gurt serve started, its limit; see runbook.md#task-write-limit`,
-  );
+/**
+ * Draws `count` bytes on `task`'s total of `total` since the core started (its broker bodies and its
+ * model endpoint's alike): null when it took them, else the sentence that refuses the body.
+ */
+export function drawTaskBytes(
+  task: Pick<TaskHandle, "bytesWritten">,
+  draw: { count: number; total: number },
+): string | null {
+  if (task.bytesWritten + draw.count > draw.total) {
+    return `this task has written ${draw.total} bytes since gurt serve started, its limit; see runbook.md#task-write-limit`;
+  }
+  task.bytesWritten += draw.count;
+  return null;
 }

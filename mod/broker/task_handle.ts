@@ -1,10 +1,13 @@
 /** A live task inside the core: its record, journal, counters, lock and calls in flight. */
 import type { Journal, KeyUse } from "./journal.ts";
-import { Mutex } from "../common/mod.ts";
+import { type HttpError, Mutex } from "../common/mod.ts";
 import type { TaskRecord } from "./task_store.ts";
 
 /** The final answer of a call or an ask, or the note that its requester withdrew it. */
-export type FlowEnd<A> = { kind: "answer"; answer: A } | { kind: "withdrawn" };
+export type FlowEnd<A> =
+  | { kind: "answer"; answer: A }
+  | { kind: "withdrawn" }
+  | { kind: "refused"; error: HttpError };
 
 /**
  * A call (or ask) in flight. Requests with the same key, or the same tool and input, join it: one
@@ -57,6 +60,8 @@ export class TaskHandle {
   bytesWritten = 0;
   /** True once this core has written and synced the task's session state file. */
   stateWritten = false;
+  /** Approvals of this task decided and not yet answered, each held by its call or ask. */
+  openApprovals = 0;
   /** Cents reserved by calls that are running or approved but not yet recorded. */
   reservedCents = 0;
   readonly callsByKey = new Map<string, InFlight<unknown>>();

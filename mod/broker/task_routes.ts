@@ -5,9 +5,18 @@ import { handleCall } from "./call_path.ts";
 import type { BrokerDeps, TaskContext } from "./deps.ts";
 import { ADMIN_PREFIXES, forbidPaths } from "./forbidden.ts";
 import { readTaskBody } from "./task_body.ts";
-import { errorHandler, HttpError, parseJsonBody, syncDirectory } from "../common/mod.ts";
+import {
+  errorHandler,
+  HttpError,
+  isDiskFull,
+  parseJsonBody,
+  syncDirectory,
+} from "../common/mod.ts";
+import { taskDir } from "../config/mod.ts";
+import { exactCents } from "../model-proxy/mod.ts";
+import { HomeSync } from "./home_sync.ts";
 import { addModelRoute } from "./model_route.ts";
-import { priceUsage } from "./pricing.ts";
+import { failureRefusal } from "./failure_refusal.ts";
 import { rawMember } from "./raw_member.ts";
 import type { TaskHandle } from "./task_handle.ts";
 import { askBody, callBody, costBody, stepBody, usageBody } from "./task_schemas.ts";
@@ -23,6 +32,7 @@ export function taskRoutes(deps: BrokerDeps, task: TaskHandle): Hono {
   const app = new Hono();
   const ctx: TaskContext<BrokerDeps> = { deps, task };
   const { max_body_bytes: small, max_task_bytes: total } = deps.config.broker;
+  const home = new HomeSync(`${taskDir(deps.home, task.id)}/home`, deps.syncHome);
 
   /** Reads a body under `limit`, drawing on the task's total since the core started. */
   function body(request: Request, limit: number): Promise<Uint8Array> {
@@ -34,6 +44,14 @@ export function taskRoutes(deps: BrokerDeps, task: TaskHandle): Hono {
 
   app.post("/step", async (c) => {
     const step = parseJsonBody(await body(c.req.raw, small), stepBody);
+    // What the task wrote is on disk before the step that says it is done.
+    await home.sync().catch((error) => {
+      if (isDiskFull(error)) throw error;
+      throw new HttpError(
+        503,
+        `the task's files could not be synced to disk (${error.message}), so the step was not written; see runbook.md#task-home-sync`,
+      );
+    });
     await syncDirectory(task.journal.path.slice(0, task.journal.path.lastIndexOf("/")));
     await task.journal.append({
       type: "step",
@@ -65,10 +83,14 @@ export function taskRoutes(deps: BrokerDeps, task: TaskHandle): Hono {
 
   app.post("/usage", async (c) => {
     const usage = parseJsonBody(await body(c.req.raw, small), usageBody);
-    const cents = priceUsage(usage.model, usage.tokens);
-    if (cents === undefined) {
+    const { cacheWrite = 0, cacheRead = 0 } = usage.tokens;
+    const price = exactCents(usage.model, { ...usage.tokens, cacheWrite, cacheRead });
+    if (price === null) {
       throw new HttpError(400, `the model ${usage.model} is not in gurt's price table`);
     }
+    // A report is charged whole cents, its price rounded up (the model endpoint's own answers are
+    // charged their exact fractions, which the task's meter adds up).
+    const cents = Math.ceil(price);
     await charge(ctx, { cents, what: usage.what ?? "model", model: usage.model });
     return c.json({ ok: true, cents });
   });
@@ -77,7 +99,7 @@ export function taskRoutes(deps: BrokerDeps, task: TaskHandle): Hono {
 
   forbidPaths(app, { paths: ADMIN_PREFIXES, socket: task.socket, log: deps.log });
   // An error may quote what the task sent (an unknown field's name): the backstop applies to it too.
-  app.onError(errorHandler({ log: deps.log, redact: deps.redact }));
+  app.onError(errorHandler({ log: deps.log, redact: deps.redact, refusal: failureRefusal }));
   return app;
 }
 

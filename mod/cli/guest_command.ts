@@ -40,11 +40,21 @@ export function registerGuestCommand(program: Command): void {
     .addHelpText("after", environmentHelp())
     .action((options: GuestOptions) =>
       exitWith(async () => {
-        const { desktopOptionsFromEnv, installSessionHelper, tokenFilesIn } = await loadModule<
-          Guest
-        >(new URL("../guest/mod.ts", import.meta.url));
+        const { desktopOptionsFromEnv, guardGuest, GuestSettingsError, installSessionHelper } =
+          await loadModule<Guest>(new URL("../guest/mod.ts", import.meta.url));
         const workspace = realWorkspace(options.workspace);
-        const env = Deno.env.toObject();
+        // First of all, before any program starts: the tokens are read once and hidden from every
+        // exec (mod/guest/self_guard.ts); the role is given them, and never reads a token file.
+        let guarded;
+        try {
+          guarded = guardGuest(Deno.env.toObject());
+        } catch (error) {
+          if (!(error instanceof GuestSettingsError)) throw error;
+          console.error(`gurt guest: ${error.message}`);
+          return 1;
+        }
+        for (const warning of guarded.warnings) console.error(warning);
+        const env = guarded.env;
         const desktop = options.desktop === true
           ? desktopOptionsFromEnv(env, { workspace, home: env.HOME ?? workspace })
           : null;
@@ -58,12 +68,13 @@ export function registerGuestCommand(program: Command): void {
           desktop,
           sessionHelper: helper?.path ?? null,
           filesHelper: helper?.files ?? null,
+          secrets: guarded.secrets,
         };
         const places = {
           workspace,
           bind: options.bind,
           ports: [options.execPort, options.hostPort],
-          tokenFiles: tokenFilesIn(env),
+          tokenFiles: [],
           desktop,
         };
         try {

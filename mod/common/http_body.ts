@@ -2,6 +2,7 @@
 import type { z } from "zod";
 import { readRequestBody } from "../net/mod.ts";
 import { HttpError } from "./http_error.ts";
+import { inexactNumber, inexactNumberText } from "./json_numbers.ts";
 
 /** Reads at most `limit` bytes of the body; more is a 413 that names the limit. */
 export async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array> {
@@ -37,6 +38,9 @@ export function parseJsonBody<T>(bytes: Uint8Array, schema: z.ZodType<T>): T {
   } catch (error) {
     throw new HttpError(400, `the body is not valid JSON: ${(error as Error).message}`);
   }
+  // A number a double cannot keep (1e400, 1e-400, 2^53+1) is refused, never stored changed.
+  const inexact = inexactNumber(text);
+  if (inexact !== null) throw new HttpError(400, inexactNumberText(inexact));
   // With the input in each issue: a field left out is one whose input is undefined.
   const parsed = schema.safeParse(value, { reportInput: true });
   if (parsed.success) return parsed.data;

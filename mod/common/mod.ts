@@ -8,4 +8,5 @@ export { appendLineSynced, syncDirectory, syncFile, writeFileAtomic, writeLine }
 export { parseJsonBody, parseOptionalJsonBody, readBodyBytes } from "./http_body.ts";
 export { errorHandler, HttpError } from "./http_error.ts";
 export { Mutex } from "./mutex.ts";
+export { diskFullText, isDiskFull } from "./disk_full.ts";
 export { redactValue } from "./redact_value.ts";

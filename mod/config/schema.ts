@@ -72,6 +72,8 @@ export const configSchema = z.strictObject({
     ttl_ms: positiveMs.default(900_000),
     /** How long a waiting /call or /ask holds its request before it answers pending. */
     wait_ms: positiveMs.default(150_000),
+    /** How many approvals one task may have open at once; one more is answered 429. */
+    max_per_task: z.number().int().positive().default(32),
   }).prefault({}),
   broker: z.strictObject({
     /** The largest step, question or cost body, in bytes. */

@@ -8,6 +8,7 @@ import {
   approve,
   auditFailure,
   closeApproval,
+  failureRefusal,
   forbidPaths,
   TASK_PATHS,
 } from "../broker/mod.ts";
@@ -180,7 +181,7 @@ export function adminRoutes(deps: AdminDeps, sources: AdminSources): Hono {
   }
 
   forbidPaths(app, { paths: TASK_PATHS, socket, log: deps.log });
-  app.onError(errorHandler({ log: deps.log }));
+  app.onError(errorHandler({ log: deps.log, refusal: failureRefusal }));
   return app;
 }
 

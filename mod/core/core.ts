@@ -20,9 +20,20 @@ import { answerRedaction, redactingAppender, Vault } from "../vault/mod.ts";
 import { adminRoutes } from "./admin_routes.ts";
 import { ensureHomeLayout, serveSocket } from "./home_layout.ts";
 import { TaskManager } from "./task_manager.ts";
+import { closedAtStart, OpenApprovals } from "./open_approvals.ts";
 import { homesNotice, TaskSandboxes } from "../sandbox/mod.ts";
 import { openBoxCa } from "../box-ca/mod.ts";
 import { openTlsFront } from "../egress/mod.ts";
+import { shownText } from "../owner-text/mod.ts";
+import { diskFullText, isDiskFull } from "../common/mod.ts";
+
+/** The most characters of one line of the core's log (a task's own lines are cut shorter first). */
+const LOG_LINE_MAX = 8000;
+
+/** One line of the core's log as printed: shown as data, so nothing it quotes can forge a line. */
+export function logLine(line: string): string {
+  return shownText(line, { max: LOG_LINE_MAX });
+}
 
 /** How a core is started; tests replace the runtime, the tools or the audit writer's hooks. */
 export interface CoreOptions {
@@ -34,6 +45,8 @@ export interface CoreOptions {
   runtimeOptions?: RuntimeOptions;
   registry?: ToolRegistry;
   asRoot?: boolean;
+  /** The sync of a task's home before its step (BrokerDeps.syncHome); the bench passes a no-op. */
+  syncHome?: (home: string) => Promise<void>;
   /** The vault view the core's own paths read (the model endpoint's keys); tests pass one. */
   vault?: VaultView;
   /**
@@ -60,6 +73,8 @@ export class Core {
     /** The live index of the audit log that the owner's Audit and task pages read. */
     readonly auditIndex: AuditLogIndex,
     private readonly closing: AbortController,
+    /** The list of open approvals on disk, for the next start to say how many it closed. */
+    private readonly open: OpenApprovals,
   ) {}
 
   /**
@@ -67,6 +82,20 @@ export class Core {
    * and before anything starts if the vault is unsafe (see runbook.md#vault-permissions).
    */
   static async start(config: Config, options: CoreOptions = {}): Promise<Core> {
+    try {
+      return await Core.#start(config, options);
+    } catch (error) {
+      // The OS says only "No space left on device": say whose disk, and what to do.
+      if (!isDiskFull(error)) throw error;
+      throw new Error(
+        `gurt serve cannot start: ${
+          diskFullText(`the box home ${config.home} has no room for what it writes at start`, error)
+        }`,
+      );
+    }
+  }
+
+  static async #start(config: Config, options: CoreOptions): Promise<Core> {
     const asRoot = options.asRoot ?? Deno.uid() === 0;
     // Only what the audit lock needs, before it is taken: a second core that finds it taken must
     // have made or changed nothing of the running core's.
@@ -79,7 +108,10 @@ export class Core {
     });
     const redact = (text: string) => vault.redact(text);
     const print = options.log ?? ((line: string) => console.error(line));
-    const log = (line: string) => print(redact(line));
+    // One line per call, whatever it quotes: what a task sent (a path, a host, an error's text) is
+    // shown as data (every control, invisible and direction character escaped), so it cannot end
+    // the line or forge another. The task's lines are cut to their own length before they get here.
+    const log = (line: string) => print(logLine(redact(line)));
     const open = options.openAudit ?? AuditWriter.open;
     const voided: string[] = [];
     const { writer, notices } = await open(config.home, {
@@ -104,7 +136,11 @@ export class Core {
         runtime = started.runtime;
         notices.push(...started.notices);
       }
+      const closed = await closedAtStart(config.home);
+      if (closed !== null) notices.push(closed);
       const approvals = new ApprovalTable<ApprovalContext, Verdict>();
+      const open = new OpenApprovals(config.home, log);
+      approvals.onChange(() => open.note(approvals.list()));
       const closing = new AbortController();
       const deps: BrokerDeps = {
         home: config.home,
@@ -121,6 +157,7 @@ export class Core {
         log,
         grantsReporter: new GrantsInvalidReporter(),
         shutdown: closing.signal,
+        syncHome: options.syncHome,
       };
       const limits = config.tasks;
       const sandbox = await TaskSandboxes.prepare(`${config.home}/run`, {
@@ -147,7 +184,7 @@ export class Core {
       const auditIndex = new AuditLogIndex(config.home);
       const app = adminRoutes(deps, { tasks, socket, auditIndex, vault });
       const admin = await serveSocket(socket, (request) => app.fetch(request));
-      const core = new Core(deps, tasks, admin, writer, notices, vault, auditIndex, closing);
+      const core = new Core(deps, tasks, admin, writer, notices, vault, auditIndex, closing, open);
       // The index reads the whole log once, now, so that no page view waits for it.
       auditIndex.refresh().catch((error) =>
         log(`gurt serve: the audit log could not be indexed for the portal: ${error.message}`)
@@ -175,6 +212,7 @@ export class Core {
   async close(): Promise<void> {
     clearInterval(this.#expiry);
     this.closing.abort(new Error("gurt serve is closing"));
+    await this.open.stop(); // the next start says how many approvals this stop closed
     await this.tasks.close(); // withdraws every pending approval first
     await this.tasks.options.interception?.front.close();
     await this.admin.shutdown();

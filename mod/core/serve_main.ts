@@ -1,6 +1,6 @@
 /** The core role's entry: `gurt serve` runs here, inside the core's permissions. */
 import type { Config } from "../config/mod.ts";
-import { Core } from "./core.ts";
+import { Core, logLine } from "./core.ts";
 import { PortalProcess } from "./portal_process.ts";
 
 /** What `gurt serve` passes to the core role. */
@@ -25,7 +25,8 @@ export default async function main(args: ServeArgs): Promise<number> {
     console.error(error instanceof Error ? error.message : String(error));
     return exitStatusOf(error);
   }
-  for (const notice of core.notices) console.error(notice);
+  // A notice may name what a task left (a journal, a path): one line each, escaped as the log is.
+  for (const notice of core.notices) console.error(logLine(notice));
   console.error(`gurt serve: box home ${args.config.home}; admin socket ready`);
   // The portal runs in its own process and role; the core restarts it whenever it dies.
   const portal = await PortalProcess.start({

@@ -5,10 +5,16 @@
  * a tunnel to a model host on 443 is answered by the box's TLS front and handed to this task's own
  * model endpoint.
  */
-import { admitModelRequest, type BrokerDeps, charge, type TaskHandle } from "../broker/mod.ts";
+import {
+  admitModelRequest,
+  type BrokerDeps,
+  charge,
+  drawTaskBytes,
+  type TaskHandle,
+} from "../broker/mod.ts";
 import type { EgressServer, TlsFront, TunnelTaker } from "../egress/mod.ts";
 import { INTERCEPTED_HOSTS, isInterceptedHost } from "../box-ca/mod.ts";
-import type { ModelProxy } from "../model-proxy/mod.ts";
+import type { ModelEndpoint } from "../model-proxy/mod.ts";
 import type { TaskUser } from "./task_users.ts";
 import { openTaskEgress } from "./task_egress.ts";
 import { openTaskModel } from "./task_model.ts";
@@ -16,7 +22,7 @@ import { openTaskModel } from "./task_model.ts";
 /** A task's open doors. */
 export interface TaskDoors {
   egress: EgressServer;
-  model: ModelProxy;
+  model: ModelEndpoint;
 }
 
 /** What openTaskDoors needs besides the task. */
@@ -52,7 +58,7 @@ export async function openTaskDoors(
     }).catch(() => {});
   };
   // Set once the endpoint is open; a tunnel before that is answered 503.
-  let model: ModelProxy | null = null;
+  let model: ModelEndpoint | null = null;
   const egress = await openTaskEgress({
     task: task.id,
     socketPath: paths.egress,
@@ -74,15 +80,10 @@ export async function openTaskDoors(
       blocked,
       redaction: deps.redaction,
       log: deps.log,
-      drawBytes: (count) => {
-        const total = deps.config.broker.max_task_bytes;
-        if (task.bytesWritten + count > total) {
-          return `this task has written ${total} bytes since gurt serve started, its limit; see runbook.md#task-write-limit`;
-        }
-        task.bytesWritten += count;
-        return null;
-      },
+      drawBytes: (count) =>
+        drawTaskBytes(task, { count, total: deps.config.broker.max_task_bytes }),
       admit: (facts, signal) => admitModelRequest({ deps, task }, { facts, signal }),
+      steps: () => task.journal.state.steps,
     });
     for (const path of [paths.egress, paths.model]) {
       await Deno.chmod(path, 0o600);
@@ -104,7 +105,7 @@ export async function openTaskDoors(
 function intercept(
   front: TlsFront | undefined,
   target: { host: string; port: number },
-  endpoint: () => ModelProxy | null,
+  endpoint: () => ModelEndpoint | null,
 ): TunnelTaker | null {
   if (front === undefined || target.port !== 443 || !isInterceptedHost(target.host)) return null;
   const service = INTERCEPTED_HOSTS[target.host];

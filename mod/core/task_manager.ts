@@ -35,10 +35,11 @@ import {
   type TaskSandboxes,
   unmountTaskHomes,
 } from "../sandbox/mod.ts";
-import { KEY_NAMES, type ModelProxy, noKeyMessage } from "../model-proxy/mod.ts";
+import { KEY_NAMES, type ModelEndpoint, noKeyMessage } from "../model-proxy/mod.ts";
 import { modelService } from "../loop/mod.ts";
 import { agentService } from "../agents/mod.ts";
 import { openTaskDoors } from "./task_doors.ts";
+import { type TaskLog, taskLog } from "./task_log.ts";
 import { alive, isWorkerOf, spawnWorker, stopWorker } from "./worker_process.ts";
 
 interface Live {
@@ -49,8 +50,10 @@ interface Live {
   /** The task's egress proxy, once open. */
   egress: EgressServer | null;
   /** The task's model endpoint, once open. */
-  model: ModelProxy | null;
+  model: ModelEndpoint | null;
   writes: Promise<void>;
+  /** The lines the task causes in the core's log, held to a few (task_log.ts). */
+  log: TaskLog;
 }
 
 const STOP_GRACE_MS = 2000;
@@ -101,6 +104,24 @@ export class TaskManager {
     }
     const id = newTaskId();
     const dir = taskDir(this.deps.home, id);
+    let record: TaskRecord;
+    try {
+      record = await this.#create(spec, { id, dir });
+    } catch (error) {
+      // A start that failed (a full disk, the audit log) leaves nothing half made for later starts.
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+      throw error;
+    }
+    const noKey = record.worker.kind === "loop" || record.worker.kind === "agent"
+      ? this.#missingModelKey(record)
+      : null;
+    if (noKey !== null) return await this.#failAtOnce(record, noKey);
+    return await this.#open(record, { fresh: true });
+  }
+
+  /** Makes a new task's folder, script and task.json, and writes its task_started record. */
+  async #create(spec: StartTask, made: { id: string; dir: string }): Promise<TaskRecord> {
+    const { id, dir } = made;
     await Deno.mkdir(`${dir}/home`, { recursive: true, mode: 0o700 });
     await Deno.chmod(dir, 0o700);
     let worker: TaskRecord["worker"];
@@ -134,11 +155,7 @@ export class TaskManager {
       tools: spec.tools,
       budget_cents: spec.budgetCents,
     });
-    const noKey = worker.kind === "loop" || worker.kind === "agent"
-      ? this.#missingModelKey(record)
-      : null;
-    if (noKey !== null) return await this.#failAtOnce(record, noKey);
-    return await this.#open(record, { fresh: true });
+    return record;
   }
 
   /**
@@ -309,11 +326,14 @@ export class TaskManager {
     let journal: Journal | null = null;
     let server: Deno.HttpServer;
     let handle: TaskHandle;
+    const log = taskLog(this.deps.log, { task: record.id, clock: this.deps.clock });
+    // What the task's socket and doors log is the task's doing: held to its few lines.
+    const deps: BrokerDeps = { ...this.deps, log: log.log };
     try {
       journal = await Journal.open(`${dir}/journal.jsonl`, { redact: this.deps.redact });
       handle = new TaskHandle(record, journal, socket);
       await Deno.chmod(dir, 0o700); // bind inside a private folder: no window before the chmod
-      const app = taskRoutes(this.deps, handle);
+      const app = taskRoutes(deps, handle);
       server = await serveSocket(socket, (request) => app.fetch(request));
     } catch (error) {
       journal?.close();
@@ -327,6 +347,7 @@ export class TaskManager {
       egress: null,
       model: null,
       writes: Promise.resolve(),
+      log,
     };
     this.#live.set(record.id, live);
     let child: Deno.ChildProcess | null;
@@ -346,7 +367,7 @@ export class TaskManager {
       }
       step = "its egress proxy or its model endpoint could not be opened";
       const doors = await openTaskDoors(live.handle, {
-        deps: this.deps,
+        deps,
         paths: { egress: egressPath, model: modelPath },
         user: live.user,
         front: this.options.interception?.front,
@@ -446,6 +467,7 @@ export class TaskManager {
     await live.handle.settled();
     await live.writes;
     live.handle.journal.close();
+    live.log.close();
     await this.deps.audit.append({ type: "task_ended", task: id, state, reason }).catch((error) =>
       this.deps.log(`gurt: the end of task ${id} could not be audited: ${error.message}`)
     );

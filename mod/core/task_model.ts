@@ -11,12 +11,12 @@
 import type { ModelAdmission, ModelRequestFacts } from "../broker/mod.ts";
 import type { Config } from "../config/mod.ts";
 import { PLACEHOLDER_KEY } from "../sandbox/mod.ts";
+import type { TextRedaction } from "../vault/mod.ts";
 import {
   type AdmitRefusal,
-  type AnswerRedaction,
   KEY_NAMES,
-  type ModelProxy,
-  serveModelProxy,
+  type ModelEndpoint,
+  serveModelEndpoint,
   type ServiceTarget,
 } from "../model-proxy/mod.ts";
 
@@ -31,16 +31,18 @@ export interface TaskModelOptions {
   charge(cost: { cents: number; model: string }): Promise<void>;
   /** Records a refusal: the net_blocked audit record of `place`, the journal event of `detail`. */
   blocked(place: { host: string; port: number; reason: string }, detail: unknown): Promise<void>;
-  redaction(): AnswerRedaction;
+  redaction(): TextRedaction;
   log(line: string): void;
   /** Draws a request body on the task's byte total: a sentence when it is spent, else null. */
   drawBytes(count: number): string | null;
   /** Lets a billed request on, or holds it for the owner while the task is over its budget. */
   admit(request: ModelRequestFacts, signal: AbortSignal): Promise<ModelAdmission>;
+  /** The task's steps so far, where its worker keeps its agent's session (`{agent: {session}}`). */
+  steps(): readonly { data: unknown }[];
 }
 
 /** Opens a task's model endpoint. */
-export async function openTaskModel(options: TaskModelOptions): Promise<ModelProxy> {
+export async function openTaskModel(options: TaskModelOptions): Promise<ModelEndpoint> {
   const models = options.config.models;
   const meter = new CentMeter();
   const target = (baseUrl: string, key: string): ServiceTarget => ({
@@ -52,10 +54,11 @@ export async function openTaskModel(options: TaskModelOptions): Promise<ModelPro
     openai: target(models.openai_base_url, KEY_NAMES.openai),
     factory: target(models.factory_base_url, KEY_NAMES.factory),
   };
-  return await serveModelProxy({
+  return await serveModelEndpoint({
     socketPath: options.socketPath,
     services: { anthropic: targets.anthropic, openai: targets.openai },
     factory: targets.factory,
+    factorySessions: () => keptSessions(options.steps()),
     placeholder: PLACEHOLDER_KEY,
     onUsage: async (usage) => {
       const whole = meter.add(usage.cents);
@@ -72,6 +75,21 @@ export async function openTaskModel(options: TaskModelOptions): Promise<ModelPro
     admit: async (request, signal) => refusalOf(await options.admit(request, signal)),
     maxConcurrent: options.config.broker.max_model_requests,
   });
+}
+
+/** The agent sessions the task's steps keep, to resume after a restart (agent_run_steps.ts). */
+function keptSessions(steps: readonly { data: unknown }[]): string[] {
+  const found: string[] = [];
+  for (const { data } of steps) {
+    const agent = typeof data === "object" && data !== null
+      ? (data as { agent?: unknown }).agent
+      : undefined;
+    const session = typeof agent === "object" && agent !== null
+      ? (agent as { session?: unknown }).session
+      : undefined;
+    if (typeof session === "string" && session !== "") found.push(session);
+  }
+  return found;
 }
 
 /** What the endpoint answers for an admission: nothing (send it), 403 or 429. */

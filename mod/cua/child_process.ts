@@ -11,6 +11,8 @@ export interface ProgramSpec {
   env?: Record<string, string>;
   /** Read stdout line by line (Xvfb's -displayfd, x11vnc's PORT=); otherwise discarded. */
   readStdout?: boolean;
+  /** Written to its stdin, which is then closed (x11vnc's password); otherwise stdin is null. */
+  stdinText?: string;
 }
 
 const KILL_GRACE_MS = 3000;
@@ -35,7 +37,7 @@ export class RunningProgram {
       child = new Deno.Command(spec.command, {
         args: spec.args,
         env: spec.env,
-        stdin: "null",
+        stdin: spec.stdinText === undefined ? "null" : "piped",
         stdout: spec.readStdout ? "piped" : "null",
         stderr: "null",
         detached: true,
@@ -44,6 +46,11 @@ export class RunningProgram {
       throw new Error(
         `${spec.name} could not be started (${spec.command}: ${(error as Error).message})`,
       );
+    }
+    if (spec.stdinText !== undefined) {
+      const writer = child.stdin.getWriter();
+      writer.write(new TextEncoder().encode(spec.stdinText)).then(() => writer.close())
+        .catch(() => writer.abort().catch(() => {}));
     }
     return new RunningProgram(spec, child);
   }

@@ -252,11 +252,14 @@ export class Supervisor {
         "-forever",
         "-shared",
         "-noxdamage",
-        // The password travels in the environment, never on the command line (ps shows that).
+        // The password travels on x11vnc's stdin, which it reads once at start: never on its
+        // command line (ps shows that) nor in its environment (/proc/PID/environ, which every
+        // exec, running as the guest's user, may read). A `cmd:` source would be run again at
+        // every connection.
         "-passwdfile",
-        "cmd:printenv GURT_VNC_PASSWORD",
+        "/dev/stdin",
       ],
-      env: { GURT_VNC_PASSWORD: this.options.vncPassword! },
+      stdinText: `${this.options.vncPassword!}\n`,
       readStdout: true,
     });
     this.#watch("x11vnc", program);

@@ -1,6 +1,7 @@
 /**
- * What the proxy answers when it refuses: a 403 whose plain body says, in a sentence, why the host
- * cannot be reached and that retrying will not help, with a runbook pointer. Pure.
+ * What the proxy answers when it refuses: a 403 (a 400 for a request it does not take) whose plain
+ * body says, in a sentence, why the host cannot be reached and that retrying will not help, with a
+ * runbook pointer. Pure.
  */
 import type { BlockReason } from "./host_policy.ts";
 
@@ -21,7 +22,7 @@ export function refusalText(reason: BlockReason, target: string): string {
     case "resolve_failed":
       return `gurt egress: ${target} is on this task's host list but the box could not resolve it to an address; retrying will not help until its DNS answers. see runbook.md#egress-blocked`;
     case "bad_request":
-      return `gurt egress: the request is not one the proxy takes (CONNECT host:port, an absolute http:// URL, SOCKS5 without authentication, or one origin-form request in a tunnel; with one Host header, one framing, and a Connection header that names none of Host, Content-Length and Transfer-Encoding), so no host on this task's list was reached; ${end}. see runbook.md#egress-blocked`;
+      return `gurt egress: the request is not one the proxy takes (CONNECT host:port, an absolute http:// URL, SOCKS5 without authentication, or one origin-form request in a tunnel; with one Host header, one framing, a Connection header that names none of Host, Content-Length and Transfer-Encoding, and lines ended by CRLF alone, holding no other CR or LF, no NUL and no fold), so no host on this task's list was reached; ${end}. see runbook.md#egress-blocked`;
     case "sni_mismatch":
     case "no_sni":
       return `gurt egress: the TLS in the tunnel to ${target} does not name ${target} alone, so the proxy closed it; ${end}. see runbook.md#egress-blocked`;
@@ -56,9 +57,9 @@ export function plainAnswer(
   return answer;
 }
 
-/** The 403 for a refusal of `target` for `reason`. */
+/** The answer to a refusal of `target` for `reason`: 400 for a request the proxy cannot take, else 403. */
 export function refusalAnswer(reason: BlockReason, target: string): Uint8Array {
-  return plainAnswer("403 Forbidden", {
+  return plainAnswer(reason === "bad_request" ? "400 Bad Request" : "403 Forbidden", {
     text: refusalText(reason, target),
     headers: [`X-Gurt-Egress: blocked; reason=${reason}`],
   });

@@ -3,7 +3,9 @@
  * an absolute-form request (`GET http://host:port/path HTTP/1.1`) that the proxy forwards in
  * origin form with `Connection: close`; and the origin-form request a client sends inside a tunnel
  * that is not TLS, forwarded the same way. The head is read as Latin-1, one character a byte, so
- * what is forwarded is the bytes the client sent.
+ * what is forwarded is the bytes the client sent. A head with a bare CR or LF, a NUL, another
+ * control character or a folded line is refused whatever its kind, since an origin could read it
+ * as other fields than the proxy checked.
  */
 import { type CanonicalHost, canonicalHost, hostText } from "../config/mod.ts";
 import { type BodyFraming, bodyFraming } from "./request_body.ts";
@@ -119,6 +121,8 @@ function requestLine(head: string): {
   fields: [string, string][];
 } | { problem: string } {
   const lines = head.split("\r\n");
+  const framing = lineProblem(lines);
+  if (framing !== null) return { problem: framing };
   const [method, target, version, ...extra] = lines[0].split(" ");
   if (extra.length > 0 || method === undefined || target === undefined) {
     return { problem: "the request line is not METHOD TARGET VERSION" };
@@ -136,6 +140,35 @@ function requestLine(head: string): {
     fields.push([line.slice(0, colon), line.slice(colon + 1).trim()]);
   }
   return { method, target, version, fields };
+}
+
+/**
+ * What is wrong with a head's lines (split on CRLF), read as an origin might read them, or null:
+ * a bare CR or LF, a NUL or another control character but HTAB (most servers take a bare LF as a
+ * line's end, so a value holding one is a second field the proxy never checked), or a line that
+ * starts with a space or tab (obs-fold, a line some servers join to the field before it). RFC 9112
+ * lets a proxy refuse all of them; the proxy does, in every head it reads.
+ */
+function lineProblem(lines: readonly string[]): string | null {
+  for (const [index, line] of lines.entries()) {
+    for (let at = 0; at < line.length; at++) {
+      const code = line.charCodeAt(at);
+      if ((code < 0x20 && code !== 0x09) || code === 0x7f) {
+        const what = code === 10
+          ? "a bare LF"
+          : code === 13
+          ? "a bare CR"
+          : code === 0
+          ? "a NUL"
+          : "a control character";
+        return `the request's head holds ${what}, which an origin could read differently from the proxy`;
+      }
+    }
+    if (index > 0 && /^[ \t]/.test(line)) {
+      return "the request's head has a folded header line (obs-fold), which an origin could read differently from the proxy";
+    }
+  }
+  return null;
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * The two guest services as Hono apps: the exec service (:1337, exec and files) and the host
- * service (:1340, ready, info, egress, and the desktop routes issue 8 mounts). Both share the
+ * service (:1340, ready, info, egress, and the desktop routes of
+ * docs/guest-api.md#host-desktop-and-computer-use). Both share the
  * request id, the CORS allowlist, bearer auth, the JSON body reader and the one error handler.
  */
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
@@ -53,7 +54,7 @@ export interface HostAppOptions {
   onShutdown?: () => void;
 }
 
-/** What issue 8 adds to the host service: its routers, and how to tell the desktop is up. */
+/** What the desktop adds to the host service: its routers, and how to tell the desktop is up. */
 export interface HostExtras {
   mounts: { path: string; app: OpenAPIHono }[];
   desktopReady?: () => Promise<boolean>;

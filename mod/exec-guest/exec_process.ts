@@ -103,12 +103,13 @@ export class RunningProcess {
   }
 
   /**
-   * Stops the whole process group: SIGTERM now, SIGKILL after the grace. Returns false if the
-   * process had already exited (nothing to stop).
+   * Stops the whole process group: SIGTERM now, SIGKILL after the grace. Returns true to the one
+   * call that began the stop; false if the process had already exited or another call (a cancel,
+   * a timeout, a hang-up) is already stopping it, so that of many cancels exactly one is told it
+   * cancelled.
    */
   stop(reason: StopReason): boolean {
-    if (this.exited) return false;
-    if (this.stopReason !== undefined) return true;
+    if (this.exited || this.stopReason !== undefined) return false;
     this.stopReason = reason;
     signalGroup(this.pid, "SIGTERM");
     // The grace runs on after the answer if the direct child died of SIGTERM: whatever else of

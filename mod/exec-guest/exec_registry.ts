@@ -113,7 +113,10 @@ export class ExecRegistry {
     return record;
   }
 
-  /** Stops a running exec; false if it had already finished. 404 for an unknown id. */
+  /**
+   * Stops a running exec; false if it had already finished or was already being stopped (only
+   * the first of many cancels is true). 404 for an unknown id.
+   */
   cancel(id: string): boolean {
     return this.get(id).process.stop("cancel");
   }
@@ -122,7 +125,8 @@ export class ExecRegistry {
   async shutdown(): Promise<void> {
     const waits: Promise<unknown>[] = [];
     for (const record of this.records.values()) {
-      if (record.process.stop("shutdown")) waits.push(record.process.done);
+      record.process.stop("shutdown");
+      if (!record.process.finished) waits.push(record.process.done);
     }
     await Promise.all(waits);
     for (const record of this.records.values()) record.process.killLeftovers();

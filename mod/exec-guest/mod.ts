@@ -24,6 +24,8 @@ export {
   type GuestSettings,
   GuestSettingsError,
   loadGuestSettings,
+  readSecret,
   SECRET_ENV,
+  type SettingsSources,
   tokenFilesIn,
 } from "./settings.ts";

@@ -1,8 +1,9 @@
 /**
- * The session helper (session_helper.c, built by tools/build_session_helper.sh): a 1.3 KB static
+ * The session helper (session_helper.c, built by tools/build_session_helper.sh): a 1.7 KB static
  * x86-64 Linux program that makes itself the leader of a new session, so of a new process group,
- * and then runs a command as execvp would: `helper program arg…`, the environment unchanged. It
- * is how the guest starts an exec in its own process group at the price of a bare spawn: Deno's
+ * leaves a watcher that kills that group if the guest dies first, and then runs a command as
+ * execvp would: `helper program arg…`, the environment unchanged. It is how the guest starts an
+ * exec in its own process group, tied to the guest's life, at about the price of a spawn: Deno's
  * `detached: true` forks the whole daemon (1–3 ms, growing with its memory), and util-linux
  * `setsid` costs a dynamically linked exec (≈ 0.65 ms).
  *
@@ -26,11 +27,18 @@ export interface InstalledHelper {
   remove(): Promise<void>;
 }
 
-/** The helper's folder is `gurt-guest-<pid of the guest>-<random>` in the temporary folder. */
+/**
+ * The helper's folder is `gurt-guest-<pid of the guest>-<random>` in the temporary folder. It is
+ * made as `gurt-guest-new-<random>`, locked, and only then renamed: a folder by the first name is
+ * always locked while its guest lives, so one whose lock is free is swept at once.
+ */
 const HELPER_DIR = /^gurt-guest-[1-9][0-9]*-/;
 
-/** A helper folder younger than this is never swept: its guest may not have locked it yet. */
-const SWEEP_AFTER_MS = 60_000;
+/** A folder still by its first name: its guest may not have locked it yet. */
+const NEW_HELPER_DIR = /^gurt-guest-new-/;
+
+/** A folder by its first name younger than this is never swept: its guest may be locking it. */
+const SWEEP_NEW_AFTER_MS = 60_000;
 
 /**
  * Writes the session helper and the files helper into a new private directory (0700, the files
@@ -42,10 +50,12 @@ const SWEEP_AFTER_MS = 60_000;
  */
 export async function installSessionHelper(): Promise<InstalledHelper | null> {
   if (Deno.build.os !== "linux" || Deno.build.arch !== "x86_64") return null;
-  const dir = await Deno.makeTempDir({ prefix: `gurt-guest-${Deno.pid}-` });
+  const made = await Deno.makeTempDir({ prefix: "gurt-guest-new-" });
+  const tmp = made.slice(0, made.lastIndexOf("/"));
+  let dir = made;
   // Held for the guest's life: the kernel drops the lock when the guest dies, however it dies,
   // which is how another guest knows the folder is left over (its pid may be in another pid
-  // namespace, or reused).
+  // namespace, or reused). The lock is the folder's own, so it stays through the rename.
   let lock: Deno.FsFile | null = null;
   const remove = async () => {
     lock?.close();
@@ -55,7 +65,9 @@ export async function installSessionHelper(): Promise<InstalledHelper | null> {
   try {
     lock = await Deno.open(dir, { read: true });
     await lock.lock(true);
-    await removeLeftHelpers(dir.slice(0, dir.lastIndexOf("/")));
+    dir = `${tmp}/gurt-guest-${Deno.pid}-${made.slice(tmp.length + "/gurt-guest-new-".length)}`;
+    await Deno.rename(made, dir);
+    await removeLeftHelpers(tmp);
     await Deno.chmod(dir, 0o700);
     const path = await written(`${dir}/setsid`, sessionHelperElf());
     // sh prints its own /proc stat line: "pid (sh) state ppid pgrp session …".
@@ -118,17 +130,20 @@ async function written(path: string, bytes: Uint8Array): Promise<string> {
 
 /**
  * Removes the helper folders in `tmp` that belong to this user and whose guest has gone: no one
- * holds the folder's lock, and it is older than a guest needs to take it.
+ * holds the folder's lock (and, for one still by its first name, it is older than a guest needs
+ * to take the lock).
  */
 async function removeLeftHelpers(tmp: string): Promise<void> {
   const uid = Deno.uid();
   try {
     for await (const entry of Deno.readDir(tmp)) {
-      if (!HELPER_DIR.test(entry.name) || !entry.isDirectory) continue;
+      const fresh = NEW_HELPER_DIR.test(entry.name);
+      if (!(fresh || HELPER_DIR.test(entry.name)) || !entry.isDirectory) continue;
       const path = `${tmp}/${entry.name}`;
       const info = await Deno.lstat(path).catch(() => null);
       if (info === null || !info.isDirectory || info.uid !== uid) continue;
-      if (Date.now() - (info.mtime?.getTime() ?? Date.now()) < SWEEP_AFTER_MS) continue;
+      const age = Date.now() - (info.mtime?.getTime() ?? Date.now());
+      if (fresh && age < SWEEP_NEW_AFTER_MS) continue;
       const folder = await Deno.open(path, { read: true }).catch(() => null);
       if (folder === null) continue;
       try {

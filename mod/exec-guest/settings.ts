@@ -86,14 +86,14 @@ export function tokenFilesIn(env: Record<string, string | undefined>): string[] 
 /** Reads and checks every setting; throws GuestSettingsError naming the variable that is wrong. */
 export function loadGuestSettings(flags: GuestFlags, sources: SettingsSources): GuestSettings {
   const env = sources.env;
-  const token = secret("BOX_TOKEN", sources);
+  const token = readSecret("BOX_TOKEN", sources);
   if (token === undefined) {
     throw new GuestSettingsError(
       "the guest will not start without a bearer token: set BOX_TOKEN or BOX_TOKEN_FILE; " +
         "see runbook.md#guest-token-missing",
     );
   }
-  const hostToken = secret("BOX_HOST_TOKEN", sources) ?? token;
+  const hostToken = readSecret("BOX_HOST_TOKEN", sources) ?? token;
   const settings: GuestSettings = {
     ...flags,
     token,
@@ -124,7 +124,11 @@ export function loadGuestSettings(flags: GuestFlags, sources: SettingsSources): 
   return settings;
 }
 
-function secret(name: string, sources: SettingsSources): string | undefined {
+/**
+ * A secret setting: `name` itself, else the trimmed text of the file `name_FILE` names; undefined
+ * when neither is set. Throws GuestSettingsError for a file that cannot be read or is empty.
+ */
+export function readSecret(name: string, sources: SettingsSources): string | undefined {
   const direct = sources.env[name];
   if (direct !== undefined && direct !== "") return direct;
   const file = sources.env[`${name}_FILE`];

@@ -7,6 +7,11 @@ import { runGuest } from "./daemon.ts";
 export interface GuestArgs extends GuestFlags {
   /** `--desktop`: the X desktop and computer use to run beside the host service, or null. */
   desktop?: DesktopOptions | null;
+  /**
+   * The tokens `gurt guest` read before the role started (BOX_TOKEN, BOX_HOST_TOKEN), as values:
+   * by then they are gone from the process's environment (mod/guest/self_guard.ts).
+   */
+  secrets?: Record<string, string>;
 }
 
 /** Runs `gurt guest` inside the guest role's Worker. */
@@ -14,7 +19,7 @@ export default async function main(flags: GuestArgs): Promise<number> {
   let settings;
   try {
     settings = loadGuestSettings(flags, {
-      env: Deno.env.toObject(),
+      env: { ...Deno.env.toObject(), ...flags.secrets },
       readTextFile: (path) => Deno.readTextFileSync(path),
     });
   } catch (error) {

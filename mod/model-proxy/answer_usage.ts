@@ -5,15 +5,8 @@
  * line by line; only an event whose data names a `"usage"` key is parsed, since inside a JSON
  * string that word's quotes would be escaped. Pure.
  */
+import type { TokenCounts } from "./prices.ts";
 import type { RouteKind } from "./routes.ts";
-
-/** Token counts, as /usage and the price table take them. */
-export interface TokenCounts {
-  input: number;
-  output: number;
-  cacheWrite: number;
-  cacheRead: number;
-}
 
 /** What an answer reported: its tokens and the model that answered, each when it said. */
 export interface AnswerUsage {

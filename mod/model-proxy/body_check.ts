@@ -9,6 +9,12 @@
  * What the service reads as data and never as content is not walked: a tool's input schema or
  * parameters, a structured output's schema, and the input of a tool call the model made. A
  * property named `file_id` in a tool's schema asks the service to fetch nothing.
+ *
+ * What the service keeps for the owner's account is refused too, since the request would act on
+ * what the box never read: a stored prompt (`prompt: {id}`, which can carry hosted tools), an
+ * earlier response (`previous_response_id`), a conversation (`conversation`), a stored item
+ * (`{"type": "item_reference"}`), any of which another task may have made. The agents send the whole
+ * conversation each time (Codex, OpenCode and Droid on OpenAI's Responses say `store: false`).
  */
 import type { Service } from "./routes.ts";
 
@@ -21,7 +27,8 @@ export type RefusalReason =
   | "file_reference"
   | "remote_image"
   | "remote_file"
-  | "web_search_options";
+  | "web_search_options"
+  | "stored_reference";
 
 /** A refused request: why, what in a few words, and where in the body (`tools[2]`). */
 export interface Refusal {
@@ -108,12 +115,40 @@ function clientTool(service: Service, tool: Fields): boolean {
   return typeof type === "string" && OPENAI_CLIENT_TOOLS.has(type);
 }
 
+/** Top-level Responses fields that name what the service keeps, and what each is in a sentence. */
+const STORED_FIELDS: readonly { key: string; what: string }[] = [
+  { key: "prompt", what: "a stored prompt" },
+  { key: "previous_response_id", what: "an earlier response the service keeps" },
+  { key: "conversation", what: "a conversation the service keeps" },
+];
+
+/** A tool_choice that is not a client tool's (nor `allowed_tools`, whose tools are each checked). */
+function hostedChoice(choice: unknown): boolean {
+  if (!isObject(choice)) return false;
+  if (choice.type === "allowed_tools") return false;
+  return !(typeof choice.type === "string" && OPENAI_CLIENT_TOOLS.has(choice.type));
+}
+
 /**
- * The refusal for the body's own top-level fields, or null: an OpenAI model that searches the web
- * on every request (gpt-4o-search-preview, gpt-5-search-api) does so without any tool asking.
+ * The refusal for the body's own top-level fields, or null: a reference to what the service keeps,
+ * a tool_choice that forces a hosted tool (`{"type": "web_search_preview"}`), and an OpenAI model
+ * that searches the web on every request (gpt-4o-search-preview, gpt-5-search-api), which does so
+ * without any tool asking.
  */
 function topRefusal(service: Service, body: unknown): Refusal | null {
   if (service !== "openai" || !isObject(body)) return null;
+  for (const { key, what } of STORED_FIELDS) {
+    // An empty string or null names nothing (an SDK may send `previous_response_id: null`).
+    if (given(body[key]) && body[key] !== "") return { reason: "stored_reference", what, at: key };
+  }
+  if (hostedChoice(body.tool_choice)) {
+    const type = JSON.stringify((body.tool_choice as Fields).type) ?? "no type";
+    return {
+      reason: "server_tool",
+      what: `a tool_choice of type ${type}, which the service would run itself`,
+      at: "tool_choice",
+    };
+  }
   if (typeof body.model === "string" && /search/i.test(body.model)) {
     return {
       reason: "web_search_options",
@@ -154,6 +189,9 @@ function objectRefusal(service: Service, fields: Fields, frame: Frame): Refusal 
         at: pathOf(frame, "tools").concat(`[${i}]`),
       };
     }
+  }
+  if (fields.type === "item_reference") {
+    return { reason: "stored_reference", what: "an item the service keeps", at: pathOf(frame) };
   }
   const source = fields.source;
   if (isObject(source) && source.type === "url") {

@@ -5,16 +5,15 @@
  * something for the task refused, and every answer's usage priced and reported.
  */
 export type { AdmitRefusal, AdmitRequest } from "./admission.ts";
-export { serveModelProxy } from "./model_proxy_server.ts";
+export { serveModelEndpoint } from "./model_proxy_server.ts";
 export type {
-  AnswerRedaction,
   ModelBlockedEvent,
-  ModelProxy,
-  ModelProxyOptions,
+  ModelEndpoint,
+  ModelEndpointOptions,
   ServiceTarget,
   UsageEvent,
 } from "./proxy_events.ts";
-export type { TokenCounts } from "./answer_usage.ts";
+export { exactCents, type TokenCounts } from "./prices.ts";
 export { findRefusal, type Refusal, type RefusalReason } from "./body_check.ts";
 export { type Service } from "./routes.ts";
 export { KEY_NAMES, noKeyMessage } from "./service_errors.ts";

@@ -7,9 +7,15 @@
  * by event, never held whole), and reports the tokens the answer used, priced exactly.
  */
 import { readRequestBody } from "../net/mod.ts";
-import type { ModelProxy, ModelProxyOptions, ServiceTarget, UsageEvent } from "./proxy_events.ts";
+import { notRelayedAnswer } from "./not_relayed.ts";
+import type {
+  ModelEndpoint,
+  ModelEndpointOptions,
+  ServiceTarget,
+  UsageEvent,
+} from "./proxy_events.ts";
 import { admitAnswer, type AdmitRequest } from "./admission.ts";
-import { type AnswerOptions, redactingAnswerStream } from "../broker/mod.ts";
+import { type AnswerOptions, redactingAnswerStream } from "./stream_redaction.ts";
 import { meteredStream } from "./answer_stream.ts";
 import {
   type AnswerUsage,
@@ -20,26 +26,23 @@ import {
   wholeAnswerUsage,
 } from "./answer_usage.ts";
 import { type CheckedRequest, checkRequest } from "./request_check.ts";
-import { factoryRefusedMessage, factoryRoute } from "./factory_paths.ts";
+import {
+  createdSession,
+  factoryRefusedMessage,
+  factoryRoute,
+  factorySessionMessage,
+} from "./factory_paths.ts";
 import { plainAnswer } from "./plain_relay.ts";
 import { answerHeaders, carriesPlaceholder, serviceHeaders } from "./relay_headers.ts";
-import {
-  hasJsonBody,
-  relayedPaths,
-  type Route,
-  type RouteKind,
-  routeOf,
-  type Service,
-} from "./routes.ts";
+import { hasJsonBody, type Route, type RouteKind, routeOf, type Service } from "./routes.ts";
 import {
   busyMessage,
   errorAnswer,
   noKeyMessage,
-  notFoundMessage,
   tooLargeMessage,
   unreachableMessage,
 } from "./service_errors.ts";
-import { chargedCents } from "./usage_price.ts";
+import { chargedCents } from "./prices.ts";
 import { redactWhole } from "./whole_redaction.ts";
 
 /** The event format each streaming route's answers are redacted by. */
@@ -59,23 +62,25 @@ function describe(error: unknown): string {
 }
 
 /** Starts a task's model endpoint on `options.socketPath`. */
-export async function serveModelProxy(options: ModelProxyOptions): Promise<ModelProxy> {
+export async function serveModelEndpoint(options: ModelEndpointOptions): Promise<ModelEndpoint> {
   try {
     if ((await Deno.lstat(options.socketPath)).isSocket) await Deno.remove(options.socketPath);
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
-  const proxy = new ModelEndpoint(options);
+  const proxy = new TaskEndpoint(options);
   await proxy.listen();
   return proxy;
 }
 
-class ModelEndpoint implements ModelProxy {
-  readonly #options: ModelProxyOptions;
+class TaskEndpoint implements ModelEndpoint {
+  readonly #options: ModelEndpointOptions;
   readonly #closing = new AbortController();
   /** Rejects once the endpoint is closing. */
   readonly #closingNow: Promise<never>;
   readonly #reports = new Set<Promise<void>>();
+  /** The Factory sessions this task made through the endpoint. */
+  readonly #sessions = new Set<string>();
   readonly #most: number;
   readonly #maxBody: number;
   readonly #drawBytes: (count: number) => string | null;
@@ -85,7 +90,7 @@ class ModelEndpoint implements ModelProxy {
   #active = 0;
   #closed = false;
 
-  constructor(options: ModelProxyOptions) {
+  constructor(options: ModelEndpointOptions) {
     this.#options = options;
     this.#most = options.maxConcurrent ?? 4;
     this.#maxBody = options.maxBodyBytes ?? 20 * 1024 * 1024;
@@ -118,7 +123,7 @@ class ModelEndpoint implements ModelProxy {
         // Called for an answer's stream that broke off (its client sees the answer cut short).
         onError: (error) => {
           if (!this.#closing.signal.aborted) {
-            this.#log(`gurt model proxy: an answer broke off: ${describe(error)}`);
+            this.#log(`gurt model endpoint: an answer broke off: ${describe(error)}`);
           }
           return new Response(null, { status: 502 });
         },
@@ -156,18 +161,26 @@ class ModelEndpoint implements ModelProxy {
     }
     if (found.kind === "plain" && factory !== undefined) return await this.#plain(request, factory);
     const path = url.pathname.slice(0, 200);
-    await this.#options.onBlocked({ service: "factory", path, reason: "factory_path", at: "" })
+    const own = (id: string) =>
+      this.#sessions.has(id) || (this.#options.factorySessions?.() ?? []).includes(id);
+    if (found.kind === "session" && factory !== undefined && (found.id === null || own(found.id))) {
+      return await this.#plain(request, factory, found.id === null);
+    }
+    // Another session's copy is answered as Factory answers one that is not there (Droid goes on).
+    const session = found.kind === "session";
+    const reason = session ? "factory_session" : "factory_path";
+    await this.#options.onBlocked({ service: "factory", path, reason, at: "" })
       .catch((error) =>
-        this.#log(`gurt model proxy: a refusal could not be reported: ${describe(error)}`)
+        this.#log(`gurt model endpoint: a refusal could not be reported: ${describe(error)}`)
       );
     return errorAnswer("openai", {
-      error: "refused",
-      message: factoryRefusedMessage(request.method, path),
+      error: session ? "not_found" : "refused",
+      message: (session ? factorySessionMessage : factoryRefusedMessage)(request.method, path),
     });
   }
 
-  /** A Factory request relayed as it is. */
-  async #plain(request: Request, factory: ServiceTarget): Promise<Response> {
+  /** A Factory request relayed as it is; `creates` a session, whose id becomes the task's. */
+  async #plain(request: Request, factory: ServiceTarget, creates = false): Promise<Response> {
     if (this.#active >= this.#most) {
       return errorAnswer("openai", { error: "busy", message: busyMessage(this.#most) });
     }
@@ -180,6 +193,8 @@ class ModelEndpoint implements ModelProxy {
         drawBytes: this.#drawBytes,
         redaction: this.#options.redaction,
         signal: this.#closing.signal,
+        // A body that names no id adds "", which no session path's id is.
+        sending: creates ? (body) => this.#sessions.add(createdSession(body) ?? "") : undefined,
       });
     } finally {
       this.#active--;
@@ -197,24 +212,23 @@ class ModelEndpoint implements ModelProxy {
       headers: request.headers,
       service: via.service,
     });
-    if (route.kind === null) {
-      // What the client sends is read (up to the body limit) before the answer: an HTTP/2
-      // client whose body is left unread may see its stream reset instead of the 404.
-      await Promise.race([
-        readRequestBody(request, { limit: this.#maxBody, tooLarge: () => new TooLarge() }),
-        this.#closingNow,
-      ]).catch(() => {});
-      const message = notFoundMessage(
-        { method: request.method, path: url.pathname },
-        { service: route.service, relayed: relayedPaths(route.service) },
-      );
-      return errorAnswer(route.service, { error: "not_found", message });
-    }
     // Refused before its body is read: a task may not hold more of the endpoint than this.
     if (this.#active >= this.#most) {
       return errorAnswer(route.service, { error: "busy", message: busyMessage(this.#most) });
     }
     this.#active++;
+    if (route.kind === null) {
+      const limits = { most: this.#maxBody, draw: this.#drawBytes, closing: this.#closingNow };
+      try {
+        return await notRelayedAnswer(
+          request,
+          { service: route.service, path: url.pathname },
+          limits,
+        );
+      } finally {
+        this.#active--;
+      }
+    }
     let held = true;
     const release = () => {
       if (held) this.#active--;
@@ -232,7 +246,7 @@ class ModelEndpoint implements ModelProxy {
       release();
       // The client went away, or the endpoint is closing: no one reads this answer.
       if (!request.signal.aborted && !this.#closing.signal.aborted) {
-        this.#log(`gurt model proxy: a request to ${url.pathname} failed: ${describe(error)}`);
+        this.#log(`gurt model endpoint: a request to ${url.pathname} failed: ${describe(error)}`);
       }
       const base = (via.factory ?? this.#options.services[route.service]).baseUrl;
       return errorAnswer(route.service, {
@@ -370,7 +384,7 @@ class ModelEndpoint implements ModelProxy {
     if (checked.kind === "ok") return checked.request;
     if (checked.blocked !== undefined) {
       await this.#options.onBlocked({ service, path, ...checked.blocked }).catch((error) =>
-        this.#log(`gurt model proxy: a refusal could not be reported: ${describe(error)}`)
+        this.#log(`gurt model endpoint: a refusal could not be reported: ${describe(error)}`)
       );
     }
     return errorAnswer(service, checked.refusal);
@@ -417,7 +431,7 @@ class ModelEndpoint implements ModelProxy {
       return new Response(redacted.text, { status: upstream.status, headers });
     }
     this.#log(
-      `gurt model proxy: a whole answer to ${usageOf.path} was refused: ${redacted.reason}`,
+      `gurt model endpoint: a whole answer to ${usageOf.path} was refused: ${redacted.reason}`,
     );
     return errorAnswer(usageOf.service, { error: "unreachable", message: redacted.message });
   }
@@ -432,7 +446,7 @@ class ModelEndpoint implements ModelProxy {
     return answer.pipeThrough(redactingAnswerStream(this.#options.redaction(), {
       kind: format,
       choices: stream.choices,
-      cut: (reason) => this.#log(`gurt model proxy: a streamed answer was cut off: ${reason}`),
+      cut: (reason) => this.#log(`gurt model endpoint: a streamed answer was cut off: ${reason}`),
     }));
   }
 
@@ -453,7 +467,7 @@ class ModelEndpoint implements ModelProxy {
     };
     return this.#options.onUsage(event).catch((error) =>
       this.#log(
-        `gurt model proxy: the usage of a ${model} answer was not recorded: ${describe(error)}`,
+        `gurt model endpoint: the usage of a ${model} answer was not recorded: ${describe(error)}`,
       )
     );
   }

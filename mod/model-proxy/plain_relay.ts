@@ -5,7 +5,8 @@
  * streams (a vault value split across chunks included).
  */
 import { readRequestBody } from "../net/mod.ts";
-import type { AnswerRedaction, ServiceTarget } from "./proxy_events.ts";
+import type { ServiceTarget } from "./proxy_events.ts";
+import type { TextRedaction } from "../vault/mod.ts";
 import { answerHeaders, carriesPlaceholder, serviceHeaders } from "./relay_headers.ts";
 import { errorAnswer, noKeyMessage, unreachableMessage } from "./service_errors.ts";
 
@@ -17,8 +18,10 @@ export interface PlainRelay {
   placeholder: string;
   maxBodyBytes: number;
   drawBytes: (count: number) => string | null;
-  redaction?: () => AnswerRedaction;
+  redaction?: () => TextRedaction;
   signal: AbortSignal;
+  /** Told of the body just before it is sent (undefined: none). */
+  sending?: (body: Uint8Array | undefined) => void;
 }
 
 /** Why a plain request was not sent: too large, or over the task's total (a sentence). */
@@ -44,7 +47,7 @@ export async function plainAnswer(request: Request, relay: PlainRelay): Promise<
     return errorAnswer("openai", {
       error: "not_found",
       message:
-        "gurt model proxy: the box sends requests to Factory's API only with the vault's FACTORY_API_KEY, which it has none of, so nothing went to Factory. see runbook.md#model-key-missing",
+        "gurt model endpoint: the box sends requests to Factory's API only with the vault's FACTORY_API_KEY, which it has none of, so nothing went to Factory. see runbook.md#model-key-missing",
     });
   }
   try {
@@ -74,12 +77,13 @@ async function relayPlain(
       tooLarge: () =>
         new PlainRefused(
           413,
-          `gurt model proxy: the request body is over ${relay.maxBodyBytes} bytes, the most the endpoint takes. see runbook.md#model-proxy-refused`,
+          `gurt model endpoint: the request body is over ${relay.maxBodyBytes} bytes, the most the endpoint takes. see runbook.md#model-proxy-refused`,
         ),
     });
     const over = relay.drawBytes(body.length);
     if (over !== null) throw new PlainRefused(429, over);
   }
+  relay.sending?.(body);
   const upstream = await fetch(
     `${relay.target.baseUrl.replace(/\/+$/, "")}${url.pathname}${url.search}`,
     {
@@ -108,7 +112,7 @@ async function relayPlain(
 }
 
 /** A byte stream's text with every vault value replaced, one held across chunks included. */
-function redactedText(redaction: AnswerRedaction): TransformStream<Uint8Array, Uint8Array> {
+function redactedText(redaction: TextRedaction): TransformStream<Uint8Array, Uint8Array> {
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
   const spans = redaction.stream();

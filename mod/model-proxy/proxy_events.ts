@@ -4,8 +4,8 @@
  * face. Types only.
  */
 import type { AdmitRefusal, AdmitRequest } from "./admission.ts";
-import type { TextRedaction } from "../broker/mod.ts";
-import type { TokenCounts } from "./answer_usage.ts";
+import type { TextRedaction } from "../vault/mod.ts";
+import type { TokenCounts } from "./prices.ts";
 import type { RefusalReason } from "./body_check.ts";
 import type { Service } from "./routes.ts";
 
@@ -27,7 +27,7 @@ export interface UsageEvent {
   /** US cents, an exact fraction where it falls so. */
   cents: number;
   /**
-   * "listed": at the model's rates in mod/broker/prices.json (a dated snapshot at its alias's).
+   * "listed": at the model's rates in mod/model-proxy/prices.json (a dated snapshot at its alias's).
    * "highest": the table lists neither model named, so the table's highest rate of each kind.
    */
   rates: "listed" | "highest";
@@ -43,33 +43,38 @@ export interface ModelBlockedEvent {
   /** The service asked; "factory" for a request to api.factory.ai. */
   service: Service | "factory";
   path: string;
-  /** Why: a body's fetch, or factory_path (a Factory path a task may not reach). */
-  reason: RefusalReason | "factory_path";
+  /**
+   * Why: a body's fetch, factory_path (a Factory path a task may not reach) or factory_session
+   * (another session's path).
+   */
+  reason: RefusalReason | "factory_path" | "factory_session";
   /** Where in the body (`messages[1].content[0].source`); names keys, never values. */
   at: string;
 }
 
-/** The vault's redaction: of a whole text, and of one that arrives in pieces. */
-export type AnswerRedaction = TextRedaction;
-
-/** What serveModelProxy needs. */
-export interface ModelProxyOptions {
+/** What serveModelEndpoint needs. */
+export interface ModelEndpointOptions {
   /** The Unix socket to listen on; a stale socket there is replaced. */
   socketPath: string;
   services: { anthropic: ServiceTarget; openai: ServiceTarget };
   /** Factory's API, for factoryRequest (absent: every Factory request is refused). */
   factory?: ServiceTarget;
+  /**
+   * The Factory sessions the task's worker has kept (its Droid session, resumed after a restart),
+   * which its requests may reach besides those it made through this endpoint (none if absent).
+   */
+  factorySessions?: () => readonly string[];
   /** Told of each answer's usage: a whole answer's before it is sent, a stream's at its end. */
   onUsage(event: UsageEvent): Promise<void>;
   /** Told of each refusal before the client is answered (the caller writes net.blocked). */
   onBlocked(event: ModelBlockedEvent): Promise<void>;
   /**
-   * The vault's redaction as it is now, applied to every answer: a whole one by the broker's
-   * redactWholeAnswer in its route's format (each text a client joins read as one; one it cannot
-   * read so, not JSON say, is refused with 502), a stream's event by event by its
-   * redactingAnswerStream (likewise; an event it cannot read so ends the answer with an error event).
+   * The vault's redaction as it is now, applied to every answer: a whole one by redactWhole
+   * (whole_redaction.ts) in its route's format (each text a client joins read as one; one it cannot
+   * read so, not JSON say, is refused with 502), a stream's event by event by redactingAnswerStream
+   * (stream_redaction.ts; likewise; an event it cannot read so ends the answer with an error event).
    */
-  redaction?: () => AnswerRedaction;
+  redaction?: () => TextRedaction;
   /** The largest request body, in bytes (20 MiB, the task's whole allowance). */
   maxBodyBytes?: number;
   /**
@@ -100,14 +105,14 @@ export interface ModelProxyOptions {
 }
 
 /** A running endpoint. */
-export interface ModelProxy {
+export interface ModelEndpoint {
   readonly socketPath: string;
   /** Requests under way now, streams included until they end. */
   readonly active: number;
   /**
    * Answers a request that came to `service`'s own host (api.anthropic.com, api.openai.com)
    * through the box's TLS: relayed, checked and metered as the endpoint's own, but for the
-   * credentials (see ModelProxyOptions.placeholder) and a path of the other service's (404).
+   * credentials (see ModelEndpointOptions.placeholder) and a path of the other service's (404).
    */
   tunnelRequest(request: Request, service: Service): Promise<Response>;
   /**

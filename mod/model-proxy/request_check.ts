@@ -13,6 +13,7 @@ import {
   notJsonMessage,
   type ProxyError,
   refusedMessage,
+  storedMessage,
   tooManyValuesMessage,
 } from "./service_errors.ts";
 import { moreContainersThan } from "./json_containers.ts";
@@ -84,7 +85,9 @@ export function checkRequest(
       kind: "refused",
       refusal: {
         error: "refused",
-        message: refusedMessage(refusal.what, refusal.at),
+        message: refusal.reason === "stored_reference"
+          ? storedMessage(refusal.what, refusal.at)
+          : refusedMessage(refusal.what, refusal.at),
         param: refusal.at,
       },
       blocked: { reason: refusal.reason, at: refusal.at },

@@ -143,42 +143,47 @@ export function notFoundMessage(
   relay: { service: Service; relayed: string[] },
 ): string {
   const { service, relayed } = relay;
-  return `gurt model proxy: ${request.method} ${request.path} is not a request the box relays to ${
+  return `gurt model endpoint: ${request.method} ${request.path} is not a request the box relays to ${
     SERVICE_NAMES[service]
   }; it relays ${relayed.join(", ")}. see runbook.md#model-proxy-refused`;
 }
 
 /** The sentence for a body that is not JSON on a route that takes JSON. */
 export function notJsonMessage(path: string): string {
-  return `gurt model proxy: the body of POST ${path} is not a JSON object, so the box cannot check it before it goes to the model service; send the service's own JSON. see runbook.md#model-proxy-refused`;
+  return `gurt model endpoint: the body of POST ${path} is not a JSON object, so the box cannot check it before it goes to the model service; send the service's own JSON. see runbook.md#model-proxy-refused`;
 }
 
 /** The sentence for a request that asks the service to reach something for the task. */
 export function refusedMessage(what: string, at: string): string {
-  return `gurt model proxy: the request asks the model service to reach something for the task (${what}, at ${at}), which would go around the task's host list, so the box refused it; retrying will not help. Leave that tool out, or send the content itself (base64 or a data: URL). see runbook.md#model-proxy-refused`;
+  return `gurt model endpoint: the request asks the model service to reach something for the task (${what}, at ${at}), which would go around the task's host list, so the box refused it; retrying will not help. Leave that tool out, or send the content itself (base64 or a data: URL). see runbook.md#model-proxy-refused`;
+}
+
+/** The sentence for a request that names something the service keeps (a stored prompt, say). */
+export function storedMessage(what: string, at: string): string {
+  return `gurt model endpoint: the request names ${what} (at ${at}), which the box cannot read before the service acts on it: it could hold tools that reach around the task's host list, or another task's conversation, so the box refused it; retrying will not help. Send the whole input with store: false instead. see runbook.md#model-proxy-refused`;
 }
 
 /** The sentence for a Responses request in background mode, whose usage the box never sees. */
 export function backgroundMessage(): string {
-  return `gurt model proxy: the request asks for a background response (background: true), which the service answers later, where the box cannot meter its usage against the task's budget, so the box refused it; send it without background (streaming is fine). see runbook.md#model-proxy-refused`;
+  return `gurt model endpoint: the request asks for a background response (background: true), which the service answers later, where the box cannot meter its usage against the task's budget, so the box refused it; send it without background (streaming is fine). see runbook.md#model-proxy-refused`;
 }
 
 /** The sentence for a body over the endpoint's limit. */
 export function tooLargeMessage(limit: number): string {
-  return `gurt model proxy: the request body is larger than ${limit} bytes, the most the box's model endpoint takes in one request; send less context. see runbook.md#model-proxy-limits`;
+  return `gurt model endpoint: the request body is larger than ${limit} bytes, the most the box's model endpoint takes in one request; send less context. see runbook.md#model-proxy-limits`;
 }
 
 /** The sentence for a body of more JSON objects and arrays than the endpoint parses. */
 export function tooManyValuesMessage(most: number): string {
-  return `gurt model proxy: the request body holds more than ${most} JSON objects and arrays, the most the box's model endpoint parses in one request; a model request is mostly text, so send less structure (fewer messages or blocks). see runbook.md#model-proxy-limits`;
+  return `gurt model endpoint: the request body holds more than ${most} JSON objects and arrays, the most the box's model endpoint parses in one request; a model request is mostly text, so send less structure (fewer messages or blocks). see runbook.md#model-proxy-limits`;
 }
 
 /** The sentence for a request over the endpoint's concurrent requests. */
 export function busyMessage(most: number): string {
-  return `gurt model proxy: this task already has ${most} model requests under way, the most it may have at once; wait for one to end. see runbook.md#model-proxy-limits`;
+  return `gurt model endpoint: this task already has ${most} model requests under way, the most it may have at once; wait for one to end. see runbook.md#model-proxy-limits`;
 }
 
 /** The sentence for a service that cannot be reached, or whose answer cannot be relayed. */
 export function unreachableMessage(baseUrl: string, why: string): string {
-  return `gurt model proxy: the model service at ${baseUrl} ${why}; see runbook.md#model-proxy-unreachable`;
+  return `gurt model endpoint: the model service at ${baseUrl} ${why}; see runbook.md#model-proxy-unreachable`;
 }

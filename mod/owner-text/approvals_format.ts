@@ -1,6 +1,12 @@
 /** How `gurt approvals` shows a pending approval: two lines, escaped (docs/grants.md#approvals). */
 import type { AdminResult, AnsweredAnswer, PendingApprovalView } from "../admin/mod.ts";
-import { escapeArguments } from "./escape.ts";
+import { shownText } from "./escape.ts";
+
+/**
+ * The most characters of a call's arguments shown in the block: past them the block says how many
+ * more there are, and the owner who has not read them all should refuse.
+ */
+export const ARGUMENTS_MAX = 4000;
 
 /** The two-line block of one pending approval, as of `now`. */
 export function approvalBlock(item: PendingApprovalView, now: Date): string {
@@ -10,15 +16,16 @@ export function approvalBlock(item: PendingApprovalView, now: Date): string {
     String(item.approval),
     age,
     `expires ${left}`,
-    `task ${escapeArguments(item.task)}`,
+    `task ${shownText(item.task, { max: 100 })}`,
   ];
-  if (item.grant !== null) parts.push(`grant ${escapeArguments(item.grant)}`);
+  if (item.grant !== null) parts.push(`grant ${shownText(item.grant, { max: 200 })}`);
   if (item.kind === "budget") parts.push("over budget");
   if (item.costCents !== null) parts.push(`cost ${item.costCents}¢`);
   parts.push(`taint ${item.taint}`);
-  return `${parts.join("  ")}\n    ${escapeArguments(item.tool)} ${
-    escapeArguments(item.arguments)
+  const call = `${shownText(item.tool, { max: 200 })} ${
+    shownText(item.arguments, { max: ARGUMENTS_MAX })
   }`;
+  return `${parts.join("  ")}\n    ${call}`;
 }
 
 /** What the owner is told of the core's answer to an approve or refuse. */
@@ -46,13 +53,18 @@ export function answerText(
       };
     }
     // The core's own sentences about an approval begin with its id already.
-    const text = answer.error.startsWith(`${id}: `) ? answer.error : `${id}: ${answer.error}`;
+    const error = shownText(answer.error);
+    const text = error.startsWith(`${id}: `) ? error : `${id}: ${error}`;
     return { text, ok: false, error: true };
   }
   if (action === "refuse") return { text: `refused ${id}`, ok: true, error: false };
   const outcome = answer.value.outcome;
   if (outcome.outcome === "denied") {
-    return { text: `approved ${id}: denied (${outcome.reason})`, ok: false, error: false };
+    return {
+      text: `approved ${id}: denied (${shownText(outcome.reason, { max: 200 })})`,
+      ok: false,
+      error: false,
+    };
   }
   return { text: `approved ${id}: runs`, ok: true, error: false };
 }

@@ -1,6 +1,7 @@
 /**
  * What the owner reads, written once for the command line and the portal: text from a task or a
- * model escaped as data, and the two-line block of a pending approval.
+ * model shown as data (shownText, shownLines), and the two-line block of a pending approval.
  */
-export { answerText, approvalBlock } from "./approvals_format.ts";
-export { escapeArguments, escapeModelText } from "./escape.ts";
+export { answerText, approvalBlock, ARGUMENTS_MAX } from "./approvals_format.ts";
+export { SHOWN_LINES_MAX, SHOWN_MAX, shownLines, type ShownOptions, shownText } from "./escape.ts";
+export { blockedText, journalWords } from "./journal_words.ts";

@@ -6,7 +6,7 @@ import {
   type StartTaskInput,
 } from "../admin/mod.ts";
 import type { TaskShowAnswer, TaskView } from "../admin/mod.ts";
-import { escapeArguments, escapeModelText } from "../owner-text/mod.ts";
+import { journalWords, shownText } from "../owner-text/mod.ts";
 
 /** What the owner asked. */
 export type TaskArgs =
@@ -60,76 +60,31 @@ function printList(tasks: ListedTask[]): void {
   if (tasks.length === 0) console.log("no tasks");
   for (const task of tasks) {
     const pending = task.pending.length > 0 ? `  pending ${task.pending.join(",")}` : "";
-    const prompt = escapeArguments(task.prompt).slice(0, 60);
+    const prompt = shownText(task.prompt, { max: 60 });
     console.log(`${task.id}  ${task.state}  ${money(task)}${pending}  ${prompt}`);
   }
 }
 
 function printTask(body: TaskShowAnswer): void {
   const task = body.task;
-  console.log(`task ${task.id}: ${task.state}${task.endReason ? ` (${task.endReason})` : ""}`);
+  console.log(
+    `task ${shownText(task.id, { max: 100 })}: ${task.state}${
+      task.endReason ? ` (${shownText(task.endReason)})` : ""
+    }`,
+  );
   console.log(`  spent ${money(task)}`);
-  console.log(`  tools ${task.tools.join(", ")}`);
+  console.log(`  tools ${task.tools.map((tool) => shownText(tool, { max: 200 })).join(", ")}`);
   const hosts = task.hosts.length === 0
     ? "none but gurt.toml's [egress] hosts"
     : task.hosts.join(", ");
-  console.log(`  hosts ${escapeArguments(hosts)}`);
+  console.log(`  hosts ${shownText(hosts)}`);
   console.log(`  created ${task.created}${task.ended ? `, ended ${task.ended}` : ""}`);
   if (body.pending.length > 0) console.log(`  pending approvals ${body.pending.join(", ")}`);
-  if (task.prompt !== "") console.log(`  prompt ${escapeModelText(task.prompt)}`);
+  if (task.prompt !== "") console.log(`  prompt ${shownText(task.prompt)}`);
   console.log("journal:");
   for (const line of body.journal) console.log(`  ${journalLine(line)}`);
 }
 
 function journalLine(line: JournalLineView): string {
-  const time = line.time.slice(11, 19);
-  const json = (value: unknown) => escapeArguments(JSON.stringify(value));
-  // A key and a tool name came from the task: escaped like its arguments.
-  const key = escapeArguments(String(line.key));
-  const tool = escapeArguments(String(line.tool));
-  switch (line.type) {
-    case "step":
-      return `${time} step ${escapeModelText(String(line.text))}`;
-    case "tool.call":
-      return `${time} call ${key} ${tool} ${json(line.input)} (decision ${line.decision})`;
-    case "tool.result":
-      return `${time} result ${key} ${tool} ${json(line.answer)} cost ${line.cost}¢`;
-    case "tool.unrecorded":
-      return `${time} void ${key}: its Result record (seq ${line.result}) was never written`;
-    case "ask":
-      return `${time} ask ${key} approval ${line.approval}: ${
-        escapeModelText(String(line.question))
-      }`;
-    case "ask.answer":
-      return `${time} answer ${key}: ${line.approved ? "approved" : "not approved"}`;
-    case "cost":
-      return `${time} cost ${line.cents}¢ ${escapeArguments(String(line.what))}`;
-    case "event":
-      return `${time} ${eventText(String(line.event), detailOf(line.detail), json)}`;
-    default:
-      return `${time} ${json(line)}`;
-  }
-}
-
-type Detail = Record<string, unknown>;
-
-function detailOf(value: unknown): Detail | null {
-  return typeof value === "object" && value !== null ? value as Detail : null;
-}
-
-/** A notice of the core's in the journal: the two it writes in words, any other as its JSON. */
-function eventText(event: string, detail: Detail | null, json: (value: unknown) => string): string {
-  const text = (value: unknown) => escapeArguments(String(value));
-  if (event === "approval_pending" && detail !== null) {
-    return `approval ${text(detail.approval)} pending: ${text(detail.tool)}, expires ${
-      text(detail.expires)
-    }`;
-  }
-  if (event === "tool_denied" && detail !== null) {
-    return `denied ${text(detail.name)}: ${text(detail.reason)}`;
-  }
-  if (event === "net.blocked" && detail !== null) {
-    return `blocked ${text(detail.host)}:${text(detail.port)} (${text(detail.reason)})`;
-  }
-  return `event ${text(event)} ${json(detail)}`;
+  return `${shownText(String(line.time).slice(11, 19), { max: 8 })} ${journalWords(line)}`;
 }

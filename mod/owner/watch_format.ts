@@ -1,10 +1,11 @@
 /**
  * How `gurt task watch` prints a task's journal as it grows (docs/threat-model.md#the-owners-view):
- * model text escaped with newline and tab passing, arguments escaped whole, a denial as `[denied
- * <name>: <reason>]` with the runbook pointer of the box's own failures.
+ * the model's text under a label of the core's, each of its lines after the first marked `  | `,
+ * everything else a task chose on one line with its newlines as `\n` (shownText), a denial as
+ * `[denied <name>: <reason>]` with the runbook pointer of the box's own failures.
  */
 import type { JournalLineView } from "../admin/mod.ts";
-import { escapeArguments, escapeModelText } from "../owner-text/mod.ts";
+import { blockedText, shownLines, shownText } from "../owner-text/mod.ts";
 
 /** The runbook pointer printed under a denial that describes the box, not the call. */
 const POINTERS: Record<string, string> = {
@@ -15,6 +16,9 @@ const POINTERS: Record<string, string> = {
 
 /** The most characters of a tool result shown in the watch. */
 const SHOWN = 300;
+
+/** What begins each line of the model's text after its first: no line of the core's does. */
+export const MARK = "  | ";
 
 type Fields = Record<string, unknown>;
 
@@ -29,18 +33,17 @@ export function watchLine(line: JournalLineView): string | null {
     case "tool.call":
       return null;
     case "tool.result": {
-      const shown = escapeArguments(JSON.stringify(line.answer) ?? "null");
-      const cut = shown.length > SHOWN ? `${shown.slice(0, SHOWN)}…` : shown;
-      return `[result ${escapeArguments(String(line.tool))}: ${cut}]`;
+      const shown = shownText(JSON.stringify(line.answer) ?? "null", { max: SHOWN });
+      return `[result ${shownText(String(line.tool), { max: 200 })}: ${shown}]`;
     }
     case "tool.unrecorded":
       return `[the result above is void: its Result record (seq ${line.result}) was never written]`;
     case "ask":
-      return `[question ${line.approval}: ${escapeModelText(String(line.question))}]`;
+      return `[question ${line.approval}: ${shownText(String(line.question))}]`;
     case "ask.answer":
       return `[answer: ${line.approved === true ? "yes" : "no"}]`;
     case "cost":
-      return `[cost ${line.cents}¢ ${escapeArguments(String(line.what))}]`;
+      return `[cost ${line.cents}¢ ${shownText(String(line.what), { max: 200 })}]`;
     case "event":
       return eventText(String(line.event), fieldsOf(line.detail));
     default:
@@ -52,16 +55,31 @@ function fieldsOf(value: unknown): Fields | null {
   return typeof value === "object" && value !== null ? value as Fields : null;
 }
 
+/** The model's text under `label`: its first line after the label, each other after MARK. */
+function labelled(label: string, text: string): string {
+  const [first, ...rest] = shownLines(text);
+  return [`${label} ${first}`, ...rest.map((line) => `${MARK}${line}`)].join("\n");
+}
+
+/** The items of `value` that are objects, or none when it is not an array. */
+function objectsOf(value: unknown): Fields[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter((item): item is Fields => fieldsOf(item) !== null);
+}
+
 function stepText(text: string, data: unknown): string | null {
-  const loop = (data as { loop?: { messages?: Fields[] } } | null)?.loop;
-  if (loop === undefined) return text === "" ? null : `[step] ${escapeModelText(text)}`;
+  // The task chose `data` whole: a loop transcript of any other shape is read as no transcript.
+  const loop = fieldsOf(fieldsOf(data)?.loop);
+  if (loop === null) return text === "" ? null : labelled("[step]", text);
   const out: string[] = [];
-  if (text !== "") out.push(escapeModelText(text));
-  for (const message of loop.messages ?? []) {
+  if (text !== "") out.push(labelled("[model]", text));
+  for (const message of objectsOf(loop.messages)) {
     if (message.role !== "assistant") continue;
-    for (const call of (message.calls ?? []) as Fields[]) {
+    for (const call of objectsOf(message.calls)) {
       out.push(
-        `→ ${escapeModelText(String(call.name))} ${escapeArguments(JSON.stringify(call.input))}`,
+        `→ ${shownText(String(call.name), { max: 200 })} ${
+          shownText(JSON.stringify(call.input) ?? "undefined", { max: SHOWN })
+        }`,
       );
     }
   }
@@ -71,15 +89,14 @@ function stepText(text: string, data: unknown): string | null {
 function eventText(event: string, detail: Fields | null): string | null {
   if (event === "tool_denied" && detail !== null) {
     const reason = String(detail.reason);
-    const line = `[denied ${escapeArguments(String(detail.name))}: ${escapeArguments(reason)}]`;
+    const line = `[denied ${shownText(String(detail.name), { max: 200 })}: ${
+      shownText(reason, { max: 200 })
+    }]`;
     return Object.hasOwn(POINTERS, reason) ? `${line}\n${POINTERS[reason]}` : line;
   }
   if (event === "approval_pending") return null; // the block comes from the core, not the event
-  if (event === "net.blocked" && detail !== null) {
-    const where = `${String(detail.host)}:${String(detail.port)}`;
-    return `[blocked ${escapeArguments(where)}: ${escapeArguments(String(detail.reason))}]`;
-  }
-  return `[${escapeArguments(event)}]`;
+  if (event === "net.blocked" && detail !== null) return `[blocked ${blockedText(detail)}]`;
+  return `[${shownText(event, { max: 200 })}]`;
 }
 
 /** The approval id an `approval_pending` or `ask` line names, or null for any other line. */

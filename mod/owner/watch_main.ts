@@ -6,7 +6,7 @@
  * ask; `--json` prints the journal's lines as JSON and contacts nothing else.
  */
 import { AdminClient } from "../admin/mod.ts";
-import { answerText, approvalBlock, escapeArguments } from "../owner-text/mod.ts";
+import { answerText, approvalBlock, shownText } from "../owner-text/mod.ts";
 import { LineReader } from "./line_reader.ts";
 import { pendingId, watchLine } from "./watch_format.ts";
 
@@ -34,7 +34,8 @@ export default async function main(args: WatchArgs): Promise<number> {
     const page = answer.value;
     for (const line of page.lines) {
       if (args.mode === "json") {
-        console.log(escapeArguments(JSON.stringify(line)));
+        // Whole: a program reads it, and JSON has no raw newline to forge a line with.
+        console.log(shownText(JSON.stringify(line), { max: Infinity }));
         continue;
       }
       const text = watchLine(line);

@@ -43,6 +43,9 @@ th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(-
 td code { overflow-wrap: anywhere; }
 .table { overflow-x: auto; }
 code { overflow-wrap: anywhere; }
+/* A task's text in the order it is stored: no right-to-left letter can reorder what it shows. */
+pre, code, .data { direction: ltr; unicode-bidi: isolate-override; }
+p.more { margin: -.5rem 0 1rem; color: var(--muted); } nav.pages { margin: 1rem 0; }
 ul.keys, ol.journal { padding: 0; } ul.keys { list-style: none; } ol.journal { list-style-position: inside; }
 @media (max-width: 40rem) {
   table.stack thead { position: absolute; left: -9999px; }
@@ -54,16 +57,18 @@ ul.keys, ol.journal { padding: 0; } ul.keys { list-style: none; } ol.journal { l
 `;
 
 /**
- * The script: on the Approvals page, listens to /events/approvals and, whenever a pending approval
- * is added or answered, brings the list in line with the server's fresh rendering card by card:
- * new cards are inserted, answered ones removed, and a card being filled in is left untouched.
+ * The script: on the Approvals page, listens to /events/approvals (with the page's own query: its
+ * task and page number) and, whenever a pending approval is added or answered, brings the list in
+ * line with the server's fresh rendering element by element: new cards are inserted, answered ones
+ * removed, a card being filled in is left untouched, and the notes of how many more a task has and
+ * the page links are replaced.
  */
 export const SCRIPT = `
 "use strict";
 (function () {
   var list = document.getElementById("approvals");
   if (!list || !window.EventSource) return;
-  var source = new EventSource("/events/approvals");
+  var source = new EventSource("/events/approvals" + window.location.search);
   source.addEventListener("approvals", function (event) {
     var doc = new DOMParser().parseFromString(event.data, "text/html");
     var fresh = doc.getElementById("approvals");
@@ -72,20 +77,22 @@ export const SCRIPT = `
     var freshHeading = fresh.querySelector("h2");
     if (heading && freshHeading) heading.textContent = freshHeading.textContent;
     var wanted = {};
-    fresh.querySelectorAll("article[data-approval]").forEach(function (card) {
-      wanted[card.id] = card;
+    var order = [];
+    fresh.querySelectorAll("[data-live]").forEach(function (element) {
+      wanted[element.id] = element;
+      order.push(element.id);
     });
-    list.querySelectorAll("article[data-approval]").forEach(function (card) {
-      if (!wanted[card.id]) card.remove();
+    list.querySelectorAll("[data-live]").forEach(function (element) {
+      if (!wanted[element.id] || element.getAttribute("data-live") === "note") element.remove();
     });
     var previous = heading;
-    Object.keys(wanted).forEach(function (id) {
-      var card = document.getElementById(id);
-      if (!card) {
-        card = document.importNode(wanted[id], true);
-        if (previous) previous.after(card); else list.prepend(card);
+    order.forEach(function (id) {
+      var element = document.getElementById(id);
+      if (!element) {
+        element = document.importNode(wanted[id], true);
+        if (previous) previous.after(element); else list.prepend(element);
       }
-      previous = card;
+      previous = element;
     });
   });
   window.addEventListener("pagehide", function () { source.close(); });

@@ -10,7 +10,9 @@ export {
   redactingByteStream,
   redactingStream,
   type Span,
+  type SpanStream,
   StreamRedactor,
+  type TextRedaction,
 } from "./stream_redactor.ts";
 export {
   type SecretReader,

@@ -33,7 +33,7 @@ export class StreamRedactor {
 
   /**
    * Takes the next chunk; returns the runs of the held text and the chunk that are now decided, in
-   * order, for a caller that keeps the text itself (the model relay maps them onto its events).
+   * order, for a caller that keeps the text itself (the model endpoint maps them onto its events).
    */
   spans(chunk: string): Span[] {
     return this.#decide(this.#held + chunk, false);
@@ -107,10 +107,26 @@ export function redactingByteStream(redactor: Redactor): TransformStream<Uint8Ar
   });
 }
 
-/** The redaction the model relay applies to answers: this redactor, and streams of it. */
-export function answerRedaction(
-  redactor: Redactor,
-): { marker: string; redact(text: string): string; stream(): StreamRedactor } {
+/** A streaming redactor of one text, as a caller that keeps the text itself uses it. */
+export interface SpanStream {
+  /** Takes the next chunk; returns the runs of text now decided, in order. */
+  spans(chunk: string): Span[];
+  /** Ends the text: the runs of what was held, all decided. */
+  endSpans(): Span[];
+}
+
+/** The vault's redaction as the model endpoint applies it to an answer's texts. */
+export interface TextRedaction {
+  /** What a vault value is replaced by. */
+  readonly marker: string;
+  /** `text` with every form of every vault value replaced. */
+  redact(text: string): string;
+  /** A fresh redactor for one text that arrives in chunks. */
+  stream(): SpanStream;
+}
+
+/** The redaction the model endpoint applies to answers: this redactor, and streams of it. */
+export function answerRedaction(redactor: Redactor): TextRedaction {
   return {
     marker: REDACTED,
     redact: (text) => redactor.redact(text),

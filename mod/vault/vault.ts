@@ -85,7 +85,7 @@ export class Vault {
     return new Vault(options, { keys, setTimes: document.setTimes, deny });
   }
 
-  /** The core's own view: values by name (the model relay's key), names. */
+  /** The core's own view: values by name (the model endpoint's key), names. */
   view(): VaultView {
     return {
       value: (name) => this.#keys.get(name),

@@ -117,7 +117,7 @@ Deno.test("task watch: a line already waiting in stdin refuses, even with the id
   }
 });
 
-Deno.test("task watch: model text holding ESC[8m comes out escaped, and ESC[0m precedes the block", async () => {
+Deno.test("task watch: model text holding ESC[8m comes out escaped, its second line marked as the model's, and ESC[0m precedes the block", async () => {
   const step = {
     type: "step",
     time: NOW.toISOString(),
@@ -127,7 +127,10 @@ Deno.test("task watch: model text holding ESC[8m comes out escaped, and ESC[0m p
   const core = await fakeCore([step, PENDING_EVENT], [pendingEntry("shell", '{"command":"ls"}')]);
   try {
     const run = await watch(core, "", ["--say"]);
-    assertStringIncludes(run.stdout, "hidden: \\u001b[8msecret\\u001b[28m\nnext line\tand a tab");
+    assertStringIncludes(
+      run.stdout,
+      "[model] hidden: \\u001b[8msecret\\u001b[28m\n  | next line\\tand a tab\n",
+    );
     assert(!run.stdout.includes("\u001b[8m"), "no raw conceal sequence reaches the terminal");
     assertStringIncludes(run.stdout, "\u001b[0m41  ");
     assert(!run.stderr.includes("type 41"), "--say does not ask");

@@ -43,7 +43,7 @@ Deno.test("TOML that does not parse reports the parser's line", () => {
 
 Deno.test("an empty file gives every default", () => {
   const config = parseConfig("g.toml", "");
-  assertEquals(config.approvals, { ttl_ms: 900_000, wait_ms: 150_000 });
+  assertEquals(config.approvals, { ttl_ms: 900_000, wait_ms: 150_000, max_per_task: 32 });
   assertEquals(config.broker, {
     max_body_bytes: 65_536,
     max_task_bytes: 20 * 1024 * 1024,

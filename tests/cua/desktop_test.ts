@@ -86,7 +86,8 @@ Deno.test({
 
     await t.step({
       ...steps,
-      name: "VNC asks for a password on loopback, noVNC serves its page, no command line holds it",
+      name:
+        "VNC asks for a password on loopback, noVNC serves its page, no command line or environment holds it",
       fn: async () => {
         const status = (await call(app, "/v1/desktop")).body;
         assertEquals(status.vnc, `127.0.0.1:${options.vncPort}`);
@@ -101,6 +102,9 @@ Deno.test({
           if (!/^\d+$/.test(entry.name)) continue;
           const cmdline = await Deno.readTextFile(`/proc/${entry.name}/cmdline`).catch(() => "");
           assert(!cmdline.includes(vncPassword), `pid ${entry.name} shows the VNC password`);
+          // x11vnc's environment is open to every exec, which runs as the guest's user.
+          const environ = await Deno.readTextFile(`/proc/${entry.name}/environ`).catch(() => "");
+          assert(!environ.includes(vncPassword), `pid ${entry.name}'s environment holds it`);
         }
       },
     });

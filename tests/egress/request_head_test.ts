@@ -104,3 +104,31 @@ Deno.test("the first bytes of a tunnel may be a request only while they read lik
   assertEquals(mayBeRequest(new Uint8Array([0, 0, 0, 8, 4, 210, 22, 47])), false);
   assertEquals(mayBeRequest(new Uint8Array([0x47, 0x45, 0x54, 0x20, 0xff])), false);
 });
+
+Deno.test("a head with a bare LF, a bare CR, a NUL, another control character or a folded line is refused in every form, and says which", () => {
+  const cases: [string, string][] = [
+    ["X-A: a\nHost: evil.test\r\n", "a bare LF"],
+    ["X-A: a\rHost: evil.test\r\n", "a bare CR"],
+    ["X-A: a\0b\r\n", "a NUL"],
+    ["X-A: a\x1bb\r\n", "a control character"],
+    ["X-A: a\x7fb\r\n", "a control character"],
+    ["X-A: a\r\n b\r\n", "folded header line"],
+    ["X-A: a\r\n\tHost: evil.test\r\n", "folded header line"],
+  ];
+  for (const [fields, what] of cases) {
+    for (
+      const head of [
+        parseRequestHead(absolute(fields)),
+        parseRequestHead(`CONNECT a.test:443 HTTP/1.1\r\n${fields}\r\n`),
+        parseTunnelRequest(`GET / HTTP/1.1\r\n${fields}\r\n`),
+      ]
+    ) {
+      assert("problem" in head, `${JSON.stringify(fields)} was taken`);
+      assert(head.problem.includes(what), head.problem);
+    }
+  }
+  const line = parseRequestHead("GET http://a.test/\nx HTTP/1.1\r\n\r\n");
+  assert("problem" in line && line.problem.includes("a bare LF"), JSON.stringify(line));
+  const tab = parseRequestHead(absolute("X-A: a\tb\r\nX-B: caf\u00e9\r\n"));
+  assert(!("problem" in tab), JSON.stringify(tab));
+});

@@ -174,22 +174,25 @@ for (const launcher of ["the session helper", "util-linux setsid"]) {
   });
 }
 
-Deno.test("installing the helper removes the helper folders of guests that are gone, and only those", async () => {
+Deno.test("installing the helper removes the helper folders of guests that are gone at once, and only those", async () => {
   const probe = await Deno.makeTempDir();
   const tmp = probe.slice(0, probe.lastIndexOf("/"));
   await Deno.remove(probe);
   const folder = (name: string) => `${tmp}/gurt-guest-${name}-test`;
   const left = folder("4000001"); // its guest died: no lock, old
   const live = folder("4000002"); // its guest runs, maybe in another pid namespace: locked
-  const young = folder("4000003"); // a guest that has not locked it yet: too new to sweep
+  // Its guest died a moment ago: a folder by its final name was locked before it was named so.
+  const young = folder("4000003");
   const others = folder("4000004"); // another user's
   const unrelated = `${tmp}/gurt-guestbook-4000005-test`;
-  const all = [left, live, young, others, unrelated];
+  const pending = `${tmp}/gurt-guest-new-4000006-test`; // a guest about to lock it: kept
+  const stale = `${tmp}/gurt-guest-new-4000007-test`; // by its first name, an hour old: swept
+  const all = [left, live, young, others, unrelated, pending, stale];
   const old = new Date(Date.now() - 10 * 60_000);
   for (const dir of all) {
     await Deno.mkdir(dir);
     await Deno.writeTextFile(`${dir}/setsid`, "x");
-    if (dir !== young) await Deno.utime(dir, old, old);
+    if (dir !== young && dir !== pending) await Deno.utime(dir, old, old);
   }
   const asRoot = Deno.uid() === 0;
   if (asRoot) await Deno.chown(others, 65534, 65534); // never ours to remove
@@ -202,7 +205,9 @@ Deno.test("installing the helper removes the helper folders of guests that are g
     const exists = (path: string) => Deno.lstat(path).then(() => true, () => false);
     assertEquals(await exists(left), false, "the folder of a guest that is gone");
     assertEquals(await exists(live), true, "a locked folder");
-    assertEquals(await exists(young), true, "a folder younger than a minute");
+    assertEquals(await exists(young), false, "the folder of a guest that is just gone");
+    assertEquals(await exists(pending), true, "a folder not yet locked by its first name");
+    assertEquals(await exists(stale), false, "an old unlocked folder by its first name");
     assertEquals(await exists(unrelated), true, "a folder that is not a helper's");
     if (asRoot) assertEquals(await exists(others), true, "another user's folder");
     // This guest's own folder is locked while it runs, and freed by remove.

@@ -4,7 +4,7 @@
  */
 import { assertEquals } from "../assert.ts";
 import { StreamUsage, wholeAnswerUsage } from "../../mod/model-proxy/answer_usage.ts";
-import { chargedCents, exactCents } from "../../mod/model-proxy/usage_price.ts";
+import { chargedCents, exactCents } from "../../mod/model-proxy/prices.ts";
 import { anthropicEvents, chatChunks, responsesEvents } from "./fake_services.ts";
 
 const encoder = new TextEncoder();

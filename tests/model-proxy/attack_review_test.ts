@@ -187,7 +187,7 @@ Deno.test({
 Deno.test({
   name:
     "a model the price table does not list (a dated snapshot, any OpenAI model) is still charged",
-  // Fails on HEAD: exactCents gives null for any model not in mod/broker/prices.json, and
+  // Fails on HEAD: exactCents gives null for any model not in mod/model-proxy/prices.json, and
   // task_model.ts then charges nothing. The table lists five Claude aliases only, so a task that
   // names `claude-sonnet-4-5-20250929` or any OpenAI model spends without a budget. Fix: in
   // exactCents, try the name without a `-YYYYMMDD` suffix, and price a model still unlisted at the

@@ -4,7 +4,7 @@
  * rather than waiting for them, says nothing of them in its log, and removes the socket.
  */
 import { assert, assertEquals } from "../assert.ts";
-import { serveModelProxy } from "../../mod/model-proxy/mod.ts";
+import { serveModelEndpoint } from "../../mod/model-proxy/mod.ts";
 import { anthropicEvents, startFakeService, streamed } from "./fake_services.ts";
 import { gate } from "./proxy_kit.ts";
 
@@ -16,7 +16,7 @@ Deno.test("close() ends a stream the service holds and a body the client never f
   const service = startFakeService(() =>
     streamed([anthropicEvents("claude-sonnet-4-5", ["a"])[0], "rest"], [held.promise])
   );
-  const proxy = await serveModelProxy({
+  const proxy = await serveModelEndpoint({
     socketPath,
     services: {
       anthropic: { baseUrl: service.url, key: () => "k" },

@@ -218,8 +218,8 @@ Deno.test("a service that cannot be reached is a 502 in its format that names it
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (listener.addr as Deno.NetAddr).port;
   listener.close();
-  const { serveModelProxy } = await import("../../mod/model-proxy/mod.ts");
-  const proxy = await serveModelProxy({
+  const { serveModelEndpoint } = await import("../../mod/model-proxy/mod.ts");
+  const proxy = await serveModelEndpoint({
     socketPath: `${dir}/model.sock`,
     services: {
       anthropic: { baseUrl: `http://127.0.0.1:${port}`, key: () => "k" },

@@ -6,9 +6,9 @@
  */
 import {
   type ModelBlockedEvent,
-  type ModelProxy,
-  type ModelProxyOptions,
-  serveModelProxy,
+  type ModelEndpoint,
+  type ModelEndpointOptions,
+  serveModelEndpoint,
   type UsageEvent,
 } from "../../mod/model-proxy/mod.ts";
 import { startForwarder } from "../egress/egress_kit.ts";
@@ -32,7 +32,7 @@ export const PLACEHOLDER = "gurt-placeholder-key";
 export interface ProxyTest {
   anthropic: FakeService;
   openai: FakeService;
-  proxy: ModelProxy;
+  proxy: ModelEndpoint;
   /** `http://127.0.0.1:<port>`, the forwarder in front of the endpoint's socket. */
   url: string;
   usage: UsageEvent[];
@@ -67,8 +67,14 @@ export const OPENAI_HEADERS: Record<string, string> = {
 export type TestOptions =
   & Partial<
     Pick<
-      ModelProxyOptions,
-      "maxBodyBytes" | "maxConcurrent" | "redaction" | "clock" | "drawBytes" | "admit"
+      ModelEndpointOptions,
+      | "maxBodyBytes"
+      | "maxConcurrent"
+      | "redaction"
+      | "clock"
+      | "drawBytes"
+      | "admit"
+      | "factorySessions"
     >
   >
   & {
@@ -95,7 +101,7 @@ export async function withProxy(
   };
   const blocked: ModelBlockedEvent[] = [];
   const keys = { ...REAL_KEYS, ...options.keys };
-  const proxy = await serveModelProxy({
+  const proxy = await serveModelEndpoint({
     socketPath: `${dir}/model.sock`,
     services: {
       anthropic: { baseUrl: anthropic.url, key: () => keys.anthropic },
@@ -118,6 +124,7 @@ export async function withProxy(
     factory: options.factory === undefined
       ? undefined
       : { baseUrl: options.factory.baseUrl, key: () => options.factory!.key },
+    factorySessions: options.factorySessions,
     redaction: options.redaction,
     clock: options.clock,
   });

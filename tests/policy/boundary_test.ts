@@ -128,6 +128,31 @@ Deno.test("no file outside mod/policy, tests and bench included, imports a polic
   assertEquals(inside.map((edge) => `${edge.from}: ${edge.specifier}`), []);
 });
 
+/**
+ * Folders that may not import another at all, not even its mod.ts: the model endpoint's path is one
+ * room (mod/model-proxy holds its redaction, its prices and its checks); the broker uses it, never
+ * the other way round.
+ */
+const FORBIDDEN_IMPORTS: { from: string; to: string; why: string }[] = [
+  {
+    from: "mod/model-proxy",
+    to: "mod/broker",
+    why: "the model endpoint's code lives in mod/model-proxy; the broker imports it, not back",
+  },
+];
+
+Deno.test("mod/model-proxy imports nothing from mod/broker", () => {
+  const found: string[] = [];
+  for (const rule of FORBIDDEN_IMPORTS) {
+    for (const edge of edges) {
+      if (moduleOf(edge.from) === rule.from && moduleOf(edge.to) === rule.to) {
+        found.push(`${edge.from} → ${edge.to}: ${rule.why}`);
+      }
+    }
+  }
+  assertEquals(found, []);
+});
+
 Deno.test("mod/policy/mod.ts does not re-export the minting key", async () => {
   const text = await Deno.readTextFile(`${ROOT}/mod/policy/mod.ts`);
   assertEquals(/\bmint\b/.test(text), false);

@@ -1,24 +1,75 @@
-/** The Approvals page: each pending approval as `gurt approvals` shows it, with Approve and Refuse. */
+/**
+ * The Approvals page: each pending approval as `gurt approvals` shows it, with Approve and Refuse,
+ * a bounded page of them at a time.
+ */
 // deno-lint-ignore-file jsx-key -- rendered on the server only: keys matter to a client
 // reconciler, and Hono would print them as attributes.
 import type { Child } from "hono/jsx";
 import type { PendingApprovalView } from "../../admin/mod.ts";
-import { approvalBlock, escapeArguments } from "../../owner-text/mod.ts";
+import { approvalBlock, ARGUMENTS_MAX, shownText } from "../../owner-text/mod.ts";
+import { type ApprovalGroup, type ApprovalsView, pageLink } from "../approvals_paging.ts";
 import { Csrf, Layout, Notice } from "./layout.tsx";
 
-/** The list of pending approvals; the live view replaces this element whole. */
+/**
+ * One page of the pending approvals (approvals_paging.ts): each task's cards, and after them a note
+ * of how many more it has, with the link to its own pages. The live view brings this element in
+ * line with a fresh rendering of the same page.
+ */
 export function ApprovalsList(
-  props: { items: PendingApprovalView[]; now: Date; csrf: string },
+  props: { view: ApprovalsView; now: Date; csrf: string },
 ): Child {
+  const view = props.view;
+  const heading = view.total === 0
+    ? "Nothing is waiting for you"
+    : view.task === null
+    ? `${view.total} waiting for your answer`
+    : `${view.total} waiting for your answer; of task ${shownText(view.task, { max: 100 })}: ${
+      view.groups.reduce((sum, group) => sum + group.items.length + group.more, 0)
+    }`;
   return (
     <section id="approvals" aria-labelledby="pending-heading">
-      <h2 id="pending-heading" aria-live="polite">
-        {props.items.length === 0
-          ? "Nothing is waiting for you"
-          : `${props.items.length} waiting for your answer`}
-      </h2>
-      {props.items.map((item) => <ApprovalCard item={item} now={props.now} csrf={props.csrf} />)}
+      <h2 id="pending-heading" aria-live="polite">{heading}</h2>
+      {view.groups.flatMap((group) => [
+        ...group.items.map((item) => (
+          <ApprovalCard
+            item={item}
+            now={props.now}
+            csrf={props.csrf}
+          />
+        )),
+        group.more === 0 || view.task !== null ? null : <MoreNote group={group} />,
+      ])}
+      <PageLinks view={view} />
     </section>
+  );
+}
+
+/** How many more a task has waiting than its cards here, and the link to all of them. */
+function MoreNote(props: { group: ApprovalGroup }): Child {
+  const { task, more } = props.group;
+  return (
+    <p class="more" id={`more-${encodeURIComponent(task)}`} data-live="note">
+      {`${more} more from task ${shownText(task, { max: 100 })}: `}
+      <a href={pageLink({ task }, 1)}>all of them, oldest first</a>
+    </p>
+  );
+}
+
+/** Links to the pages before and after this one, when there are. */
+function PageLinks(props: { view: ApprovalsView }): Child {
+  const view = props.view;
+  const links: Child[] = [];
+  if (view.task !== null) links.push(<a href="/approvals">every task's</a>);
+  if (view.page > 1) links.push(<a href={pageLink(view, view.page - 1)} rel="prev">earlier</a>);
+  if (view.page < view.pages) {
+    links.push(<a href={pageLink(view, view.page + 1)} rel="next">later</a>);
+  }
+  if (links.length === 0) return null;
+  return (
+    <nav class="pages" id="approvals-pages" data-live="note" aria-label="Pages of approvals">
+      {`Page ${view.page} of ${view.pages}: `}
+      {links.flatMap((link, index) => index === 0 ? [link] : [" · ", link])}
+    </nav>
   );
 }
 
@@ -28,25 +79,31 @@ function ApprovalCard(props: { item: PendingApprovalView; now: Date; csrf: strin
   const parts = head.split("  ");
   const id = `approval-${item.approval}`;
   return (
-    <article class="card" id={id} aria-labelledby={`${id}-title`} data-approval={item.approval}>
+    <article
+      class="card"
+      id={id}
+      aria-labelledby={`${id}-title`}
+      data-approval={item.approval}
+      data-live="card"
+    >
       <h3 id={`${id}-title`}>
         {`Approval ${item.approval}: `}
-        <code>{escapeArguments(item.tool)}</code>
+        <code>{shownText(item.tool, { max: 200 })}</code>
       </h3>
       <dl>
         <dt>Arguments</dt>
         <dd>
-          <pre class="arguments"><code>{escapeArguments(item.arguments)}</code></pre>
+          <pre class="arguments"><code>{shownText(item.arguments, { max: ARGUMENTS_MAX })}</code></pre>
         </dd>
         <dt>Why it asks</dt>
         <dd>{kindText(item)}</dd>
         <dt>Grant</dt>
-        <dd>{item.grant === null ? "none" : <code>{escapeArguments(item.grant)}</code>}</dd>
+        <dd>{item.grant === null ? "none" : <code>{shownText(item.grant)}</code>}</dd>
         <dt>Taint</dt>
         <dd>{item.taint}</dd>
         <dt>Task</dt>
         <dd>
-          <a href={`/tasks/${encodeURIComponent(item.task)}`}>{escapeArguments(item.task)}</a>
+          <a href={`/tasks/${encodeURIComponent(item.task)}`}>{shownText(item.task)}</a>
         </dd>
         {item.costCents === null ? null : (
           <>
@@ -93,12 +150,12 @@ export function kindText(item: PendingApprovalView): string {
 
 /** The whole Approvals page. */
 export function ApprovalsPage(
-  props: { items: PendingApprovalView[]; now: Date; csrf: string; notice: string | null },
+  props: { view: ApprovalsView; now: Date; csrf: string; notice: string | null },
 ): Child {
   return (
     <Layout title="Approvals" current="/approvals" csrf={props.csrf}>
       <Notice text={props.notice} />
-      <ApprovalsList items={props.items} now={props.now} csrf={props.csrf} />
+      <ApprovalsList view={props.view} now={props.now} csrf={props.csrf} />
     </Layout>
   );
 }

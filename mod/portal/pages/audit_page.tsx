@@ -6,7 +6,7 @@
 // reconciler, and Hono would print them as attributes.
 import type { Child } from "hono/jsx";
 import type { AuditAnswer, AuditRecordView } from "../../admin/mod.ts";
-import { escapeArguments } from "../../owner-text/mod.ts";
+import { shownText } from "../../owner-text/mod.ts";
 import { DataTable } from "./data_table.tsx";
 import { Layout } from "./layout.tsx";
 
@@ -91,7 +91,7 @@ function Records(props: { page: RecordsPage }): Child {
         rows={records.map((record) => [
           String(record.seq),
           record.time,
-          <code>{escapeArguments(JSON.stringify(record.event))}</code>,
+          <code>{shownText(JSON.stringify(record.event))}</code>,
         ])}
       />
       <nav aria-label="Record pages" class="actions">

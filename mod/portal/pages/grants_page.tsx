@@ -3,7 +3,7 @@
 // reconciler, and Hono would print them as attributes.
 import type { Child } from "hono/jsx";
 import type { GrantView } from "../../admin/mod.ts";
-import { escapeArguments } from "../../owner-text/mod.ts";
+import { shownText } from "../../owner-text/mod.ts";
 import { DataTable } from "./data_table.tsx";
 import { Layout } from "./layout.tsx";
 
@@ -21,24 +21,24 @@ export function GrantsPage(
               The grant files are invalid, so every call is denied with grants_invalid. See
               runbook.md#grants-invalid.
             </p>
-            <pre>{props.problems.map(escapeArguments).join("\n")}</pre>
+            <pre>{props.problems.map((text) => shownText(text)).join("\n")}</pre>
           </div>
         )}
       {props.grants.length === 0 ? <p>There is no grant file.</p> : (
         <DataTable
           columns={["Grant", "Tool", "Mode", "Label", "Constraints", "Expires", "Problems"]}
           rows={props.grants.map((grant) => [
-            <code>{escapeArguments(grant.id)}</code>,
-            grant.tool === null ? "—" : escapeArguments(grant.tool),
+            <code>{shownText(grant.id)}</code>,
+            grant.tool === null ? "—" : shownText(grant.tool),
             grant.mode ?? "—",
             grant.label ?? "—",
             grant.constraints.length === 0
               ? "none"
-              : grant.constraints.map((c) => escapeArguments(c)).join("; "),
+              : grant.constraints.map((c) => shownText(c)).join("; "),
             grant.expires ?? "never",
             grant.ok
               ? <span class="ok">none</span>
-              : <span class="bad">{grant.problems.map(escapeArguments).join("; ")}</span>,
+              : <span class="bad">{grant.problems.map((text) => shownText(text)).join("; ")}</span>,
           ])}
         />
       )}

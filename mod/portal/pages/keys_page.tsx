@@ -5,7 +5,7 @@
  */
 import type { Child } from "hono/jsx";
 import type { VaultKeyView } from "../../admin/mod.ts";
-import { escapeArguments } from "../../owner-text/mod.ts";
+import { shownText } from "../../owner-text/mod.ts";
 import { Csrf, Layout, Notice } from "./layout.tsx";
 
 /** The whole page; `keys` is null when the vault is not available. */
@@ -36,7 +36,7 @@ function KeyList(props: { keys: VaultKeyView[]; csrf: string }): Child {
         : (
           <ul class="keys" aria-label="Vault keys">
             {props.keys.map((key) => {
-              const name = escapeArguments(key.name);
+              const name = shownText(key.name);
               const path = `/keys/${encodeURIComponent(key.name)}`;
               return (
                 <li class="card">
@@ -47,7 +47,9 @@ function KeyList(props: { keys: VaultKeyView[]; csrf: string }): Child {
                   <p>
                     {key.denied_apps.length === 0
                       ? "Every app that declares it may use it."
-                      : `Turned off for: ${key.denied_apps.map(escapeArguments).join(", ")}`}
+                      : `Turned off for: ${
+                        key.denied_apps.map((text) => shownText(text)).join(", ")
+                      }`}
                   </p>
                   <div class="actions">
                     <form method="post" action={`${path}/deny`}>
@@ -62,7 +64,7 @@ function KeyList(props: { keys: VaultKeyView[]; csrf: string }): Child {
                       <form method="post" action={`${path}/allow`}>
                         <Csrf token={props.csrf} />
                         <input type="hidden" name="app" value={app} />
-                        <button type="submit">{`Turn on again for ${escapeArguments(app)}`}</button>
+                        <button type="submit">{`Turn on again for ${shownText(app)}`}</button>
                       </form>
                     ))}
                     <form method="post" action={`${path}/delete`}>

@@ -3,7 +3,7 @@
 // reconciler, and Hono would print them as attributes.
 import type { Child } from "hono/jsx";
 import type { AuditRecordView, JournalLineView, ListedTask, TaskView } from "../../admin/mod.ts";
-import { escapeArguments, escapeModelText } from "../../owner-text/mod.ts";
+import { journalWords, shownLines, shownText } from "../../owner-text/mod.ts";
 import { DataTable } from "./data_table.tsx";
 import { Csrf, Layout, Notice } from "./layout.tsx";
 
@@ -32,7 +32,7 @@ export function TasksPage(
           columns={["Task", "State", "Spent", "Waiting", "Started"]}
           rows={props.tasks.map((task) => [
             <a href={`/tasks/${encodeURIComponent(task.id)}`}>
-              {escapeArguments(task.id)}
+              {shownText(task.id)}
             </a>,
             task.state,
             spending(task),
@@ -89,20 +89,20 @@ export function TaskPage(
 ): Child {
   const task = props.task;
   return (
-    <Layout title={`Task ${escapeArguments(task.id)}`} current="/tasks" csrf={props.csrf}>
+    <Layout title={`Task ${shownText(task.id)}`} current="/tasks" csrf={props.csrf}>
       <Notice text={props.notice} />
       <dl>
         <dt>State</dt>
-        <dd>{task.state + (task.endReason ? ` (${escapeModelText(task.endReason)})` : "")}</dd>
+        <dd>{task.state + (task.endReason ? ` (${shownText(task.endReason)})` : "")}</dd>
         <dt>Spent</dt>
         <dd>{spending(task)}</dd>
         <dt>Tools</dt>
-        <dd>{task.tools.map((tool) => escapeArguments(tool)).join(", ")}</dd>
+        <dd>{task.tools.map((tool) => shownText(tool)).join(", ")}</dd>
         <dt>Hosts</dt>
         <dd>
           {task.hosts.length === 0
             ? "none but gurt.toml's [egress] hosts"
-            : task.hosts.map((host) => escapeArguments(host)).join(", ")}
+            : task.hosts.map((host) => shownText(host)).join(", ")}
         </dd>
         <dt>Worker</dt>
         <dd>{task.worker.kind}</dd>
@@ -122,7 +122,7 @@ export function TaskPage(
         </dd>
         <dt>Prompt</dt>
         <dd>
-          <pre>{escapeModelText(task.prompt)}</pre>
+          <pre class="data">{shownLines(task.prompt).join("\n")}</pre>
         </dd>
       </dl>
       {live(task)
@@ -142,9 +142,10 @@ export function TaskPage(
         <ol class="journal">
           {props.journal.map((line) => (
             <li>
-              <strong>{String(line.type)}</strong>
-              {` ${String(line.time ?? "")}`}
-              <pre>{escapeModelText(journalText(line))}</pre>
+              <time datetime={shownText(String(line.time), { max: 40 })}>
+                {shownText(String(line.time), { max: 40 })}
+              </time>
+              <pre class="data">{journalWords(line)}</pre>
             </li>
           ))}
         </ol>
@@ -156,33 +157,10 @@ export function TaskPage(
           rows={props.records.map((record) => [
             String(record.seq),
             record.time,
-            <code>{escapeArguments(JSON.stringify(record.event))}</code>,
+            <code>{shownText(JSON.stringify(record.event))}</code>,
           ])}
         />
       )}
     </Layout>
   );
-}
-
-/** What a journal line says, in one readable text. */
-function journalText(line: JournalLineView): string {
-  switch (line.type) {
-    case "step":
-      return String(line.text);
-    case "tool.call":
-      return `${line.tool} ${JSON.stringify(line.input)}` +
-        (line.decision === null ? "" : ` (decision ${line.decision})`);
-    case "tool.result":
-      return `${line.tool} → ${JSON.stringify(line.answer)}; cost ${line.cost}¢`;
-    case "ask":
-      return `asked (approval ${line.approval}): ${line.question}`;
-    case "ask.answer":
-      return line.approved === true ? "the owner said yes" : "the owner said no";
-    case "cost":
-      return `${line.cents}¢ for ${line.what}${line.model ? ` (${line.model})` : ""}`;
-    default: {
-      const { type: _type, time: _time, ...rest } = line;
-      return JSON.stringify(rest);
-    }
-  }
 }

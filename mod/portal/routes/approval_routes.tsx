@@ -4,6 +4,7 @@ import type { AdminClient, AnsweredAnswer, PendingApprovalView } from "../../adm
 import type { ApprovalWatch } from "../approval_watch.ts";
 import type { PortalEnv } from "../context.ts";
 import type { LiveStreams } from "../live_events.ts";
+import { approvalsView, type PageQuery } from "../approvals_paging.ts";
 import { ApprovalsList, ApprovalsPage } from "../pages/approvals_page.tsx";
 import { adminOk, csrf, formText, type RouteDeps } from "./route_helpers.ts";
 
@@ -17,22 +18,26 @@ export function approvalRoutes(
   const { admin, clock, streams, approvals } = options;
   const app = new Hono<PortalEnv>();
   app.get("/approvals", async (c) => {
-    const items = await pending(admin);
+    const view = approvalsView(await pending(admin), pageQuery(c.req.query()));
     const answered = c.req.query("answered");
     const outcome = c.req.query("outcome") ?? "";
     const notice = answered !== undefined && /^\d{1,16}$/.test(answered) && WORD.test(outcome)
       ? `Approval ${answered}: ${outcome.replaceAll("_", " ")}.`
       : null;
     return c.html(
-      <ApprovalsPage items={items} now={clock()} csrf={csrf(c)} notice={notice} />,
+      <ApprovalsPage view={view} now={clock()} csrf={csrf(c)} notice={notice} />,
     );
   });
   app.get("/events/approvals", (c) => {
     const token = csrf(c);
+    // The same page as the one open: its task and page number.
+    const query = pageQuery(c.req.query());
     return streams.serve(c, {
       subscribe: (listener) => approvals.onChange(listener),
-      render: async () =>
-        String(await <ApprovalsList items={await pending(admin)} now={clock()} csrf={token} />),
+      render: async () => {
+        const view = approvalsView(await pending(admin), query);
+        return String(await <ApprovalsList view={view} now={clock()} csrf={token} />);
+      },
     });
   });
   app.post("/approvals/:id/approve", async (c) => {
@@ -48,6 +53,10 @@ export function approvalRoutes(
   });
 
   return app;
+}
+
+function pageQuery(query: Record<string, string>): PageQuery {
+  return { task: query.task, page: query.page };
 }
 
 async function pending(admin: AdminClient): Promise<PendingApprovalView[]> {

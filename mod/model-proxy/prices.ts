@@ -1,0 +1,99 @@
+/**
+ * The box's one price of model tokens: a model's list rates from prices.json (dollars per million
+ * tokens), a dated snapshot (`claude-sonnet-4-5-20250929`, `gpt-5-2025-08-07`) at its alias's.
+ * Every list rate is a whole number of thousandths of a cent per million tokens (gpt-5-nano's
+ * cached input is $0.005, half a cent), so a price is summed in those whole units and divided once:
+ * the exact fraction of a cent, as near as a number can say it.
+ *
+ * Where the rounding is: exactCents rounds nothing. The model endpoint charges those fractions and
+ * a task's meter (mod/core/task_model.ts) charges whole cents as they add up; `POST /usage` rounds
+ * each report up to a whole cent at its call site (mod/broker/task_routes.ts). Both price the same
+ * tokens of the same model from this table, under the same names. Pure.
+ */
+import prices from "./prices.json" with { type: "json" };
+
+/** Tokens of each kind the table prices: one answer's, or one `/usage` report's. */
+export interface TokenCounts {
+  input: number;
+  output: number;
+  cacheWrite: number;
+  cacheRead: number;
+}
+
+/** Thousandths of a cent per million tokens of each kind, whole numbers. */
+type Rates = TokenCounts;
+
+const KINDS = ["input", "output", "cacheWrite", "cacheRead"] as const;
+/** Tokens times a rate in thousandths of a cent per million tokens, to cents. */
+const PER_CENT = 1000 * 1_000_000;
+
+/** A dated snapshot's suffix: `-20250929` (Anthropic) or `-2025-08-07` (OpenAI). */
+const DATED = /-(?:\d{8}|\d{4}-\d{2}-\d{2})$/;
+
+const table: Record<string, TokenCounts> = prices.models;
+
+/** Each listed model's rates, read once. */
+const known = new Map<string, Rates>();
+
+function tableRates(model: string): Rates | null {
+  if (!Object.hasOwn(table, model)) return null;
+  let rates = known.get(model);
+  if (rates === undefined) {
+    const dollars = table[model];
+    const found: Rates = { input: 0, output: 0, cacheWrite: 0, cacheRead: 0 };
+    // Dollars to thousandths of a cent: 0.275 * 100_000 is 27500.000000000004.
+    for (const kind of KINDS) found[kind] = Math.round(dollars[kind] * 100_000);
+    known.set(model, rates = found);
+  }
+  return rates;
+}
+
+/** A model's rates, under its own name or, for a dated snapshot, its alias's; null if unlisted. */
+function ratesOf(model: string): Rates | null {
+  return tableRates(model) ?? (DATED.test(model) ? tableRates(model.replace(DATED, "")) : null);
+}
+
+let highest: Rates | null = null;
+
+/** The table's highest rate of each kind, which no listed model's price exceeds. */
+function highestRates(): Rates {
+  if (highest === null) {
+    const most: Rates = { input: 0, output: 0, cacheWrite: 0, cacheRead: 0 };
+    for (const model of Object.keys(table)) {
+      const rates = tableRates(model)!;
+      for (const kind of KINDS) most[kind] = Math.max(most[kind], rates[kind]);
+    }
+    highest = most;
+  }
+  return highest;
+}
+
+function centsAt(rates: Rates, tokens: TokenCounts): number {
+  let units = 0;
+  for (const kind of KINDS) units += tokens[kind] * rates[kind];
+  return units / PER_CENT;
+}
+
+/**
+ * The price of `tokens` on `model` in US cents, a fraction where it falls so; a dated snapshot at
+ * its alias's rates; null if the table lists neither.
+ */
+export function exactCents(model: string, tokens: TokenCounts): number | null {
+  const rates = ratesOf(model);
+  return rates === null ? null : centsAt(rates, tokens);
+}
+
+/**
+ * What the model endpoint charges an answer: its model's price (exactCents), else, for a model the
+ * table does not list, the table's highest rate of each kind, so an unlisted model is never free
+ * nor cheaper than a listed one. `listed` says which.
+ */
+export function chargedCents(
+  models: { asked: string; answered: string | null },
+  tokens: TokenCounts,
+): { cents: number; listed: boolean } {
+  const cents = exactCents(models.asked, tokens) ??
+    (models.answered === null ? null : exactCents(models.answered, tokens));
+  if (cents !== null) return { cents, listed: true };
+  return { cents: centsAt(highestRates(), tokens), listed: false };
+}

@@ -1,0 +1,78 @@
+/**
+ * A task's journal line in words, as `gurt task show` prints it after the time and the portal's
+ * task page shows it: one line, the core's words around the task's text, and every field the task
+ * chose (a step, a key, a tool, an input, an answer, a question, a path) shown as data by
+ * shownText, so no line a task wrote can read as a line of the core's.
+ */
+import type { JournalLineView } from "../admin/mod.ts";
+import { shownText } from "./escape.ts";
+
+type Detail = Record<string, unknown>;
+
+function detailOf(value: unknown): Detail | null {
+  return typeof value === "object" && value !== null ? value as Detail : null;
+}
+
+function text(value: unknown, max?: number): string {
+  return shownText(String(value), { max });
+}
+
+function json(value: unknown): string {
+  return shownText(JSON.stringify(value) ?? "undefined");
+}
+
+/** One journal line in words (without its time). */
+export function journalWords(line: JournalLineView): string {
+  // A key and a tool name came from the task: shown as data like its arguments.
+  const key = text(line.key, 200);
+  const tool = text(line.tool, 200);
+  switch (line.type) {
+    case "step":
+      return `step ${text(line.text)}`;
+    case "tool.call":
+      return `call ${key} ${tool} ${json(line.input)} (decision ${line.decision})`;
+    case "tool.result":
+      return `result ${key} ${tool} ${json(line.answer)} cost ${line.cost}¢`;
+    case "tool.unrecorded":
+      return `void ${key}: its Result record (seq ${line.result}) was never written`;
+    case "ask":
+      return `ask ${key} approval ${line.approval}: ${text(line.question)}`;
+    case "ask.answer":
+      return `answer ${key}: ${line.approved ? "approved" : "not approved"}`;
+    case "cost":
+      return `cost ${line.cents}¢ ${text(line.what, 200)}`;
+    case "event":
+      return eventWords(String(line.event), detailOf(line.detail));
+    default:
+      return json(line);
+  }
+}
+
+/** A notice of the core's: the ones it writes in words, any other as its JSON. */
+function eventWords(event: string, detail: Detail | null): string {
+  if (event === "approval_pending" && detail !== null) {
+    return `approval ${text(detail.approval)} pending: ${text(detail.tool, 200)}, expires ${
+      text(detail.expires, 40)
+    }`;
+  }
+  if (event === "tool_denied" && detail !== null) {
+    return `denied ${text(detail.name, 200)}: ${text(detail.reason, 200)}`;
+  }
+  if (event === "net.blocked" && detail !== null) return `blocked ${blockedText(detail)}`;
+  return `event ${text(event, 200)} ${json(detail)}`;
+}
+
+/**
+ * What a `net.blocked` event refused, in words: the egress proxy's `HOST:PORT (reason)`, or the
+ * model endpoint's `SERVICE PATH (reason at WHERE)`, where WHERE names the body's field.
+ */
+export function blockedText(detail: Detail): string {
+  const reason = text(detail.reason, 200);
+  if (typeof detail.service === "string" && typeof detail.path === "string") {
+    const at = typeof detail.at === "string" && detail.at !== ""
+      ? ` at ${text(detail.at, 200)}`
+      : "";
+    return `${text(detail.service, 40)} ${text(detail.path, 400)} (${reason}${at})`;
+  }
+  return `${text(detail.host, 300)}:${text(detail.port, 10)} (${reason})`;
+}
