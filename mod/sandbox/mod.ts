@@ -31,5 +31,6 @@ export {
   homesNotice,
   mountPoints,
   mountTaskHome,
+  TaskHomes,
   unmountTaskHomes,
 } from "./task_home.ts";
