@@ -21,7 +21,7 @@ import { adminRoutes } from "./admin_routes.ts";
 import { ensureHomeLayout, serveSocket } from "./home_layout.ts";
 import { TaskManager } from "./task_manager.ts";
 import { closedAtStart, OpenApprovals } from "./open_approvals.ts";
-import { TaskSandboxes } from "../sandbox/mod.ts";
+import { homesNotice, TaskSandboxes } from "../sandbox/mod.ts";
 import { openBoxCa } from "../box-ca/mod.ts";
 import { openTlsFront } from "../egress/mod.ts";
 import { shownText } from "../owner-text/mod.ts";
@@ -174,7 +174,7 @@ export class Core {
         // node_modules by its real place: a link may lead out of the code folder.
         program: [codeDir(), `${codeDir()}/node_modules`, Deno.execPath()],
       });
-      notices.push(...sandbox.notices);
+      notices.push(...sandbox.notices, homesNotice(asRoot, limits.home_bytes));
       // The box CA, made on the first start: tasks trust it for the model hosts the egress proxy
       // answers itself (the TLS front), so an agent that ignores its base URL still never holds a key.
       const ca = await openBoxCa(`${config.home}/ca`);

@@ -28,13 +28,7 @@ import { serveSocket } from "./home_layout.ts";
 import { firstClosedFolder, unreachableText } from "./home_reach.ts";
 import { ensureTaskUser, removeTaskUser, type TaskUser, taskUsers } from "./task_users.ts";
 import type { EgressServer, TlsFront } from "../egress/mod.ts";
-import {
-  closeTaskHome,
-  homeRoomProblem,
-  mountTaskHome,
-  type TaskSandboxes,
-  unmountTaskHomes,
-} from "../sandbox/mod.ts";
+import { TaskHomes, type TaskSandboxes } from "../sandbox/mod.ts";
 import { KEY_NAMES, type ModelEndpoint, noKeyMessage } from "../model-proxy/mod.ts";
 import { modelService } from "../loop/mod.ts";
 import { agentService } from "../agents/mod.ts";
@@ -63,6 +57,8 @@ const SPAWN_STEP = "the worker could not start";
 /** Owns the live tasks of one core. */
 export class TaskManager {
   readonly #live = new Map<string, Live>();
+  /** Each task's home, an image of [tasks] home_bytes mounted as root (mod/sandbox/task_home.ts). */
+  readonly #homes: TaskHomes;
   readonly #ending = new Set<Promise<void>>();
   #closing = false;
 
@@ -78,6 +74,9 @@ export class TaskManager {
       interception?: { front: TlsFront; caBundle: string };
     },
   ) {
+    const { home, config, log } = deps;
+    const homes = { boxHome: home, tasksDir: `${home}/tasks`, bytes: config.tasks.home_bytes };
+    this.#homes = new TaskHomes({ asRoot: options.asRoot, ...homes, log });
     // A task is waiting while it has pending approvals, else running: the table says when they
     // change, whoever adds or takes one.
     deps.approvals.onChange((changed) => this.#pendingChanged(changed.task));
@@ -95,14 +94,7 @@ export class TaskManager {
         throw new HttpError(400, `tools: ${JSON.stringify(tool)} is not a tool of this box`);
       }
     }
-    if (this.options.asRoot) {
-      // Each home is an image that grows as its task writes: the disk must hold them all, full.
-      const problem = await homeRoomProblem(this.deps.home, {
-        bytes: this.deps.config.tasks.home_bytes,
-        liveDirs: [...this.#live.keys()].map((live) => taskDir(this.deps.home, live)),
-      });
-      if (problem !== null) throw new HttpError(507, problem);
-    }
+    await this.#homes.checkRoom(this.#live.keys()); // the disk holds every live home, full
     const id = newTaskId();
     const dir = taskDir(this.deps.home, id);
     let record: TaskRecord;
@@ -211,12 +203,7 @@ export class TaskManager {
     }
     if (this.options.asRoot) {
       await this.#removeStrayUsers();
-      // Homes a killed core left mounted, of tasks that are not live now.
-      const problems = await unmountTaskHomes(
-        `${this.deps.home}/tasks`,
-        new Set(this.#live.keys()),
-      );
-      for (const problem of problems) this.deps.log(`gurt: ${problem}`);
+      await this.#homes.unmountAll(new Set(this.#live.keys())); // a killed core's, not live now
     }
     return restored;
   }
@@ -310,11 +297,7 @@ export class TaskManager {
     }
     this.#live.clear();
     await Promise.allSettled([...this.#ending]);
-    if (this.options.asRoot) {
-      for (const problem of await unmountTaskHomes(`${this.deps.home}/tasks`)) {
-        this.deps.log(`gurt: ${problem}`);
-      }
-    }
+    await this.#homes.unmountAll();
   }
 
   /**
@@ -363,8 +346,7 @@ export class TaskManager {
     try {
       if (this.options.asRoot) {
         step = "its home could not be mounted";
-        const unbounded = await mountTaskHome(dir, this.deps.config.tasks.home_bytes);
-        if (unbounded !== null) this.deps.log(`gurt: task ${record.id}: ${unbounded}`);
+        await this.#homes.open(record.id);
         step = "its user could not be made ready";
         live.user = await ensureTaskUser(record.id, this.deps.home);
         await Deno.chown(socket, live.user.uid, live.user.gid);
@@ -486,7 +468,7 @@ export class TaskManager {
       await Deno.chown(home, 0, 0).then(() => Deno.chmod(home, 0o700)).catch((error) =>
         this.deps.log(`gurt: the home of task ${id} could not be closed: ${error.message}`)
       );
-      await closeTaskHome(taskDir(this.deps.home, id));
+      await this.#homes.close(id);
     }
   }
 
