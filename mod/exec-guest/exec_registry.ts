@@ -37,6 +37,12 @@ export interface RegistryLimits {
   execRetentionMs: number;
 }
 
+/** What holds each exec's process group for the guest's life (group_watcher.ts). */
+export interface GroupHolder {
+  watch(pgid: number): void;
+  close(): Promise<void>;
+}
+
 /** Tracks running and recently finished execs. */
 export class ExecRegistry {
   private readonly records = new Map<string, ExecRecord>();
@@ -51,7 +57,10 @@ export class ExecRegistry {
     busy: 0,
   };
 
-  constructor(private readonly limits: RegistryLimits) {}
+  constructor(
+    private readonly limits: RegistryLimits,
+    private readonly watcher: GroupHolder | null = null,
+  ) {}
 
   /** How many execs hold a slot now. */
   get running(): number {
@@ -81,6 +90,7 @@ export class ExecRegistry {
       );
     }
     const process = RunningProcess.start(spec, listener);
+    if (process.byHelper) this.watcher?.watch(process.pid);
     this.active++;
     this.counters.started++;
     const record: ExecRecord = {
@@ -130,6 +140,7 @@ export class ExecRegistry {
     }
     await Promise.all(waits);
     for (const record of this.records.values()) record.process.killLeftovers();
+    await this.watcher?.close();
   }
 
   /** Forgets finished execs past the retention time, and the oldest past MAX_RETAINED. */

@@ -11,31 +11,24 @@
  * If setsid() fails, or no candidate could be executed, it writes `gurt-setsid: errno NNN` and a
  * newline to stderr and exits 127; the guest reads that as "the program did not start".
  *
- * Before it runs PROGRAM it leaves a watcher behind (fork twice, so the watcher is no child of
- * PROGRAM's and no `wait` of PROGRAM's waits for it): a process in a group of its own that holds a
- * pidfd of the guest (its parent) and one of PROGRAM, closes the standard streams and polls. If the
- * guest dies first, however it dies (SIGKILL included), the watcher sends SIGKILL to PROGRAM's
- * whole process group, and the exec dies with its guest rather than outlive its time limit. Once
- * PROGRAM has exited, it watches on while anything of the group is left, re-checking every second,
- * and then exits. No watcher is left where the guest is its pid namespace's init (the kernel
- * kills the namespace with it) or the kernel has no pidfd_open (before Linux 5.3).
+ * `setsid-helper --gurt-watch` (that one word, nothing after it) is the guest's watcher instead:
+ * see watch_main. The guest starts it once and tells it every exec's process group, so that the
+ * execs die with the guest, however the guest dies, SIGKILL included.
  *
  * Built by tools/build_session_helper.sh into session_helper_elf.ts; a test rebuilds it and
  * fails if the checked-in bytes differ. x86-64 Linux only.
  */
 
+#define SYS_read 0
 #define SYS_write 1
 #define SYS_close 3
 #define SYS_poll 7
-#define SYS_getpid 39
-#define SYS_fork 57
 #define SYS_execve 59
 #define SYS_exit 60
-#define SYS_wait4 61
 #define SYS_kill 62
-#define SYS_setpgid 109
 #define SYS_getppid 110
 #define SYS_setsid 112
+#define SYS_pidfd_send_signal 424
 #define SYS_pidfd_open 434
 
 #define SIGKILL 9
@@ -89,53 +82,91 @@ struct pollfd {
   short revents;
 };
 
-/* The watcher's life: returns when the exec's group is gone, or after it was killed. */
-static void watch(long guest, long exec, long group) {
-  struct pollfd fds[2] = {{(int)guest, POLLIN, 0}, {(int)exec, POLLIN, 0}};
-  long count = 2;
-  for (;;) {
-    long ready = syscall3(SYS_poll, (long)fds, count, count == 2 ? -1 : 1000);
-    if (ready < 0 && ready != -EINTR) return;
-    if (fds[0].revents != 0) {
-      syscall3(SYS_kill, -group, SIGKILL, 0);
-      return;
-    }
-    if (count == 2 && fds[1].revents != 0) count = 1;
-    if (count == 1 && syscall3(SYS_kill, -group, 0, 0) == -ESRCH) return;
+/* The groups the watcher holds: the leader's pidfd while it lives (-1 after), and the group. */
+#define MAX_GROUPS 1020
+static int leaders[MAX_GROUPS];
+static long groups[MAX_GROUPS];
+static long held;
+
+/* SIGKILL to every group held, and to each leader still alive (by its pidfd, which no reused pid
+   can be mistaken for), then exit: the guest is gone. */
+static void kill_all(void) __attribute__((noreturn));
+static void kill_all(void) {
+  for (long i = 0; i < held; i++) {
+    syscall3(SYS_kill, -groups[i], SIGKILL, 0);
+    if (leaders[i] >= 0) syscall4(SYS_pidfd_send_signal, leaders[i], SIGKILL, 0, 0);
   }
+  for (;;) syscall3(SYS_exit, 0, 0, 0);
 }
 
-/* Leaves the watcher (see the top of this file); the caller goes on to run the program. */
-static void leave_watcher(void) {
+static void hold(long group) {
+  if (group <= 1 || held == MAX_GROUPS) return;
+  long leader = syscall3(SYS_pidfd_open, group, 0, 0);
+  /* A leader already gone and reaped: held only while anything of its group is left. */
+  if (leader < 0 && syscall3(SYS_kill, -group, 0, 0) == -ESRCH) return;
+  leaders[held] = (int)leader;
+  groups[held] = group;
+  held++;
+}
+
+/*
+ * `setsid-helper --gurt-watch`, started once by the guest, stdin a pipe from it: reads the
+ * process group of each exec the guest starts, one decimal number a line, and holds it. When the
+ * guest dies (its pidfd is readable) or closes the pipe, every group held gets SIGKILL. A group is
+ * let go once its leader has exited and nothing of the group is left (re-checked every second):
+ * until then its id cannot be reused, so no other group is ever killed.
+ */
+static void watch_main(void) __attribute__((noreturn));
+static void watch_main(void) {
   long guest_pid = syscall3(SYS_getppid, 0, 0, 0);
-  if (guest_pid <= 1) return;
   long guest = syscall3(SYS_pidfd_open, guest_pid, 0, 0);
-  if (guest < 0) return;
-  long group = syscall3(SYS_getpid, 0, 0, 0);
-  long exec = syscall3(SYS_pidfd_open, group, 0, 0);
-  if (exec < 0 || syscall3(SYS_getppid, 0, 0, 0) != guest_pid) {
-    /* No pidfd of itself, or the guest died before its pidfd was taken: nothing to wait for. */
-    if (exec >= 0) syscall3(SYS_close, exec, 0, 0);
-    syscall3(SYS_close, guest, 0, 0);
-    return;
-  }
-  long middle = syscall3(SYS_fork, 0, 0, 0);
-  if (middle == 0) {
-    if (syscall3(SYS_fork, 0, 0, 0) == 0) {
-      syscall3(SYS_setpgid, 0, 0, 0);
-      for (long fd = 0; fd < 3; fd++) syscall3(SYS_close, fd, 0, 0);
-      watch(guest, exec, group);
+  if (guest < 0 || syscall3(SYS_getppid, 0, 0, 0) != guest_pid) kill_all();
+  struct pollfd fds[MAX_GROUPS + 2];
+  char buffer[512];
+  long number = 0;
+  for (;;) {
+    fds[0] = (struct pollfd){(int)guest, POLLIN, 0};
+    fds[1] = (struct pollfd){0, POLLIN, 0};
+    int orphans = 0;
+    for (long i = 0; i < held; i++) {
+      fds[i + 2] = (struct pollfd){leaders[i], POLLIN, 0};
+      orphans |= leaders[i] < 0;
     }
-    for (;;) syscall3(SYS_exit, 0, 0, 0);
-  }
-  if (middle > 0) {
-    /* Both pidfds are close-on-exec: the program never holds them. */
-    int status;
-    while (syscall4(SYS_wait4, middle, (long)&status, 0, 0) == -EINTR) {
+    long ready = syscall3(SYS_poll, (long)fds, held + 2, orphans ? 1000 : -1);
+    if (ready < 0 && ready != -EINTR) kill_all();
+    if (ready < 0) continue;
+    if (fds[0].revents != 0) kill_all();
+    long before = held;
+    if (fds[1].revents != 0) {
+      long count = syscall3(SYS_read, 0, (long)buffer, sizeof buffer);
+      if (count <= 0 && count != -EINTR) kill_all();
+      for (long i = 0; i < count; i++) {
+        char c = buffer[i];
+        if (c >= '0' && c <= '9') {
+          number = number * 10 + (c - '0');
+          if (number > 0x7fffffff) number = 0x7fffffff;
+        } else {
+          if (c == '\n') hold(number);
+          number = 0;
+        }
+      }
+    }
+    for (long i = 0; i < before; i++) {
+      if (leaders[i] >= 0 && fds[i + 2].revents != 0) {
+        syscall3(SYS_close, leaders[i], 0, 0);
+        leaders[i] = -1;
+      }
+    }
+    for (long i = 0; i < held;) {
+      if (leaders[i] < 0 && syscall3(SYS_kill, -groups[i], 0, 0) == -ESRCH) {
+        held--;
+        leaders[i] = leaders[held];
+        groups[i] = groups[held];
+      } else {
+        i++;
+      }
     }
   }
-  syscall3(SYS_close, exec, 0, 0);
-  syscall3(SYS_close, guest, 0, 0);
 }
 
 /* execve; on ENOEXEC, the file as a /bin/sh script (as execvp does). Returns the errno. */
@@ -158,7 +189,10 @@ void helper_main(long *stack) {
   long sid = syscall3(SYS_setsid, 0, 0, 0);
   if (sid < 0) fail(-sid);
   if (argc < 1) fail(EFAULT);
-  leave_watcher();
+  const char *watch = "--gurt-watch";
+  int watching = argc == 1;
+  for (long i = 0; watching && (i == 0 || watch[i - 1] != 0); i++) watching = argv[0][i] == watch[i];
+  if (watching) watch_main();
   const char *name = argv[0];
   long name_length = 0;
   int has_slash = 0;
