@@ -39,6 +39,8 @@ export interface RegistryLimits {
 
 /** What holds each exec's process group for the guest's life (group_watcher.ts). */
 export interface GroupHolder {
+  /** The value of GURT_GUEST_EXEC, which every exec's environment is given. */
+  readonly mark: string;
   watch(pgid: number): void;
   close(): Promise<void>;
 }
@@ -89,7 +91,11 @@ export class ExecRegistry {
           "or raise BOX_MAX_CONCURRENT_EXECS",
       );
     }
-    const process = RunningProcess.start(spec, listener);
+    // The mark goes last: an exec's own env cannot set it (docs/guest-api.md#exec).
+    const marked = this.watcher === null
+      ? spec
+      : { ...spec, env: { ...spec.env, GURT_GUEST_EXEC: this.watcher.mark } };
+    const process = RunningProcess.start(marked, listener);
     if (process.byHelper) this.watcher?.watch(process.pid);
     this.active++;
     this.counters.started++;

@@ -4,16 +4,21 @@
  * guest, and when the guest dies, however it dies (SIGKILL included), or closes the watcher's
  * stdin, it sends SIGKILL to every group it holds: an exec never outlives its guest, nor runs on
  * past its time limit because the guest that kept the time is gone. It costs an exec one line
- * written to a pipe; the watcher lets a group go once nothing of it is left.
+ * written to a pipe; the watcher lets a group go once nothing of it is left. Every exec's
+ * environment carries the guest's mark (GURT_GUEST_EXEC, random for each guest), and the watcher
+ * kills every process whose environment holds it too, so a process an exec moved out of its group
+ * (setsid) dies with the guest unless it also cleared its environment.
  */
 
 /** The running watcher: tell it each exec's group, and close it when the guest stops. */
 export class GroupWatcher {
+  /** The variable and value every exec's environment carries. */
+  static readonly MARK = "GURT_GUEST_EXEC";
   private readonly writer: WritableStreamDefaultWriter<Uint8Array>;
   private readonly encoder = new TextEncoder();
   private closed = false;
 
-  private constructor(private readonly child: Deno.ChildProcess) {
+  private constructor(private readonly child: Deno.ChildProcess, readonly mark: string) {
     this.writer = child.stdin.getWriter();
     // The watcher never keeps the guest from exiting: its death is what the watcher waits for.
     child.unref();
@@ -21,17 +26,18 @@ export class GroupWatcher {
 
   /** Starts the watcher from the session helper; null where it cannot start. */
   static start(helper: string): GroupWatcher | null {
+    const mark = crypto.randomUUID().replaceAll("-", "");
     try {
       const child = new Deno.Command(helper, {
         args: ["--gurt-watch"],
         clearEnv: true,
-        env: {},
+        env: { [GroupWatcher.MARK]: mark },
         cwd: "/",
         stdin: "piped",
         stdout: "null",
         stderr: "null",
       }).spawn();
-      return new GroupWatcher(child);
+      return new GroupWatcher(child, mark);
     } catch {
       return null;
     }

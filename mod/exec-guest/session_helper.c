@@ -21,17 +21,23 @@
 
 #define SYS_read 0
 #define SYS_write 1
+#define SYS_open 2
 #define SYS_close 3
 #define SYS_poll 7
+#define SYS_getpid 39
 #define SYS_execve 59
 #define SYS_exit 60
 #define SYS_kill 62
 #define SYS_getppid 110
 #define SYS_setsid 112
+#define SYS_getdents64 217
 #define SYS_pidfd_send_signal 424
 #define SYS_pidfd_open 434
 
 #define SIGKILL 9
+#define O_RDONLY 0
+#define O_DIRECTORY 0200000
+#define O_CLOEXEC 02000000
 #define POLLIN 1
 #define EINTR 4
 #define ESRCH 3
@@ -88,13 +94,89 @@ static int leaders[MAX_GROUPS];
 static long groups[MAX_GROUPS];
 static long held;
 
+/* The guest's mark, "GURT_GUEST_EXEC=<random>", as the guest gave it to the watcher and to every
+   exec's environment; null if it gave none. */
+static const char *mark;
+static long mark_length;
+
+struct dirent64 {
+  unsigned long inode;
+  long offset;
+  unsigned short length;
+  unsigned char type;
+  char name[];
+};
+
+static char environ_text[256 * 1024];
+
+/* Whether /proc/PID/environ (PID as text) holds the mark as one whole entry. */
+static int marked(const char *pid) {
+  char path[32] = "/proc/";
+  long at = 6;
+  for (const char *c = pid; *c != 0 && at < 20; c++) path[at++] = *c;
+  const char *tail = "/environ";
+  for (long i = 0; tail[i] != 0; i++) path[at++] = tail[i];
+  path[at] = 0;
+  long fd = syscall3(SYS_open, (long)path, O_RDONLY | O_CLOEXEC, 0);
+  if (fd < 0) return 0;
+  long size = 0;
+  for (;;) {
+    long count = syscall3(SYS_read, fd, (long)environ_text + size, sizeof environ_text - size);
+    if (count <= 0) break;
+    size += count;
+  }
+  syscall3(SYS_close, fd, 0, 0);
+  for (long start = 0; start < size;) {
+    long end = start;
+    while (end < size && environ_text[end] != 0) end++;
+    if (end - start == mark_length) {
+      long i = 0;
+      while (i < mark_length && environ_text[start + i] == mark[i]) i++;
+      if (i == mark_length) return 1;
+    }
+    start = end + 1;
+  }
+  return 0;
+}
+
+/* SIGKILL to every process whose environment holds the mark (it was started by an exec, and
+   kept the environment, even if it left the exec's group); returns how many. */
+static long kill_marked(void) {
+  static char entries[8192];
+  long killed = 0;
+  long self = syscall3(SYS_getpid, 0, 0, 0);
+  long dir = syscall3(SYS_open, (long)"/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+  if (dir < 0) return 0;
+  for (;;) {
+    long count = syscall3(SYS_getdents64, dir, (long)entries, sizeof entries);
+    if (count <= 0) break;
+    for (long at = 0; at < count;) {
+      struct dirent64 *entry = (struct dirent64 *)(entries + at);
+      at += entry->length;
+      long pid = 0;
+      const char *c = entry->name;
+      for (; *c >= '0' && *c <= '9'; c++) pid = pid * 10 + (*c - '0');
+      if (*c != 0 || pid <= 1 || pid == self) continue;
+      if (marked(entry->name)) {
+        syscall3(SYS_kill, pid, SIGKILL, 0);
+        killed++;
+      }
+    }
+  }
+  syscall3(SYS_close, dir, 0, 0);
+  return killed;
+}
+
 /* SIGKILL to every group held, and to each leader still alive (by its pidfd, which no reused pid
-   can be mistaken for), then exit: the guest is gone. */
+   can be mistaken for), then to what carries the guest's mark, then exit: the guest is gone. */
 static void kill_all(void) __attribute__((noreturn));
 static void kill_all(void) {
   for (long i = 0; i < held; i++) {
     syscall3(SYS_kill, -groups[i], SIGKILL, 0);
     if (leaders[i] >= 0) syscall4(SYS_pidfd_send_signal, leaders[i], SIGKILL, 0, 0);
+  }
+  /* Again while the sweep finds any: a process may have forked while it was looked for. */
+  for (long pass = 0; mark != 0 && pass < 8 && kill_marked() > 0; pass++) {
   }
   for (;;) syscall3(SYS_exit, 0, 0, 0);
 }
@@ -114,10 +196,20 @@ static void hold(long group) {
  * process group of each exec the guest starts, one decimal number a line, and holds it. When the
  * guest dies (its pidfd is readable) or closes the pipe, every group held gets SIGKILL. A group is
  * let go once its leader has exited and nothing of the group is left (re-checked every second):
- * until then its id cannot be reused, so no other group is ever killed.
+ * until then its id cannot be reused, so no other group is ever killed. Given the guest's mark in
+ * its environment (GURT_GUEST_EXEC, which the guest puts in every exec's too), it then also kills
+ * every process whose /proc/PID/environ holds that entry: what an exec moved out of its group
+ * (setsid) but that kept its environment.
  */
-static void watch_main(void) __attribute__((noreturn));
-static void watch_main(void) {
+static void watch_main(char **envp) __attribute__((noreturn));
+static void watch_main(char **envp) {
+  const char *name = "GURT_GUEST_EXEC=";
+  for (char **entry = envp; *entry != 0 && mark == 0; entry++) {
+    long i = 0;
+    while (name[i] != 0 && (*entry)[i] == name[i]) i++;
+    if (name[i] == 0 && (*entry)[i] != 0) mark = *entry;
+  }
+  while (mark != 0 && mark[mark_length] != 0) mark_length++;
   long guest_pid = syscall3(SYS_getppid, 0, 0, 0);
   long guest = syscall3(SYS_pidfd_open, guest_pid, 0, 0);
   if (guest < 0 || syscall3(SYS_getppid, 0, 0, 0) != guest_pid) kill_all();
@@ -192,7 +284,7 @@ void helper_main(long *stack) {
   const char *watch = "--gurt-watch";
   int watching = argc == 1;
   for (long i = 0; watching && (i == 0 || watch[i - 1] != 0); i++) watching = argv[0][i] == watch[i];
-  if (watching) watch_main();
+  if (watching) watch_main(envp);
   const char *name = argv[0];
   long name_length = 0;
   int has_slash = 0;
