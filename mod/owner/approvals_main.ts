@@ -1,6 +1,7 @@
 /** The CLI role's side of `gurt approvals`, `gurt approve` and `gurt refuse`. */
 import { AdminClient } from "../admin/mod.ts";
 import { answerText, approvalBlock } from "../owner-text/mod.ts";
+import { printOwner } from "./owner_print.ts";
 
 /** What the owner asked. */
 export type ApprovalsArgs =
@@ -18,8 +19,8 @@ export default async function main(args: ApprovalsArgs): Promise<number> {
       return 1;
     }
     const items = answer.value.items;
-    if (items.length === 0) console.log("no approvals pending");
-    for (const item of items) console.log(approvalBlock(item, new Date()));
+    if (items.length === 0) printOwner("no approvals pending");
+    for (const item of items) printOwner(approvalBlock(item, new Date()));
     return 0;
   }
   const answer = args.action === "approve"
@@ -27,6 +28,6 @@ export default async function main(args: ApprovalsArgs): Promise<number> {
     : await admin.refuse(args.id, { reason: args.reason ?? undefined });
   const shown = answerText(answer, { id: args.id, action: args.action });
   if (shown.error) console.error(shown.text);
-  else console.log(shown.text);
+  else printOwner(shown.text);
   return shown.ok ? 0 : 1;
 }
