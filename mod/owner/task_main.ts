@@ -83,8 +83,18 @@ function printTask(body: TaskShowAnswer): void {
   if (body.pending.length > 0) printOwner(`  pending approvals ${body.pending.join(", ")}`);
   if (task.prompt !== "") printOwner(`  prompt ${shownText(task.prompt)}`);
   printOwner("journal:");
-  for (const line of body.journal) printOwner(`  ${journalLine(line)}`);
+  // A task may write lines without end: the newest are shown, and how many came before them.
+  const earlier = Math.max(0, body.journal.length - SHOWN_JOURNAL_LINES);
+  if (earlier > 0) {
+    printOwner(
+      `  (${earlier} earlier lines not shown; gurt task watch ${task.id} --json prints every line)`,
+    );
+  }
+  for (const line of body.journal.slice(earlier)) printOwner(`  ${journalLine(line)}`);
 }
+
+/** How many of the journal's newest lines `gurt task show` prints. */
+export const SHOWN_JOURNAL_LINES = 200;
 
 function journalLine(line: JournalLineView): string {
   return `${shownText(String(line.time).slice(11, 19), { max: 8 })} ${journalWords(line)}`;
