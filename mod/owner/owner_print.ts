@@ -5,12 +5,14 @@
  */
 import { terminalRows } from "../owner-text/mod.ts";
 
-/** The width assumed of a terminal whose size cannot be read. */
+/** The width assumed of a terminal whose size cannot be read, or reads as 0. */
 const ASSUMED_COLUMNS = 80;
 
 function columns(): number {
   try {
-    return Deno.consoleSize().columns;
+    // Some pseudo-terminals report no size at all (0 columns).
+    const { columns } = Deno.consoleSize();
+    return columns > 0 ? columns : ASSUMED_COLUMNS;
   } catch {
     return ASSUMED_COLUMNS;
   }
