@@ -158,9 +158,11 @@ class TaskEndpoint implements ModelEndpoint {
     }
     if (found.kind === "plain" && factory !== undefined) return await this.#plain(request, factory);
     const path = url.pathname.slice(0, 200);
-    const own = (id: string) =>
-      this.#sessions.has(id) || (this.#options.factorySessions?.() ?? []).includes(id);
-    if (found.kind === "session" && factory !== undefined && (found.id === null || own(found.id))) {
+    // A session the task made or kept; any, without Factory's key (then nothing goes to Factory).
+    const own = (id: string | null) =>
+      id === null || (factory?.key() ?? "") === "" || this.#sessions.has(id) ||
+      (this.#options.factorySessions?.() ?? []).includes(id);
+    if (found.kind === "session" && factory !== undefined && own(found.id)) {
       return await this.#plain(request, factory, found.id === null);
     }
     // Another session's copy is answered as Factory answers one that is not there (Droid goes on).
