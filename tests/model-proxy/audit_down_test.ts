@@ -8,7 +8,8 @@
 import { assertEquals, assertStringIncludes } from "../assert.ts";
 import { realFileOps } from "../../mod/audit/mod.ts";
 import { startFakeModel } from "../loop/fake_model.ts";
-import { type Json, startBox, type TestBox, type TestTask } from "../kit/mod.ts";
+import { startBox, type TestBox } from "../kit/mod.ts";
+import { postModel } from "./task_endpoint.ts";
 
 /** A box whose Anthropic requests go to `modelUrl`, whose audit writes fail once `fail()` says. */
 function startFailingBox(modelUrl: string, fail: () => boolean): Promise<TestBox> {
@@ -29,30 +30,11 @@ function startFailingBox(modelUrl: string, fail: () => boolean): Promise<TestBox
   });
 }
 
-/** One whole model request to the task's endpoint, as a client inside the task sends it. */
-async function postModel(task: TestTask): Promise<{ status: number; body: Json }> {
-  const path = task.socket.replace(/broker\.sock$/, "model.sock");
-  const client = Deno.createHttpClient({ proxy: { transport: "unix", path } });
-  try {
-    const response = await fetch("http://127.0.0.1/v1/messages", {
-      method: "POST",
-      client,
-      headers: {
-        "content-type": "application/json",
-        "x-api-key": "gurt-placeholder-key",
-        "anthropic-version": "2023-06-01",
-      },
-      body: JSON.stringify({
-        model: "claude-sonnet-5-5",
-        max_tokens: 16,
-        messages: [{ role: "user", content: "hi" }],
-      }),
-    });
-    return { status: response.status, body: JSON.parse(await response.text()) };
-  } finally {
-    client.close();
-  }
-}
+const BODY = {
+  model: "claude-sonnet-5-5",
+  max_tokens: 16,
+  messages: [{ role: "user", content: "hi" }],
+};
 
 Deno.test("while the audit log cannot be written, a task's model request is a 503 with the runbook pointer and never reaches the service", async () => {
   const model = startFakeModel([{ text: "one" }, { text: "two" }]);
@@ -60,13 +42,13 @@ Deno.test("while the audit log cannot be written, a task's model request is a 50
   const box = await startFailingBox(model.url, () => failing);
   try {
     const task = await box.startTask({ tools: [] });
-    assertEquals((await postModel(task)).status, 200);
+    assertEquals((await postModel(task, BODY)).status, 200);
     assertEquals(model.requests.length, 1);
     failing = true;
     // A tool call, or here a reported cost, finds the log unwritable first.
     const cost = await task.request("POST", "/cost", { cents: 1, what: "x" });
     assertEquals(cost.status >= 500, true, JSON.stringify(cost));
-    const refused = await postModel(task);
+    const refused = await postModel(task, BODY);
     assertEquals(refused.status, 503, JSON.stringify(refused.body));
     assertEquals(refused.body.error.type, "api_error");
     assertStringIncludes(refused.body.error.message, "audit log cannot be written");
@@ -86,7 +68,7 @@ Deno.test("a whole answer whose charge the audit log cannot take is not given: a
   try {
     const task = await box.startTask({ tools: [] });
     failing = true;
-    const answer = await postModel(task);
+    const answer = await postModel(task, BODY);
     assertEquals(answer.status, 503, JSON.stringify(answer.body));
     assertStringIncludes(answer.body.error.message, "could not record this answer's cost");
     assertEquals(JSON.stringify(answer.body).includes("costly"), false);
