@@ -30,7 +30,7 @@ export type {
 export { ADMIN_PREFIXES, forbidPaths, TASK_PATHS } from "./forbidden.ts";
 export { redactValue } from "../common/mod.ts";
 export { type CallAnswer, Journal, type JournalLine } from "./journal.ts";
-export { loopModel } from "./loop_model.ts";
+export { loopModel } from "./model_route.ts";
 export { drawTaskBytes } from "./task_body.ts";
 export { TaskHandle } from "./task_handle.ts";
 export { recoverTaskJournals } from "./unrecorded.ts";

@@ -7,7 +7,7 @@ import { ADMIN_PREFIXES, forbidPaths } from "./forbidden.ts";
 import { readTaskBody } from "./task_body.ts";
 import { errorHandler, HttpError, parseJsonBody, syncDirectory } from "../common/mod.ts";
 import { exactCents } from "../model-proxy/mod.ts";
-import { addModelRoute } from "./loop_model.ts";
+import { addModelRoute } from "./model_route.ts";
 import { rawMember } from "./raw_member.ts";
 import type { TaskHandle } from "./task_handle.ts";
 import { askBody, callBody, costBody, stepBody, usageBody } from "./task_schemas.ts";
