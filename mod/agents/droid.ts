@@ -8,7 +8,8 @@
  *   placeholder FACTORY_API_KEY. `-m` names the task's model (a Factory model id), else Factory's
  *   default.
  * - Otherwise it brings the box's key: `~/.factory/settings.json` lists a custom model at the
- *   task's model endpoint with the placeholder key: the task's model, else claude-sonnet-5-5, on
+ *   task's model endpoint with the placeholder key: the task's model, else the box's (BOX_MODEL,
+ *   else `[models] model`, as GET /model says), else claude-sonnet-5-5, on
  *   the Anthropic endpoint (a model not named claude-* on the OpenAI one, Responses), and Haiku
  *   beside it. Factory's own paths still go to api.factory.ai, which the box answers 404 without a
  *   Factory key; a 404 is what lets `-s` resume from the local session file (measured: a network
@@ -90,13 +91,21 @@ function customModel(context: AgentContext, model: string, displayName: string):
   };
 }
 
+/**
+ * The model of Droid's bring-your-own-key run (seed 003): the task's, else the box's (BOX_MODEL,
+ * else gurt.toml's `[models] model`), else claude-sonnet-5-5.
+ */
+export function droidModel(context: Pick<AgentContext, "model" | "boxModel">): string {
+  return context.model ?? context.boxModel ?? DROID_DEFAULT_MODEL;
+}
+
 function usesFactory(context: AgentContext): boolean {
   return context.services?.factory === true;
 }
 
 function files(context: AgentContext): Record<string, string> {
   const customModels = usesFactory(context) ? [] : [
-    customModel(context, context.model ?? DROID_DEFAULT_MODEL, MAIN_NAME),
+    customModel(context, droidModel(context), MAIN_NAME),
     customModel(context, DROID_CHECK_MODEL, CHECK_NAME),
   ];
   const settings = { customModels, blockOnMcpLoad: true };

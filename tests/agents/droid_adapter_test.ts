@@ -109,6 +109,16 @@ Deno.test("droid without Factory: a task naming no model gets claude-sonnet-5-5,
   assertEquals(openai[1].model, DROID_CHECK_MODEL);
 });
 
+Deno.test("droid without Factory: the task's model, else the box's (BOX_MODEL, else [models] model, as GET /model says), else claude-sonnet-5-5", () => {
+  const model = (context: AgentContext) => settingsOf(context).settings.customModels[0].model;
+  assertEquals(model({ ...CONTEXT, model: null, boxModel: "claude-opus-4-5" }), "claude-opus-4-5");
+  assertEquals(
+    model({ ...CONTEXT, model: "claude-sonnet-4-6", boxModel: "claude-opus-4-5" }),
+    "claude-sonnet-4-6",
+  );
+  assertEquals(model({ ...CONTEXT, model: null, boxModel: null }), DROID_DEFAULT_MODEL);
+});
+
 Deno.test("droid with Factory in the vault: no model of its own in the settings, and -m names the task's model or none", () => {
   const factory = { ...CONTEXT, services: { factory: true } };
   const { settings } = settingsOf(factory);
