@@ -119,6 +119,22 @@ Deno.test("BOX_APPROVAL_WAIT_MS overrides gurt.toml and must be a positive integ
   });
 });
 
+Deno.test("BOX_MODEL overrides gurt.toml's [models] model, says so in fromEnv, and must name a model", async () => {
+  await withHome(async (home) => {
+    await Deno.writeTextFile(`${home}/gurt.toml`, '[models]\nmodel = "claude-haiku-4-5"\n');
+    const plain = loadConfig({ home, env: {}, root: false });
+    assertEquals([plain.models.model, plain.fromEnv], ["claude-haiku-4-5", undefined]);
+    const set = loadConfig({ home, env: { BOX_MODEL: "claude-opus-4-5" }, root: false });
+    assertEquals([set.models.model, set.fromEnv], ["claude-opus-4-5", {
+      "models.model": "BOX_MODEL",
+    }]);
+    for (const bad of [" claude", "a b", "x\ny", "m".repeat(201)]) {
+      const badEnv = { BOX_MODEL: bad };
+      assertThrows(() => loadConfig({ home, env: badEnv, root: false }), ConfigError, "BOX_MODEL");
+    }
+  });
+});
+
 Deno.test("a task's limits are read, and a limit too small to run a worker is refused with its key", () => {
   const config = parseConfig(
     "g.toml",
