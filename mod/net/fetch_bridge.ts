@@ -19,7 +19,15 @@ export interface BridgeOptions {
   onError(error: unknown): Response;
   /** Told when an answer's body broke off after its head was sent (the client sees it cut short). */
   onBrokenAnswer(error: unknown): void;
+  /**
+   * Given the request's cut: called when the client ends its side, it fails a body still due (the
+   * handler answers it as the client's incomplete request) and says whether it did.
+   */
+  watchCut?(cut: () => boolean): void;
 }
+
+/** Why a body's read failed when its client stopped sending before its end. */
+const CUT_SHORT = "the client's request ended before its body did";
 
 /** Answers one node:http request with `handler`. */
 export async function bridgeRequest(
@@ -38,7 +46,9 @@ export async function bridgeRequest(
   });
   let request: Request;
   try {
-    request = toRequest(incoming, gone.signal);
+    const made = toRequest(incoming, gone.signal);
+    request = made.request;
+    options.watchCut?.(made.cut);
   } catch (error) {
     await send(outgoing, errorAnswer(400, unreadable(error)), options, gone.signal);
     return;
@@ -62,7 +72,10 @@ function unreadable(error: unknown): string {
   return `the request could not be read as HTTP: ${reason}`;
 }
 
-function toRequest(incoming: IncomingMessage, signal: AbortSignal): Request {
+function toRequest(
+  incoming: IncomingMessage,
+  signal: AbortSignal,
+): { request: Request; cut: () => boolean } {
   const headers = new Headers();
   const raw = incoming.rawHeaders;
   for (let at = 0; at + 1 < raw.length; at += 2) headers.append(raw[at], raw[at + 1]);
@@ -73,23 +86,54 @@ function toRequest(incoming: IncomingMessage, signal: AbortSignal): Request {
   if (!absolute && !target.startsWith("/")) {
     throw new Error(`the request target ${JSON.stringify(target.slice(0, 80))} is not a path`);
   }
-  const url = absolute
-    ? new URL(target)
-    : new URL(target, `http://${headers.get("host") ?? "localhost"}`);
+  // A path is put after the origin as it is: `//evil.example/x` is the path //evil.example/x, as
+  // Deno.serve read it, never another host.
+  const url = absolute ? new URL(target) : new URL(`${originOf(headers.get("host"))}${target}`);
   const method = incoming.method ?? "GET";
   const body = method === "GET" || method === "HEAD" ? null : bodyOf(incoming);
-  return new Request(url, { method, headers, body, signal, duplex: "half" } as RequestInit);
+  const request = new Request(url, {
+    method,
+    headers,
+    body: body?.stream ?? null,
+    signal,
+    duplex: "half",
+  } as RequestInit);
+  return { request, cut: body?.cut ?? (() => false) };
 }
 
-/** The request's body as it arrives, read from the wire only as fast as the handler reads it. */
-function bodyOf(incoming: IncomingMessage): ReadableStream<Uint8Array> {
+/** `http://` and the Host header's name if it is one, else `http://localhost`. */
+function originOf(host: string | null): string {
+  const origin = new URL("http://localhost");
+  if (host !== null) origin.host = host; // a value that is not a host leaves localhost
+  return origin.origin;
+}
+
+/**
+ * The request's body as it arrives, read from the wire only as fast as the handler reads it, and
+ * its cut: fails the body if it is still due, saying whether it was.
+ */
+function bodyOf(
+  incoming: IncomingMessage,
+): { stream: ReadableStream<Uint8Array>; cut: () => boolean } {
   // After a cancel (a handler that refuses a body too large) the rest is read and dropped, so a
   // client still sending it gets its answer, as Deno.serve did; past DRAIN_BYTES it is cut off.
   let dropped = -1;
   let ended = false;
-  return new ReadableStream<Uint8Array>({
+  let failed = false;
+  let fail: (() => void) | null = null;
+  const cut = (): boolean => {
+    if (ended || failed || dropped >= 0 || fail === null) return false;
+    fail();
+    return true;
+  };
+  const stream = new ReadableStream<Uint8Array>({
     start(controller) {
+      fail = () => {
+        failed = true;
+        controller.error(new Error(CUT_SHORT));
+      };
       incoming.on("data", (chunk: Uint8Array) => {
+        if (failed) return;
         if (dropped >= 0) {
           dropped += chunk.byteLength;
           if (dropped > DRAIN_BYTES) incoming.destroy();
@@ -104,9 +148,7 @@ function bodyOf(incoming: IncomingMessage): ReadableStream<Uint8Array> {
       });
       // A client that closes its connection before the end of its body: the read fails.
       incoming.once("close", () => {
-        if (!ended && dropped < 0) {
-          controller.error(new Error("the client's request ended before its body did"));
-        }
+        if (!ended && !failed && dropped < 0) fail?.();
       });
       incoming.pause();
     },
@@ -118,6 +160,7 @@ function bodyOf(incoming: IncomingMessage): ReadableStream<Uint8Array> {
       incoming.resume();
     },
   }, { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength });
+  return { stream, cut };
 }
 
 async function send(

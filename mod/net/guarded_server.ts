@@ -100,10 +100,27 @@ class Door implements GuardedServer {
       const conn = incoming.socket as unknown as ConnStream;
       this.#busy.set(conn, (this.#busy.get(conn) ?? 0) + 1);
       outgoing.once("close", () => this.#idle(conn));
+      // A client that ends its side before its body's end is answered that its request was cut
+      // short (the handler's read fails), and then the connection is ended.
+      outgoing.once("finish", () => {
+        conn.onClientEnd = null;
+        conn.endAfterCutShort();
+      });
       bridgeRequest(incoming, outgoing, handler, {
         onError,
-        onBrokenAnswer: (error) =>
-          this.#log(`gurt: ${options.name}: an answer broke off: ${describe(error)}`),
+        watchCut: (cut) => {
+          conn.onClientEnd = () => {
+            const cutShort = cut();
+            if (cutShort) outgoing.shouldKeepAlive = false; // its answer says connection: close
+            return cutShort;
+          };
+        },
+        // While the door closes, the answers it ends are not news.
+        onBrokenAnswer: (error) => {
+          if (!this.#stopping) {
+            this.#log(`gurt: ${options.name}: an answer broke off: ${describe(error)}`);
+          }
+        },
       }).catch((error) => {
         this.#log(`gurt: ${options.name}: an answer could not be sent: ${describe(error)}`);
         outgoing.destroy();
