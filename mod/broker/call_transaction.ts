@@ -55,7 +55,7 @@ import type { HttpError } from "../common/mod.ts";
 export type CallDeps =
   & DecisionDeps
   & RunDeps
-  & Pick<BrokerDeps, "grantsReporter" | "audit" | "config" | "approvals">;
+  & Pick<BrokerDeps, "grantsReporter" | "boxLog" | "audit" | "config" | "approvals">;
 
 /** A call's context: its deps and its task. */
 type Ctx = TaskContext<CallDeps>;
@@ -144,7 +144,8 @@ async function decisionStep(
     appTools: deps.registry.appToolNames(),
   });
   const report = deps.grantsReporter.next(grants);
-  if (report !== null) deps.log(report);
+  // Said once for the box: to the core's log itself, or a task that used up its lines would hide it.
+  if (report !== null) deps.boxLog(report);
   const placed = await task.ledger.exclusive(async () => {
     const { outcome, state } = await decideCall(ctx, { body, tool, grants });
     // An ask past the task's open approvals is refused before its record (approval_cap.ts).

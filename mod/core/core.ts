@@ -155,6 +155,7 @@ export class Core {
         redaction: () => answerRedaction(vault.redactor()),
         clock: options.clock ?? (() => new Date()),
         log,
+        boxLog: log,
         grantsReporter: new GrantsInvalidReporter(),
         shutdown: closing.signal,
         syncHome: options.syncHome,

@@ -5,7 +5,7 @@
  * 20 lines a window, then the count of what was dropped.
  */
 import { assert, assertEquals } from "../assert.ts";
-import { startBox } from "../kit/mod.ts";
+import { counter, startBox } from "../kit/mod.ts";
 import { requestRaw } from "../../mod/net/mod.ts";
 
 // deno-lint-ignore no-control-regex
@@ -55,6 +55,28 @@ Deno.test("a task's flood of refusals logs its 20 lines a window, then how many 
       box.logs.includes(
         `gurt: task ${task.id}: 6 more lines of this task were not logged (at most 20 every 10 s); see runbook.md#task-log-limit`,
       ),
+      box.logs.slice(-5).join("\n"),
+    );
+  } finally {
+    await box.close();
+  }
+});
+
+Deno.test("the box's own notices are logged whichever task's call finds them: a flooding task cannot swallow the grants-invalid report", async () => {
+  const count = counter();
+  const box = await startBox(count.options);
+  try {
+    const flooder = await box.startTask({ tools: ["test.count"] });
+    const other = await box.startTask({ tools: ["test.count"] });
+    for (let i = 0; i < 30; i++) {
+      await requestRaw(flooder.socket, { method: "GET", path: `/flood/${i}` });
+    }
+    // The owner's grant files break; the flooder's call is the first to read them.
+    await Deno.writeTextFile(`${box.home}/grants/broken.toml`, "tool = \n");
+    assertEquals((await flooder.call("test.count", { n: 1 }, "k1")).ok, false);
+    assertEquals((await other.call("test.count", { n: 2 }, "k2")).ok, false);
+    assert(
+      box.logs.some((line) => line.includes("the grant files are invalid")),
       box.logs.slice(-5).join("\n"),
     );
   } finally {
