@@ -83,3 +83,21 @@ Deno.test("the box's own notices are logged whichever task's call finds them: a 
     await box.close();
   }
 });
+
+Deno.test("a task's long line is cut after the vault's values are redacted, so no part of one is printed", async () => {
+  const secret = "sk-test-0123456789abcdef";
+  const box = await startBox();
+  try {
+    await Deno.writeTextFile(`${box.home}/vault.env`, `OPENAI_API_KEY=${secret}\n`);
+    await box.restart();
+    const task = await box.startTask();
+    // "gurt: refused GET /" is 19 characters: the value begins at 990 and the cut comes at 1000.
+    const path = `/${"x".repeat(971)}${secret}`;
+    assertEquals((await requestRaw(task.socket, { method: "GET", path })).status, 403);
+    const refused = box.logs.filter((line) => line.includes("refused GET"));
+    assertEquals(refused.length, 1, box.logs.join("\n"));
+    assert(!refused[0].includes(secret.slice(0, 8)), refused[0].slice(980));
+  } finally {
+    await box.close();
+  }
+});
