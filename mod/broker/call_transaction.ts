@@ -162,7 +162,7 @@ async function decisionStep(
   try {
     seq = (await placed.written).seq;
   } catch (error) {
-    deps.log(auditFailure(error));
+    deps.boxLog(auditFailure(error));
     if (placed.outcome.kind === "ask") giveApprovalSlot(task);
     return { kind: "denied", reason: "audit_unavailable" };
   }
@@ -294,12 +294,14 @@ async function resultStep(
   const { body, decision, outcome } = call;
   const ids = { task: task.id, key: body.key, tool: body.tool, decision: call.seq };
   const failed = (error: unknown): false => {
+    if (error instanceof AuditUnavailableError) {
+      deps.boxLog(auditFailure(error));
+      return false;
+    }
     deps.log(
-      error instanceof AuditUnavailableError
-        ? auditFailure(error)
-        : `gurt: the result of call ${body.key} of task ${task.id} could not be recorded: ${
-          error instanceof Error ? error.message : String(error)
-        }`,
+      `gurt: the result of call ${body.key} of task ${task.id} could not be recorded: ${
+        error instanceof Error ? error.message : String(error)
+      }`,
     );
     return false;
   };

@@ -37,8 +37,9 @@ export interface BrokerDeps {
   /** The core's own output (stderr); a task's paths get one held to the task's lines (task_log.ts). */
   log(line: string): void;
   /**
-   * The core's output for what is the box's doing, not the task's (the grants report, said once
-   * for the whole box): never held to a task's lines, which a task can use up on refusals.
+   * The core's output for what is the box's doing, not the task's (the grants report, the audit
+   * log's failure): never held to a task's lines, which a task can use up on refusals; a line the
+   * same as the one before it is not said again (task_log.ts's boxNotices).
    */
   boxLog(line: string): void;
   /**

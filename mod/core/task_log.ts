@@ -64,3 +64,17 @@ export function taskLog(
     close: report,
   };
 }
+
+/**
+ * The core's log for the box's own notices (BrokerDeps.boxLog): what every task's calls meet alike
+ * (the audit log cannot be written) is said once, not once a call, so no task can flood the log
+ * with it, and none can hide it by using up its own lines. A line the same as the last is dropped.
+ */
+export function boxNotices(log: (line: string) => void): (line: string) => void {
+  let last: string | null = null;
+  return (line: string): void => {
+    if (line === last) return;
+    last = line;
+    log(line);
+  };
+}

@@ -7,6 +7,7 @@
 import { assert, assertEquals } from "../assert.ts";
 import { counter, startBox } from "../kit/mod.ts";
 import { requestRaw } from "../../mod/net/mod.ts";
+import { realFileOps } from "../../mod/audit/mod.ts";
 
 // deno-lint-ignore no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
@@ -97,6 +98,33 @@ Deno.test("a task's long line is cut after the vault's values are redacted, so n
     const refused = box.logs.filter((line) => line.includes("refused GET"));
     assertEquals(refused.length, 1, box.logs.join("\n"));
     assert(!refused[0].includes(secret.slice(0, 8)), refused[0].slice(980));
+  } finally {
+    await box.close();
+  }
+});
+
+Deno.test("the audit log's failure reaches the core's log once, whichever task's call met it first", async () => {
+  const count = counter();
+  let failWrites = false;
+  const box = await startBox({
+    ...count.options,
+    fileOps: {
+      async write(file, bytes) {
+        if (failWrites) throw new Error("disk full (test)");
+        await realFileOps.write(file, bytes);
+      },
+    },
+  });
+  try {
+    const flooder = await box.startTask({ tools: ["test.count"] });
+    for (let i = 0; i < 30; i++) {
+      await requestRaw(flooder.socket, { method: "GET", path: `/flood/${i}` });
+    }
+    failWrites = true;
+    for (let i = 0; i < 5; i++) await flooder.call("test.count", { n: i }, `k${i}`);
+    const said = box.logs.filter((line) => line.includes("disk full (test)"));
+    assertEquals(said.length, 1, box.logs.slice(-5).join("\n"));
+    assert(said[0].includes("see runbook.md#audit-unavailable"), said[0]);
   } finally {
     await box.close();
   }
