@@ -18,6 +18,11 @@ export interface AgentContext {
   prompt: string;
   /** The model the task names, else null (the adapter's own default, documented in it). */
   model: string | null;
+  /**
+   * The box's model for a task that names none (GET /model: BOX_MODEL, else gurt.toml's `[models]
+   * model`), else null when the socket did not say. Droid's bring-your-own-key model uses it.
+   */
+  boxModel?: string | null;
   /** The task user's home inside the sandbox (its HOME), absolute. */
   home: string;
   /** How to run `gurt mcp` inside the task: program then arguments. */

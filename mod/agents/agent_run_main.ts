@@ -46,6 +46,13 @@ const MAX_ARGUMENT_BYTES = 128 * 1024;
 /** The most of the agent's stdout kept for its outcome; older output beyond it is dropped. */
 const MAX_KEPT_BYTES = 32 * 1024 * 1024;
 
+/** GET /model's model: the box's for a task that names none; null if the socket does not say. */
+async function boxModel(socket: string): Promise<string | null> {
+  const answer = await requestJson(socket, { method: "GET", path: "/model" });
+  const model = (answer.body as { model?: unknown } | null)?.model;
+  return answer.status === 200 && typeof model === "string" && model !== "" ? model : null;
+}
+
 /** Runs the agent to its end; the agent's exit status. */
 export default async function main(args: AgentRunArgs): Promise<number> {
   const adapter = adapterOf(args.agent);
@@ -71,6 +78,7 @@ export default async function main(args: AgentRunArgs): Promise<number> {
   const context: AgentContext = {
     prompt: task.prompt,
     model: typeof worker.model === "string" ? worker.model : null,
+    boxModel: await boxModel(args.socket),
     home: args.home,
     mcp: args.mcp,
     endpoint: args.endpoint,

@@ -8,7 +8,8 @@
  *   placeholder FACTORY_API_KEY. `-m` names the task's model (a Factory model id), else Factory's
  *   default.
  * - Otherwise it brings the box's key: `~/.factory/settings.json` lists a custom model at the
- *   task's model endpoint with the placeholder key: the task's model, else claude-sonnet-5-5, on
+ *   task's model endpoint with the placeholder key: the task's model, else the box's (BOX_MODEL,
+ *   else `[models] model`, as GET /model says), else claude-sonnet-5-5, on
  *   the Anthropic endpoint (a model not named claude-* on the OpenAI one, Responses), and Haiku
  *   beside it. Factory's own paths still go to api.factory.ai, which the box answers 404 without a
  *   Factory key; a 404 is what lets `-s` resume from the local session file (measured: a network
@@ -18,8 +19,13 @@
  * decide every call of the box's; below high, Droid ends the run at the first unannotated or
  * destructive MCP tool ("insufficient permission"), and by default it writes no file. A
  * PreToolUse hook answering "allow" would do for the box's tools alone, but its command must be a
- * program in the task, and a hook that turns Droid's questions into /ask approvals waits for one
- * of gurt's own.
+ * program in the task.
+ *
+ * Its questions to the user: `droid exec` offers the model no AskUser (Droid enables it only in its
+ * terminal and interactive modes, whatever `--add-tools` says), so the box's server offers
+ * box_ask_user in its place (`gurt mcp --ask-user-tool`, mod/mcp/ask_user.ts), AskUser's input
+ * and format, and the system prompt says to use it: each questionnaire is an /ask approval of the
+ * owner's, and their yes, or no with their words, is its result.
  *
  * The box's tools: Droid 0.215.0 defers every MCP tool of a server whose name lacks "github" (the
  * model sees only their names and loads them with its ToolSearch tool), so Droid's system prompt
@@ -52,7 +58,9 @@ export const DROID_TOOLS_PROMPT =
   "sandbox: each is named box___<tool>, for example box___example__echo. They are deferred: " +
   'before your first step, load them all with one call of ToolSearch with {"query":"+box___",' +
   '"max_results":100}, then call them by name. A box tool whose result says the call waits for ' +
-  "the owner's approval may be called again later with the same input.";
+  "the owner's approval may be called again later with the same input. This run has no AskUser " +
+  "tool: to ask the user (the box's owner) a question, call box___box_ask_user with AskUser's " +
+  "questionnaire, never end your answer with a question.";
 
 /** What a resumed run is told: the session it resumes holds the task. */
 export const DROID_RESUME_PROMPT =
@@ -90,20 +98,29 @@ function customModel(context: AgentContext, model: string, displayName: string):
   };
 }
 
+/**
+ * The model of Droid's bring-your-own-key run (seed 003): the task's, else the box's (BOX_MODEL,
+ * else gurt.toml's `[models] model`), else claude-sonnet-5-5.
+ */
+export function droidModel(context: Pick<AgentContext, "model" | "boxModel">): string {
+  return context.model ?? context.boxModel ?? DROID_DEFAULT_MODEL;
+}
+
 function usesFactory(context: AgentContext): boolean {
   return context.services?.factory === true;
 }
 
 function files(context: AgentContext): Record<string, string> {
   const customModels = usesFactory(context) ? [] : [
-    customModel(context, context.model ?? DROID_DEFAULT_MODEL, MAIN_NAME),
+    customModel(context, droidModel(context), MAIN_NAME),
     customModel(context, DROID_CHECK_MODEL, CHECK_NAME),
   ];
   const settings = { customModels, blockOnMcpLoad: true };
   const box = {
     type: "stdio",
     command: context.mcp.command,
-    args: context.mcp.args,
+    // Droid's AskUser questions go to box_ask_user: only its server lists it.
+    args: [...context.mcp.args, "--ask-user-tool"],
     env: context.mcp.env,
     timeout: context.mcpWaitMs + CALL_SLACK_MS,
   };

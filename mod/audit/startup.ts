@@ -63,11 +63,13 @@ export async function checkAtStartup(dir: string, acceptBreak: boolean): Promise
       : null;
     if (mark !== null && prefix !== null) {
       const verifier = ChainVerifier.resume(mark.seq + 1, mark.sha256);
-      const rest = await readFrom(`${dir}/${latest}`, mark.bytes);
-      verifier.feed(latest, rest, mark.lines);
-      const report = verifier.finish();
-      prefix.update(rest);
-      return finished(report, files, { content: rest, before: mark, prefix });
+      const read = await feedInPieces(verifier, `${dir}/${latest}`, {
+        name: latest,
+        from: mark.bytes,
+        linesBefore: mark.lines,
+        hash: prefix,
+      });
+      return finished(verifier.finish(), files, { read, before: mark, prefix });
     }
   }
   if (!acceptBreak && files.length > 1) {
@@ -75,57 +77,114 @@ export async function checkAtStartup(dir: string, acceptBreak: boolean): Promise
     const parsed = last !== null && last.hasNewline ? parseRecordLine(last.bytes) : null;
     if (last !== null && parsed !== null && parsed.record !== null) {
       const verifier = ChainVerifier.resume(parsed.record.seq + 1, sha256Hex(last.bytes));
-      const content = await Deno.readFile(`${dir}/${latest}`);
-      verifier.feed(latest, content);
-      const report = verifier.finish();
-      const prefix = createHash("sha256").update(content);
-      return finished(report, files, { content, before: null, prefix });
+      const prefix = createHash("sha256");
+      const read = await feedInPieces(verifier, `${dir}/${latest}`, { name: latest, hash: prefix });
+      return finished(verifier.finish(), files, { read, before: null, prefix });
     }
   }
   const verifier = new ChainVerifier();
-  let content = new Uint8Array(0);
+  let read: Read = { bytes: 0, last: null };
+  let prefix = createHash("sha256");
   for (const name of files) {
-    content = await Deno.readFile(`${dir}/${name}`);
-    verifier.feed(name, content);
+    prefix = createHash("sha256");
+    read = await feedInPieces(verifier, `${dir}/${name}`, { name, hash: prefix });
   }
   const report = verifier.finish();
-  const prefix = createHash("sha256").update(content);
-  return { ...finished(report, files, { content, before: null, prefix }), resumed: false };
+  return { ...finished(report, files, { read, before: null, prefix }), resumed: false };
+}
+
+/** What feedInPieces read: its bytes, and its last line's length and newline (null: none). */
+interface Read {
+  bytes: number;
+  last: { length: number; hasNewline: boolean } | null;
+}
+
+/** The bytes a piece of a file is read in: the file is never held whole. */
+const PIECE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Feeds a file's lines from byte `from` on (the file's line `linesBefore` + 1 first), a piece of
+ * whole lines at a time, and adds its bytes to `hash`.
+ */
+async function feedInPieces(
+  verifier: ChainVerifier,
+  path: string,
+  options: { name: string; from?: number; linesBefore?: number; hash: Hash },
+): Promise<Read> {
+  const file = await Deno.open(path, { read: true });
+  let lines = options.linesBefore ?? 0;
+  let bytes = 0;
+  let last: Read["last"] = null;
+  verifier.file(options.name, lines);
+  try {
+    await file.seek(options.from ?? 0, Deno.SeekMode.Start);
+    let carry = new Uint8Array(0);
+    const buffer = new Uint8Array(PIECE_BYTES);
+    for (;;) {
+      const got = await file.read(buffer);
+      const end = got === null;
+      const read = end ? new Uint8Array(0) : buffer.subarray(0, got);
+      const piece = carry.length === 0 ? read : concat(carry, read);
+      // Whole lines now; at the end, the rest too, with or without its newline.
+      const cut = end ? piece.length : piece.lastIndexOf(10) + 1;
+      if (cut > 0) {
+        const whole = piece.subarray(0, cut);
+        verifier.feed(options.name, whole, lines);
+        options.hash.update(whole);
+        bytes += whole.length;
+        const tail = lastLineOf(whole);
+        if (tail !== null) last = { length: tail.bytes.length, hasNewline: tail.hasNewline };
+        for (let at = whole.indexOf(10); at !== -1; at = whole.indexOf(10, at + 1)) lines++;
+      }
+      carry = piece.slice(cut);
+      if (end) break;
+    }
+  } finally {
+    file.close();
+  }
+  return { bytes, last };
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
 }
 
 /** The startup report, with the mark of the log as read and the hash to go on with, if clean. */
 function finished(
   report: ChainReport,
   files: string[],
-  read: { content: Uint8Array; before: HeadMark | null; prefix: Hash },
+  read: { read: Read; before: HeadMark | null; prefix: Hash },
 ): StartupReport {
-  const mark = markOf(report, read.content, read.before, read.prefix);
+  const mark = markOf(report, read.read, read.before, read.prefix);
   return { report, files, resumed: true, mark, prefix: mark === null ? null : read.prefix };
 }
 
 /**
- * The mark of a clean report: its head is the last line of the newest file, read as `content`
- * (after `before`, the mark it resumed from, if any); null for a log with a failure, a torn tail,
- * or no record.
+ * The mark of a clean report: its head is the last line of the newest file, of which `read` was
+ * read (after `before`, the mark it resumed from, if any); null for a log with a failure, a torn
+ * tail, or no record.
  */
 function markOf(
   report: ChainReport,
-  content: Uint8Array,
+  read: Read,
   before: HeadMark | null,
   prefix: Hash,
 ): HeadMark | null {
   if (report.failure !== null || report.torn_tail !== null || report.head === null) return null;
   const start = before?.bytes ?? 0;
-  if (content.length === 0) return before;
-  const last = lastLineOf(content);
+  if (read.bytes === 0) return before;
+  const last = read.last;
   if (last === null || !last.hasNewline || report.head_at === null) return null;
   return {
     file: report.head_at.file,
-    bytes: start + content.length,
+    bytes: start + read.bytes,
     lines: report.head_at.line,
     seq: report.head_at.seq,
     sha256: report.head,
-    length: last.bytes.length,
+    length: last.length,
     prefix_sha256: prefix.copy().digest("hex"),
   };
 }
@@ -189,12 +248,6 @@ async function heldPrefix(path: string, mark: HeadMark): Promise<Hash | null> {
     file.close();
   }
   return hash.copy().digest("hex") === mark.prefix_sha256 ? hash : null;
-}
-
-/** The file's bytes from `offset` to its end. */
-async function readFrom(path: string, offset: number): Promise<Uint8Array> {
-  const size = (await Deno.stat(path)).size;
-  return await readRange(path, offset, Math.max(0, size - offset));
 }
 
 /** Up to `length` bytes of the file from `offset`. */

@@ -9,8 +9,11 @@ import { configFor, exitWith } from "./run.ts";
 export function registerApprovalCommands(program: Command): void {
   program
     .command("approvals")
-    .description("list the approvals waiting for you")
-    .action((_options, command: Command) => run(command, () => ({ action: "list" })));
+    .description("list the approvals waiting for you: each task's oldest 3, and how many more")
+    .option("--task <id>", "list every approval of this task")
+    .action((options: { task?: string }, command: Command) =>
+      run(command, () => ({ action: "list", task: options.task ?? null }))
+    );
   program
     .command("approve")
     .argument("<id>", "the approval's number, as `gurt approvals` shows it")
@@ -29,7 +32,7 @@ export function registerApprovalCommands(program: Command): void {
 }
 
 type Action =
-  | { action: "list" }
+  | { action: "list"; task: string | null }
   | { action: "approve"; id: number }
   | { action: "refuse"; id: number; reason: string | null };
 

@@ -5,7 +5,7 @@ import { type McpOptions, runMcp } from "./mcp_start.ts";
 import { exitWith } from "./run.ts";
 
 /**
- * Registers `gurt mcp`. main.ts runs a plain `gurt mcp [--wait-ms N] [--permission-tool]` through
+ * Registers `gurt mcp`. main.ts runs a plain `gurt mcp [--wait-ms N] [--permission-tool] …` through
  * mcp_start.ts without loading the CLI; this is the same command for `--help`, for a mistake's
  * message, and for a command line with a global option before `mcp`.
  */
@@ -25,13 +25,22 @@ export function registerMcpCommand(program: Command): void {
       "also offer box_permission, for Claude Code's --permission-prompt-tool (off by default: " +
         "other agents have no use for it)",
     )
-    .action((options: { waitMs: number; permissionTool?: true }) =>
-      exitWith(() => runMcp(toMcpOptions(options)))
-    );
+    .option(
+      "--ask-user-tool",
+      "also offer box_ask_user, Droid's AskUser as an owner's approval (off by default: only " +
+        "Droid's settings give it)",
+    )
+    .action((options: RelayOptions) => exitWith(() => runMcp(toMcpOptions(options))));
 }
 
-function toMcpOptions(options: { waitMs: number; permissionTool?: true }): McpOptions {
-  return { waitMs: options.waitMs, permissionTool: options.permissionTool === true };
+type RelayOptions = { waitMs: number; permissionTool?: true; askUserTool?: true };
+
+function toMcpOptions(options: RelayOptions): McpOptions {
+  return {
+    waitMs: options.waitMs,
+    permissionTool: options.permissionTool === true,
+    askUserTool: options.askUserTool === true,
+  };
 }
 
 function waitMsOption(text: string): number {

@@ -9,4 +9,6 @@ export interface AuditAppender {
    * that knows the seq the record is placed at tells `placed` at once; one that does not, never.
    */
   append(event: AuditEvent, placed?: (seq: number) => void): Promise<AuditRecord>;
+  /** True once a write has failed: the writer takes nothing more until restart (absent: never). */
+  readonly failed?: boolean;
 }

@@ -37,6 +37,8 @@ export interface Config extends Omit<FileConfig, "vault"> {
   vaultSettings: FileConfig["vault"];
   /** gurt.toml, which may not exist. */
   file: string;
+  /** The settings an environment variable set over gurt.toml: `models.model` to `BOX_MODEL`. */
+  fromEnv?: Record<string, string>;
 }
 
 /** The environment variables gurt's configuration reads. */
@@ -44,6 +46,7 @@ export const CONFIG_ENV = [
   "BOX_HOME",
   "BOX_VAULT",
   "BOX_APPROVAL_WAIT_MS",
+  "BOX_MODEL",
   "XDG_DATA_HOME",
   "HOME",
 ];
@@ -74,6 +77,22 @@ export function loadConfig(inputs: PathInputs): Config {
       );
     }
     config.approvals = { ...config.approvals, wait_ms: Number(wait) };
+    config.fromEnv = { ...config.fromEnv, "approvals.wait_ms": "BOX_APPROVAL_WAIT_MS" };
+  }
+  const model = inputs.env.BOX_MODEL;
+  if (model !== undefined && model !== "") {
+    if (!/^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,199}$/.test(model)) {
+      throw new ConfigError(
+        "BOX_MODEL",
+        undefined,
+        undefined,
+        `must be a model's name (letters, digits and . _ : / @ -, at most 200), got ${
+          JSON.stringify(model)
+        }`,
+      );
+    }
+    config.models = { ...config.models, model };
+    config.fromEnv = { ...config.fromEnv, "models.model": "BOX_MODEL" };
   }
   return config;
 }

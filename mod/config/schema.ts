@@ -85,6 +85,16 @@ export const configSchema = z.strictObject({
      * (ANTHROPIC_BASE_URL, OPENAI_BASE_URL); one more is answered 429 until one ends.
      */
     max_model_requests: z.number().int().min(1).max(64).default(4),
+    /**
+     * How many connections one task may have open at once to each of its doors (its broker socket,
+     * its model endpoint); one more is answered 503 and closed (runbook.md#door-busy).
+     */
+    door_connections: z.number().int().min(1).max(65536).default(128),
+    /**
+     * How long a client of the broker, model and admin sockets may take to send a request's head;
+     * past it the connection is answered 408 and closed (runbook.md#door-timeout).
+     */
+    header_timeout_ms: positiveMs.default(10_000),
   }).prefault({}),
   tasks: z.strictObject({
     /**

@@ -21,12 +21,13 @@ import { adminRoutes } from "./admin_routes.ts";
 import { ensureHomeLayout, serveSocket } from "./home_layout.ts";
 import { TaskManager } from "./task_manager.ts";
 import { closedAtStart, OpenApprovals } from "./open_approvals.ts";
-import { TaskSandboxes } from "../sandbox/mod.ts";
+import { homesNotice, TaskSandboxes } from "../sandbox/mod.ts";
 import { openBoxCa } from "../box-ca/mod.ts";
 import { openTlsFront } from "../egress/mod.ts";
 import { shownText } from "../owner-text/mod.ts";
 import { isDiskFull } from "../common/mod.ts";
 import { boxNotices } from "./task_log.ts";
+import type { GuardedServer } from "../net/mod.ts";
 
 /** The most characters of one line of the core's log (a task's own lines are cut shorter first). */
 const LOG_LINE_MAX = 8000;
@@ -35,6 +36,9 @@ const LOG_LINE_MAX = 8000;
 export function logLine(line: string): string {
   return shownText(line, { max: LOG_LINE_MAX });
 }
+
+/** How many connections the admin socket may have open at once: the owner's commands and pages. */
+const ADMIN_CONNECTIONS = 1024;
 
 /** How a core is started; tests replace the runtime, the tools or the audit writer's hooks. */
 export interface CoreOptions {
@@ -67,7 +71,7 @@ export class Core {
   private constructor(
     readonly deps: BrokerDeps,
     readonly tasks: TaskManager,
-    readonly admin: Deno.HttpServer,
+    readonly admin: GuardedServer,
     readonly writer: AuditWriter,
     readonly notices: string[],
     readonly vault: Vault,
@@ -172,7 +176,7 @@ export class Core {
         // node_modules by its real place: a link may lead out of the code folder.
         program: [codeDir(), `${codeDir()}/node_modules`, Deno.execPath()],
       });
-      notices.push(...sandbox.notices);
+      notices.push(...sandbox.notices, homesNotice(asRoot, limits.home_bytes));
       // The box CA, made on the first start: tasks trust it for the model hosts the egress proxy
       // answers itself (the TLS front), so an agent that ignores its base URL still never holds a key.
       const ca = await openBoxCa(`${config.home}/ca`);
@@ -185,7 +189,13 @@ export class Core {
       const socket = adminSocketPath(config.home);
       const auditIndex = new AuditLogIndex(config.home);
       const app = adminRoutes(deps, { tasks, socket, auditIndex, vault });
-      const admin = await serveSocket(socket, (request) => app.fetch(request));
+      const admin = await serveSocket(socket, (request) => app.fetch(request), {
+        name: "the admin socket",
+        // The owner's commands and the portal's pages and live streams.
+        maxConnections: ADMIN_CONNECTIONS,
+        headerTimeoutMs: config.broker.header_timeout_ms,
+        log,
+      });
       const core = new Core(deps, tasks, admin, writer, notices, vault, auditIndex, closing, open);
       // The index reads the whole log once, now, so that no page view waits for it.
       auditIndex.refresh().catch((error) =>

@@ -7,6 +7,7 @@
  */
 
 import { firstClosedFolder, unreachableText } from "./home_reach.ts";
+import { type GuardedServer, type GuardOptions, serveGuarded } from "../net/mod.ts";
 
 /** A folder the core keeps under the home, made in this order, and the mode it keeps it at. */
 const GUARDED: readonly { name: string; mode: number }[] = [
@@ -182,15 +183,17 @@ export async function removeStaleSocket(path: string): Promise<void> {
   }
 }
 
-/** Serves `handler` on a Unix socket at `path`, mode 0600, bound inside a private folder. */
+/**
+ * Serves `handler` on a Unix socket at `path`, mode 0600, bound inside a private folder, held by
+ * the guarded server: at most `guard.maxConnections` open at once, each head within its timeout.
+ */
 export async function serveSocket(
   path: string,
   handler: (request: Request) => Response | Promise<Response>,
-): Promise<Deno.HttpServer> {
+  guard: GuardOptions = { name: path },
+): Promise<GuardedServer> {
   await removeStaleSocket(path);
-  const { promise, resolve } = Promise.withResolvers<void>();
-  const server = Deno.serve({ path, onListen: () => resolve() }, handler);
-  await promise;
+  const server = serveGuarded({ path }, handler, guard);
   await Deno.chmod(path, 0o600);
   return server;
 }

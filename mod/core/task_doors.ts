@@ -84,6 +84,7 @@ export async function openTaskDoors(
         drawTaskBytes(task, { count, total: deps.config.broker.max_task_bytes }),
       admit: (facts, signal) => admitModelRequest({ deps, task }, { facts, signal }),
       steps: () => task.journal.state.steps,
+      auditable: () => deps.audit.failed !== true,
     });
     for (const path of [paths.egress, paths.model]) {
       await Deno.chmod(path, 0o600);

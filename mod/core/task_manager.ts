@@ -28,23 +28,18 @@ import { serveSocket } from "./home_layout.ts";
 import { firstClosedFolder, unreachableText } from "./home_reach.ts";
 import { ensureTaskUser, removeTaskUser, type TaskUser, taskUsers } from "./task_users.ts";
 import type { EgressServer, TlsFront } from "../egress/mod.ts";
-import {
-  closeTaskHome,
-  homeRoomProblem,
-  mountTaskHome,
-  type TaskSandboxes,
-  unmountTaskHomes,
-} from "../sandbox/mod.ts";
+import { TaskHomes, type TaskSandboxes } from "../sandbox/mod.ts";
 import { KEY_NAMES, type ModelEndpoint, noKeyMessage } from "../model-proxy/mod.ts";
 import { modelService } from "../loop/mod.ts";
 import { agentService } from "../agents/mod.ts";
 import { openTaskDoors } from "./task_doors.ts";
 import { type TaskLog, taskLog } from "./task_log.ts";
 import { alive, isWorkerOf, spawnWorker, stopWorker } from "./worker_process.ts";
+import type { GuardedServer } from "../net/mod.ts";
 
 interface Live {
   handle: TaskHandle;
-  server: Deno.HttpServer;
+  server: GuardedServer;
   child: Deno.ChildProcess | null;
   user: TaskUser | null;
   /** The task's egress proxy, once open. */
@@ -62,6 +57,8 @@ const SPAWN_STEP = "the worker could not start";
 /** Owns the live tasks of one core. */
 export class TaskManager {
   readonly #live = new Map<string, Live>();
+  /** Each task's home, an image of [tasks] home_bytes mounted as root (mod/sandbox/task_home.ts). */
+  readonly #homes: TaskHomes;
   readonly #ending = new Set<Promise<void>>();
   #closing = false;
 
@@ -77,6 +74,9 @@ export class TaskManager {
       interception?: { front: TlsFront; caBundle: string };
     },
   ) {
+    const { home, config, log } = deps;
+    const homes = { boxHome: home, tasksDir: `${home}/tasks`, bytes: config.tasks.home_bytes };
+    this.#homes = new TaskHomes({ asRoot: options.asRoot, ...homes, log });
     // A task is waiting while it has pending approvals, else running: the table says when they
     // change, whoever adds or takes one.
     deps.approvals.onChange((changed) => this.#pendingChanged(changed.task));
@@ -94,14 +94,7 @@ export class TaskManager {
         throw new HttpError(400, `tools: ${JSON.stringify(tool)} is not a tool of this box`);
       }
     }
-    if (this.options.asRoot) {
-      // Each home is an image that grows as its task writes: the disk must hold them all, full.
-      const problem = await homeRoomProblem(this.deps.home, {
-        bytes: this.deps.config.tasks.home_bytes,
-        liveDirs: [...this.#live.keys()].map((live) => taskDir(this.deps.home, live)),
-      });
-      if (problem !== null) throw new HttpError(507, problem);
-    }
+    await this.#homes.checkRoom(this.#live.keys()); // the disk holds every live home, full
     const id = newTaskId();
     const dir = taskDir(this.deps.home, id);
     let record: TaskRecord;
@@ -210,12 +203,7 @@ export class TaskManager {
     }
     if (this.options.asRoot) {
       await this.#removeStrayUsers();
-      // Homes a killed core left mounted, of tasks that are not live now.
-      const problems = await unmountTaskHomes(
-        `${this.deps.home}/tasks`,
-        new Set(this.#live.keys()),
-      );
-      for (const problem of problems) this.deps.log(`gurt: ${problem}`);
+      await this.#homes.unmountAll(new Set(this.#live.keys())); // a killed core's, not live now
     }
     return restored;
   }
@@ -309,11 +297,7 @@ export class TaskManager {
     }
     this.#live.clear();
     await Promise.allSettled([...this.#ending]);
-    if (this.options.asRoot) {
-      for (const problem of await unmountTaskHomes(`${this.deps.home}/tasks`)) {
-        this.deps.log(`gurt: ${problem}`);
-      }
-    }
+    await this.#homes.unmountAll();
   }
 
   /**
@@ -324,7 +308,7 @@ export class TaskManager {
     const dir = taskDir(this.deps.home, record.id);
     const socket = taskSocketPath(this.deps.home, record.id);
     let journal: Journal | null = null;
-    let server: Deno.HttpServer;
+    let server: GuardedServer;
     let handle: TaskHandle;
     const log = taskLog(this.deps, { task: record.id });
     // What the task's socket and doors log is the task's doing: held to its few lines.
@@ -334,7 +318,12 @@ export class TaskManager {
       handle = new TaskHandle(record, journal, socket);
       await Deno.chmod(dir, 0o700); // bind inside a private folder: no window before the chmod
       const app = taskRoutes(deps, handle);
-      server = await serveSocket(socket, (request) => app.fetch(request));
+      server = await serveSocket(socket, (request) => app.fetch(request), {
+        name: `task ${record.id}'s broker socket`,
+        maxConnections: this.deps.config.broker.door_connections,
+        headerTimeoutMs: this.deps.config.broker.header_timeout_ms,
+        log: log.log,
+      });
     } catch (error) {
       journal?.close();
       return await this.#failAtOnce(record, `its socket could not be opened: ${describe(error)}`);
@@ -357,8 +346,7 @@ export class TaskManager {
     try {
       if (this.options.asRoot) {
         step = "its home could not be mounted";
-        const unbounded = await mountTaskHome(dir, this.deps.config.tasks.home_bytes);
-        if (unbounded !== null) this.deps.log(`gurt: task ${record.id}: ${unbounded}`);
+        await this.#homes.open(record.id);
         step = "its user could not be made ready";
         live.user = await ensureTaskUser(record.id, this.deps.home);
         await Deno.chown(socket, live.user.uid, live.user.gid);
@@ -480,7 +468,7 @@ export class TaskManager {
       await Deno.chown(home, 0, 0).then(() => Deno.chmod(home, 0o700)).catch((error) =>
         this.deps.log(`gurt: the home of task ${id} could not be closed: ${error.message}`)
       );
-      await closeTaskHome(taskDir(this.deps.home, id));
+      await this.#homes.close(id);
     }
   }
 

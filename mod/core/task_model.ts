@@ -3,7 +3,8 @@
  * the task's loopback, MODEL_PORT), sending Anthropic and OpenAI requests to gurt.toml's [models]
  * anthropic_base_url and openai_base_url with the vault's ANTHROPIC_API_KEY or OPENAI_API_KEY in
  * place of the task's placeholder. Each answer's usage is charged to the task as a cost (audit log,
- * then journal), summed in fractions of a cent and charged a whole cent at a time; each refused
+ * then journal), summed in fractions of a cent and charged a whole cent at a time (a charge the log
+ * could not take stays owed; while the log takes nothing, no request is sent); each refused
  * request is a net_blocked record and a net.blocked journal event, like the egress proxy's. A task
  * at or past its budget has its next model request held for the owner (the broker's
  * admitModelRequest): refused, 403 in the service's format; still waiting, 429.
@@ -37,6 +38,8 @@ export interface TaskModelOptions {
   drawBytes(count: number): string | null;
   /** Lets a billed request on, or holds it for the owner while the task is over its budget. */
   admit(request: ModelRequestFacts, signal: AbortSignal): Promise<ModelAdmission>;
+  /** Whether the audit log takes records now (false once a write failed, until restart). */
+  auditable(): boolean;
   /** The task's steps so far, where its worker keeps its agent's session (`{agent: {session}}`). */
   steps(): readonly { data: unknown }[];
 }
@@ -62,8 +65,16 @@ export async function openTaskModel(options: TaskModelOptions): Promise<ModelEnd
     placeholder: PLACEHOLDER_KEY,
     onUsage: async (usage) => {
       const whole = meter.add(usage.cents);
-      if (whole > 0) await options.charge({ cents: whole, model: usage.model });
+      if (whole === 0) return;
+      try {
+        await options.charge({ cents: whole, model: usage.model });
+      } catch (error) {
+        // Not written: still owed, charged with the next charge the log takes.
+        meter.owe(whole);
+        throw error;
+      }
     },
+    auditable: options.auditable,
     onBlocked: async (event) => {
       const url = new URL(targets[event.service].baseUrl);
       const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
@@ -74,6 +85,10 @@ export async function openTaskModel(options: TaskModelOptions): Promise<ModelEnd
     drawBytes: options.drawBytes,
     admit: async (request, signal) => refusalOf(await options.admit(request, signal)),
     maxConcurrent: options.config.broker.max_model_requests,
+    doors: {
+      maxConnections: options.config.broker.door_connections,
+      headerTimeoutMs: options.config.broker.header_timeout_ms,
+    },
   });
 }
 
@@ -110,5 +125,10 @@ class CentMeter {
     const whole = Math.floor(this.#owed + 1e-9);
     this.#owed -= whole;
     return whole;
+  }
+
+  /** Puts back whole cents a charge could not write. */
+  owe(cents: number): void {
+    this.#owed += cents;
   }
 }

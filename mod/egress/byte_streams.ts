@@ -188,8 +188,8 @@ export async function sendBody(inbound: Inbound, origin: Deno.Conn, end: BodyEnd
     let pending = inbound.take();
     const buffer = new Uint8Array(64 * 1024);
     for (;;) {
-      const count = end.take(pending);
-      if (count > 0) await writeAll(origin, pending.subarray(0, count));
+      const { out } = end.pass(pending);
+      if (out.length > 0) await writeAll(origin, out);
       if (end.done || end.bad) return;
       const read = await inbound.conn.read(buffer);
       if (read === null) return;

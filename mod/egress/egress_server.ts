@@ -9,6 +9,7 @@
  * (net.blocked) before the client is answered.
  */
 import { type CanonicalHost, canonicalHost, hostText } from "../config/mod.ts";
+import { acceptConnections } from "../net/mod.ts";
 import {
   answerAndClose,
   closeQuietly,
@@ -135,17 +136,16 @@ class EgressProxy implements EgressServer {
   }
 
   accept(): void {
-    this.#accepting = (async () => {
-      try {
-        for await (const conn of this.#listener) {
-          const handler = this.#handle(conn);
-          this.#handlers.add(handler);
-          handler.finally(() => this.#handlers.delete(handler));
-        }
-      } catch {
-        // The listener was closed.
-      }
-    })();
+    // mod/net's loop: running out of descriptors pauses accepting, where it used to end it.
+    this.#accepting = acceptConnections(this.#listener, {
+      name: `the egress proxy at ${this.#options.socketPath}`,
+      stopped: () => this.#closed,
+      take: (conn) => {
+        const handler = this.#handle(conn);
+        this.#handlers.add(handler);
+        handler.finally(() => this.#handlers.delete(handler));
+      },
+    });
   }
 
   async close(): Promise<void> {

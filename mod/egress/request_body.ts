@@ -2,7 +2,10 @@
  * Where a forwarded plain-HTTP request's body ends, without I/O: after Content-Length bytes, after
  * the last chunk and trailers of a chunked body, or at once when it has neither. The proxy sends
  * the origin the body and nothing past it, so a second request on the same connection (which
- * could name another host in its Host header) never reaches the origin.
+ * could name another host in its Host header) never reaches the origin. A chunked body is sent
+ * re-framed, as the proxy read it: each chunk's size in hex and CRLF, its data and CRLF, then
+ * `0` CRLF CRLF, with no chunk extension and no trailer, so an origin that reads chunk lines
+ * differently (a bare LF, any two bytes after a chunk's data, no trailers) reads the same chunks.
  */
 
 /** How a request's body is framed. */
@@ -36,7 +39,7 @@ export function bodyFraming(fields: readonly [string, string][]): BodyFraming | 
 
 const MAX_LINE = 4096;
 
-/** Follows a body through its bytes and says how many of each chunk of them belong to it. */
+/** Follows a body through its bytes: how many of each chunk of them belong to it, and what to send. */
 export class BodyEnd {
   #left: number;
   readonly #chunked: boolean;
@@ -63,16 +66,27 @@ export class BodyEnd {
 
   /** How many of `bytes`, from their start, belong to the body. */
   take(bytes: Uint8Array): number {
+    return this.pass(bytes).count;
+  }
+
+  /**
+   * How many of `bytes`, from their start, belong to the body, and the bytes to send the origin
+   * for them: a length-framed body's bytes as they are; a chunked body's data, with its framing
+   * written anew (a line is sent once it is whole and read, never one the proxy refused).
+   */
+  pass(bytes: Uint8Array): { count: number; out: Uint8Array } {
     if (!this.#chunked) {
       const count = Math.min(this.#left, bytes.length);
       this.#left -= count;
       if (this.#left === 0) this.#state = "done";
-      return count;
+      return { count, out: bytes.subarray(0, count) };
     }
+    const out: Uint8Array[] = [];
     let at = 0;
     while (at < bytes.length && this.#state !== "done" && !this.#bad) {
       if (this.#state === "data") {
         const count = Math.min(this.#left, bytes.length - at);
+        out.push(bytes.subarray(at, at + count));
         at += count;
         this.#left -= count;
         if (this.#left === 0) this.#state = "data-end";
@@ -86,25 +100,48 @@ export class BodyEnd {
       }
       const line = this.#line.replace(/\r$/, "");
       this.#line = "";
-      this.#endOfLine(line);
+      const framing = this.#endOfLine(line);
+      if (framing !== "") out.push(new TextEncoder().encode(framing));
     }
-    return at;
+    return { count: at, out: out.length === 1 ? out[0] : joined(out) };
   }
 
-  #endOfLine(line: string): void {
+  /** Reads a whole line of a chunked body's framing; returns the framing to send for it. */
+  #endOfLine(line: string): string {
     if (this.#state === "data-end") {
-      if (line !== "") this.#bad = true;
+      if (line !== "") {
+        this.#bad = true;
+        return "";
+      }
       this.#state = "size";
-    } else if (this.#state === "size") {
+      return "\r\n";
+    }
+    if (this.#state === "size") {
       const size = /^([0-9a-fA-F]{1,12})[ \t]*(;.*)?$/.exec(line);
       if (size === null) {
         this.#bad = true;
-        return;
+        return "";
       }
       this.#left = parseInt(size[1], 16);
       this.#state = this.#left === 0 ? "trailer" : "data";
-    } else if (this.#state === "trailer" && line === "") {
-      this.#state = "done";
+      return this.#left === 0 ? "" : `${this.#left.toString(16)}\r\n`;
     }
+    // A trailer line is dropped; the body's end is sent when the client's ends.
+    if (this.#state === "trailer" && line === "") {
+      this.#state = "done";
+      return "0\r\n\r\n";
+    }
+    return "";
   }
+}
+
+/** The bytes of `parts` one after another. */
+function joined(parts: readonly Uint8Array[]): Uint8Array {
+  const all = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    all.set(part, offset);
+    offset += part.length;
+  }
+  return all;
 }

@@ -4,6 +4,7 @@
  * docs/guest-api.md#host-desktop-and-computer-use). Both share the
  * request id, the CORS allowlist, bearer auth, the JSON body reader and the one error handler.
  */
+import { GroupWatcher } from "./group_watcher.ts";
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import denoJson from "../../deno.json" with { type: "json" };
 import { ExecRegistry } from "./exec_registry.ts";
@@ -65,7 +66,9 @@ export interface HostExtras {
 export function createExecApp(options: ExecAppOptions): GuestService {
   const settings = options.settings;
   const jail = new Jail(settings.workspace);
-  const registry = new ExecRegistry(settings);
+  // One watcher for the guest's life, where the session helper runs: every exec dies with it.
+  const watcher = settings.sessionHelper ? GroupWatcher.start(settings.sessionHelper) : null;
+  const registry = new ExecRegistry(settings, watcher);
   const started = performance.now();
   const app = baseApp(settings.token, settings, settings.maxFileBytes);
   app.route("/v1", commonRouter(options.onShutdown ?? (() => {})));

@@ -92,6 +92,11 @@ export class RunningProcess {
     });
   }
 
+  /** Whether the session helper started it (so its group is the guest's watcher's to hold). */
+  get byHelper(): boolean {
+    return this.launcher === "helper";
+  }
+
   /** How long it has run so far, in whole milliseconds. */
   elapsedMs(): number {
     return Math.round(performance.now() - this.started);

@@ -37,6 +37,14 @@ export interface RegistryLimits {
   execRetentionMs: number;
 }
 
+/** What holds each exec's process group for the guest's life (group_watcher.ts). */
+export interface GroupHolder {
+  /** The value of GURT_GUEST_EXEC, which every exec's environment is given. */
+  readonly mark: string;
+  watch(pgid: number): void;
+  close(): Promise<void>;
+}
+
 /** Tracks running and recently finished execs. */
 export class ExecRegistry {
   private readonly records = new Map<string, ExecRecord>();
@@ -51,7 +59,10 @@ export class ExecRegistry {
     busy: 0,
   };
 
-  constructor(private readonly limits: RegistryLimits) {}
+  constructor(
+    private readonly limits: RegistryLimits,
+    private readonly watcher: GroupHolder | null = null,
+  ) {}
 
   /** How many execs hold a slot now. */
   get running(): number {
@@ -80,7 +91,12 @@ export class ExecRegistry {
           "or raise BOX_MAX_CONCURRENT_EXECS",
       );
     }
-    const process = RunningProcess.start(spec, listener);
+    // The mark goes last: an exec's own env cannot set it (docs/guest-api.md#exec).
+    const marked = this.watcher === null
+      ? spec
+      : { ...spec, env: { ...spec.env, GURT_GUEST_EXEC: this.watcher.mark } };
+    const process = RunningProcess.start(marked, listener);
+    if (process.byHelper) this.watcher?.watch(process.pid);
     this.active++;
     this.counters.started++;
     const record: ExecRecord = {
@@ -130,6 +146,7 @@ export class ExecRegistry {
     }
     await Promise.all(waits);
     for (const record of this.records.values()) record.process.killLeftovers();
+    await this.watcher?.close();
   }
 
   /** Forgets finished execs past the retention time, and the oldest past MAX_RETAINED. */

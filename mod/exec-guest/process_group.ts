@@ -2,8 +2,8 @@
  * Starting a command as the leader of its own process group, so that one signal to `-pgid`
  * reaches everything it starts. In order of cost:
  * - the guest's own session helper (session_helper.c), written out by `gurt guest` at start: the
- *   price of a bare spawn and two forks of a 1.7 KB program, whose watcher kills the group if the
- *   guest dies first.
+ *   price of a bare spawn; the guest's watcher (group_watcher.ts) then holds the group, so that
+ *   it dies with the guest.
  * - util-linux `setsid`, started with posix_spawn: one more dynamically linked exec (≈ 0.65 ms).
  * - Deno's `detached: true`, which forks the whole daemon (1–3 ms, growing with its memory).
  */

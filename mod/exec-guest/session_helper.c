@@ -11,34 +11,33 @@
  * If setsid() fails, or no candidate could be executed, it writes `gurt-setsid: errno NNN` and a
  * newline to stderr and exits 127; the guest reads that as "the program did not start".
  *
- * Before it runs PROGRAM it leaves a watcher behind (fork twice, so the watcher is no child of
- * PROGRAM's and no `wait` of PROGRAM's waits for it): a process in a group of its own that holds a
- * pidfd of the guest (its parent) and one of PROGRAM, closes the standard streams and polls. If the
- * guest dies first, however it dies (SIGKILL included), the watcher sends SIGKILL to PROGRAM's
- * whole process group, and the exec dies with its guest rather than outlive its time limit. Once
- * PROGRAM has exited, it watches on while anything of the group is left, re-checking every second,
- * and then exits. No watcher is left where the guest is its pid namespace's init (the kernel
- * kills the namespace with it) or the kernel has no pidfd_open (before Linux 5.3).
+ * `setsid-helper --gurt-watch` (that one word, nothing after it) is the guest's watcher instead:
+ * see watch_main. The guest starts it once and tells it every exec's process group, so that the
+ * execs die with the guest, however the guest dies, SIGKILL included.
  *
  * Built by tools/build_session_helper.sh into session_helper_elf.ts; a test rebuilds it and
  * fails if the checked-in bytes differ. x86-64 Linux only.
  */
 
+#define SYS_read 0
 #define SYS_write 1
+#define SYS_open 2
 #define SYS_close 3
 #define SYS_poll 7
 #define SYS_getpid 39
-#define SYS_fork 57
 #define SYS_execve 59
 #define SYS_exit 60
-#define SYS_wait4 61
 #define SYS_kill 62
-#define SYS_setpgid 109
 #define SYS_getppid 110
 #define SYS_setsid 112
+#define SYS_getdents64 217
+#define SYS_pidfd_send_signal 424
 #define SYS_pidfd_open 434
 
 #define SIGKILL 9
+#define O_RDONLY 0
+#define O_DIRECTORY 0200000
+#define O_CLOEXEC 02000000
 #define POLLIN 1
 #define EINTR 4
 #define ESRCH 3
@@ -89,53 +88,177 @@ struct pollfd {
   short revents;
 };
 
-/* The watcher's life: returns when the exec's group is gone, or after it was killed. */
-static void watch(long guest, long exec, long group) {
-  struct pollfd fds[2] = {{(int)guest, POLLIN, 0}, {(int)exec, POLLIN, 0}};
-  long count = 2;
+/* The groups the watcher holds: the leader's pidfd while it lives (-1 after), and the group. */
+#define MAX_GROUPS 1020
+static int leaders[MAX_GROUPS];
+static long groups[MAX_GROUPS];
+static long held;
+
+/* The guest's mark, "GURT_GUEST_EXEC=<random>", as the guest gave it to the watcher and to every
+   exec's environment; null if it gave none. */
+static const char *mark;
+static long mark_length;
+
+struct dirent64 {
+  unsigned long inode;
+  long offset;
+  unsigned short length;
+  unsigned char type;
+  char name[];
+};
+
+static char environ_text[256 * 1024];
+
+/* Whether /proc/PID/environ (PID as text) holds the mark as one whole entry. */
+static int marked(const char *pid) {
+  char path[32] = "/proc/";
+  long at = 6;
+  for (const char *c = pid; *c != 0 && at < 20; c++) path[at++] = *c;
+  const char *tail = "/environ";
+  for (long i = 0; tail[i] != 0; i++) path[at++] = tail[i];
+  path[at] = 0;
+  long fd = syscall3(SYS_open, (long)path, O_RDONLY | O_CLOEXEC, 0);
+  if (fd < 0) return 0;
+  long size = 0;
   for (;;) {
-    long ready = syscall3(SYS_poll, (long)fds, count, count == 2 ? -1 : 1000);
-    if (ready < 0 && ready != -EINTR) return;
-    if (fds[0].revents != 0) {
-      syscall3(SYS_kill, -group, SIGKILL, 0);
-      return;
-    }
-    if (count == 2 && fds[1].revents != 0) count = 1;
-    if (count == 1 && syscall3(SYS_kill, -group, 0, 0) == -ESRCH) return;
+    long count = syscall3(SYS_read, fd, (long)environ_text + size, sizeof environ_text - size);
+    if (count <= 0) break;
+    size += count;
   }
+  syscall3(SYS_close, fd, 0, 0);
+  for (long start = 0; start < size;) {
+    long end = start;
+    while (end < size && environ_text[end] != 0) end++;
+    if (end - start == mark_length) {
+      long i = 0;
+      while (i < mark_length && environ_text[start + i] == mark[i]) i++;
+      if (i == mark_length) return 1;
+    }
+    start = end + 1;
+  }
+  return 0;
 }
 
-/* Leaves the watcher (see the top of this file); the caller goes on to run the program. */
-static void leave_watcher(void) {
+/* SIGKILL to every process whose environment holds the mark (it was started by an exec, and
+   kept the environment, even if it left the exec's group); returns how many. */
+static long kill_marked(void) {
+  static char entries[8192];
+  long killed = 0;
+  long self = syscall3(SYS_getpid, 0, 0, 0);
+  long dir = syscall3(SYS_open, (long)"/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+  if (dir < 0) return 0;
+  for (;;) {
+    long count = syscall3(SYS_getdents64, dir, (long)entries, sizeof entries);
+    if (count <= 0) break;
+    for (long at = 0; at < count;) {
+      struct dirent64 *entry = (struct dirent64 *)(entries + at);
+      at += entry->length;
+      long pid = 0;
+      const char *c = entry->name;
+      for (; *c >= '0' && *c <= '9'; c++) pid = pid * 10 + (*c - '0');
+      if (*c != 0 || pid <= 1 || pid == self) continue;
+      if (marked(entry->name)) {
+        syscall3(SYS_kill, pid, SIGKILL, 0);
+        killed++;
+      }
+    }
+  }
+  syscall3(SYS_close, dir, 0, 0);
+  return killed;
+}
+
+/* SIGKILL to every group held, and to each leader still alive (by its pidfd, which no reused pid
+   can be mistaken for), then to what carries the guest's mark, then exit: the guest is gone. */
+static void kill_all(void) __attribute__((noreturn));
+static void kill_all(void) {
+  for (long i = 0; i < held; i++) {
+    syscall3(SYS_kill, -groups[i], SIGKILL, 0);
+    if (leaders[i] >= 0) syscall4(SYS_pidfd_send_signal, leaders[i], SIGKILL, 0, 0);
+  }
+  /* Again while the sweep finds any: a process may have forked while it was looked for. */
+  for (long pass = 0; mark != 0 && pass < 8 && kill_marked() > 0; pass++) {
+  }
+  for (;;) syscall3(SYS_exit, 0, 0, 0);
+}
+
+static void hold(long group) {
+  if (group <= 1 || held == MAX_GROUPS) return;
+  long leader = syscall3(SYS_pidfd_open, group, 0, 0);
+  /* A leader already gone and reaped: held only while anything of its group is left. */
+  if (leader < 0 && syscall3(SYS_kill, -group, 0, 0) == -ESRCH) return;
+  leaders[held] = (int)leader;
+  groups[held] = group;
+  held++;
+}
+
+/*
+ * `setsid-helper --gurt-watch`, started once by the guest, stdin a pipe from it: reads the
+ * process group of each exec the guest starts, one decimal number a line, and holds it. When the
+ * guest dies (its pidfd is readable) or closes the pipe, every group held gets SIGKILL. A group is
+ * let go once its leader has exited and nothing of the group is left (re-checked every second):
+ * until then its id cannot be reused, so no other group is ever killed. Given the guest's mark in
+ * its environment (GURT_GUEST_EXEC, which the guest puts in every exec's too), it then also kills
+ * every process whose /proc/PID/environ holds that entry: what an exec moved out of its group
+ * (setsid) but that kept its environment.
+ */
+static void watch_main(char **envp) __attribute__((noreturn));
+static void watch_main(char **envp) {
+  const char *name = "GURT_GUEST_EXEC=";
+  for (char **entry = envp; *entry != 0 && mark == 0; entry++) {
+    long i = 0;
+    while (name[i] != 0 && (*entry)[i] == name[i]) i++;
+    if (name[i] == 0 && (*entry)[i] != 0) mark = *entry;
+  }
+  while (mark != 0 && mark[mark_length] != 0) mark_length++;
   long guest_pid = syscall3(SYS_getppid, 0, 0, 0);
-  if (guest_pid <= 1) return;
   long guest = syscall3(SYS_pidfd_open, guest_pid, 0, 0);
-  if (guest < 0) return;
-  long group = syscall3(SYS_getpid, 0, 0, 0);
-  long exec = syscall3(SYS_pidfd_open, group, 0, 0);
-  if (exec < 0 || syscall3(SYS_getppid, 0, 0, 0) != guest_pid) {
-    /* No pidfd of itself, or the guest died before its pidfd was taken: nothing to wait for. */
-    if (exec >= 0) syscall3(SYS_close, exec, 0, 0);
-    syscall3(SYS_close, guest, 0, 0);
-    return;
-  }
-  long middle = syscall3(SYS_fork, 0, 0, 0);
-  if (middle == 0) {
-    if (syscall3(SYS_fork, 0, 0, 0) == 0) {
-      syscall3(SYS_setpgid, 0, 0, 0);
-      for (long fd = 0; fd < 3; fd++) syscall3(SYS_close, fd, 0, 0);
-      watch(guest, exec, group);
+  if (guest < 0 || syscall3(SYS_getppid, 0, 0, 0) != guest_pid) kill_all();
+  struct pollfd fds[MAX_GROUPS + 2];
+  char buffer[512];
+  long number = 0;
+  for (;;) {
+    fds[0] = (struct pollfd){(int)guest, POLLIN, 0};
+    fds[1] = (struct pollfd){0, POLLIN, 0};
+    int orphans = 0;
+    for (long i = 0; i < held; i++) {
+      fds[i + 2] = (struct pollfd){leaders[i], POLLIN, 0};
+      orphans |= leaders[i] < 0;
     }
-    for (;;) syscall3(SYS_exit, 0, 0, 0);
-  }
-  if (middle > 0) {
-    /* Both pidfds are close-on-exec: the program never holds them. */
-    int status;
-    while (syscall4(SYS_wait4, middle, (long)&status, 0, 0) == -EINTR) {
+    long ready = syscall3(SYS_poll, (long)fds, held + 2, orphans ? 1000 : -1);
+    if (ready < 0 && ready != -EINTR) kill_all();
+    if (ready < 0) continue;
+    if (fds[0].revents != 0) kill_all();
+    long before = held;
+    if (fds[1].revents != 0) {
+      long count = syscall3(SYS_read, 0, (long)buffer, sizeof buffer);
+      if (count <= 0 && count != -EINTR) kill_all();
+      for (long i = 0; i < count; i++) {
+        char c = buffer[i];
+        if (c >= '0' && c <= '9') {
+          number = number * 10 + (c - '0');
+          if (number > 0x7fffffff) number = 0x7fffffff;
+        } else {
+          if (c == '\n') hold(number);
+          number = 0;
+        }
+      }
+    }
+    for (long i = 0; i < before; i++) {
+      if (leaders[i] >= 0 && fds[i + 2].revents != 0) {
+        syscall3(SYS_close, leaders[i], 0, 0);
+        leaders[i] = -1;
+      }
+    }
+    for (long i = 0; i < held;) {
+      if (leaders[i] < 0 && syscall3(SYS_kill, -groups[i], 0, 0) == -ESRCH) {
+        held--;
+        leaders[i] = leaders[held];
+        groups[i] = groups[held];
+      } else {
+        i++;
+      }
     }
   }
-  syscall3(SYS_close, exec, 0, 0);
-  syscall3(SYS_close, guest, 0, 0);
 }
 
 /* execve; on ENOEXEC, the file as a /bin/sh script (as execvp does). Returns the errno. */
@@ -158,7 +281,10 @@ void helper_main(long *stack) {
   long sid = syscall3(SYS_setsid, 0, 0, 0);
   if (sid < 0) fail(-sid);
   if (argc < 1) fail(EFAULT);
-  leave_watcher();
+  const char *watch = "--gurt-watch";
+  int watching = argc == 1;
+  for (long i = 0; watching && (i == 0 || watch[i - 1] != 0); i++) watching = argv[0][i] == watch[i];
+  if (watching) watch_main(envp);
   const char *name = argv[0];
   long name_length = 0;
   int has_slash = 0;

@@ -1,14 +1,14 @@
 /**
- * The session helper (session_helper.c, built by tools/build_session_helper.sh): a 1.7 KB static
+ * The session helper (session_helper.c, built by tools/build_session_helper.sh): a 2.1 KB static
  * x86-64 Linux program that makes itself the leader of a new session, so of a new process group,
- * leaves a watcher that kills that group if the guest dies first, and then runs a command as
- * execvp would: `helper program arg…`, the environment unchanged. It is how the guest starts an
- * exec in its own process group, tied to the guest's life, at about the price of a spawn: Deno's
+ * and then runs a command as execvp would: `helper program arg…`, the environment unchanged. It
+ * is how the guest starts an exec in its own process group at the price of a bare spawn: Deno's
  * `detached: true` forks the whole daemon (1–3 ms, growing with its memory), and util-linux
  * `setsid` costs a dynamically linked exec (≈ 0.65 ms).
  *
  * If it cannot start the program it writes `gurt-setsid: errno NNN` to stderr and exits 127, so
  * the daemon can tell a program that could not start from one that ran ({@link helperFailure}).
+ * Run as `helper --gurt-watch` it is the guest's watcher instead (group_watcher.ts).
  */
 import { filesHelperElf } from "./files_helper.ts";
 import { SESSION_HELPER_ELF_BASE64 } from "./session_helper_elf.ts";

@@ -39,17 +39,22 @@ export class RpcError extends Error {
 /** A method: its params (an object, `{}` when absent) to its result. */
 export type Method = (params: Record<string, unknown>) => unknown;
 
+/** Sends the client a notification, in order with the answers. */
+export type Notify = (method: string, params: Record<string, unknown>) => void;
+
 type Id = string | number;
 
 /**
- * Serves `methods` on `io` until its input ends. A method that throws is answered with the error's
- * code (RpcError) or -32603, and its message.
+ * Serves the methods `serve` gives (it is handed the way to send notifications) on `io` until its
+ * input ends. A method that throws is answered with the error's code (RpcError) or -32603, and its
+ * message.
  */
 export async function serveLines(
   io: { input: ReadableStream<Uint8Array>; output: WritableStream<Uint8Array> },
-  methods: Readonly<Record<string, Method>>,
+  serve: (notify: Notify) => Readonly<Record<string, Method>>,
 ): Promise<void> {
   const out = new LineWriter(io.output);
+  const methods = serve((method, params) => out.send({ jsonrpc: "2.0", method, params }));
   const running = new Set<Id>();
   const cancelled = new Set<Id>();
 
@@ -79,7 +84,7 @@ export async function serveLines(
     const fields = message as Record<string, unknown>;
     const id = isId(fields.id) ? fields.id : null;
     if (typeof fields.method !== "string") {
-      // A response to a request of ours (we send none) is dropped; anything else is invalid.
+      // A response (we send no requests, only notifications) is dropped; anything else is invalid.
       if (id !== null && ("result" in fields || "error" in fields)) return;
       return out.send(failure(id, INVALID_REQUEST, "Invalid Request: no method"));
     }

@@ -68,13 +68,41 @@ const permissionTool: McpTool = {
   },
 };
 
+/** The MCP name of the tool that takes Droid's AskUser questionnaires (ask_user.ts). */
+export const ASK_USER_TOOL = "box_ask_user";
+
 /**
- * The task's tools, then box_ask, then (with `permissionTool`) box_permission, as tools/list
- * answers them.
+ * Droid's AskUser, for `droid exec`, which has none: its input and format are AskUser's, listed
+ * only with `gurt mcp --ask-user-tool`. Asking changes nothing on the box.
+ */
+const askUserTool: McpTool = {
+  name: ASK_USER_TOOL,
+  description: "Use this where you would use AskUser (this run has no AskUser): asks the user, " +
+    "the box's owner, a questionnaire in AskUser's format and waits for the answer. The owner " +
+    "answers yes or no: yes takes the first option of each question, so put the option you " +
+    "recommend first; a no may come with the owner's own words. If the answer says it waits for " +
+    "the owner, call this tool again with the same questionnaire.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      questionnaire: {
+        type: "string",
+        description: "AskUser's plain-text questionnaire: numbered [question] lines, each with " +
+          "an optional [topic] line and 2-4 [option] lines.",
+      },
+    },
+    required: ["questionnaire"],
+  },
+  annotations: { title: "Ask the box owner", readOnlyHint: true, destructiveHint: false },
+};
+
+/**
+ * The task's tools, then box_ask, then (with `permissionTool`) box_permission and (with
+ * `askUserTool`) box_ask_user, as tools/list answers them.
  */
 export function mcpTools(
   listing: readonly ToolListing[],
-  options: { permissionTool: boolean },
+  options: { permissionTool: boolean; askUserTool?: boolean },
 ): McpTool[] {
   const tools = listing.map((tool): McpTool => {
     const readOnly = tool.readOnly === true;
@@ -85,5 +113,10 @@ export function mcpTools(
       annotations: { title: tool.name, readOnlyHint: readOnly, destructiveHint: !readOnly },
     };
   });
-  return options.permissionTool ? [...tools, askTool, permissionTool] : [...tools, askTool];
+  return [
+    ...tools,
+    askTool,
+    ...(options.permissionTool ? [permissionTool] : []),
+    ...(options.askUserTool === true ? [askUserTool] : []),
+  ];
 }

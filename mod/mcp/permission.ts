@@ -53,9 +53,9 @@ export function readPermissionPrompt(args: Record<string, unknown>): PermissionP
 export function permissionQuestion(prompt: PermissionPrompt): string {
   const name = PLAIN_TOOL_NAME.test(prompt.toolName) && prompt.toolName.length <= MAX_TOOL_CHARS
     ? prompt.toolName
-    : shown(JSON.stringify(prompt.toolName), MAX_TOOL_CHARS);
+    : shownText(JSON.stringify(prompt.toolName), MAX_TOOL_CHARS);
   return `Claude Code asks to use ${name} with ${
-    shown(JSON.stringify(prompt.input), MAX_INPUT_CHARS)
+    shownText(JSON.stringify(prompt.input), MAX_INPUT_CHARS)
   }`;
 }
 
@@ -87,11 +87,14 @@ export function pendingMessage(prompt: PermissionPrompt, approval: number | null
 
 /** The tool's name as the model is told it: the same bound and escapes as the owner's question. */
 function toolShown(prompt: PermissionPrompt): string {
-  return shown(prompt.toolName, MAX_TOOL_CHARS);
+  return shownText(prompt.toolName, MAX_TOOL_CHARS);
 }
 
-/** `text` cut to `max` characters (counting code points) with the count cut, then escaped. */
-function shown(text: string, max: number): string {
+/**
+ * `text` cut to `max` characters (counting code points) with the count cut, then every character
+ * that could hide text written as a \u escape: how a question shows what an agent sent.
+ */
+export function shownText(text: string, max: number): string {
   const chars = Array.from(text);
   const kept = chars.length <= max
     ? text

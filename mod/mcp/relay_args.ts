@@ -14,6 +14,11 @@ export interface RelayArgs {
    * send it anything, so other agents' models are not shown a tool that means nothing to them.
    */
   permissionTool: boolean;
+  /**
+   * Whether box_ask_user, Droid's AskUser in `droid exec`, is listed and called
+   * (`--ask-user-tool`, which only Droid's settings give).
+   */
+  askUserTool?: boolean;
 }
 
 /**

@@ -1,13 +1,18 @@
 /**
  * `gurt mcp`, the relay role: an MCP server on stdio that offers the task's tools (`.` as `__`)
  * plus `box_ask`, and with `--permission-tool` `box_permission` (Claude Code's own permission
- * prompts, permission.ts; without it, that name is any tool the task lacks), and forwards every
- * call to the task socket. It holds no secrets. A pending answer and a denial come
+ * prompts, permission.ts; without it, that name is any tool the task lacks), with
+ * `--ask-user-tool` `box_ask_user` (Droid's AskUser questionnaires, ask_user.ts; likewise), and
+ * forwards every call to the task socket. It holds no secrets. A pending answer and a denial come
  * back as plain text results, not errors, so the agent carries on.
  *
  * It answers initialize and tools/list within 150 ms of `gurt mcp` starting (some clients list
  * tools once, early, and miss a server that is slower): it loads no npm package, and reads the
  * task's tools from the socket while the client is still sending initialize.
+ *
+ * It declares MCP's `logging` capability: after `logging/setLevel`, the relay's own lines about
+ * what it did (relay_log.ts says what they may hold: never an input, an output or a question) come
+ * as `notifications/message` at or above that level.
  */
 import denoJson from "../../deno.json" with { type: "json" };
 import { postCall, requestJson, SocketUnreachableError } from "../net/mod.ts";
@@ -20,7 +25,20 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "./json_rpc.ts";
 import { askKey, CallKeys, toolName } from "./keys.ts";
-import { ASK_TOOL, mcpTools, PERMISSION_TOOL, type ToolListing } from "./mcp_tools.ts";
+import {
+  ASK_TOOL,
+  ASK_USER_TOOL,
+  mcpTools,
+  PERMISSION_TOOL,
+  type ToolListing,
+} from "./mcp_tools.ts";
+import {
+  ANSWERED_YES,
+  answeredNo,
+  askUserQuestion,
+  readQuestionnaire,
+  waitingMessage,
+} from "./ask_user.ts";
 import {
   allowAnswer,
   denyAnswer,
@@ -30,6 +48,7 @@ import {
   refusedMessage,
 } from "./permission.ts";
 import type { RelayArgs } from "./relay_args.ts";
+import { RelayLog, shownTool } from "./relay_log.ts";
 
 /** What tools/call answers. */
 interface ToolResult {
@@ -41,15 +60,16 @@ interface ToolResult {
 export default async function main(args: RelayArgs): Promise<number> {
   await serveLines(
     { input: Deno.stdin.readable, output: Deno.stdout.writable },
-    relayMethods(args),
+    (notify) => relayMethods(args, new RelayLog(notify)),
   );
   return 0;
 }
 
 /** The relay's methods; the task's tools are read at once, for the first tools/list. */
-function relayMethods(args: RelayArgs): Record<string, Method> {
+function relayMethods(args: RelayArgs, log: RelayLog): Record<string, Method> {
   const keys = new CallKeys();
   const prompts = new CallKeys();
+  const questions = new CallKeys();
   let early: Promise<ToolListing[]> | null = readTools(args.socket);
   early.catch(() => {}); // tools/list reads them again
   return {
@@ -60,16 +80,28 @@ function relayMethods(args: RelayArgs): Record<string, Method> {
         : LATEST_PROTOCOL_VERSION;
       return {
         protocolVersion: version,
-        capabilities: { tools: {} },
+        capabilities: { tools: {}, logging: {} },
         serverInfo: { name: "gurt", version: denoJson.version },
       };
     },
     ping: () => ({}),
+    "logging/setLevel": (params) => log.setLevel(params),
     "tools/list": async () => {
       const first = early;
       early = null;
-      const listing = await (first ?? readTools(args.socket)).catch(() => readTools(args.socket));
-      return { tools: mcpTools(listing, { permissionTool: args.permissionTool }) };
+      let listing: ToolListing[];
+      try {
+        listing = await (first ?? readTools(args.socket)).catch(() => readTools(args.socket));
+      } catch (error) {
+        log.send("error", toolsUnread(error));
+        throw error;
+      }
+      const tools = mcpTools(listing, {
+        permissionTool: args.permissionTool,
+        askUserTool: args.askUserTool === true,
+      });
+      log.send("debug", `tools/list: ${tools.length} tools, ${listing.length} of them the task's`);
+      return { tools };
     },
     "tools/call": async (params) => {
       const { name, arguments: input = {} } = params;
@@ -79,14 +111,32 @@ function relayMethods(args: RelayArgs): Record<string, Method> {
       if (typeof input !== "object" || input === null || Array.isArray(input)) {
         throw new RpcError(INVALID_PARAMS, "Invalid params: a tool's arguments are an object");
       }
+      log.send("debug", `tools/call: ${shownTool(name)}`);
       if (name === PERMISSION_TOOL && args.permissionTool) {
-        return await permission(args, { keys: prompts, input: input as Record<string, unknown> });
+        return await permission(args, {
+          keys: prompts,
+          input: input as Record<string, unknown>,
+          log,
+        });
+      }
+      if (name === ASK_USER_TOOL && args.askUserTool === true) {
+        return await askUser(args, {
+          keys: questions,
+          input: input as Record<string, unknown>,
+          log,
+        });
       }
       try {
-        if (name === ASK_TOOL) return await ask(args, (input as { question?: unknown }).question);
-        return await call(args, { keys, tool: toolName(name), input });
+        if (name === ASK_TOOL) {
+          return await ask(args, { question: (input as { question?: unknown }).question, log });
+        }
+        return await call(args, { keys, tool: toolName(name), input, log });
       } catch (error) {
         if (!(error instanceof SocketUnreachableError)) throw error;
+        log.send(
+          "error",
+          `${shownTool(name)}: the box could not be reached, so nothing was called`,
+        );
         return {
           content: [{ type: "text", text: `The box could not be reached.` }],
           isError: true,
@@ -96,17 +146,34 @@ function relayMethods(args: RelayArgs): Record<string, Method> {
   };
 }
 
+/** The log line for tools/list's failure: gurt's own sentence, never the error's own text. */
+function toolsUnread(error: unknown): string {
+  if (error instanceof SocketUnreachableError) {
+    return "tools/list: the task's tools could not be read: the box could not be reached";
+  }
+  const status = error instanceof ToolsUnreadError ? ` (the core answered ${error.status})` : "";
+  return `tools/list: the task's tools could not be read${status}`;
+}
+
+/** GET /tools answered another status than 200. */
+class ToolsUnreadError extends Error {
+  constructor(readonly status: number) {
+    super(`the task's tools could not be read (the core answered ${status})`);
+    this.name = "ToolsUnreadError";
+  }
+}
+
 async function readTools(socket: string): Promise<ToolListing[]> {
   const answer = await requestJson(socket, { method: "GET", path: "/tools" });
   if (answer.status !== 200) {
-    throw new Error(`the task's tools could not be read (the core answered ${answer.status})`);
+    throw new ToolsUnreadError(answer.status);
   }
   return answer.body as ToolListing[];
 }
 
 async function call(
   args: RelayArgs,
-  call: { keys: CallKeys; tool: string; input: unknown },
+  call: { keys: CallKeys; tool: string; input: unknown; log: RelayLog },
 ): Promise<ToolResult> {
   const key = await call.keys.key(call.tool, call.input);
   const { body } = await postCall(args.socket, {
@@ -115,17 +182,32 @@ async function call(
     key,
     waitMs: args.waitMs,
   });
+  const tool = shownTool(call.tool);
   if (body.ok) {
     call.keys.answered(key);
+    call.log.send("info", `${tool}: answered`);
     return text(JSON.stringify(body.output ?? null));
   }
   // A pending answer keeps the key, so calling again joins the same approval.
-  if (!("pending" in body)) call.keys.answered(key);
+  if ("pending" in body) {
+    call.log.send("notice", `${tool}: waiting for the box owner; the agent is told to call again`);
+  } else {
+    call.keys.answered(key);
+    call.log.send(
+      "warning",
+      `${tool}: not run (denied, refused or failed; the agent has the text)`,
+    );
+  }
   return text(body.error);
 }
 
-async function ask(args: RelayArgs, question: unknown): Promise<ToolResult> {
+async function ask(
+  args: RelayArgs,
+  asked: { question: unknown; log: RelayLog },
+): Promise<ToolResult> {
+  const { question, log } = asked;
   if (typeof question !== "string" || question === "") {
+    log.send("warning", "box_ask: called without a question");
     return text("box_ask needs a question.");
   }
   const answer = await requestJson(args.socket, {
@@ -135,9 +217,14 @@ async function ask(args: RelayArgs, question: unknown): Promise<ToolResult> {
   });
   const body = answer.body as { approved?: boolean; pending?: boolean; error?: string };
   if (body.pending === true) {
+    log.send("notice", "box_ask: waiting for the box owner; the agent is told to ask again");
     return text("The box owner has not answered yet. Ask again with the same question to wait.");
   }
-  if (answer.status !== 200) return text(body.error ?? `the question failed (${answer.status})`);
+  if (answer.status !== 200) {
+    log.send("warning", `box_ask: the core answered ${answer.status}`);
+    return text(body.error ?? `the question failed (${answer.status})`);
+  }
+  log.send("info", "box_ask: the owner answered");
   return text(body.approved === true ? "The owner said yes." : "The owner said no.");
 }
 
@@ -149,7 +236,7 @@ async function ask(args: RelayArgs, question: unknown): Promise<ToolResult> {
  */
 async function permission(
   args: RelayArgs,
-  prompt: { keys: CallKeys; input: Record<string, unknown> },
+  prompt: { keys: CallKeys; input: Record<string, unknown>; log: RelayLog },
 ): Promise<ToolResult> {
   const asked = readPermissionPrompt(prompt.input);
   if (typeof asked === "string") return text(denyAnswer(asked));
@@ -174,14 +261,67 @@ async function permission(
   };
   if (answer.status === 200 && body.pending === true) {
     const approval = typeof body.approval === "number" ? body.approval : null;
+    const on = approval === null ? "" : ` on approval ${approval}`;
+    prompt.log.send("notice", `box_permission: waiting for the box owner${on}`);
     return text(denyAnswer(pendingMessage(asked, approval)));
   }
   prompt.keys.answered(key);
+  prompt.log.send("info", `box_permission: answered (${answer.status})`);
   if (answer.status !== 200) {
     return text(denyAnswer(body.error ?? `The owner could not be asked (${answer.status}).`));
   }
   if (body.approved === true) return text(allowAnswer(asked));
   return text(denyAnswer(refusedMessage(asked, body.reason ?? null)));
+}
+
+/**
+ * Droid's AskUser questionnaire as an /ask: yes once the owner approves, no (with their reason)
+ * once refused, "call again" naming the approval while they have not answered. Its key counts
+ * answered questionnaires as box_permission's does: asked again while pending, it joins the same
+ * approval; once answered, the same questionnaire later asks the owner afresh.
+ */
+async function askUser(
+  args: RelayArgs,
+  asked: { keys: CallKeys; input: Record<string, unknown>; log: RelayLog },
+): Promise<ToolResult> {
+  const questionnaire = readQuestionnaire(asked.input);
+  if (typeof questionnaire !== "string") {
+    asked.log.send("warning", "box_ask_user: called without a questionnaire");
+    return text(questionnaire.error);
+  }
+  const key = await asked.keys.key("ask_user", { questionnaire });
+  let answer: { status: number; body: unknown };
+  try {
+    answer = await requestJson(args.socket, {
+      method: "POST",
+      path: "/ask",
+      body: { question: askUserQuestion(questionnaire), key, waitMs: args.waitMs },
+    });
+  } catch (error) {
+    if (!(error instanceof SocketUnreachableError)) throw error;
+    asked.log.send("error", "box_ask_user: the box could not be reached, so nothing was asked");
+    return text("The box could not be reached, so its owner could not be asked.");
+  }
+  const body = answer.body as {
+    approved?: boolean;
+    reason?: string;
+    pending?: boolean;
+    approval?: number;
+    error?: string;
+  };
+  if (answer.status === 200 && body.pending === true) {
+    const approval = typeof body.approval === "number" ? body.approval : null;
+    const on = approval === null ? "" : ` on approval ${approval}`;
+    asked.log.send("notice", `box_ask_user: waiting for the box owner${on}`);
+    return text(waitingMessage(approval));
+  }
+  asked.keys.answered(key);
+  asked.log.send("info", `box_ask_user: answered (${answer.status})`);
+  if (answer.status !== 200) {
+    return text(body.error ?? `The owner could not be asked (${answer.status}).`);
+  }
+  if (body.approved === true) return text(ANSWERED_YES);
+  return text(answeredNo(typeof body.reason === "string" ? body.reason : null));
 }
 
 function text(content: string): ToolResult {

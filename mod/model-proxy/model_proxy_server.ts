@@ -6,14 +6,9 @@
  * puts the vault's key where the service reads it, relays the answer as it comes (a stream event
  * by event, never held whole), and reports the tokens the answer used, priced exactly.
  */
-import { readRequestBody } from "../net/mod.ts";
+import { type GuardedServer, readRequestBody, serveGuarded } from "../net/mod.ts";
 import { notRelayedAnswer } from "./not_relayed.ts";
-import type {
-  ModelEndpoint,
-  ModelEndpointOptions,
-  ServiceTarget,
-  UsageEvent,
-} from "./proxy_events.ts";
+import type { ModelEndpoint, ModelEndpointOptions, ServiceTarget } from "./proxy_events.ts";
 import { admitAnswer, type AdmitRequest } from "./admission.ts";
 import { type AnswerOptions, redactingAnswerStream } from "./stream_redaction.ts";
 import { meteredStream } from "./answer_stream.ts";
@@ -36,13 +31,15 @@ import { plainAnswer } from "./plain_relay.ts";
 import { answerHeaders, carriesPlaceholder, serviceHeaders } from "./relay_headers.ts";
 import { hasJsonBody, type Route, type RouteKind, routeOf, type Service } from "./routes.ts";
 import {
+  auditDownMessage,
   busyMessage,
   errorAnswer,
+  incompleteMessage,
   noKeyMessage,
   tooLargeMessage,
   unreachableMessage,
 } from "./service_errors.ts";
-import { chargedCents } from "./prices.ts";
+import { usageEvent, type UsageOf } from "./usage_event.ts";
 import { redactWhole } from "./whole_redaction.ts";
 
 /** The event format each streaming route's answers are redacted by. */
@@ -78,7 +75,7 @@ class TaskEndpoint implements ModelEndpoint {
   readonly #closing = new AbortController();
   /** Rejects once the endpoint is closing. */
   readonly #closingNow: Promise<never>;
-  readonly #reports = new Set<Promise<void>>();
+  readonly #reports = new Set<Promise<unknown>>();
   /** The Factory sessions this task made through the endpoint. */
   readonly #sessions = new Set<string>();
   readonly #most: number;
@@ -86,7 +83,7 @@ class TaskEndpoint implements ModelEndpoint {
   readonly #drawBytes: (count: number) => string | null;
   readonly #clock: () => number;
   readonly #log: (line: string) => void;
-  #server: Deno.HttpServer<Deno.UnixAddr> | null = null;
+  #server: GuardedServer | null = null;
   #active = 0;
   #closed = false;
 
@@ -113,13 +110,13 @@ class TaskEndpoint implements ModelEndpoint {
   }
 
   async listen(): Promise<void> {
-    this.#server = Deno.serve(
-      // Aborting the signal closes every connection, where shutdown() would wait for a client
-      // that never finishes sending its body.
+    this.#server = serveGuarded(
+      { path: this.#options.socketPath },
+      (request) => this.#handle(request),
       {
-        path: this.#options.socketPath,
-        onListen: () => {},
-        signal: this.#closing.signal,
+        name: `the model endpoint at ${this.#options.socketPath}`,
+        ...this.#options.doors,
+        log: this.#log,
         // Called for an answer's stream that broke off (its client sees the answer cut short).
         onError: (error) => {
           if (!this.#closing.signal.aborted) {
@@ -128,7 +125,6 @@ class TaskEndpoint implements ModelEndpoint {
           return new Response(null, { status: 502 });
         },
       },
-      (request) => this.#handle(request),
     );
     await Deno.chmod(this.#options.socketPath, 0o600);
   }
@@ -137,7 +133,9 @@ class TaskEndpoint implements ModelEndpoint {
     if (this.#closed) return;
     this.#closed = true;
     this.#closing.abort(new Error("the model endpoint is closing"));
-    await this.#server?.finished;
+    // Closes every connection, where shutdown() would wait for a client that never finishes
+    // sending its body.
+    await this.#server?.close();
     await Promise.allSettled([...this.#reports]);
     await Deno.remove(this.#options.socketPath).catch(() => {});
   }
@@ -161,9 +159,11 @@ class TaskEndpoint implements ModelEndpoint {
     }
     if (found.kind === "plain" && factory !== undefined) return await this.#plain(request, factory);
     const path = url.pathname.slice(0, 200);
-    const own = (id: string) =>
-      this.#sessions.has(id) || (this.#options.factorySessions?.() ?? []).includes(id);
-    if (found.kind === "session" && factory !== undefined && (found.id === null || own(found.id))) {
+    // A session the task made or kept; any, without Factory's key (then nothing goes to Factory).
+    const own = (id: string | null) =>
+      id === null || (factory?.key() ?? "") === "" || this.#sessions.has(id) ||
+      (this.#options.factorySessions?.() ?? []).includes(id);
+    if (found.kind === "session" && factory !== undefined && own(found.id)) {
       return await this.#plain(request, factory, found.id === null);
     }
     // Another session's copy is answered as Factory answers one that is not there (Droid goes on).
@@ -181,6 +181,12 @@ class TaskEndpoint implements ModelEndpoint {
 
   /** A Factory request relayed as it is; `creates` a session, whose id becomes the task's. */
   async #plain(request: Request, factory: ServiceTarget, creates = false): Promise<Response> {
+    if (this.#options.auditable?.() === false) {
+      return errorAnswer("openai", {
+        error: "audit_unavailable",
+        message: auditDownMessage("sent"),
+      });
+    }
     if (this.#active >= this.#most) {
       return errorAnswer("openai", { error: "busy", message: busyMessage(this.#most) });
     }
@@ -297,6 +303,14 @@ class TaskEndpoint implements ModelEndpoint {
         return refusal;
       }
     }
+    // Audit before action: a request whose cost the log could not take is not sent.
+    if (this.#options.auditable?.() === false) {
+      release();
+      return errorAnswer(service, {
+        error: "audit_unavailable",
+        message: auditDownMessage("sent"),
+      });
+    }
     const base = target.baseUrl.replace(/\/+$/, "");
     let upstream: Response;
     try {
@@ -375,8 +389,15 @@ class TaskEndpoint implements ModelEndpoint {
         this.#closingNow,
       ]);
     } catch (error) {
-      if (!(error instanceof TooLarge)) throw error;
-      return errorAnswer(service, { error: "too_large", message: tooLargeMessage(this.#maxBody) });
+      if (error instanceof TooLarge) {
+        return errorAnswer(service, {
+          error: "too_large",
+          message: tooLargeMessage(this.#maxBody),
+        });
+      }
+      if (this.#closing.signal.aborted) throw error;
+      // The client's request was cut short: its fault, not the model service's (nothing was sent).
+      return errorAnswer(service, { error: "bad_request", message: incompleteMessage(path) });
     }
     const overTotal = this.#drawBytes(bytes.length);
     if (overTotal !== null) return errorAnswer(service, { error: "busy", message: overTotal });
@@ -414,8 +435,14 @@ class TaskEndpoint implements ModelEndpoint {
       release();
     }
     const text = new TextDecoder().decode(bytes);
-    if (metered(usageOf.kind) && upstream.ok) {
+    // A whole answer whose charge could not be written is not given: its cost is never lost.
+    const charged = !metered(usageOf.kind) || !upstream.ok ||
       await this.#report(usageOf, wholeAnswerUsage(usageOf.kind, text));
+    if (!charged) {
+      return errorAnswer(usageOf.service, {
+        error: "audit_unavailable",
+        message: auditDownMessage("given"),
+      });
     }
     if (upstream.status === 204 || upstream.status === 304) {
       return new Response(null, { status: upstream.status, headers });
@@ -451,39 +478,21 @@ class TaskEndpoint implements ModelEndpoint {
   }
 
   /** Prices and reports an answer's usage; a report that fails is logged, never thrown. */
-  #report(usageOf: UsageOf, usage: AnswerUsage): Promise<void> {
-    const tokens = usage.tokens;
-    if (tokens === null) return Promise.resolve();
-    const model = usageOf.model ?? usage.model ?? "";
-    const price = chargedCents({ asked: model, answered: usage.model }, tokens);
-    const event: UsageEvent = {
-      service: usageOf.service,
-      model,
-      cents: price.cents,
-      rates: price.listed ? "listed" : "highest",
-      tokens,
-      path: usageOf.path,
-      ms: this.#clock() - usageOf.started,
-    };
-    return this.#options.onUsage(event).catch((error) =>
+  #report(usageOf: UsageOf, usage: AnswerUsage): Promise<boolean> {
+    const event = usageEvent(usageOf, usage, this.#clock());
+    if (event === null) return Promise.resolve(true);
+    const model = event.model;
+    return this.#options.onUsage(event).then(() => true, (error) => {
       this.#log(
         `gurt model endpoint: the usage of a ${model} answer was not recorded: ${describe(error)}`,
-      )
-    );
+      );
+      return false;
+    });
   }
 
   /** Keeps a report that runs after its answer has gone, so close() waits for it. */
-  #trail(report: Promise<void>): void {
+  #trail(report: Promise<unknown>): void {
     this.#reports.add(report);
     report.finally(() => this.#reports.delete(report));
   }
-}
-
-/** What a usage report needs of its request. */
-interface UsageOf {
-  service: Service;
-  kind: NonNullable<Route["kind"]>;
-  model: string | null;
-  path: string;
-  started: number;
 }

@@ -8,7 +8,12 @@ import { readRequestBody } from "../net/mod.ts";
 import type { ServiceTarget } from "./proxy_events.ts";
 import type { TextRedaction } from "../vault/mod.ts";
 import { answerHeaders, carriesPlaceholder, serviceHeaders } from "./relay_headers.ts";
-import { errorAnswer, noKeyMessage, unreachableMessage } from "./service_errors.ts";
+import {
+  errorAnswer,
+  incompleteMessage,
+  noKeyMessage,
+  unreachableMessage,
+} from "./service_errors.ts";
 
 /** What plainAnswer needs. */
 export interface PlainRelay {
@@ -24,9 +29,9 @@ export interface PlainRelay {
   sending?: (body: Uint8Array | undefined) => void;
 }
 
-/** Why a plain request was not sent: too large, or over the task's total (a sentence). */
+/** Why a plain request was not sent: cut short, too large, or over the task's total (a sentence). */
 class PlainRefused extends Error {
-  constructor(readonly status: 413 | 429, message: string) {
+  constructor(readonly status: 400 | 413 | 429, message: string) {
     super(message);
   }
 }
@@ -54,7 +59,11 @@ export async function plainAnswer(request: Request, relay: PlainRelay): Promise<
     return await relayPlain(request, { ...relay, key });
   } catch (error) {
     if (error instanceof PlainRefused) {
-      const kind = error.status === 413 ? "too_large" : "busy";
+      const kind = error.status === 400
+        ? "bad_request"
+        : error.status === 413
+        ? "too_large"
+        : "busy";
       return errorAnswer("openai", { error: kind, message: error.message });
     }
     const why = `cannot be reached (${error instanceof Error ? error.message : String(error)})`;
@@ -79,6 +88,9 @@ async function relayPlain(
           413,
           `gurt model endpoint: the request body is over ${relay.maxBodyBytes} bytes, the most the endpoint takes. see runbook.md#model-proxy-refused`,
         ),
+    }).catch((error) => {
+      if (error instanceof PlainRefused || relay.signal.aborted) throw error;
+      throw new PlainRefused(400, incompleteMessage(url.pathname));
     });
     const over = relay.drawBytes(body.length);
     if (over !== null) throw new PlainRefused(429, over);

@@ -90,8 +90,15 @@ export interface ModelEndpointOptions {
    * counts toward maxConcurrent.
    */
   admit?: (request: AdmitRequest, signal: AbortSignal) => Promise<AdmitRefusal | null>;
+  /**
+   * Whether the audit log can take a cost record now: false refuses every request before it is
+   * sent (503, runbook.md#audit-unavailable), as every tool call is refused (always true if absent).
+   */
+  auditable?: () => boolean;
   /** How many requests may be under way at once, streams until they end (4). */
   maxConcurrent?: number;
+  /** How many connections may be open at once, and how long a head may take (mod/net's defaults). */
+  doors?: { maxConnections: number; headerTimeoutMs: number };
   /**
    * The task's placeholder key. A request that came to a service's own host through the box's TLS
    * (tunnelRequest) has only a credential that is this placeholder replaced by the vault's key; any

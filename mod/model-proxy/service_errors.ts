@@ -14,7 +14,8 @@ export type ProxyError =
   | "busy"
   | "unreachable"
   | "owner_refused"
-  | "owner_waiting";
+  | "owner_waiting"
+  | "audit_unavailable";
 
 /** Each error's status, and its type in each service's format. */
 const SHAPES: Record<
@@ -61,6 +62,12 @@ const SHAPES: Record<
     status: 403,
     anthropic: "permission_error",
     openai: { type: "invalid_request_error", code: "refused_by_owner" },
+  },
+  // The box cannot record what a request costs: nothing is sent until the owner mends the log.
+  audit_unavailable: {
+    status: 503,
+    anthropic: "api_error",
+    openai: { type: "server_error", code: "audit_unavailable" },
   },
   // The owner has not answered yet: a rate limit, which every SDK retries by itself.
   owner_waiting: {
@@ -161,6 +168,19 @@ export function refusedMessage(what: string, at: string): string {
 /** The sentence for a request that names something the service keeps (a stored prompt, say). */
 export function storedMessage(what: string, at: string): string {
   return `gurt model endpoint: the request names ${what} (at ${at}), which the box cannot read before the service acts on it: it could hold tools that reach around the task's host list, or another task's conversation, so the box refused it; retrying will not help. Send the whole input with store: false instead. see runbook.md#model-proxy-refused`;
+}
+
+/** The sentence for a request whose body the client did not send to its end. */
+export function incompleteMessage(path: string): string {
+  return `gurt model endpoint: the request to ${path} ended before its whole body arrived (the client stopped sending, or its connection was cut), so nothing was sent to the model service; send the request again. see runbook.md#model-proxy-refused`;
+}
+
+/** The sentence for a request not sent, or an answer not given, while the audit log fails. */
+export function auditDownMessage(what: "sent" | "given"): string {
+  const which = what === "sent"
+    ? "so the box sends no model request, whose cost it could not record"
+    : "so the box could not record this answer's cost and does not give it";
+  return `gurt model endpoint: the box's audit log cannot be written, ${which}; nothing is sent until gurt serve restarts with a working log. see runbook.md#audit-unavailable`;
 }
 
 /** The sentence for a Responses request in background mode, whose usage the box never sees. */

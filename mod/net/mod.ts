@@ -10,3 +10,13 @@ export {
 export { readRequestBody } from "./read_body.ts";
 export { sseData } from "./sse.ts";
 export { type CallResponse, postCall } from "./task_call.ts";
+export { acceptConnections, type AcceptOptions } from "./accept_loop.ts";
+export {
+  errorAnswer,
+  type FetchHandler,
+  GUARD_DEFAULTS,
+  type GuardedServer,
+  type GuardOptions,
+  type ListenAt,
+  serveGuarded,
+} from "./guarded_server.ts";

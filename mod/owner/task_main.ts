@@ -7,6 +7,7 @@ import {
 } from "../admin/mod.ts";
 import type { TaskShowAnswer, TaskView } from "../admin/mod.ts";
 import { journalWords, shownText } from "../owner-text/mod.ts";
+import { printOwner } from "./owner_print.ts";
 
 /** What the owner asked. */
 export type TaskArgs =
@@ -26,7 +27,7 @@ export default async function main(args: TaskArgs): Promise<number> {
     const answer = await admin.startTask(args.body);
     if (!answer.ok) return refused(answer.error);
     const task = answer.value.task;
-    console.log(task.id);
+    printOwner(task.id);
     if (task.state === "failed") {
       console.error(`gurt task start: task ${task.id} failed: ${task.endReason}`);
       return 1;
@@ -47,7 +48,7 @@ export default async function main(args: TaskArgs): Promise<number> {
   }
   const answer = await admin.stopTask(args.id);
   if (!answer.ok) return refused(answer.error);
-  console.log(`stopped ${answer.value.task.id}`);
+  printOwner(`stopped ${answer.value.task.id}`);
   return 0;
 }
 
@@ -57,33 +58,43 @@ function money(task: TaskView): string {
 }
 
 function printList(tasks: ListedTask[]): void {
-  if (tasks.length === 0) console.log("no tasks");
+  if (tasks.length === 0) printOwner("no tasks");
   for (const task of tasks) {
     const pending = task.pending.length > 0 ? `  pending ${task.pending.join(",")}` : "";
     const prompt = shownText(task.prompt, { max: 60 });
-    console.log(`${task.id}  ${task.state}  ${money(task)}${pending}  ${prompt}`);
+    printOwner(`${task.id}  ${task.state}  ${money(task)}${pending}  ${prompt}`);
   }
 }
 
 function printTask(body: TaskShowAnswer): void {
   const task = body.task;
-  console.log(
+  printOwner(
     `task ${shownText(task.id, { max: 100 })}: ${task.state}${
       task.endReason ? ` (${shownText(task.endReason)})` : ""
     }`,
   );
-  console.log(`  spent ${money(task)}`);
-  console.log(`  tools ${task.tools.map((tool) => shownText(tool, { max: 200 })).join(", ")}`);
+  printOwner(`  spent ${money(task)}`);
+  printOwner(`  tools ${task.tools.map((tool) => shownText(tool, { max: 200 })).join(", ")}`);
   const hosts = task.hosts.length === 0
     ? "none but gurt.toml's [egress] hosts"
     : task.hosts.join(", ");
-  console.log(`  hosts ${shownText(hosts)}`);
-  console.log(`  created ${task.created}${task.ended ? `, ended ${task.ended}` : ""}`);
-  if (body.pending.length > 0) console.log(`  pending approvals ${body.pending.join(", ")}`);
-  if (task.prompt !== "") console.log(`  prompt ${shownText(task.prompt)}`);
-  console.log("journal:");
-  for (const line of body.journal) console.log(`  ${journalLine(line)}`);
+  printOwner(`  hosts ${shownText(hosts)}`);
+  printOwner(`  created ${task.created}${task.ended ? `, ended ${task.ended}` : ""}`);
+  if (body.pending.length > 0) printOwner(`  pending approvals ${body.pending.join(", ")}`);
+  if (task.prompt !== "") printOwner(`  prompt ${shownText(task.prompt)}`);
+  printOwner("journal:");
+  // A task may write lines without end: the newest are shown, and how many came before them.
+  const earlier = Math.max(0, body.journal.length - SHOWN_JOURNAL_LINES);
+  if (earlier > 0) {
+    printOwner(
+      `  (${earlier} earlier lines not shown; gurt task watch ${task.id} --json prints every line)`,
+    );
+  }
+  for (const line of body.journal.slice(earlier)) printOwner(`  ${journalLine(line)}`);
 }
+
+/** How many of the journal's newest lines `gurt task show` prints. */
+export const SHOWN_JOURNAL_LINES = 200;
 
 function journalLine(line: JournalLineView): string {
   return `${shownText(String(line.time).slice(11, 19), { max: 8 })} ${journalWords(line)}`;

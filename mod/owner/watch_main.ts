@@ -7,6 +7,7 @@
  */
 import { AdminClient } from "../admin/mod.ts";
 import { answerText, approvalBlock, shownText } from "../owner-text/mod.ts";
+import { printOwner } from "./owner_print.ts";
 import { LineReader } from "./line_reader.ts";
 import { pendingId, watchLine } from "./watch_format.ts";
 
@@ -34,18 +35,19 @@ export default async function main(args: WatchArgs): Promise<number> {
     const page = answer.value;
     for (const line of page.lines) {
       if (args.mode === "json") {
-        // Whole: a program reads it, and JSON has no raw newline to forge a line with.
+        // Whole and unfolded, even on a terminal: a program reads it, and JSON has no raw newline
+        // to forge a line with.
         console.log(shownText(JSON.stringify(line), { max: Infinity }));
         continue;
       }
       const text = watchLine(line);
-      if (text !== null) console.log(text);
+      if (text !== null) printOwner(text);
       const approval = pendingId(line);
       if (approval !== null) await onPending(admin, { args, id: approval, stdin });
     }
     after = page.next;
     if (page.ended) {
-      if (args.mode !== "json") console.log(`task ${args.id} ended: ${page.state}`);
+      if (args.mode !== "json") printOwner(`task ${args.id} ended: ${page.state}`);
       return page.state === "done" ? 0 : 1;
     }
   }
@@ -61,19 +63,19 @@ async function onPending(
   const item = items.find((entry) => entry.approval === id);
   await Deno.stdout.write(new TextEncoder().encode(RESET));
   if (item === undefined) {
-    console.log(`approval ${id} is no longer pending`);
+    printOwner(`approval ${id} is no longer pending`);
     return;
   }
-  console.log(approvalBlock(item, new Date()));
+  printOwner(approvalBlock(item, new Date()));
   if (args.mode === "say") return;
   await Deno.stderr.write(
     new TextEncoder().encode(`type ${id} to approve, anything else refuses\n`),
   );
   const typed = await stdin.readLine();
-  if (typed === null) console.log(`end of input: refusing ${id}`);
+  if (typed === null) printOwner(`end of input: refusing ${id}`);
   const action = typed === String(id) ? "approve" : "refuse";
   const answer = action === "approve"
     ? await admin.approve(id)
     : await admin.refuse(id, { reason: "refused at gurt task watch" });
-  console.log(answerText(answer, { id, action }).text);
+  printOwner(answerText(answer, { id, action }).text);
 }

@@ -9,6 +9,10 @@ import { ApprovalWatch } from "./approval_watch.ts";
 import { allowedHosts } from "./guard.ts";
 import { LiveStreams } from "./live_events.ts";
 import { SessionStore } from "./sessions.ts";
+import { type GuardedServer, serveGuarded } from "../net/mod.ts";
+
+/** How many connections the portal may have open at once: the owner's pages and live streams. */
+const PORTAL_CONNECTIONS = 256;
 
 /** How a portal is started. */
 export interface PortalOptions {
@@ -22,6 +26,8 @@ export interface PortalOptions {
   log?: (line: string) => void;
   /** The clock of sessions and pages; the real one by default. */
   clock?: () => Date;
+  /** How long a browser may take to send a request's head (mod/net's default, 10 s). */
+  headerTimeoutMs?: number;
 }
 
 /** A running portal. */
@@ -56,28 +62,29 @@ export async function startPortal(options: PortalOptions): Promise<Portal> {
   const approvals = new ApprovalWatch(admin, { log });
   const hosts = new Set<string>();
   const app = portalApp({ admin, store, hosts, streams, approvals, log, clock });
-  const listening = Promise.withResolvers<Deno.NetAddr>();
-  let server: Deno.HttpServer;
+  let server: GuardedServer;
   try {
-    server = Deno.serve({
-      hostname,
-      port,
-      onListen: (addr) => listening.resolve(addr as Deno.NetAddr),
+    server = serveGuarded({ hostname, port }, (request) => app.fetch(request), {
+      name: "the portal",
+      maxConnections: PORTAL_CONNECTIONS,
+      headerTimeoutMs: options.headerTimeoutMs,
+      log,
       onError: (error) => {
         log(`gurt portal: a request failed: ${(error as Error).message}`);
         return new Response("the portal failed", { status: 500 });
       },
-    }, (request) => app.fetch(request));
+    });
   } catch (error) {
     throw new Error(
       `the portal cannot listen on ${options.listen}: ${(error as Error).message}; ` +
         "see runbook.md#portal-listen-failed",
     );
   }
-  const bound = await listening.promise;
+  const bound = server.addr as Deno.NetAddr;
   for (const host of allowedHosts(hostname, bound.port)) hosts.add(host);
   const addr = `${hostname.includes(":") ? `[${hostname}]` : hostname}:${bound.port}`;
-  return {
+  // The guarded server listens at once; the portal stays async for its callers.
+  return await Promise.resolve({
     addr,
     origin: `http://${addr}`,
     store,
@@ -86,5 +93,5 @@ export async function startPortal(options: PortalOptions): Promise<Portal> {
       streams.closeAll();
       await server.shutdown();
     },
-  };
+  });
 }

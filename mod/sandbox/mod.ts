@@ -28,7 +28,9 @@ export {
   HOME_IMAGE,
   HOME_RESERVE_BYTES,
   homeRoomProblem,
+  homesNotice,
   mountPoints,
   mountTaskHome,
+  TaskHomes,
   unmountTaskHomes,
 } from "./task_home.ts";

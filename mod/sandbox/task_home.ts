@@ -13,6 +13,8 @@
  * Only as root: without it the core cannot mount, and homes are not bounded (its notice says so).
  */
 
+import { HttpError } from "../common/mod.ts";
+
 /** The image of a task's home, in its task folder. */
 export const HOME_IMAGE = "home.img";
 
@@ -109,6 +111,15 @@ export async function mountTaskHome(dir: string, bytes: number): Promise<string 
   return null;
 }
 
+/** The line `gurt serve` says at start about its tasks' homes. */
+export function homesNotice(asRoot: boolean, bytes: number): string {
+  return asRoot
+    ? `gurt: task homes: an ext4 image of ${
+      Math.floor(bytes / (1024 * 1024))
+    } MB each ([tasks] home_bytes)`
+    : "gurt: task homes: not bounded (only root may mount each task's home from its image); see runbook.md#task-limits-unenforced";
+}
+
 /** Makes an ended task's mounted home read-only: its files stay for the owner, unchanged. */
 export async function closeTaskHome(dir: string): Promise<void> {
   const home = `${dir}/home`;
@@ -192,4 +203,50 @@ export async function homeRoomProblem(
 
 async function exists(path: string): Promise<boolean> {
   return await Deno.lstat(path).then(() => true, () => false);
+}
+
+/**
+ * The homes of one core's tasks, under `tasksDir` (BOX_HOME/tasks): bounded as root, else left as
+ * they are (every method does nothing).
+ */
+export class TaskHomes {
+  constructor(
+    readonly options: {
+      asRoot: boolean;
+      boxHome: string;
+      tasksDir: string;
+      bytes: number;
+      log: (line: string) => void;
+    },
+  ) {}
+
+  /** Throws the 507 refusal when a new task's home would not fit beside the live ones (`live`). */
+  async checkRoom(live: Iterable<string>): Promise<void> {
+    if (!this.options.asRoot) return;
+    const problem = await homeRoomProblem(this.options.boxHome, {
+      bytes: this.options.bytes,
+      liveDirs: [...live].map((task) => `${this.options.tasksDir}/${task}`),
+    });
+    if (problem !== null) throw new HttpError(507, problem);
+  }
+
+  /** Mounts task `task`'s home (made on its first start); throws when it cannot. */
+  async open(task: string): Promise<void> {
+    if (!this.options.asRoot) return;
+    const unbounded = await mountTaskHome(`${this.options.tasksDir}/${task}`, this.options.bytes);
+    if (unbounded !== null) this.options.log(`gurt: task ${task}: ${unbounded}`);
+  }
+
+  /** Makes an ended task's home read-only. */
+  async close(task: string): Promise<void> {
+    if (this.options.asRoot) await closeTaskHome(`${this.options.tasksDir}/${task}`);
+  }
+
+  /** Unmounts every home but those of `keep`, saying what could not be. */
+  async unmountAll(keep: ReadonlySet<string> = new Set()): Promise<void> {
+    if (!this.options.asRoot) return;
+    for (const problem of await unmountTaskHomes(this.options.tasksDir, keep)) {
+      this.options.log(`gurt: ${problem}`);
+    }
+  }
 }

@@ -14,6 +14,9 @@ export function redactingAppender(
 ): AuditAppender {
   return {
     append: (event, placed) => inner.append(redactValue(event, redact) as AuditEvent, placed),
+    get failed() {
+      return inner.failed === true;
+    },
   };
 }
 

@@ -52,6 +52,8 @@ export interface AgentBoxSetup {
   toml: string;
   /** How long `end` waits for a task to end (50 s). */
   endMs?: number;
+  /** More of the core's environment (BOX_MODEL, say). */
+  env?: Record<string, string>;
 }
 
 /** Runs `work` on a box for `setup.agent`, closed afterwards (its running tasks stopped first). */
@@ -66,6 +68,7 @@ export async function withAgentBox(
       core: { asRoot: true, vault: { value: (n) => vault[n], names: () => Object.keys(vault) } },
       toml: setup.toml,
       grants: setup.grants,
+      env: setup.env,
     });
     const home = box.home;
     const opened = box;
@@ -181,7 +184,12 @@ export async function filesHolding(folder: string | string[], text: string): Pro
 export async function withAnthropicFakeBox<Fake extends { url: string; close(): Promise<void> }>(
   agent: AgentName,
   fake: Fake,
-  setup: { grants: Record<string, string>; toml?: string; key?: string },
+  setup: {
+    grants: Record<string, string>;
+    toml?: string;
+    key?: string;
+    env?: Record<string, string>;
+  },
   work: (box: AgentBox & { fake: Fake; key: string }) => Promise<void>,
 ): Promise<void> {
   const key = setup.key ?? `sk-ant-canary-${crypto.randomUUID().slice(0, 12)}`;
@@ -191,6 +199,7 @@ export async function withAnthropicFakeBox<Fake extends { url: string; close(): 
       grants: setup.grants,
       vault: { ANTHROPIC_API_KEY: key },
       toml: `[models]\nanthropic_base_url = "${fake.url}"\n${setup.toml ?? ""}`,
+      env: setup.env,
     }, (box) => work({ ...box, fake, key }));
   } finally {
     await fake.close();

@@ -109,6 +109,16 @@ Deno.test("droid without Factory: a task naming no model gets claude-sonnet-5-5,
   assertEquals(openai[1].model, DROID_CHECK_MODEL);
 });
 
+Deno.test("droid without Factory: the task's model, else the box's (BOX_MODEL, else [models] model, as GET /model says), else claude-sonnet-5-5", () => {
+  const model = (context: AgentContext) => settingsOf(context).settings.customModels[0].model;
+  assertEquals(model({ ...CONTEXT, model: null, boxModel: "claude-opus-4-5" }), "claude-opus-4-5");
+  assertEquals(
+    model({ ...CONTEXT, model: "claude-sonnet-4-6", boxModel: "claude-opus-4-5" }),
+    "claude-sonnet-4-6",
+  );
+  assertEquals(model({ ...CONTEXT, model: null, boxModel: null }), DROID_DEFAULT_MODEL);
+});
+
 Deno.test("droid with Factory in the vault: no model of its own in the settings, and -m names the task's model or none", () => {
   const factory = { ...CONTEXT, services: { factory: true } };
   const { settings } = settingsOf(factory);
@@ -119,14 +129,14 @@ Deno.test("droid with Factory in the vault: no model of its own in the settings,
   assertEquals(none.includes("-m"), false, none.join(" "));
 });
 
-Deno.test("droid's mcp.json holds the box's server alone, stdio, with gurt mcp's environment and a call timeout past its wait", () => {
+Deno.test("droid's mcp.json holds the box's server alone, stdio, with gurt mcp's environment, box_ask_user for Droid's questions (--ask-user-tool) and a call timeout past its wait", () => {
   const { mcp } = settingsOf(CONTEXT);
   assertEquals(mcp, {
     mcpServers: {
       box: {
         type: "stdio",
         command: "/usr/local/bin/gurt",
-        args: ["mcp"],
+        args: ["mcp", "--ask-user-tool"],
         env: { BOX_SOCKET: "/.gurt/doors/0.sock" },
         timeout: 110_000,
       },
@@ -151,6 +161,8 @@ Deno.test("droid's command: exec with streamed JSON, --auto high, the box-tools 
   ]);
   assertStringIncludes(DROID_TOOLS_PROMPT, "box___");
   assertStringIncludes(DROID_TOOLS_PROMPT, 'ToolSearch with {"query":"+box___"');
+  assertStringIncludes(DROID_TOOLS_PROMPT, "no AskUser");
+  assertStringIncludes(DROID_TOOLS_PROMPT, "box___box_ask_user");
   // No update, and Factory's telemetry goes to the one Factory host the box answers.
   assertEquals(env, {
     FACTORY_DROID_AUTO_UPDATE_ENABLED: "false",

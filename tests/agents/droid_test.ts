@@ -35,7 +35,13 @@ const USAGE = { input_tokens: 100_000, output_tokens: 50 };
 
 /** Runs `work` on a Droid box: the fake as anthropic_base_url, a canary ANTHROPIC_API_KEY. */
 async function withDroidBox(
-  setup: { grants: Record<string, string>; fake?: FakeDroidOptions; toml?: string; key?: string },
+  setup: {
+    grants: Record<string, string>;
+    fake?: FakeDroidOptions;
+    toml?: string;
+    key?: string;
+    env?: Record<string, string>;
+  },
   work: (droid: AgentBox & { fake: FakeAnthropic; key: string }) => Promise<void>,
 ): Promise<void> {
   const fake = startFakeAnthropicDroid({ usage: USAGE, ...setup.fake });
@@ -80,6 +86,27 @@ Deno.test({
       });
       // Droid's stream-json output is on the worker log.
       assertStringIncludes(log, '"type":"completion"');
+    });
+  },
+});
+
+Deno.test({
+  name:
+    "a Droid task started with no --model under the core's BOX_MODEL asks the model endpoint for that model, and one with --model for its own",
+  ignore: skip !== null,
+  fn: async () => {
+    const grants = { echo: grant({ tool: "example.echo" }) };
+    const env = { BOX_MODEL: "claude-opus-4-5" };
+    await withDroidBox({ grants, env }, async ({ fake, start, end }) => {
+      const plain = await start("Say hi through the box.");
+      assertEquals((await end(plain)).task.state, "done");
+      const asked = fake.messages().map((request) => request.body.model);
+      assertEquals([...new Set(asked)], ["claude-opus-4-5"]);
+
+      const named = await start("Say hi through the box.", { model: "claude-sonnet-4-6" });
+      assertEquals((await end(named)).task.state, "done");
+      const after = fake.messages().slice(asked.length).map((request) => request.body.model);
+      assertEquals([...new Set(after)], ["claude-sonnet-4-6"]);
     });
   },
 });

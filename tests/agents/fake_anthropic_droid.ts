@@ -7,7 +7,8 @@
  * is then no tool result of the script's, which goes on as fake_anthropic.ts's `nextTurn` does
  * (call the echo tool, `FINAL: <its result>` after it, `NO-TOOL` without one). With `bash` set,
  * the fake's first step runs that command through Droid's own shell tool, Execute, and answers
- * `FINAL: <its output>`. `retries` and `usage` are fake_anthropic.ts's. Streamed or whole answers
+ * `FINAL: <its output>`. `retries`, `usage` and `tool` (a tool to call first once offered, such as
+ * a loaded `box___box_ask_user`) are fake_anthropic.ts's. Streamed or whole answers
  * in the service's format; every request is logged.
  */
 import {
@@ -25,7 +26,7 @@ const USAGE = { input_tokens: 1_000, output_tokens: 50 };
 type Usage = { input_tokens: number; output_tokens: number };
 
 /** What the script does: fake_anthropic.ts's options (its port and log aside). */
-export type FakeDroidOptions = Pick<FakeAnthropicOptions, "bash" | "retries" | "usage">;
+export type FakeDroidOptions = Pick<FakeAnthropicOptions, "bash" | "retries" | "usage" | "tool">;
 
 /** Starts the fake on 127.0.0.1, on a port the kernel chooses. */
 export function startFakeAnthropicDroid(options: FakeDroidOptions = {}): FakeAnthropic {
@@ -100,7 +101,7 @@ function searchInput(body: FakeBody): unknown {
 export function droidTurn(body: FakeBody, given: FakeDroidOptions = {}): Turn {
   const messages: FakeBody[] = Array.isArray(body.messages) ? body.messages : [];
   const tools: { name: string }[] = Array.isArray(body.tools) ? body.tools : [];
-  const options = { agent: "droid", retries: given.retries };
+  const options = { agent: "droid", retries: given.retries, tool: given.tool };
   const last = messages.at(-1);
   const before = messages.at(-2);
   const searched = last?.role === "user" && Array.isArray(last.content) &&

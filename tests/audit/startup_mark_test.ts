@@ -8,6 +8,7 @@ import {
   AuditWriter,
   checkAtStartup,
   sha256Hex,
+  verifyHome,
 } from "../../mod/audit/mod.ts";
 import { assert, assertEquals, assertRejects } from "../assert.ts";
 import {
@@ -77,4 +78,35 @@ Deno.test("a head mark whose bytes no longer match (the file cut before it) is i
       "the whole newest file, from the file before's last line",
     );
     assertEquals(report.report.next_seq, 11);
+  }));
+
+Deno.test("a start without a mark reads a file of more than one piece (4 MiB) and finds a changed byte at its line, as verifyHome does", () =>
+  withHome(async (home) => {
+    const { writer } = await AuditWriter.open(home, {
+      clock: steppingClock("2026-11-29T00:00:00.000Z", 1),
+    });
+    for (let base = 0; base < 16_000; base += 2000) {
+      await Promise.all(
+        Array.from({ length: 2000 }, (_, i) => writer.append(sampleEvent(base + i))),
+      );
+    }
+    await writer.close();
+    const path = auditFile(home, DAY2);
+    assert((await Deno.stat(path)).size > 4 * 1024 * 1024, "more than one piece");
+    await Deno.remove(auditFile(home, ".head"));
+    const clean = await checkAtStartup(`${home}/audit`, false);
+    assertEquals(clean.report.head_at, { file: DAY2, line: 16_000, seq: 15_999 });
+    assertEquals(clean.mark?.lines, 16_000);
+    assertEquals(clean.mark?.bytes, (await Deno.stat(path)).size);
+    const lines = await readLines(home, DAY2);
+    const at = lines[14_999].indexOf('"call":"') + '"call":"'.length;
+    lines[14_999] = `${lines[14_999].slice(0, at)}X${lines[14_999].slice(at + 1)}`;
+    await writeLines(home, DAY2, lines);
+    const broken = await checkAtStartup(`${home}/audit`, false);
+    const verified = await verifyHome(home);
+    assertEquals(
+      [broken.report.failure?.line, broken.report.failure?.what],
+      [verified.failure?.line, verified.failure?.what],
+    );
+    assert([15_000, 15_001].includes(broken.report.failure!.line), broken.report.failure?.what);
   }));

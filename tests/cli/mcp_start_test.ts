@@ -6,12 +6,12 @@ import { assertEquals } from "../assert.ts";
 import { DEFAULT_WAIT_MS } from "../../mod/mcp/mod.ts";
 import { plainMcpOptions } from "../../mod/cli/mcp_start.ts";
 
-Deno.test("the light start takes --wait-ms and --permission-tool in any order, each at most once", () => {
-  const off = { waitMs: DEFAULT_WAIT_MS, permissionTool: false };
+Deno.test("the light start takes --wait-ms, --permission-tool and --ask-user-tool in any order, each at most once", () => {
+  const off = { waitMs: DEFAULT_WAIT_MS, permissionTool: false, askUserTool: false };
   assertEquals(plainMcpOptions(["mcp"]), off);
   assertEquals(plainMcpOptions(["mcp", "--wait-ms", "300"]), { ...off, waitMs: 300 });
   assertEquals(plainMcpOptions(["mcp", "--wait-ms=300"]), { ...off, waitMs: 300 });
-  const on = { waitMs: 300, permissionTool: true };
+  const on = { waitMs: 300, permissionTool: true, askUserTool: false };
   assertEquals(plainMcpOptions(["mcp", "--wait-ms", "300", "--permission-tool"]), on);
   assertEquals(plainMcpOptions(["mcp", "--permission-tool", "--wait-ms", "300"]), on);
   assertEquals(plainMcpOptions(["mcp", "--permission-tool", "--wait-ms=300"]), on);
@@ -19,6 +19,12 @@ Deno.test("the light start takes --wait-ms and --permission-tool in any order, e
   assertEquals(plainMcpOptions(["mcp", "--permission-tool"]), {
     waitMs: DEFAULT_WAIT_MS,
     permissionTool: true,
+    askUserTool: false,
+  });
+  assertEquals(plainMcpOptions(["mcp", "--ask-user-tool", "--wait-ms", "300"]), {
+    waitMs: 300,
+    permissionTool: false,
+    askUserTool: true,
   });
 });
 
@@ -26,6 +32,7 @@ Deno.test("the light start leaves to the full CLI a repeated or unknown option, 
   for (
     const args of [
       ["mcp", "--permission-tool", "--permission-tool"],
+      ["mcp", "--ask-user-tool", "--ask-user-tool"],
       ["mcp", "--wait-ms", "300", "--wait-ms", "400"],
       ["mcp", "--wait-ms=300", "--wait-ms", "400"],
       ["mcp", "--wait-ms"],

@@ -32,11 +32,22 @@ Deno.test("gurt config on a home with an unknown key exits 1 naming file, line a
 Deno.test("gurt config prints the defaults and the overrides in effect", async () => {
   await withHome(async (home) => {
     const run = await gurt(["config"], {
-      env: { BOX_HOME: home, BOX_VAULT: `${home}/v.env`, BOX_APPROVAL_WAIT_MS: "1234" },
+      env: {
+        BOX_HOME: home,
+        BOX_VAULT: `${home}/v.env`,
+        BOX_APPROVAL_WAIT_MS: "1234",
+        BOX_MODEL: "claude-opus-4-5",
+      },
     });
-    assertEquals(run.code, 0);
+    assertEquals(run.code, 0, run.stderr);
     assertStringIncludes(run.stdout, `# box home: ${home}`);
     assertStringIncludes(run.stdout, `# vault: ${home}/v.env`);
     assertStringIncludes(run.stdout, "wait_ms = 1234");
+    assertStringIncludes(
+      run.stdout,
+      "# approvals.wait_ms: from BOX_APPROVAL_WAIT_MS, over gurt.toml",
+    );
+    assertStringIncludes(run.stdout, 'model = "claude-opus-4-5"');
+    assertStringIncludes(run.stdout, "# models.model: from BOX_MODEL, over gurt.toml");
   });
 });

@@ -4,7 +4,15 @@
  * lines (30000 of them fit in the 64 KiB a step may be) is cut like any other long text.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { gurtCommand, pendingApproval, readUntil, type TestBox, withBox } from "../kit/mod.ts";
+import {
+  gurt,
+  gurtCommand,
+  pendingApproval,
+  readUntil,
+  type TestBox,
+  withBox,
+} from "../kit/mod.ts";
+import { SHOWN_JOURNAL_LINES } from "../../mod/owner/task_main.ts";
 
 /** Runs `gurt task watch ID --say` until its output holds `core`, then stops the task. */
 async function watchUntil(
@@ -59,5 +67,24 @@ Deno.test("gurt task watch --say: a step of 30000 newlines is cut like any long 
     const lines = shown.stdout.split("\n");
     assert(lines.length < 2100, `the watch printed ${lines.length} lines`);
     assertStringIncludes(shown.stdout, "more characters]");
+  });
+});
+
+Deno.test("gurt task show: a task of 1000 steps shows its newest 200 journal lines and how many came before", async () => {
+  await withBox({}, async (box) => {
+    const task = await box.startTask();
+    for (let i = 0; i < 1000; i++) await task.request("POST", "/step", { text: `step ${i}` });
+    const shown = await gurt(["--home", box.home, "task", "show", task.id]);
+    assertEquals(shown.code, 0, shown.stderr);
+    const journal = shown.stdout.slice(shown.stdout.indexOf("journal:\n") + 9).trimEnd().split(
+      "\n",
+    );
+    assertEquals(journal.length, 1 + SHOWN_JOURNAL_LINES, `${journal.length} journal lines`);
+    assertEquals(
+      journal[0],
+      `  (800 earlier lines not shown; gurt task watch ${task.id} --json prints every line)`,
+    );
+    assert(journal[1].endsWith(" step step 800"), journal[1]);
+    assert(journal.at(-1)!.endsWith(" step step 999"), journal.at(-1));
   });
 });

@@ -48,6 +48,8 @@ Deno.test("an empty file gives every default", () => {
     max_body_bytes: 65_536,
     max_task_bytes: 20 * 1024 * 1024,
     max_model_requests: 4,
+    door_connections: 128,
+    header_timeout_ms: 10_000,
   });
   assertEquals(config.tasks, {
     worker_log_bytes: 4 * 1024 * 1024,
@@ -113,6 +115,22 @@ Deno.test("BOX_APPROVAL_WAIT_MS overrides gurt.toml and must be a positive integ
     for (const bad of ["0", "-1", "1.5", "soon"]) {
       const badEnv = { BOX_APPROVAL_WAIT_MS: bad };
       assertThrows(() => loadConfig({ home, env: badEnv, root: false }), ConfigError, "whole");
+    }
+  });
+});
+
+Deno.test("BOX_MODEL overrides gurt.toml's [models] model, says so in fromEnv, and must name a model", async () => {
+  await withHome(async (home) => {
+    await Deno.writeTextFile(`${home}/gurt.toml`, '[models]\nmodel = "claude-haiku-4-5"\n');
+    const plain = loadConfig({ home, env: {}, root: false });
+    assertEquals([plain.models.model, plain.fromEnv], ["claude-haiku-4-5", undefined]);
+    const set = loadConfig({ home, env: { BOX_MODEL: "claude-opus-4-5" }, root: false });
+    assertEquals([set.models.model, set.fromEnv], ["claude-opus-4-5", {
+      "models.model": "BOX_MODEL",
+    }]);
+    for (const bad of [" claude", "a b", "x\ny", "m".repeat(201)]) {
+      const badEnv = { BOX_MODEL: bad };
+      assertThrows(() => loadConfig({ home, env: badEnv, root: false }), ConfigError, "BOX_MODEL");
     }
   });
 });

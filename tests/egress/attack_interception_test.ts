@@ -534,6 +534,14 @@ Deno.test("a key the model service echoes through the tunnel (a header, a redire
 Deno.test("Factory's plain paths that reflect the Authorization header (body, split body, header, Location, error, gzip, br) never give the task the key", async () => {
   await withBox(async (box) => {
     const texts: string[] = [];
+    // Session s1 is the task's own: only its own session's paths are relayed.
+    const made = await fetch("https://api.factory.ai/api/sessions/create", {
+      method: "POST",
+      headers: { authorization: `Bearer ${PLACEHOLDER}`, "content-type": "application/json" },
+      body: JSON.stringify({ id: "s1" }),
+      client: box.client,
+    });
+    texts.push(await made.text());
     for (const name of ["echo", "echo-split", "echo-header", "echo-location", "echo-error"]) {
       const response = await fetch(`https://api.factory.ai/api/sessions/s1/${name}`, {
         headers: { authorization: `Bearer ${PLACEHOLDER}` },
@@ -555,7 +563,7 @@ Deno.test("Factory's plain paths that reflect the Authorization header (body, sp
       texts.push(`${name} ${answer}`);
       assertStringIncludes(answer, "[a vault key]");
     }
-    assertEquals(box.factory.paths.length, 7);
+    assertEquals(box.factory.paths.length, 8);
     for (const seen of box.factory.seen) assertStringIncludes(seen, FACTORY_KEY);
     for (const text of texts) assertNotIncludes(text, FACTORY_KEY);
     for (const text of texts) assertNotIncludes(text, FACTORY_KEY.slice(3));
@@ -719,8 +727,17 @@ Deno.test("a Factory session path with a segment a server could read as a parent
     }
     for (const status of statuses) assert(status.endsWith(" 403 Forbidden"), statuses.join("\n"));
     assertEquals(box.factory.paths, []);
-    // Droid's own session paths still go.
+    // Droid's own session paths still go (the session the task made: factory_paths.ts).
     const id = "7f7c2a64-1c2e-4f0e-9a51-0d8b3f2f9e11";
+    const made = await inside(
+      box,
+      "api.factory.ai",
+      `POST /api/sessions/create HTTP/1.1\nHost: api.factory.ai\nAuthorization: Bearer ${PLACEHOLDER}\n` +
+        `Content-Length: ${JSON.stringify({ id }).length}\nConnection: close\n\n${
+          JSON.stringify({ id })
+        }`,
+    );
+    assertEquals(statusOf(made), "HTTP/1.1 200 OK");
     for (const path of [`/api/sessions/${id}`, `/api/sessions/${id}/droid-status`]) {
       const answer = await inside(
         box,

@@ -90,9 +90,22 @@ function probeScript(files: string[]): string {
     'echo "== inherited"; for n in 3 4 5 6 7 8 9; do (head -c 4096 <&$n); ' +
     "head -c 4096 /proc/self/fd/$n; done",
     'echo "== env"; env',
+    // ptrace(PTRACE_ATTACH) without gdb, where python3 is there to make the call; the tracer's
+    // exit detaches it again.
+    "command -v python3 > /dev/null && python3 -c 'import ctypes, sys; " +
+    "libc = ctypes.CDLL(None, use_errno=True); " +
+    'print("PTRACE-ATTACH", libc.ptrace(16, int(sys.argv[1]), 0, 0), ctypes.get_errno())\' $G',
     ...files.map((file) => `echo "== ${file}"; cat '${file}'`),
     "true",
   ].join("\n");
+}
+
+function existsFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
 }
 
 /** Runs the probe as an exec; what it printed, both streams. */
@@ -134,6 +147,9 @@ Deno.test({
       }
       assertStringIncludes(output, "Permission denied", "the kernel refused /proc of the guest");
       assert(!output.includes("MEM-OPENED"), "the guest's memory could be opened");
+      assert(!output.includes("PTRACE-ATTACH 0 "), `an exec attached to the guest:\n${output}`);
+      const python = existsFile("/usr/bin/python3");
+      if (python) assertStringIncludes(output, "PTRACE-ATTACH -1 1", "ptrace was refused (EPERM)");
       await noWordOpensHost(guest, output);
       const ready = await call({ token: secrets.BOX_HOST_TOKEN }, `${guest.host}/v1/ready`);
       assertEquals(ready.status, 200, "the host token itself still works");

@@ -34,6 +34,8 @@ export interface ServeOptions {
   passHome?: boolean;
   uid?: number;
   gid?: number;
+  /** A command the core runs under, such as `["prlimit", "--nofile=300"]`. */
+  wrap?: string[];
 }
 
 /**
@@ -45,8 +47,9 @@ export async function startServe(
   options: ServeOptions = {},
 ): Promise<ServeProcess> {
   const args = options.passHome === false ? ["serve"] : ["--home", home, "serve"];
-  const child = new Deno.Command(Deno.execPath(), {
-    args: gurtArgs(args),
+  const wrap = options.wrap ?? [];
+  const child = new Deno.Command(wrap.length > 0 ? wrap[0] : Deno.execPath(), {
+    args: wrap.length > 0 ? [...wrap.slice(1), Deno.execPath(), ...gurtArgs(args)] : gurtArgs(args),
     env: {
       NO_COLOR: "1",
       ...(options.clearEnv ? { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" } : {}),

@@ -103,7 +103,7 @@ Deno.test("gurt mcp answers Claude Code's opening: server/discover is -32601, th
       id: 1,
       result: {
         protocolVersion: "2025-11-25",
-        capabilities: { tools: {} },
+        capabilities: { tools: {}, logging: {} },
         serverInfo: { name: "gurt", version: denoJson.version },
       },
     });

@@ -29,7 +29,12 @@ async function withFactory(
 ): Promise<string[]> {
   const factory = startFakeService(() => ({ writes: ['{"ok":true}'] }));
   try {
-    await withProxy(body, { factory: { baseUrl: factory.url, key: FACTORY_KEY }, ...options });
+    await withProxy(body, {
+      ...options,
+      factory: options.factory === undefined
+        ? { baseUrl: factory.url, key: FACTORY_KEY }
+        : { ...options.factory, baseUrl: factory.url },
+    });
   } finally {
     await factory.close();
   }
@@ -90,5 +95,16 @@ Deno.test("another session's path is a 404 and reported, and the list of session
       ...Array(4).fill("factory_path"),
     ]);
   }, { factorySessions: () => [KEPT] });
+  assertEquals(sent, []);
+});
+
+Deno.test("without Factory's key a session path gets the no-key answer, as every Factory path does, and nothing is reported", async () => {
+  const sent = await withFactory(async (t) => {
+    const answer = await t.proxy.factoryRequest(tunnelled(`/api/sessions/${OTHER}`));
+    const text = await answer.text();
+    assertEquals(answer.status, 401, text);
+    assertStringIncludes(text, "has no FACTORY_API_KEY");
+    assertEquals(t.blocked, []);
+  }, { factory: { baseUrl: "http://127.0.0.1:9", key: null } });
   assertEquals(sent, []);
 });

@@ -6,14 +6,8 @@
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { startFakeModel } from "../loop/fake_model.ts";
-import {
-  type BoxOptions,
-  type Json,
-  parseResponse,
-  sendBytes,
-  startBox,
-  type TestTask,
-} from "../kit/mod.ts";
+import { endpointOf, postModel } from "./task_endpoint.ts";
+import { type BoxOptions, type Json, parseResponse, sendBytes, startBox } from "../kit/mod.ts";
 
 /** A box whose Anthropic requests go to `modelUrl`, with a key for them, and `broker` settings. */
 function options(modelUrl: string, broker: string): BoxOptions {
@@ -35,32 +29,6 @@ function modelBody(bytes: number): Record<string, unknown> {
     max_tokens: 16,
     messages: [{ role: "user", content: "x".repeat(bytes) }],
   };
-}
-
-/** The task's model endpoint, which the task init opens on the task's loopback. */
-function endpointOf(task: TestTask): string {
-  return task.socket.replace(/broker\.sock$/, "model.sock");
-}
-
-/** One model request to the task's endpoint, as a client inside the task sends it. */
-async function postModel(task: TestTask, body: unknown): Promise<{ status: number; body: Json }> {
-  const client = Deno.createHttpClient({ proxy: { transport: "unix", path: endpointOf(task) } });
-  try {
-    const response = await fetch("http://127.0.0.1/v1/messages", {
-      method: "POST",
-      client,
-      headers: {
-        "content-type": "application/json",
-        "x-api-key": "gurt-placeholder-key",
-        "anthropic-version": "2023-06-01",
-      },
-      body: JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: JSON.parse(text) };
-  } finally {
-    client.close();
-  }
 }
 
 /** The message of an error answer in Anthropic's format. */

@@ -8,6 +8,7 @@ import { Hono } from "hono";
 import { adminSocketPath } from "../../mod/config/mod.ts";
 import { adminRoutes } from "../../mod/core/admin_routes.ts";
 import { serveSocket } from "../../mod/core/home_layout.ts";
+import type { GuardedServer } from "../../mod/net/mod.ts";
 import { ensureOwnerToken, loginCode, type Portal, startPortal } from "../../mod/portal/mod.ts";
 import { type BoxOptions, startBox, type TestBox } from "../kit/mod.ts";
 
@@ -112,7 +113,7 @@ export async function startPortalBox(
     admin.route("/", real);
   }
   const socket = `${box.home}/run/owner-broker/portal-test.sock`;
-  let served: Deno.HttpServer | null = null;
+  let served: GuardedServer | null = null;
   let portal: Portal;
   try {
     served = await serveSocket(socket, (request) => admin.fetch(request));

@@ -77,17 +77,44 @@ export function TasksPage(
   );
 }
 
-/** One task: its fields, the Stop form, its journal and its audit records. */
+/** How many journal lines one task page shows; the links go to the pages before and after. */
+export const JOURNAL_PAGE_SIZE = 200;
+
+/** The journal lines one task page shows: from line `first` (0-based), of `total`. */
+export interface JournalShown {
+  lines: JournalLineView[];
+  first: number;
+  total: number;
+}
+
+/**
+ * The page of `journal` that starts at `from` (the query's, as typed), or its newest page: a task
+ * that writes a million steps does not make a page of a million lines.
+ */
+export function journalShown(journal: JournalLineView[], from: string | undefined): JournalShown {
+  const total = journal.length;
+  const newest = Math.max(0, total - JOURNAL_PAGE_SIZE);
+  const asked = from !== undefined && /^\d{1,9}$/.test(from) ? Number(from) : newest;
+  const first = Math.min(asked, newest);
+  return { lines: journal.slice(first, first + JOURNAL_PAGE_SIZE), first, total };
+}
+
+/**
+ * One task: its fields, the Stop form, a page of its journal and its audit records (the newest 500,
+ * as the core's index keeps them).
+ */
 export function TaskPage(
   props: {
     task: TaskShown;
-    journal: JournalLineView[];
+    journal: JournalShown;
     records: AuditRecordView[];
     csrf: string;
     notice: string | null;
   },
 ): Child {
   const task = props.task;
+  const journal = props.journal;
+  const path = `/tasks/${encodeURIComponent(task.id)}`;
   return (
     <Layout title={`Task ${shownText(task.id)}`} current="/tasks" csrf={props.csrf}>
       <Notice text={props.notice} />
@@ -138,9 +165,17 @@ export function TaskPage(
         )
         : null}
       <h2>Journal</h2>
-      {props.journal.length === 0 ? <p>The journal is empty.</p> : (
-        <ol class="journal">
-          {props.journal.map((line) => (
+      {journal.total === 0 ? <p>The journal is empty.</p> : (
+        <p>
+          {`Lines ${journal.first + 1} to ${
+            journal.first + journal.lines.length
+          } of ${journal.total}`}
+        </p>
+      )}
+      <JournalLinks journal={journal} path={path} />
+      {journal.lines.length === 0 ? null : (
+        <ol class="journal" start={journal.first + 1}>
+          {journal.lines.map((line) => (
             <li>
               <time datetime={shownText(String(line.time), { max: 40 })}>
                 {shownText(String(line.time), { max: 40 })}
@@ -150,6 +185,7 @@ export function TaskPage(
           ))}
         </ol>
       )}
+      <JournalLinks journal={journal} path={path} />
       <h2>Audit records</h2>
       {props.records.length === 0 ? <p>No audit record names this task.</p> : (
         <DataTable
@@ -163,4 +199,20 @@ export function TaskPage(
       )}
     </Layout>
   );
+}
+
+/** Links to the journal's pages before and after the one shown, when there are. */
+function JournalLinks(props: { journal: JournalShown; path: string }): Child {
+  const { first, lines, total } = props.journal;
+  const links: Child[] = [];
+  if (first > 0) {
+    const earlier = Math.max(0, first - JOURNAL_PAGE_SIZE);
+    links.push(<a href={`${props.path}?from=${earlier}`} rel="prev">Earlier lines</a>);
+  }
+  if (first + lines.length < total) {
+    links.push(<a href={`${props.path}?from=${first + lines.length}`} rel="next">Later lines</a>);
+    links.push(<a href={props.path}>The newest lines</a>);
+  }
+  if (links.length === 0) return null;
+  return <nav aria-label="Journal pages" class="actions">{links}</nav>;
 }

@@ -2,7 +2,7 @@
 import { Hono } from "hono";
 import type { StartTaskInput } from "../../admin/mod.ts";
 import type { PortalEnv } from "../context.ts";
-import { TaskPage, TasksPage } from "../pages/tasks_page.tsx";
+import { journalShown, TaskPage, TasksPage } from "../pages/tasks_page.tsx";
 import { adminOk, csrf, formText, type RouteDeps } from "./route_helpers.ts";
 
 /** `/tasks`, `/tasks/:id` and `/tasks/:id/stop`. */
@@ -44,7 +44,7 @@ export function taskRoutes(options: RouteDeps): Hono<PortalEnv> {
     return c.html(
       <TaskPage
         task={{ ...shown.task, pending: shown.pending }}
-        journal={shown.journal}
+        journal={journalShown(shown.journal, c.req.query("from"))}
         records={records}
         csrf={csrf(c)}
         notice={notice}

@@ -1,0 +1,256 @@
+/**
+ * The HTTP server of every door the core opens (a task's broker socket and model endpoint, the
+ * admin socket, the portal): its own accept loop, so that the core, not only a task's init,
+ * holds each door to a number of open connections, and so that running out of file descriptors
+ * refuses new connections instead of ending the process (Deno.serve's accept loop throws
+ * "Too many open files" where nothing can catch it; node:http's own listener stops accepting for
+ * good). Each accepted connection is handed to node:http, which parses it and enforces the header
+ * timeout and the keep-alive idle timeout; an unreadable request, a head too large or too slow
+ * gets the `{error}` answer every other refusal has.
+ */
+import http from "node:http";
+import type { Duplex } from "node:stream";
+import { acceptConnections } from "./accept_loop.ts";
+import { ConnStream } from "./conn_stream.ts";
+import { bridgeRequest, errorAnswer, type FetchHandler } from "./fetch_bridge.ts";
+
+export { errorAnswer, type FetchHandler } from "./fetch_bridge.ts";
+
+/** Where a door listens: a Unix socket (its caller removes a stale one) or loopback TCP. */
+export type ListenAt = { path: string } | { hostname: string; port: number };
+
+/** How a door is held. */
+export interface GuardOptions {
+  /** What the door is, for log lines and refusals ("task t1's broker socket"). */
+  name: string;
+  /** The most connections open at once; one more is answered 503 and closed (128). */
+  maxConnections?: number;
+  /** How long a client may take to send a request's head, from its connection (10 s). */
+  headerTimeoutMs?: number;
+  /** How long a kept-alive connection may wait for its next request (5 s). */
+  idleTimeoutMs?: number;
+  /** Where log lines go; stderr by default. */
+  log?(line: string): void;
+  /** The answer when the handler throws; a 500 `{error}` by default. */
+  onError?(error: unknown): Response;
+}
+
+/** A running door. */
+export interface GuardedServer {
+  /** The bound address. */
+  readonly addr: Deno.Addr;
+  /** Connections open now. */
+  readonly connections: number;
+  /** Stops accepting, closes idle connections and waits for the requests under way to end. */
+  shutdown(): Promise<void>;
+  /** Stops accepting and closes every connection at once. */
+  close(): Promise<void>;
+}
+
+/** The defaults, also the box's when gurt.toml says nothing. */
+export const GUARD_DEFAULTS = {
+  maxConnections: 128,
+  headerTimeoutMs: 10_000,
+  idleTimeoutMs: 5_000,
+} as const;
+
+/** Serves `handler` on `listen`, held as `options` say; throws if it cannot listen. */
+export function serveGuarded(
+  listen: ListenAt,
+  handler: FetchHandler,
+  options: GuardOptions,
+): GuardedServer {
+  const listener = "path" in listen
+    ? Deno.listen({ transport: "unix", path: listen.path })
+    : Deno.listen({ hostname: listen.hostname, port: listen.port });
+  return new Door(listener, handler, options);
+}
+
+class Door implements GuardedServer {
+  readonly #listener: Deno.Listener;
+  readonly #options: GuardOptions;
+  readonly #http: http.Server;
+  readonly #log: (line: string) => void;
+  readonly #open = new Set<ConnStream>();
+  /** Connections with a request under way. */
+  readonly #busy = new Map<ConnStream, number>();
+  readonly #accepting: Promise<void>;
+  #stopping = false;
+  #capSaid = false;
+  #idleDone: (() => void) | null = null;
+
+  constructor(listener: Deno.Listener, handler: FetchHandler, options: GuardOptions) {
+    this.#listener = listener;
+    this.#options = options;
+    this.#log = options.log ?? ((line) => console.error(line));
+    const headerTimeoutMs = options.headerTimeoutMs ?? GUARD_DEFAULTS.headerTimeoutMs;
+    this.#http = http.createServer({
+      headersTimeout: headerTimeoutMs,
+      // A request's body may take as long as its client needs; only its head is timed.
+      requestTimeout: 0,
+      keepAliveTimeout: options.idleTimeoutMs ?? GUARD_DEFAULTS.idleTimeoutMs,
+      connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(headerTimeoutMs / 4))),
+    });
+    const onError = options.onError ??
+      ((error: unknown) => {
+        this.#log(`gurt: ${options.name}: a request failed: ${describe(error)}`);
+        return errorAnswer(500, "the request failed inside gurt");
+      });
+    this.#http.on("request", (incoming, outgoing) => {
+      const conn = incoming.socket as unknown as ConnStream;
+      this.#busy.set(conn, (this.#busy.get(conn) ?? 0) + 1);
+      outgoing.once("close", () => this.#idle(conn));
+      bridgeRequest(incoming, outgoing, handler, {
+        onError,
+        onBrokenAnswer: (error) =>
+          this.#log(`gurt: ${options.name}: an answer broke off: ${describe(error)}`),
+      }).catch((error) => {
+        this.#log(`gurt: ${options.name}: an answer could not be sent: ${describe(error)}`);
+        outgoing.destroy();
+      });
+    });
+    this.#http.on("clientError", (error, socket) => this.#clientError(error, socket));
+    // node:http starts timing heads when its server is listening, and keeps a connection alive
+    // after an answer only while it is; this one never listens itself, its door does.
+    Object.defineProperty(this.#http, "listening", { get: () => !this.#stopping });
+    this.#http.emit("listening");
+    this.#accepting = acceptConnections(listener, {
+      name: options.name,
+      stopped: () => this.#stopping,
+      take: (conn) => this.#take(conn),
+      log: this.#log,
+    });
+  }
+
+  get addr(): Deno.Addr {
+    return this.#listener.addr;
+  }
+
+  get connections(): number {
+    return this.#open.size;
+  }
+
+  async shutdown(): Promise<void> {
+    this.#stop();
+    for (const conn of this.#open) if (!this.#busy.has(conn)) conn.destroy();
+    if (this.#busy.size > 0) {
+      const { promise, resolve } = Promise.withResolvers<void>();
+      this.#idleDone = resolve;
+      await promise;
+    }
+    for (const conn of this.#open) conn.destroy();
+    await this.#accepting;
+  }
+
+  async close(): Promise<void> {
+    this.#stop();
+    for (const conn of this.#open) conn.destroy();
+    await this.#accepting;
+  }
+
+  #stop(): void {
+    if (this.#stopping) return;
+    this.#stopping = true;
+    try {
+      this.#listener.close();
+    } catch {
+      // Already closed.
+    }
+    this.#http.close();
+  }
+
+  /** A request on `conn` ended; during shutdown an idle connection is closed. */
+  #idle(conn: ConnStream): void {
+    const left = (this.#busy.get(conn) ?? 1) - 1;
+    if (left > 0) {
+      this.#busy.set(conn, left);
+      return;
+    }
+    this.#busy.delete(conn);
+    if (!this.#stopping) return;
+    conn.destroy();
+    if (this.#busy.size === 0) this.#idleDone?.();
+  }
+
+  #take(conn: Deno.Conn): void {
+    const most = this.#options.maxConnections ?? GUARD_DEFAULTS.maxConnections;
+    if (this.#open.size >= most) {
+      if (!this.#capSaid) {
+        this.#capSaid = true;
+        this.#log(`gurt: ${this.#busyText(most)} (said once for this door)`);
+      }
+      refuse(conn, this.#busyText(most));
+      return;
+    }
+    const stream = new ConnStream(conn);
+    this.#open.add(stream);
+    stream.once("close", () => {
+      this.#open.delete(stream);
+      if (this.#busy.delete(stream) && this.#busy.size === 0) this.#idleDone?.();
+    });
+    stream.on("error", () => {});
+    this.#http.emit("connection", stream);
+  }
+
+  #busyText(most: number): string {
+    return `${this.#options.name} already has ${most} connections open, the most it may; ` +
+      "close some and try again. see runbook.md#door-busy";
+  }
+
+  /** A request node:http could not read, or whose head came too slowly or too large. */
+  #clientError(error: Error & { code?: string }, socket: Duplex): void {
+    const code = error.code ?? "";
+    let status = 400;
+    let text = `the request is not HTTP/1.1 gurt can read (${error.message})`;
+    if (code === "HPE_HEADER_OVERFLOW") {
+      status = 431;
+      text = "the request's head is larger than 16 KiB, the most a gurt door reads";
+    } else if (code === "ERR_HTTP_REQUEST_TIMEOUT") {
+      status = 408;
+      const ms = this.#options.headerTimeoutMs ?? GUARD_DEFAULTS.headerTimeoutMs;
+      text = `the request's head did not arrive within ${ms} ms; see runbook.md#door-timeout`;
+    } else if (!code.startsWith("HPE_")) {
+      socket.destroy();
+      return;
+    }
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const body = JSON.stringify({ error: text });
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\ncontent-type: application/json\r\n` +
+        `content-length: ${
+          new TextEncoder().encode(body).length
+        }\r\nconnection: close\r\n\r\n${body}`,
+    );
+  }
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: "Bad Request",
+  408: "Request Timeout",
+  431: "Request Header Fields Too Large",
+  503: "Service Unavailable",
+};
+
+/** Answers a connection past the door's cap with a 503 `{error}` and closes it. */
+function refuse(conn: Deno.Conn, text: string): void {
+  const body = JSON.stringify({ error: text });
+  const answer = new TextEncoder().encode(
+    `HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n` +
+      `content-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`,
+  );
+  // A client that does not read never holds the refusal open: one write, then close.
+  conn.write(answer).catch(() => {}).finally(() => {
+    try {
+      conn.close();
+    } catch {
+      // Already closed.
+    }
+  });
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
