@@ -18,7 +18,7 @@ import { failureRefusal } from "./failure_refusal.ts";
 /** What an ask uses: the task's state, the audit log, the journal's redaction, the approvals. */
 export type AskDeps =
   & WaitDeps
-  & Pick<BrokerDeps, "home" | "audit" | "clock" | "log" | "redact" | "config">;
+  & Pick<BrokerDeps, "home" | "audit" | "clock" | "log" | "boxLog" | "redact" | "config">;
 
 /**
  * What /ask answers (docs/broker-api.md#post-ask): a refusal with the owner's reason if they gave
@@ -120,7 +120,7 @@ async function askOnce(
       );
       return { seq: (await deps.audit.append(event)).seq, state };
     } catch (error) {
-      deps.log(auditFailure(error));
+      deps.boxLog(auditFailure(error));
       return null;
     }
   });

@@ -55,7 +55,7 @@ import type { HttpError } from "../common/mod.ts";
 export type CallDeps =
   & DecisionDeps
   & RunDeps
-  & Pick<BrokerDeps, "grantsReporter" | "audit" | "config" | "approvals">;
+  & Pick<BrokerDeps, "grantsReporter" | "boxLog" | "audit" | "config" | "approvals">;
 
 /** A call's context: its deps and its task. */
 type Ctx = TaskContext<CallDeps>;
@@ -144,7 +144,8 @@ async function decisionStep(
     appTools: deps.registry.appToolNames(),
   });
   const report = deps.grantsReporter.next(grants);
-  if (report !== null) deps.log(report);
+  // Said once for the box: to the core's log itself, or a task that used up its lines would hide it.
+  if (report !== null) deps.boxLog(report);
   const placed = await task.ledger.exclusive(async () => {
     const { outcome, state } = await decideCall(ctx, { body, tool, grants });
     // An ask past the task's open approvals is refused before its record (approval_cap.ts).
@@ -161,7 +162,7 @@ async function decisionStep(
   try {
     seq = (await placed.written).seq;
   } catch (error) {
-    deps.log(auditFailure(error));
+    deps.boxLog(auditFailure(error));
     if (placed.outcome.kind === "ask") giveApprovalSlot(task);
     return { kind: "denied", reason: "audit_unavailable" };
   }
@@ -293,12 +294,14 @@ async function resultStep(
   const { body, decision, outcome } = call;
   const ids = { task: task.id, key: body.key, tool: body.tool, decision: call.seq };
   const failed = (error: unknown): false => {
+    if (error instanceof AuditUnavailableError) {
+      deps.boxLog(auditFailure(error));
+      return false;
+    }
     deps.log(
-      error instanceof AuditUnavailableError
-        ? auditFailure(error)
-        : `gurt: the result of call ${body.key} of task ${task.id} could not be recorded: ${
-          error instanceof Error ? error.message : String(error)
-        }`,
+      `gurt: the result of call ${body.key} of task ${task.id} could not be recorded: ${
+        error instanceof Error ? error.message : String(error)
+      }`,
     );
     return false;
   };

@@ -34,8 +34,14 @@ export interface BrokerDeps {
   grantsReporter: GrantsInvalidReporter;
   /** Aborted when the core closes: work that waits on the outside world stops waiting. */
   shutdown: AbortSignal;
-  /** The core's own output (stderr). */
+  /** The core's own output (stderr); a task's paths get one held to the task's lines (task_log.ts). */
   log(line: string): void;
+  /**
+   * The core's output for what is the box's doing, not the task's (the grants report, the audit
+   * log's failure): never held to a task's lines, which a task can use up on refusals; a line the
+   * same as the one before it is not said again (task_log.ts's boxNotices).
+   */
+  boxLog(line: string): void;
   /**
    * syncfs of the file system holding a task's home, before a step is written; home_sync.ts's
    * syncFileSystem unless a bench measures the step without it.

@@ -26,7 +26,7 @@ export const MODEL_TOOL = "box.model";
 /** What holding a model request uses: the approvals and their wait, the audit log, the journal. */
 export type ModelBudgetDeps =
   & WaitDeps
-  & Pick<BrokerDeps, "home" | "audit" | "clock" | "log" | "redact">;
+  & Pick<BrokerDeps, "home" | "audit" | "clock" | "log" | "boxLog" | "redact">;
 
 /** The model request a task's endpoint asks about: the service, the model it names, the path. */
 export interface ModelRequestFacts {
@@ -125,7 +125,7 @@ async function budgetFlow(
       );
       return { seq: (await deps.audit.append(event)).seq, state };
     } catch (error) {
-      deps.log(auditFailure(error));
+      deps.boxLog(auditFailure(error));
       return null;
     }
   });

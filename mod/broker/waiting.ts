@@ -53,7 +53,15 @@ export async function waitOn<A>(
 }
 
 function withdraw<A>(deps: WaitDeps, flight: InFlight<A>): void {
-  if (flight.approval === null) return;
+  if (flight.approval === null) {
+    // Left before the approval was opened: it is withdrawn once it is, unless a request came back
+    // to wait on it meanwhile. Otherwise it sat in the owner's list until it expired, waited on
+    // by nobody and holding one of the task's approvals (approval_cap.ts).
+    flight.pending.then(() => {
+      if (flight.waiters === 0 && flight.requesterGone) withdraw(deps, flight);
+    });
+    return;
+  }
   const entry = deps.approvals.take(flight.approval);
   if (entry === undefined) return; // someone is answering it; the flow sees requesterGone
   entry.settle({ kind: "withdrawn" });

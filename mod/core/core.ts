@@ -26,6 +26,7 @@ import { openBoxCa } from "../box-ca/mod.ts";
 import { openTlsFront } from "../egress/mod.ts";
 import { shownText } from "../owner-text/mod.ts";
 import { isDiskFull } from "../common/mod.ts";
+import { boxNotices } from "./task_log.ts";
 import type { GuardedServer } from "../net/mod.ts";
 
 /** The most characters of one line of the core's log (a task's own lines are cut shorter first). */
@@ -159,6 +160,7 @@ export class Core {
         redaction: () => answerRedaction(vault.redactor()),
         clock: options.clock ?? (() => new Date()),
         log,
+        boxLog: boxNotices(log),
         grantsReporter: new GrantsInvalidReporter(),
         shutdown: closing.signal,
         syncHome: options.syncHome,

@@ -310,7 +310,7 @@ export class TaskManager {
     let journal: Journal | null = null;
     let server: GuardedServer;
     let handle: TaskHandle;
-    const log = taskLog(this.deps.log, { task: record.id, clock: this.deps.clock });
+    const log = taskLog(this.deps, { task: record.id });
     // What the task's socket and doors log is the task's doing: held to its few lines.
     const deps: BrokerDeps = { ...this.deps, log: log.log };
     try {

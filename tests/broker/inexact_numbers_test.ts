@@ -84,3 +84,18 @@ Deno.test("/call, /ask, /cost and /usage refuse a number JSON would change, nami
     assertEquals(await task.call("test.count", { n: 2 }, "k3"), { ok: true, output: { runs: 1 } });
   });
 });
+
+Deno.test("a number of 60,000 digits with zeros inside is judged at once, not in seconds of the core's one thread", async () => {
+  await withBox({}, async (box) => {
+    const task = await box.startTask();
+    // 1.000…0001 is 1 as a double: refused. Trimming its zeros with /0+$/ tried every run of
+    // zeros to its end, some 18 s for this /step body (under its 64 KiB) on the old check.
+    const number = `1.${"0".repeat(60_000)}1`;
+    const started = performance.now();
+    const answer = await post(task.socket, "/step", `{"text":"t","data":{"x":${number}}}`);
+    const took = performance.now() - started;
+    assertEquals(answer.status, 400);
+    assert(answer.body.error.startsWith("data.x: the number 1.000"), answer.body.error);
+    assert(took < 2_000, `the check took ${Math.round(took)} ms`);
+  });
+});

@@ -5,8 +5,9 @@
  * 20 lines a window, then the count of what was dropped.
  */
 import { assert, assertEquals } from "../assert.ts";
-import { startBox } from "../kit/mod.ts";
+import { counter, startBox } from "../kit/mod.ts";
 import { requestRaw } from "../../mod/net/mod.ts";
+import { realFileOps } from "../../mod/audit/mod.ts";
 
 // deno-lint-ignore no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
@@ -57,6 +58,73 @@ Deno.test("a task's flood of refusals logs its 20 lines a window, then how many 
       ),
       box.logs.slice(-5).join("\n"),
     );
+  } finally {
+    await box.close();
+  }
+});
+
+Deno.test("the box's own notices are logged whichever task's call finds them: a flooding task cannot swallow the grants-invalid report", async () => {
+  const count = counter();
+  const box = await startBox(count.options);
+  try {
+    const flooder = await box.startTask({ tools: ["test.count"] });
+    const other = await box.startTask({ tools: ["test.count"] });
+    for (let i = 0; i < 30; i++) {
+      await requestRaw(flooder.socket, { method: "GET", path: `/flood/${i}` });
+    }
+    // The owner's grant files break; the flooder's call is the first to read them.
+    await Deno.writeTextFile(`${box.home}/grants/broken.toml`, "tool = \n");
+    assertEquals((await flooder.call("test.count", { n: 1 }, "k1")).ok, false);
+    assertEquals((await other.call("test.count", { n: 2 }, "k2")).ok, false);
+    assert(
+      box.logs.some((line) => line.includes("the grant files are invalid")),
+      box.logs.slice(-5).join("\n"),
+    );
+  } finally {
+    await box.close();
+  }
+});
+
+Deno.test("a task's long line is cut after the vault's values are redacted, so no part of one is printed", async () => {
+  const secret = "sk-test-0123456789abcdef";
+  const box = await startBox();
+  try {
+    await Deno.writeTextFile(`${box.home}/vault.env`, `OPENAI_API_KEY=${secret}\n`);
+    await box.restart();
+    const task = await box.startTask();
+    // "gurt: refused GET /" is 19 characters: the value begins at 990 and the cut comes at 1000.
+    const path = `/${"x".repeat(971)}${secret}`;
+    assertEquals((await requestRaw(task.socket, { method: "GET", path })).status, 403);
+    const refused = box.logs.filter((line) => line.includes("refused GET"));
+    assertEquals(refused.length, 1, box.logs.join("\n"));
+    assert(!refused[0].includes(secret.slice(0, 8)), refused[0].slice(980));
+  } finally {
+    await box.close();
+  }
+});
+
+Deno.test("the audit log's failure reaches the core's log once, whichever task's call met it first", async () => {
+  const count = counter();
+  let failWrites = false;
+  const box = await startBox({
+    ...count.options,
+    fileOps: {
+      async write(file, bytes) {
+        if (failWrites) throw new Error("disk full (test)");
+        await realFileOps.write(file, bytes);
+      },
+    },
+  });
+  try {
+    const flooder = await box.startTask({ tools: ["test.count"] });
+    for (let i = 0; i < 30; i++) {
+      await requestRaw(flooder.socket, { method: "GET", path: `/flood/${i}` });
+    }
+    failWrites = true;
+    for (let i = 0; i < 5; i++) await flooder.call("test.count", { n: i }, `k${i}`);
+    const said = box.logs.filter((line) => line.includes("disk full (test)"));
+    assertEquals(said.length, 1, box.logs.slice(-5).join("\n"));
+    assert(said[0].includes("see runbook.md#audit-unavailable"), said[0]);
   } finally {
     await box.close();
   }
