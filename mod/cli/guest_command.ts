@@ -91,9 +91,9 @@ function environmentHelp(): string {
   const d = GUEST_DEFAULTS;
   const rows: [string, string][] = [
     ["BOX_TOKEN", "required: the bearer token of every route but GET /v1/health"],
-    ["BOX_TOKEN_FILE", "a file holding the token, instead of BOX_TOKEN"],
+    ["BOX_TOKEN_FILE", "a file (or /dev/fd/N) holding the token, instead of BOX_TOKEN"],
     ["BOX_HOST_TOKEN", "the host service's token (default: BOX_TOKEN)"],
-    ["BOX_HOST_TOKEN_FILE", "a file holding it, instead of BOX_HOST_TOKEN"],
+    ["BOX_HOST_TOKEN_FILE", "a file (or /dev/fd/N) holding it, instead of BOX_HOST_TOKEN"],
     [
       "BOX_DEFAULT_TIMEOUT_MS",
       `an exec's time limit when it gives none (default: ${d.defaultTimeoutMs})`,
@@ -129,7 +129,10 @@ function environmentHelp(): string {
     ["BOX_DISPLAY_GEOM", `its WIDTHxHEIGHTxDEPTH (default: ${DISPLAY_DEFAULTS.geometry})`],
     ["BOX_CUA", "0 turns computer use off: /v1/cua answers 503 (default: 1)"],
     ["BOX_VNC_PASSWORD", "starts VNC and noVNC on 6080 with it (default: none, no VNC)"],
-    ["BOX_VNC_PASSWORD_FILE", "a file whose first line is it, instead of BOX_VNC_PASSWORD"],
+    [
+      "BOX_VNC_PASSWORD_FILE",
+      "a file (or /dev/fd/N) whose first line is it, instead of BOX_VNC_PASSWORD",
+    ],
   ];
   const table = (list: [string, string][]) =>
     list.map(([name, text]) => `  ${name.padEnd(26)}${text}`).join("\n");

@@ -32,6 +32,8 @@ export function buildProgram(): Command {
       "the box home (default: BOX_HOME, else /var/lib/gurt as root, else $XDG_DATA_HOME/gurt)",
     )
     .showHelpAfterError()
+    // Each subcommand's --help lists --home too: `gurt serve --home DIR` is how README starts one.
+    .configureHelp({ showGlobalOptions: true })
     .configureOutput({ outputError: (text, write) => write(text) });
   registerServeCommand(program);
   registerTaskCommands(program);

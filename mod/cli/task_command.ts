@@ -32,7 +32,7 @@ export function registerTaskCommands(program: Command): void {
     .option("--budget <cents>", "the most the task may spend without asking, in US cents")
     .option(
       "--model <name>",
-      "the model of a loop or agent worker (default: the loop's gurt.toml [models] model, an agent's own)",
+      "the model of a loop or agent worker (default: for the loop and Droid the box's, BOX_MODEL in gurt serve's environment else gurt.toml [models] model; for Claude Code, Codex and OpenCode their own)",
     )
     .option(
       "--hosts <list>",

@@ -439,6 +439,8 @@ export class TaskManager {
 
   async #finishEnd(live: Live, state: TaskState, reason: string | null): Promise<void> {
     const id = live.handle.id;
+    // Closed first: a request that died with the worker would withdraw its approval unrecorded.
+    await closeTaskApprovals(this.deps, id);
     if (live.child !== null) await stopWorker(live.child.pid, STOP_GRACE_MS);
     await this.options.sandboxes.end(id);
     await live.egress?.close().catch(() => {});

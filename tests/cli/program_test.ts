@@ -17,6 +17,14 @@ Deno.test("gurt --help lists the subcommands", async () => {
   assertStringIncludes(run.stdout, "config");
 });
 
+Deno.test("a subcommand's --help names --home, and task start's --model names BOX_MODEL", async () => {
+  const serve = await gurt(["serve", "--help"]);
+  assertEquals(serve.code, 0);
+  assertStringIncludes(serve.stdout, "--home <dir>");
+  const start = await gurt(["task", "start", "--help"]);
+  assertStringIncludes(start.stdout.replace(/\s+/g, " "), "BOX_MODEL in gurt serve's environment");
+});
+
 Deno.test("gurt config on a home with an unknown key exits 1 naming file, line and key", async () => {
   await withHome(async (home) => {
     await Deno.writeTextFile(`${home}/gurt.toml`, "[approvals]\nttl_ms = 5\nttl_mz = 3\n");

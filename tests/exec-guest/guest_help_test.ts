@@ -48,6 +48,10 @@ Deno.test("gurt guest --help names every BOX_* setting the guest reads, each wit
   }
   const token = help.split("\n").find((row) => row.trimStart().startsWith("BOX_TOKEN "));
   assert(token?.includes("required"), "BOX_TOKEN is said to be required");
+  for (const name of ["BOX_TOKEN_FILE", "BOX_HOST_TOKEN_FILE", "BOX_VNC_PASSWORD_FILE"]) {
+    const file = help.split("\n").find((row) => row.trimStart().startsWith(`${name} `));
+    assert(file?.includes("/dev/fd/N"), `--help says ${name} may be a descriptor: ${file}`);
+  }
 });
 
 Deno.test("README.md's guest section names every BOX_* setting the guest reads", async () => {
