@@ -201,8 +201,9 @@ class EgressProxy implements EgressServer {
     let end = headEnd(inbound.buffered);
     while (end === -1) {
       if (inbound.buffered.length >= cap) return await this.#refuseHttp(inbound, "bad_request");
+      const scanned = inbound.buffered.length;
       if (!await inbound.readMore(cap)) return;
-      end = headEnd(inbound.buffered);
+      end = headEnd(inbound.buffered, scanned);
     }
     const head = parseRequestHead(latin1(inbound.take(end)));
     if ("problem" in head) return await this.#refuseHttp(inbound, "bad_request");
@@ -381,21 +382,25 @@ class EgressProxy implements EgressServer {
     const cap = this.#options.maxHeadBytes ?? 16 * 1024;
     const deadline = new Deadline(client, this.#options.headTimeoutMs ?? 10_000);
     let end = headEnd(inbound.buffered);
+    let judged = 0;
     try {
       while (end === -1) {
-        if (!mayBeRequest(inbound.buffered)) return await refuse("not_tls");
-        if (inbound.buffered.length >= cap) return await refuse("bad_request");
+        // Each read is judged and searched from where the last left off, not from the start.
+        const scanned = inbound.buffered.length;
+        if (!mayBeRequest(inbound.buffered, judged)) return await refuse("not_tls");
+        judged = scanned;
+        if (scanned >= cap) return await refuse("bad_request");
         if (!await inbound.readMore(cap)) {
           closeQuietly(origin);
           await back;
           return;
         }
-        end = headEnd(inbound.buffered);
+        end = headEnd(inbound.buffered, scanned);
       }
     } finally {
       deadline.clear();
     }
-    if (!mayBeRequest(inbound.buffered)) return await refuse("not_tls");
+    if (!mayBeRequest(inbound.buffered, judged)) return await refuse("not_tls");
     const head = parseTunnelRequest(latin1(inbound.take(end)));
     if ("problem" in head) return await refuse("bad_request");
     if (head.hostHeader !== null && !hostHeaderMatches(head.hostHeader, { host: target, port })) {

@@ -44,9 +44,13 @@ const HOP_BY_HOP = new Set([
 const FRAMING = new Set(["content-length", "transfer-encoding", "host"]);
 const REQUEST_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ [^ ]+ HTTP\/[0-9]\.[0-9]$/;
 
-/** The index just past the `\r\n\r\n` that ends the head in `bytes`, or -1. */
-export function headEnd(bytes: Uint8Array): number {
-  for (let i = 3; i < bytes.length; i++) {
+/**
+ * The index just past the `\r\n\r\n` that ends the head in `bytes`, or -1. `from` is how many of
+ * `bytes` an earlier call on the same growing buffer looked at, so a head sent a byte at a time is
+ * not read again from its start at every byte.
+ */
+export function headEnd(bytes: Uint8Array, from = 0): number {
+  for (let i = Math.max(3, from); i < bytes.length; i++) {
     if (
       bytes[i] === 10 && bytes[i - 1] === 13 && bytes[i - 2] === 10 && bytes[i - 3] === 13
     ) return i + 1;
@@ -98,17 +102,22 @@ export function parseTunnelRequest(head: string): ForwardedRequest | { problem: 
  * Whether the first bytes of a tunnel that is not TLS may still be an HTTP request: no byte
  * outside printable ASCII before the first CRLF, and a first line, once whole, that reads METHOD
  * TARGET HTTP/x.y. False for other protocols (and for a request with a bare LF, or a blank line
- * first), which the proxy refuses without waiting for a head's end.
+ * first), which the proxy refuses without waiting for a head's end. `from` is how many of `bytes`
+ * an earlier call on the same growing buffer judged (and found true), so a first line sent a byte
+ * at a time is read once, not again from its start at every byte.
  */
-export function mayBeRequest(bytes: Uint8Array): boolean {
-  let line = "";
-  for (let i = 0; i < bytes.length; i++) {
+export function mayBeRequest(bytes: Uint8Array, from = 0): boolean {
+  const judged = Math.min(from, bytes.length);
+  const lineEnd = bytes.subarray(0, judged).indexOf(13);
+  // A first line that ended before `from` was read whole and found a request line.
+  if (lineEnd !== -1 && lineEnd + 1 < judged) return true;
+  for (let i = lineEnd === -1 ? judged : lineEnd; i < bytes.length; i++) {
     const byte = bytes[i];
     if (byte === 13 && (i + 1 === bytes.length || bytes[i + 1] === 10)) {
-      return i + 1 === bytes.length || REQUEST_LINE.test(line);
+      return i + 1 === bytes.length ||
+        REQUEST_LINE.test(String.fromCharCode(...bytes.subarray(0, i)));
     }
     if (byte < 0x20 || byte > 0x7e) return false;
-    line += String.fromCharCode(byte);
   }
   return true;
 }
