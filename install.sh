@@ -67,12 +67,14 @@ say "dependencies installed from deno.lock"
 # node:crypto); with --test, also what the tests need: the desktop, the browser, curl, openssl
 # (test certificates), gcc (a test rebuilds the guest's session helper from its C source and
 # compares it with the checked-in bytes), libcap2-bin (setcap: a test shows a tool cannot set a
-# file capability), python3 (the attack tests' racers and prctl calls, run as a task would).
-packages=(bubblewrap libssl3)
+# file capability), python3 (the attack tests' racers and prctl calls, run as a task would),
+# strace (a test sees the core's syncfs before a step is written), tmux (the owner's commands on
+# an 80-column terminal). e2fsprogs always: as root each task's home is an ext4 image it makes.
+packages=(bubblewrap libssl3 e2fsprogs)
 if [ "$with_test" = 1 ]; then
   packages+=(xvfb openbox xdotool wmctrl x11-utils x11-apps x11-xkb-utils imagemagick
     ffmpeg x11vnc novnc websockify chromium fonts-dejavu-core curl procps openssl gcc libcap2-bin
-    python3)
+    python3 strace tmux)
 fi
 missing=()
 for p in "${packages[@]}"; do
