@@ -22,7 +22,7 @@ export function refusalText(reason: BlockReason, target: string): string {
     case "resolve_failed":
       return `gurt egress: ${target} is on this task's host list but the box could not resolve it to an address; retrying will not help until its DNS answers. see runbook.md#egress-blocked`;
     case "bad_request":
-      return `gurt egress: the request is not one the proxy takes (CONNECT host:port, an absolute http:// URL, SOCKS5 without authentication, or one origin-form request in a tunnel; with one Host header, one framing, a Connection header that names none of Host, Content-Length and Transfer-Encoding, and lines ended by CRLF alone, holding no other CR or LF, no NUL and no fold), so no host on this task's list was reached; ${end}. see runbook.md#egress-blocked`;
+      return `gurt egress: the request is not one the proxy takes (CONNECT host:port, an absolute http:// URL, SOCKS5 without authentication, or one origin-form request in a tunnel; with one Host header, one framing (no Transfer-Encoding in HTTP/1.0), a Connection header that names none of Host, Content-Length and Transfer-Encoding, and lines ended by CRLF alone, holding no other CR or LF, no NUL and no fold), so no host on this task's list was reached; ${end}. see runbook.md#egress-blocked`;
     case "sni_mismatch":
     case "no_sni":
       return `gurt egress: the TLS in the tunnel to ${target} does not name ${target} alone, so the proxy closed it; ${end}. see runbook.md#egress-blocked`;

@@ -194,6 +194,13 @@ function forwardedRequest(request: {
   if (!/^[\x21-\x7e]+$/.test(path)) return { problem: "the URL's path is not printable ASCII" };
   const body = bodyFraming(fields);
   if (body !== null && "problem" in body) return body;
+  // HTTP/1.0 has no Transfer-Encoding: an origin may frame the body by Content-Length alone and
+  // read its chunks as a second request (RFC 9112 section 6.1 calls such framing faulty).
+  if (body !== null && "chunked" in body && version === "HTTP/1.0") {
+    return {
+      problem: "the HTTP/1.0 request has a Transfer-Encoding, which HTTP/1.0 does not have",
+    };
+  }
   const hosts = fields.filter(([name]) => name.toLowerCase() === "host");
   if (hosts.length > 1) return { problem: "the request has more than one Host header" };
   const named = new Set(

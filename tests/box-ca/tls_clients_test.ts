@@ -3,7 +3,7 @@
  * (with VERIFY_X509_STRICT, as Python 3.13 sets by default, which needs the leaf's AKI) and Node
  * complete a handshake with a server on 127.0.0.1 holding the leaf for api.anthropic.com, reached
  * by that name; the same clients refuse a leaf the same CA signed for evil.example.com, on the
- * CA's name constraints.
+ * CA's name constraints; Deno (rustls) refuses that leaf and one for 127.0.0.1 as well.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { type BoxCa, type Leaf, openBoxCa } from "../../mod/box-ca/mod.ts";
@@ -181,6 +181,52 @@ Deno.test("Node with NODE_EXTRA_CA_CERTS=bundle.pem completes the handshake for 
     });
     assert(untrusted.code === 3, untrusted.stdout + untrusted.stderr);
   } finally {
+    await t.close();
+  }
+});
+
+const DENO_CLIENT = `const [port, name] = Deno.args;
+try {
+  const tcp = await Deno.connect({ hostname: "127.0.0.1", port: Number(port) });
+  const tls = await Deno.startTls(tcp, { hostname: name });
+  await tls.handshake();
+  console.log("handshake ok");
+  tls.close();
+} catch (error) {
+  console.log("refused:", String(error));
+  Deno.exit(3);
+}
+`;
+
+Deno.test("Deno (rustls) with DENO_CERT=bundle.pem completes the handshake for api.anthropic.com and refuses leaves for evil.example.com and for 127.0.0.1 on the name constraints", async () => {
+  const t = await setUp();
+  const address = serveLeaf(await mintLeafForAnyName(t.ca, "127.0.0.1"));
+  try {
+    await Deno.writeTextFile(`${t.dir}/client.ts`, DENO_CLIENT);
+    const env = { DENO_CERT: t.ca.bundlePath, DENO_NO_UPDATE_CHECK: "1" };
+    const client = async (port: number, name: string) =>
+      await run(
+        Deno.execPath(),
+        ["run", "--quiet", "--allow-net", "client.ts", String(port), name],
+        {
+          cwd: t.dir,
+          env,
+        },
+      );
+    const ok = await client(t.good.port, "api.anthropic.com");
+    assertEquals([ok.code, ok.stdout.trim()], [0, "handshake ok"], ok.stderr);
+    for (
+      const [port, name] of [[t.evil.port, "evil.example.com"], [
+        address.port,
+        "127.0.0.1",
+      ]] as const
+    ) {
+      const refused = await client(port, name);
+      assertEquals(refused.code, 3, refused.stdout + refused.stderr);
+      assertStringIncludes(refused.stdout, "NameConstraintViolation");
+    }
+  } finally {
+    await address.close();
     await t.close();
   }
 });

@@ -93,3 +93,31 @@ Deno.test("the origin gets a chunked body's data re-framed: the proxy's sizes an
     await origin.close();
   }
 });
+
+Deno.test("an HTTP/1.0 request with Transfer-Encoding is refused as bad_request, since an origin that frames HTTP/1.0 by Content-Length alone reads its chunks as a second request", async () => {
+  const origin = startLaxOrigin({ http10Chunked: false });
+  const proxy = await startLocalProxy("plain.test", origin.port);
+  try {
+    const host = `plain.test:${origin.port}`;
+    // The proxy sends the size line `cafe`, which such an origin reads as a request line, and
+    // the chunk's data as that request's fields.
+    const data = "Host: evil.example\r\n\r\n".padEnd(0xcafe, "y");
+    const body = `cafe\r\n${data}\r\n0\r\n\r\n`;
+    const head = (target: string) =>
+      `POST ${target} HTTP/1.0\r\nHost: ${host}\r\nTransfer-Encoding: chunked\r\n\r\n`;
+    const absolute = text(await exchange(proxy, `${head(`http://${host}/`)}${body}`));
+    const conn = await openTunnel(proxy, { host: "plain.test", port: origin.port });
+    await writeAll(conn, `${head("/")}${body}`);
+    const tunnelled = text(await readToEnd(conn));
+    conn.close();
+    assertEquals(
+      [absolute, tunnelled].map((answer) => /reason=(\w+)/.exec(answer)?.[1] ?? answer),
+      ["bad_request", "bad_request"],
+    );
+    assertEquals([origin.bytes, origin.requests], [0, []]);
+    assertEquals(proxy.events.map((event) => event.reason), ["bad_request", "bad_request"]);
+  } finally {
+    await proxy.close();
+    await origin.close();
+  }
+});

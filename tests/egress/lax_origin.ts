@@ -20,9 +20,10 @@ export interface LaxOrigin {
  * A raw TCP origin on 127.0.0.1 that splits a head on /\r?\n/, takes the first Host header, frames
  * a body by Transfer-Encoding: chunked over Content-Length, answers each request 200 and reads the
  * next from what is already there, closing the connection after a request that says
- * Connection: close.
+ * Connection: close. With `http10Chunked` false it frames an HTTP/1.0 request by Content-Length
+ * alone, as a server that knows HTTP/1.0 has no Transfer-Encoding does.
  */
-export function startLaxOrigin(): LaxOrigin {
+export function startLaxOrigin(options: { http10Chunked?: boolean } = {}): LaxOrigin {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const open = new Set<Deno.Conn>();
   const origin: LaxOrigin = {
@@ -47,7 +48,7 @@ export function startLaxOrigin(): LaxOrigin {
         buffered += String.fromCharCode(...buffer.subarray(0, read));
         let close = false;
         for (;;) {
-          const request = laxRequest(buffered);
+          const request = laxRequest(buffered, options.http10Chunked ?? true);
           if (request === null) break;
           origin.requests.push(request.line);
           close ||= request.close;
@@ -83,7 +84,10 @@ export function startLaxOrigin(): LaxOrigin {
 }
 
 /** The first whole request in `text` as a lax server reads it, and its length; null if none yet. */
-function laxRequest(text: string): { line: string; length: number; close: boolean } | null {
+function laxRequest(
+  text: string,
+  http10Chunked: boolean,
+): { line: string; length: number; close: boolean } | null {
   const end = /\r?\n\r?\n/.exec(text);
   if (end === null) return null;
   const [first, ...fields] = text.slice(0, end.index).split(/\r?\n/);
@@ -92,7 +96,8 @@ function laxRequest(text: string): { line: string; length: number; close: boolea
       .trim();
   const [method, path] = first.split(" ");
   let at = end.index + end[0].length;
-  if (value("transfer-encoding")?.toLowerCase() === "chunked") {
+  const http10 = first.endsWith(" HTTP/1.0");
+  if ((http10Chunked || !http10) && value("transfer-encoding")?.toLowerCase() === "chunked") {
     for (;;) {
       const sizeEnd = text.indexOf("\n", at);
       if (sizeEnd === -1) return null;
