@@ -32,6 +32,11 @@ export class ConnStream extends Duplex {
     this.#conn = conn;
   }
 
+  /** The connection's addresses, for the door's handler. */
+  get info(): { remoteAddr: Deno.Addr } {
+    return { remoteAddr: this.#conn.remoteAddr };
+  }
+
   /** node:http reads it; a Unix socket has none. */
   get remoteAddress(): string | undefined {
     const addr = this.#conn.remoteAddr;

@@ -11,7 +11,15 @@ import { Buffer } from "node:buffer";
 const DRAIN_BYTES = 24 * 1024 * 1024;
 
 /** What a door does with a request. */
-export type FetchHandler = (request: Request) => Response | Promise<Response>;
+export type FetchHandler = (
+  request: Request,
+  conn: ConnInfo,
+) => Response | Promise<Response>;
+
+/** The connection a request came on. */
+export interface ConnInfo {
+  remoteAddr: Deno.Addr;
+}
 
 /** How a door answers what its handler could not. */
 export interface BridgeOptions {
@@ -25,7 +33,7 @@ export interface BridgeOptions {
 export async function bridgeRequest(
   incoming: IncomingMessage,
   outgoing: ServerResponse,
-  handler: FetchHandler,
+  handler: (request: Request) => Response | Promise<Response>,
   options: BridgeOptions,
 ): Promise<void> {
   const gone = new AbortController();
@@ -52,6 +60,28 @@ export async function bridgeRequest(
   await send(outgoing, response, options, gone.signal);
 }
 
+const CONNECTION_HEADERS = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "upgrade",
+]);
+
+/** A request's body that ended before its whole length arrived: the client's fault. */
+export class IncompleteBodyError extends Error {
+  constructor() {
+    super("the client's request ended before its body did");
+    this.name = "IncompleteBodyError";
+  }
+}
+
+/** The sentence a door answers (400) for a request whose body the client cut short. */
+export function incompleteBodyMessage(what: string): string {
+  return `${what}: the request ended before its whole body arrived (the client stopped ` +
+    "sending, or its connection was cut), so nothing was done; send the request again.";
+}
+
 /** A `{error}` answer, the shape of every gurt door's refusals. */
 export function errorAnswer(status: number, error: string): Response {
   return Response.json({ error }, { status });
@@ -65,7 +95,13 @@ function unreadable(error: unknown): string {
 function toRequest(incoming: IncomingMessage, signal: AbortSignal): Request {
   const headers = new Headers();
   const raw = incoming.rawHeaders;
-  for (let at = 0; at + 1 < raw.length; at += 2) headers.append(raw[at], raw[at + 1]);
+  for (let at = 0; at + 1 < raw.length; at += 2) {
+    // HTTP/2's pseudo-headers (:path, :authority) are the request's target and host.
+    if (raw[at].startsWith(":")) continue;
+    headers.append(raw[at], raw[at + 1]);
+  }
+  const authority = (incoming as { authority?: string }).authority;
+  if (!headers.has("host") && typeof authority === "string") headers.set("host", authority);
   const target = incoming.url ?? "/";
   // A client that takes the socket for a proxy (Deno's fetch with a Unix-socket client) sends
   // the absolute form, `http://task/v1/messages`.
@@ -73,10 +109,12 @@ function toRequest(incoming: IncomingMessage, signal: AbortSignal): Request {
   if (!absolute && !target.startsWith("/")) {
     throw new Error(`the request target ${JSON.stringify(target.slice(0, 80))} is not a path`);
   }
+  const method = incoming.method ?? "GET";
+  // The host and the target joined as they came, as Deno.serve did: a Host that carries a path
+  // is part of the path checked and sent.
   const url = absolute
     ? new URL(target)
-    : new URL(target, `http://${headers.get("host") ?? "localhost"}`);
-  const method = incoming.method ?? "GET";
+    : new URL(`http://${headers.get("host") ?? "localhost"}${target}`);
   const body = method === "GET" || method === "HEAD" ? null : bodyOf(incoming);
   return new Request(url, { method, headers, body, signal, duplex: "half" } as RequestInit);
 }
@@ -99,15 +137,18 @@ function bodyOf(incoming: IncomingMessage): ReadableStream<Uint8Array> {
         if ((controller.desiredSize ?? 0) <= 0) incoming.pause();
       });
       incoming.once("end", () => {
+        if (ended) return;
         ended = true;
         if (dropped < 0) controller.close();
       });
-      // A client that closes its connection before the end of its body: the read fails.
-      incoming.once("close", () => {
-        if (!ended && dropped < 0) {
-          controller.error(new Error("the client's request ended before its body did"));
-        }
-      });
+      // A client that closes its connection (or its half of it) before the end of its body:
+      // the read fails.
+      const cut = () => {
+        if (!ended && dropped < 0) controller.error(new IncompleteBodyError());
+        ended = true;
+      };
+      incoming.once("close", cut);
+      incoming.once("aborted", cut);
       incoming.pause();
     },
     pull() {
@@ -128,7 +169,10 @@ async function send(
 ): Promise<void> {
   outgoing.statusCode = response.status;
   const cookies = response.headers.getSetCookie();
+  const h2 = outgoing.req?.httpVersion === "2.0";
   for (const [name, value] of response.headers) {
+    // HTTP/2 has no connection-specific headers (node:http2 throws on one).
+    if (h2 && CONNECTION_HEADERS.has(name)) continue;
     if (name !== "set-cookie") outgoing.setHeader(name, value);
   }
   if (cookies.length > 0) outgoing.setHeader("set-cookie", cookies);
