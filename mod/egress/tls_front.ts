@@ -10,7 +10,13 @@
  * ever reaches the endpoint of the task whose tunnel carried it. The ports are the listener's own:
  * Linux gives one local port to connections to different places, so a port that is a tunnel's on
  * one listener can be anyone's on another.
+ *
+ * Each listener is Deno.listenTls under mod/net's guarded accept loop, not Deno.serve, whose
+ * accept loop throws "Too many open files" where nothing catches it and the core exits: out of
+ * descriptors, the front stops accepting for a moment and goes on. HTTP/2 (ALPN h2) is served by
+ * node:http2, HTTP/1.1 by node:http, on the same connection the handshake chose.
  */
+import { type GuardedServer, serveGuardedOn } from "../net/mod.ts";
 import { closeQuietly, pump, writeAll } from "./byte_streams.ts";
 
 /** A leaf certificate and its key, PEM. */
@@ -54,9 +60,12 @@ export function openTlsFront(options: TlsFrontOptions): TlsFront {
   return new Front(options);
 }
 
+/** The most connections one host's listener holds (each task has at most 256 tunnels). */
+const FRONT_CONNECTIONS = 16_384;
+
 /** One host's listener and the leaf it serves. */
 interface Listening {
-  server: Deno.HttpServer<Deno.NetAddr>;
+  server: GuardedServer;
   port: number;
   certPem: string;
   /** The front's own connections to this listener, by their local port, with their handler. */
@@ -77,7 +86,7 @@ class Front implements TlsFront {
   readonly #listeners = new Map<string, Promise<Listening>>();
   /** The listeners open now, by host. */
   readonly #ports = new Map<string, number>();
-  readonly #retired = new Set<Deno.HttpServer<Deno.NetAddr>>();
+  readonly #retired = new Set<GuardedServer>();
   /** The front's own loopback connections, one per tunnel. */
   readonly #open = new Set<Deno.Conn>();
   #closed = false;
@@ -166,18 +175,35 @@ class Front implements TlsFront {
   async #listen(leaf: FrontLeaf): Promise<Listening> {
     const log = this.#options.log ?? ((line: string) => console.error(line));
     const routes = new Map<number, FrontHandler>();
-    const server = Deno.serve({
+    const listener = Deno.listenTls({
       hostname: "127.0.0.1",
       port: 0,
       cert: leaf.certPem,
       key: leaf.keyPem,
-      onListen: () => {},
-      onError: (error) => {
-        log(`gurt egress: an intercepted request failed: ${describe(error)}`);
-        return new Response(null, { status: 502 });
+      alpnProtocols: ["h2", "http/1.1"],
+    });
+    const server = serveGuardedOn(
+      listener,
+      (request, conn) => route(routes, { request, remote: conn.remoteAddr as Deno.NetAddr }),
+      {
+        name: "the egress TLS front",
+        tls: true,
+        maxConnections: FRONT_CONNECTIONS,
+        // A task's client keeps its connection to a model host as long as it likes.
+        idleTimeoutMs: 0,
+        log,
+        onError: (error) => {
+          log(`gurt egress: an intercepted request failed: ${describe(error)}`);
+          return new Response(null, { status: 502 });
+        },
       },
-    }, (request, info) => route(routes, { request, remote: info.remoteAddr }));
-    return await Promise.resolve({ server, port: server.addr.port, certPem: leaf.certPem, routes });
+    );
+    return await Promise.resolve({
+      server,
+      port: (server.addr as Deno.NetAddr).port,
+      certPem: leaf.certPem,
+      routes,
+    });
   }
 }
 

@@ -25,17 +25,16 @@ export class ConnStream extends Duplex {
   /** Bytes dropped since node:http ended the connection; -1 before. */
   #dropped = -1;
   #drainTimer: ReturnType<typeof setTimeout> | undefined;
-  /**
-   * Asked when the client ends its side of the connection: true when a request's body was still
-   * due, which the door then answers as cut short before node:http is told of the end.
-   */
-  onClientEnd: (() => boolean) | null = null;
-  #endHeld = false;
 
   /** Wraps `conn`; closing the stream closes the connection. */
   constructor(conn: Deno.Conn) {
     super({ allowHalfOpen: true });
     this.#conn = conn;
+  }
+
+  /** The connection's addresses, for the door's handler. */
+  get info(): { remoteAddr: Deno.Addr } {
+    return { remoteAddr: this.#conn.remoteAddr };
   }
 
   /** node:http reads it; a Unix socket has none. */
@@ -60,7 +59,6 @@ export class ConnStream extends Duplex {
       this.#active();
       if (count === null) {
         if (this.#dropped >= 0) this.destroy();
-        else if (this.onClientEnd?.() === true) this.#endHeld = true;
         else this.push(null);
         return;
       }
@@ -72,17 +70,6 @@ export class ConnStream extends Duplex {
       if (!this.push(Buffer.from(buffer.buffer, 0, count))) break;
     }
     this.#reading = false;
-  }
-
-  /**
-   * After the answer to a request the client cut short: the connection is ended once that answer
-   * is written (node:http is not told of the client's end, whose parser would answer it again).
-   */
-  endAfterCutShort(): boolean {
-    if (!this.#endHeld) return false;
-    this.#endHeld = false;
-    this.end();
-    return true;
   }
 
   override _write(

@@ -11,7 +11,15 @@ import { Buffer } from "node:buffer";
 const DRAIN_BYTES = 24 * 1024 * 1024;
 
 /** What a door does with a request. */
-export type FetchHandler = (request: Request) => Response | Promise<Response>;
+export type FetchHandler = (
+  request: Request,
+  conn: ConnInfo,
+) => Response | Promise<Response>;
+
+/** The connection a request came on. */
+export interface ConnInfo {
+  remoteAddr: Deno.Addr;
+}
 
 /** How a door answers what its handler could not. */
 export interface BridgeOptions {
@@ -19,21 +27,13 @@ export interface BridgeOptions {
   onError(error: unknown): Response;
   /** Told when an answer's body broke off after its head was sent (the client sees it cut short). */
   onBrokenAnswer(error: unknown): void;
-  /**
-   * Given the request's cut: called when the client ends its side, it fails a body still due (the
-   * handler answers it as the client's incomplete request) and says whether it did.
-   */
-  watchCut?(cut: () => boolean): void;
 }
-
-/** Why a body's read failed when its client stopped sending before its end. */
-const CUT_SHORT = "the client's request ended before its body did";
 
 /** Answers one node:http request with `handler`. */
 export async function bridgeRequest(
   incoming: IncomingMessage,
   outgoing: ServerResponse,
-  handler: FetchHandler,
+  handler: (request: Request) => Response | Promise<Response>,
   options: BridgeOptions,
 ): Promise<void> {
   const gone = new AbortController();
@@ -46,9 +46,7 @@ export async function bridgeRequest(
   });
   let request: Request;
   try {
-    const made = toRequest(incoming, gone.signal);
-    request = made.request;
-    options.watchCut?.(made.cut);
+    request = toRequest(incoming, gone.signal);
   } catch (error) {
     await send(outgoing, errorAnswer(400, unreadable(error)), options, gone.signal);
     return;
@@ -62,6 +60,28 @@ export async function bridgeRequest(
   await send(outgoing, response, options, gone.signal);
 }
 
+const CONNECTION_HEADERS = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "upgrade",
+]);
+
+/** A request's body that ended before its whole length arrived: the client's fault. */
+export class IncompleteBodyError extends Error {
+  constructor() {
+    super("the client's request ended before its body did");
+    this.name = "IncompleteBodyError";
+  }
+}
+
+/** The sentence a door answers (400) for a request whose body the client cut short. */
+export function incompleteBodyMessage(what: string): string {
+  return `${what}: the request ended before its whole body arrived (the client stopped ` +
+    "sending, or its connection was cut), so nothing was done; send the request again.";
+}
+
 /** A `{error}` answer, the shape of every gurt door's refusals. */
 export function errorAnswer(status: number, error: string): Response {
   return Response.json({ error }, { status });
@@ -72,13 +92,16 @@ function unreadable(error: unknown): string {
   return `the request could not be read as HTTP: ${reason}`;
 }
 
-function toRequest(
-  incoming: IncomingMessage,
-  signal: AbortSignal,
-): { request: Request; cut: () => boolean } {
+function toRequest(incoming: IncomingMessage, signal: AbortSignal): Request {
   const headers = new Headers();
   const raw = incoming.rawHeaders;
-  for (let at = 0; at + 1 < raw.length; at += 2) headers.append(raw[at], raw[at + 1]);
+  for (let at = 0; at + 1 < raw.length; at += 2) {
+    // HTTP/2's pseudo-headers (:path, :authority) are the request's target and host.
+    if (raw[at].startsWith(":")) continue;
+    headers.append(raw[at], raw[at + 1]);
+  }
+  const authority = (incoming as { authority?: string }).authority;
+  if (!headers.has("host") && typeof authority === "string") headers.set("host", authority);
   const target = incoming.url ?? "/";
   // A client that takes the socket for a proxy (Deno's fetch with a Unix-socket client) sends
   // the absolute form, `http://task/v1/messages`.
@@ -86,54 +109,26 @@ function toRequest(
   if (!absolute && !target.startsWith("/")) {
     throw new Error(`the request target ${JSON.stringify(target.slice(0, 80))} is not a path`);
   }
-  // A path is put after the origin as it is: `//evil.example/x` is the path //evil.example/x, as
-  // Deno.serve read it, never another host.
-  const url = absolute ? new URL(target) : new URL(`${originOf(headers.get("host"))}${target}`);
   const method = incoming.method ?? "GET";
+  // The host and the target joined as they came, as Deno.serve did: a Host that carries a path
+  // is part of the path checked and sent.
+  const url = absolute
+    ? new URL(target)
+    : new URL(`http://${headers.get("host") ?? "localhost"}${target}`);
   const body = method === "GET" || method === "HEAD" ? null : bodyOf(incoming);
-  const request = new Request(url, {
-    method,
-    headers,
-    body: body?.stream ?? null,
-    signal,
-    duplex: "half",
-  } as RequestInit);
-  return { request, cut: body?.cut ?? (() => false) };
+  return new Request(url, { method, headers, body, signal, duplex: "half" } as RequestInit);
 }
 
-/** `http://` and the Host header's name if it is one, else `http://localhost`. */
-function originOf(host: string | null): string {
-  const origin = new URL("http://localhost");
-  if (host !== null) origin.host = host; // a value that is not a host leaves localhost
-  return origin.origin;
-}
-
-/**
- * The request's body as it arrives, read from the wire only as fast as the handler reads it, and
- * its cut: fails the body if it is still due, saying whether it was.
- */
-function bodyOf(
-  incoming: IncomingMessage,
-): { stream: ReadableStream<Uint8Array>; cut: () => boolean } {
+/** The request's body as it arrives, read from the wire only as fast as the handler reads it. */
+function bodyOf(incoming: IncomingMessage): ReadableStream<Uint8Array> {
   // After a cancel (a handler that refuses a body too large) the rest is read and dropped, so a
   // client still sending it gets its answer, as Deno.serve did; past DRAIN_BYTES it is cut off.
   let dropped = -1;
   let ended = false;
-  let failed = false;
-  let fail: (() => void) | null = null;
-  const cut = (): boolean => {
-    if (ended || failed || dropped >= 0 || fail === null) return false;
-    fail();
-    return true;
-  };
-  const stream = new ReadableStream<Uint8Array>({
+  return new ReadableStream<Uint8Array>({
     start(controller) {
-      fail = () => {
-        failed = true;
-        controller.error(new Error(CUT_SHORT));
-      };
       incoming.on("data", (chunk: Uint8Array) => {
-        if (failed) return;
+        if (ended && dropped < 0) return; // after a cut: the stream has failed
         if (dropped >= 0) {
           dropped += chunk.byteLength;
           if (dropped > DRAIN_BYTES) incoming.destroy();
@@ -143,13 +138,18 @@ function bodyOf(
         if ((controller.desiredSize ?? 0) <= 0) incoming.pause();
       });
       incoming.once("end", () => {
+        if (ended) return;
         ended = true;
         if (dropped < 0) controller.close();
       });
-      // A client that closes its connection before the end of its body: the read fails.
-      incoming.once("close", () => {
-        if (!ended && !failed && dropped < 0) fail?.();
-      });
+      // A client that closes its connection (or its half of it) before the end of its body:
+      // the read fails.
+      const cut = () => {
+        if (!ended && dropped < 0) controller.error(new IncompleteBodyError());
+        ended = true;
+      };
+      incoming.once("close", cut);
+      incoming.once("aborted", cut);
       incoming.pause();
     },
     pull() {
@@ -160,7 +160,6 @@ function bodyOf(
       incoming.resume();
     },
   }, { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength });
-  return { stream, cut };
 }
 
 async function send(
@@ -171,7 +170,10 @@ async function send(
 ): Promise<void> {
   outgoing.statusCode = response.status;
   const cookies = response.headers.getSetCookie();
+  const h2 = outgoing.req?.httpVersion === "2.0";
   for (const [name, value] of response.headers) {
+    // HTTP/2 has no connection-specific headers (node:http2 throws on one).
+    if (h2 && CONNECTION_HEADERS.has(name)) continue;
     if (name !== "set-cookie") outgoing.setHeader(name, value);
   }
   if (cookies.length > 0) outgoing.setHeader("set-cookie", cookies);

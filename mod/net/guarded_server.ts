@@ -9,12 +9,13 @@
  * gets the `{error}` answer every other refusal has.
  */
 import http from "node:http";
+import http2 from "node:http2";
 import type { Duplex } from "node:stream";
 import { acceptConnections } from "./accept_loop.ts";
 import { ConnStream } from "./conn_stream.ts";
 import { bridgeRequest, errorAnswer, type FetchHandler } from "./fetch_bridge.ts";
 
-export { errorAnswer, type FetchHandler } from "./fetch_bridge.ts";
+export { type ConnInfo, errorAnswer, type FetchHandler } from "./fetch_bridge.ts";
 
 /** Where a door listens: a Unix socket (its caller removes a stale one) or loopback TCP. */
 export type ListenAt = { path: string } | { hostname: string; port: number };
@@ -33,6 +34,11 @@ export interface GuardOptions {
   log?(line: string): void;
   /** The answer when the handler throws; a 500 `{error}` by default. */
   onError?(error: unknown): Response;
+  /**
+   * For a TLS listener: serve HTTP/2 to a client whose handshake chose "h2" (ALPN), HTTP/1.1 to
+   * any other. The listener's alpnProtocols says what is offered.
+   */
+  tls?: boolean;
 }
 
 /** A running door. */
@@ -66,6 +72,18 @@ export function serveGuarded(
   return new Door(listener, handler, options);
 }
 
+/**
+ * Serves `handler` on a listener the caller opened (a TLS one, say), held as `options` say; the
+ * handler is told each request's connection.
+ */
+export function serveGuardedOn(
+  listener: Deno.Listener,
+  handler: FetchHandler,
+  options: GuardOptions,
+): GuardedServer {
+  return new Door(listener, handler, options);
+}
+
 class Door implements GuardedServer {
   readonly #listener: Deno.Listener;
   readonly #options: GuardOptions;
@@ -78,6 +96,11 @@ class Door implements GuardedServer {
   #stopping = false;
   #capSaid = false;
   #idleDone: (() => void) | null = null;
+  readonly #answer: (
+    incoming: http.IncomingMessage,
+    outgoing: http.ServerResponse,
+    on?: ConnStream,
+  ) => void;
 
   constructor(listener: Deno.Listener, handler: FetchHandler, options: GuardOptions) {
     this.#listener = listener;
@@ -91,30 +114,30 @@ class Door implements GuardedServer {
       keepAliveTimeout: options.idleTimeoutMs ?? GUARD_DEFAULTS.idleTimeoutMs,
       connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(headerTimeoutMs / 4))),
     });
+    // A client that stops sending (a body cut short, then its half of the connection closed)
+    // still reads the answer that says so.
+    (this.#http as unknown as { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
     const onError = options.onError ??
       ((error: unknown) => {
         this.#log(`gurt: ${options.name}: a request failed: ${describe(error)}`);
         return errorAnswer(500, "the request failed inside gurt");
       });
-    this.#http.on("request", (incoming, outgoing) => {
-      const conn = incoming.socket as unknown as ConnStream;
+    this.#answer = (incoming, outgoing, on) => {
+      const conn = on ?? incoming.socket as unknown as ConnStream;
       this.#busy.set(conn, (this.#busy.get(conn) ?? 0) + 1);
       outgoing.once("close", () => this.#idle(conn));
-      // A client that ends its side before its body's end is answered that its request was cut
-      // short (the handler's read fails), and then the connection is ended.
-      outgoing.once("finish", () => {
-        conn.onClientEnd = null;
-        conn.endAfterCutShort();
-      });
-      bridgeRequest(incoming, outgoing, handler, {
+      // The client closed its half before its body ended: the body's read fails, and the
+      // handler's answer (the client's 400) still goes back on the other half. A client that
+      // closes its half after a whole request is gone, as node:http reads it without half-open:
+      // the connection is ended, and an answer still being written breaks off.
+      const cut = () => {
+        if (!incoming.complete) incoming.emit("aborted");
+        else conn.end();
+      };
+      conn.once("end", cut);
+      outgoing.once("close", () => conn.off("end", cut));
+      bridgeRequest(incoming, outgoing, (request) => handler(request, conn.info), {
         onError,
-        watchCut: (cut) => {
-          conn.onClientEnd = () => {
-            const cutShort = cut();
-            if (cutShort) outgoing.shouldKeepAlive = false; // its answer says connection: close
-            return cutShort;
-          };
-        },
         // While the door closes, the answers it ends are not news.
         onBrokenAnswer: (error) => {
           if (!this.#stopping) {
@@ -125,6 +148,11 @@ class Door implements GuardedServer {
         this.#log(`gurt: ${options.name}: an answer could not be sent: ${describe(error)}`);
         outgoing.destroy();
       });
+    };
+    this.#http.on("request", (incoming, outgoing) => this.#answer(incoming, outgoing));
+    // No door opens a tunnel (and fetch has no CONNECT request to give a handler): refused.
+    this.#http.on("connect", (_incoming: http.IncomingMessage, socket: Duplex) => {
+      answerRaw(socket, 405, `${options.name} opens no tunnels: CONNECT is not served here`);
     });
     this.#http.on("clientError", (error, socket) => this.#clientError(error, socket));
     // node:http starts timing heads when its server is listening, and keeps a connection alive
@@ -206,7 +234,39 @@ class Door implements GuardedServer {
       if (this.#busy.delete(stream) && this.#busy.size === 0) this.#idleDone?.();
     });
     stream.on("error", () => {});
-    this.#http.emit("connection", stream);
+    if (this.#options.tls === true) this.#takeTls(conn as Deno.TlsConn, stream);
+    else this.#http.emit("connection", stream);
+  }
+
+  /**
+   * A TLS connection: its handshake (within the header timeout) says HTTP/2 or HTTP/1.1. Each
+   * HTTP/2 connection has a server of its own, so its requests know their connection.
+   */
+  #takeTls(conn: Deno.TlsConn, stream: ConnStream): void {
+    const ms = this.#options.headerTimeoutMs ?? GUARD_DEFAULTS.headerTimeoutMs;
+    const timer = setTimeout(() => stream.destroy(), ms);
+    conn.handshake().then((shaken) => {
+      clearTimeout(timer);
+      if (stream.destroyed) return;
+      if (shaken.alpnProtocol !== "h2") {
+        this.#http.emit("connection", stream);
+        return;
+      }
+      const h2 = http2.createServer();
+      h2.on("request", (incoming, outgoing) => {
+        this.#answer(
+          incoming as unknown as http.IncomingMessage,
+          outgoing as unknown as http.ServerResponse,
+          stream,
+        );
+      });
+      h2.on("sessionError", () => stream.destroy());
+      stream.once("close", () => h2.close());
+      h2.emit("connection", stream);
+    }, () => {
+      clearTimeout(timer);
+      stream.destroy();
+    });
   }
 
   #busyText(most: number): string {
@@ -234,18 +294,24 @@ class Door implements GuardedServer {
       socket.destroy();
       return;
     }
-    const body = JSON.stringify({ error: text });
-    socket.end(
-      `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\ncontent-type: application/json\r\n` +
-        `content-length: ${
-          new TextEncoder().encode(body).length
-        }\r\nconnection: close\r\n\r\n${body}`,
-    );
+    answerRaw(socket, status, text);
   }
+}
+
+/** Writes a `{error}` answer on a connection node:http gave up, and ends it. */
+function answerRaw(socket: Duplex, status: number, text: string): void {
+  const body = JSON.stringify({ error: text });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\ncontent-type: application/json\r\n` +
+      `content-length: ${
+        new TextEncoder().encode(body).length
+      }\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 const STATUS_TEXT: Record<number, string> = {
   400: "Bad Request",
+  405: "Method Not Allowed",
   408: "Request Timeout",
   431: "Request Header Fields Too Large",
   503: "Service Unavailable",

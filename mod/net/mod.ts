@@ -11,7 +11,9 @@ export { readRequestBody } from "./read_body.ts";
 export { sseData } from "./sse.ts";
 export { type CallResponse, postCall } from "./task_call.ts";
 export { acceptConnections, type AcceptOptions } from "./accept_loop.ts";
+export { IncompleteBodyError, incompleteBodyMessage } from "./fetch_bridge.ts";
 export {
+  type ConnInfo,
   errorAnswer,
   type FetchHandler,
   GUARD_DEFAULTS,
@@ -19,4 +21,5 @@ export {
   type GuardOptions,
   type ListenAt,
   serveGuarded,
+  serveGuardedOn,
 } from "./guarded_server.ts";

@@ -11,6 +11,7 @@ import type { ApprovalWatch } from "./approval_watch.ts";
 import { SCRIPT, STYLE } from "./assets.ts";
 import { type PortalEnv, PortalError } from "./context.ts";
 import { guard } from "./guard.ts";
+import { IncompleteBodyError, incompleteBodyMessage } from "../net/mod.ts";
 import type { LiveStreams } from "./live_events.ts";
 import { forwardToAdmin } from "./owner_api.ts";
 import { ErrorPage } from "./pages/login_page.tsx";
@@ -79,7 +80,10 @@ export function portalApp(options: PortalAppOptions): Hono<PortalEnv> {
   app.notFound(() => {
     throw new PortalError(404, "there is no such page in the portal");
   });
-  app.onError((error, c) => {
+  app.onError((thrown, c) => {
+    const error = incomplete(thrown)
+      ? new PortalError(400, incompleteBodyMessage("gurt portal"))
+      : thrown;
     const known = error instanceof PortalError;
     if (!known) log(`gurt portal: ${c.req.method} ${c.req.path} failed: ${error.message}`);
     const status = known ? error.status : 500;
@@ -92,4 +96,13 @@ export function portalApp(options: PortalAppOptions): Hono<PortalEnv> {
     return c.html(<ErrorPage status={status} message={message} signedIn={signedIn} />, status);
   });
   return app;
+}
+
+/** Whether `error` (or what it was caused by) is a request body the client cut short. */
+function incomplete(error: unknown): boolean {
+  for (let at = error, depth = 0; at instanceof Error && depth < 4; depth++) {
+    if (at instanceof IncompleteBodyError) return true;
+    at = at.cause;
+  }
+  return false;
 }

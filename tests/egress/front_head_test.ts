@@ -1,11 +1,11 @@
 /**
  * The heads that smuggle past the egress proxy (issue 34), sent inside an intercepted tunnel to a
- * model host. The TLS front does not read heads itself: Deno.serve does, and hands the task's model
- * endpoint a Request, whose headers the endpoint copies into a request of its own (a Headers value
- * can hold no CR, LF or NUL). So the one question is what Deno.serve's parser does, and this test
- * pins it: a bare CR, a NUL, a fold, a second Host and Content-Length with Transfer-Encoding are a
- * 400 that no handler sees; a bare LF alone ends a line (RFC 9112 §2.2 lets a recipient do so),
- * and the handler sees just the fields Deno read, since no other parser reads those bytes.
+ * model host. The TLS front does not read heads itself: node:http (llhttp, strict) does, under
+ * mod/net's guarded server, and hands the task's model endpoint a Request, whose headers the
+ * endpoint copies into a request of its own (a Headers value can hold no CR, LF or NUL). So the one
+ * question is what that parser does, and this test pins it: a bare CR, a NUL, a fold, a second Host,
+ * Content-Length with Transfer-Encoding and a bare LF are a 400 that no handler sees. (Deno.serve,
+ * the front's server before, read a lone bare LF as a line's end, as RFC 9112 §2.2 lets it.)
  */
 import { assertEquals, assertThrows } from "../assert.ts";
 import { openBoxCa, SYSTEM_ROOTS } from "../../mod/box-ca/mod.ts";
@@ -15,7 +15,7 @@ import { caHome } from "../box-ca/ca_kit.ts";
 
 const HOST = "api.anthropic.com";
 
-Deno.test("inside an intercepted tunnel, Deno.serve refuses a bare CR, a NUL, a fold, a smuggled Host and a smuggled Transfer-Encoding before any handler, and reads a lone bare LF as a line's end", async () => {
+Deno.test("inside an intercepted tunnel, the front's parser refuses a bare CR, a NUL, a fold, a smuggled Host, a smuggled Transfer-Encoding and a lone bare LF before any handler", async () => {
   const home = await caHome();
   const ca = await openBoxCa(home.ca, { systemRoots: SYSTEM_ROOTS });
   const front = openTlsFront({ leaf: (host) => ca.leaf(host), log: () => {} });
@@ -68,12 +68,18 @@ Deno.test("inside an intercepted tunnel, Deno.serve refuses a bare CR, a NUL, a 
       Object.fromEntries(Object.keys(refused).map((what) => [what, "HTTP/1.1 400 Bad Request"])),
     );
     assertEquals(seen, []);
-    // A bare LF alone: two fields, as Deno read them, and the handler sees those two.
+    // A bare LF alone: refused as well.
     assertEquals(
       await send(`GET / HTTP/1.1\r\n${host}\r\nX-A: a\nX-B: b\r\nConnection: close\r\n\r\n`),
+      "HTTP/1.1 400 Bad Request",
+    );
+    assertEquals(seen, []);
+    // A plain request is served.
+    assertEquals(
+      await send(`GET / HTTP/1.1\r\n${host}\r\nX-A: a\r\nConnection: close\r\n\r\n`),
       "HTTP/1.1 200 OK",
     );
-    assertEquals(seen, [JSON.stringify([["connection", "close"], ["x-a", "a"], ["x-b", "b"]])]);
+    assertEquals(seen, [JSON.stringify([["connection", "close"], ["x-a", "a"]])]);
     // What the endpoint sends on is built from Headers, which hold none of these characters.
     for (const value of ["a\nHost: evil.example", "a\rb", "a\0b"]) {
       assertThrows(() => new Headers({ "x-a": value }), TypeError);

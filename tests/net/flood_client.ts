@@ -4,16 +4,22 @@
  * answers or closes, and closes every connection and exits when its stdin ends.
  *
  *   deno run --allow-all tests/net/flood_client.ts SOCKET COUNT
+ *
+ * SOCKET `tcp:PORT` floods 127.0.0.1:PORT instead.
  */
 const [socket, countText] = Deno.args;
 const count = Number(countText);
 const encoder = new TextEncoder();
 const say = (line: string) => Deno.stdout.writeSync(encoder.encode(`${line}\n`));
 
-const conns: Deno.UnixConn[] = [];
+const conns: Deno.Conn[] = [];
 for (let at = 0; at < count; at++) {
   try {
-    conns.push(await Deno.connect({ transport: "unix", path: socket }));
+    conns.push(
+      socket.startsWith("tcp:")
+        ? await Deno.connect({ hostname: "127.0.0.1", port: Number(socket.slice(4)) })
+        : await Deno.connect({ transport: "unix", path: socket }),
+    );
   } catch (error) {
     say(`connect failed ${(error as Error).message}`);
     break;
