@@ -14,6 +14,7 @@ import { adminSocketPath } from "../mod/config/mod.ts";
 import { grant } from "../tests/kit/mod.ts";
 import { startPortalBox } from "../tests/portal/helpers.ts";
 import { type BenchRow, printTable } from "./table.ts";
+import { allowedEcho, echoResult } from "./audit_events.ts";
 
 const PENDING = 20;
 const ROUNDS = 400;
@@ -29,33 +30,7 @@ async function perSecond(run: () => Promise<void>, rounds = ROUNDS, warm = 30): 
 /** Record `i` of the big log: a decision allowed, then its result, in turn, over ten tasks. */
 function event(i: number): AuditEvent {
   const session = `t${Math.floor(i / 2) % 10}`;
-  if (i % 2 === 0) {
-    return {
-      type: "decision",
-      session,
-      call: `call-${i}`,
-      tool: "example.echo",
-      arguments: JSON.stringify({ text: `note ${i}` }),
-      outcome: { outcome: "allowed" },
-      grant: "echo",
-      grant_sha256: "0".repeat(64),
-      taint: "private",
-      untrusted: false,
-    };
-  }
-  return {
-    type: "result",
-    session,
-    call: `call-${i - 1}`,
-    decision: i - 1,
-    status: "result",
-    class: "private",
-    untrusted: false,
-    truncated: false,
-    bytes: 20,
-    sha256: "1".repeat(64),
-    taint_after: "private",
-  };
+  return i % 2 === 0 ? allowedEcho(session, i) : echoResult(session, i);
 }
 
 /** A home whose log holds `count` records over three days, written by the real writer. */

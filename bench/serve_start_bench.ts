@@ -12,6 +12,7 @@ import { type AuditEvent, auditEvent, sha256Hex, ZERO_HASH } from "../mod/audit/
 import { adminSocketPath } from "../mod/config/mod.ts";
 import { requestJson } from "../mod/net/mod.ts";
 import { gurtArgs } from "../tests/kit/mod.ts";
+import { allowedEcho, echoResult } from "./audit_events.ts";
 
 const SIZES = (Deno.env.get("GURT_BENCH_LOG_SIZES") ?? "10000,100000,1000000")
   .split(",").map(Number);
@@ -35,33 +36,8 @@ function event(i: number): AuditEvent {
   }
   if (at === 199) return { type: "task_ended", task, state: "done", reason: null };
   if (at % 50 === 25) return { type: "cost", task, cents: 3, what: "model" };
-  if (at % 2 === 1) {
-    return {
-      type: "decision",
-      session: task,
-      call: `call-${i}`,
-      tool: "example.echo",
-      arguments: JSON.stringify({ text: `note ${i}` }),
-      outcome: { outcome: "allowed" },
-      grant: "echo",
-      grant_sha256: "0".repeat(64),
-      taint: "private",
-      untrusted: false,
-    };
-  }
-  return {
-    type: "result",
-    session: task,
-    call: `call-${i - 1}`,
-    decision: i - 1,
-    status: "result",
-    class: "private",
-    untrusted: false,
-    truncated: false,
-    bytes: 20,
-    sha256: "1".repeat(64),
-    taint_after: "private",
-  };
+  if (at % 2 === 1) return allowedEcho(task, i);
+  return echoResult(task, i);
 }
 
 /** The audit folder of a log of `count` records, made once and kept in CACHE. */

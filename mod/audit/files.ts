@@ -102,3 +102,21 @@ async function readInPieces(
     file.close();
   }
 }
+
+/** Up to `length` bytes of the file at `path` from `offset` (fewer where the file ends first). */
+export async function readRange(path: string, offset: number, length: number): Promise<Uint8Array> {
+  const file = await Deno.open(path, { read: true });
+  try {
+    await file.seek(offset, Deno.SeekMode.Start);
+    const buffer = new Uint8Array(length);
+    let got = 0;
+    while (got < length) {
+      const read = await file.read(buffer.subarray(got));
+      if (read === null) break;
+      got += read;
+    }
+    return buffer.subarray(0, got);
+  } finally {
+    file.close();
+  }
+}

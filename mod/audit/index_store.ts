@@ -14,6 +14,7 @@
  * a bench) that cannot take it keeps its entries in memory instead, as MemoryStore does.
  */
 import { createHash } from "node:crypto";
+import { readRange } from "./files.ts";
 
 /** Where a record's line starts: its seq, a file (an index in the index's files), its bytes. */
 export interface Entry {
@@ -251,23 +252,5 @@ async function sizeOf(path: string): Promise<number> {
     return (await Deno.stat(path)).size;
   } catch {
     return 0;
-  }
-}
-
-/** Up to `length` bytes of a file from `offset`. */
-async function readRange(path: string, offset: number, length: number): Promise<Uint8Array> {
-  const file = await Deno.open(path, { read: true });
-  try {
-    await file.seek(offset, Deno.SeekMode.Start);
-    const buffer = new Uint8Array(length);
-    let got = 0;
-    while (got < length) {
-      const read = await file.read(buffer.subarray(got));
-      if (read === null) break;
-      got += read;
-    }
-    return buffer.subarray(0, got);
-  } finally {
-    file.close();
   }
 }

@@ -17,7 +17,7 @@
 import { createHash, type Hash } from "node:crypto";
 import { ChainMachine, type MachineState } from "./chain_machine.ts";
 import { DiskStore, type Entry, type IndexStore, MemoryStore } from "./index_store.ts";
-import { auditDir, listAuditFiles } from "./files.ts";
+import { auditDir, listAuditFiles, readRange } from "./files.ts";
 import { sha256Hex } from "./hash.ts";
 import { type AuditRecord, parseRecordLine } from "./records.ts";
 import type { HomeReport } from "./verify_home.ts";
@@ -106,7 +106,7 @@ export class AuditLogIndex {
     this.#dir = auditDir(home);
     this.#every = Math.max(1, options.every ?? 64);
     this.#perTask = Math.max(1, options.perTask ?? 500);
-    this.#readAt = options.readAt ?? readAt;
+    this.#readAt = options.readAt ?? readRange;
   }
 
   /** Reads what was appended since the last refresh (the whole log the first time). */
@@ -453,22 +453,4 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   out.set(a);
   out.set(b, a.length);
   return out;
-}
-
-/** Reads up to `length` bytes of the file at `offset`. */
-async function readAt(path: string, offset: number, length: number): Promise<Uint8Array> {
-  const file = await Deno.open(path, { read: true });
-  try {
-    await file.seek(offset, Deno.SeekMode.Start);
-    const buffer = new Uint8Array(length);
-    let got = 0;
-    while (got < length) {
-      const read = await file.read(buffer.subarray(got));
-      if (read === null) break;
-      got += read;
-    }
-    return buffer.subarray(0, got);
-  } finally {
-    file.close();
-  }
 }

@@ -65,7 +65,14 @@ export {
 } from "./errors.ts";
 export { type AuditFileOps, AuditWriter, type AuditWriterOptions, realFileOps } from "./writer.ts";
 export { checkAtStartup, type StartupReport } from "./startup.ts";
-export { auditDir, fileNameFor, listAuditFiles, readShared, readSharedLines } from "./files.ts";
+export {
+  auditDir,
+  fileNameFor,
+  listAuditFiles,
+  readRange,
+  readShared,
+  readSharedLines,
+} from "./files.ts";
 export { sha256Hex } from "./hash.ts";
 export {
   CheckpointFileError,

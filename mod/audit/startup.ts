@@ -13,7 +13,7 @@
 import { createHash, type Hash } from "node:crypto";
 import type { ChainReport } from "./chain_report.ts";
 import { ChainVerifier } from "./chain_verifier.ts";
-import { lastLineOf, listAuditFiles } from "./files.ts";
+import { lastLineOf, listAuditFiles, readRange } from "./files.ts";
 import { sha256Hex } from "./hash.ts";
 import { parseRecordLine } from "./records.ts";
 
@@ -248,24 +248,6 @@ async function heldPrefix(path: string, mark: HeadMark): Promise<Hash | null> {
     file.close();
   }
   return hash.copy().digest("hex") === mark.prefix_sha256 ? hash : null;
-}
-
-/** Up to `length` bytes of the file from `offset`. */
-async function readRange(path: string, offset: number, length: number): Promise<Uint8Array> {
-  const file = await Deno.open(path, { read: true });
-  try {
-    await file.seek(offset, Deno.SeekMode.Start);
-    const buffer = new Uint8Array(length);
-    let got = 0;
-    while (got < length) {
-      const read = await file.read(buffer.subarray(got));
-      if (read === null) break;
-      got += read;
-    }
-    return buffer.subarray(0, got);
-  } finally {
-    file.close();
-  }
 }
 
 /** The last line of a file, read from its end (not the whole file); null if it is empty. */

@@ -9,7 +9,6 @@ import {
   handleAsk,
   isLive,
   Journal,
-  loopModel,
   newTaskId,
   publicTask,
   readTask,
@@ -29,9 +28,8 @@ import { firstClosedFolder, unreachableText } from "./home_reach.ts";
 import { ensureTaskUser, removeTaskUser, type TaskUser, taskUsers } from "./task_users.ts";
 import type { EgressServer, TlsFront } from "../egress/mod.ts";
 import { TaskHomes, type TaskSandboxes } from "../sandbox/mod.ts";
-import { KEY_NAMES, type ModelEndpoint, noKeyMessage } from "../model-proxy/mod.ts";
-import { modelService } from "../loop/mod.ts";
-import { agentService } from "../agents/mod.ts";
+import { KEY_NAMES, type ModelEndpoint } from "../model-proxy/mod.ts";
+import { createTask, missingModelKey } from "./task_create.ts";
 import { openTaskDoors } from "./task_doors.ts";
 import { type TaskLog, taskLog } from "./task_log.ts";
 import { alive, isWorkerOf, spawnWorker, stopWorker } from "./worker_process.ts";
@@ -99,74 +97,17 @@ export class TaskManager {
     const dir = taskDir(this.deps.home, id);
     let record: TaskRecord;
     try {
-      record = await this.#create(spec, { id, dir });
+      record = await createTask(this.deps, spec, { id, dir });
     } catch (error) {
       // A start that failed (a full disk, the audit log) leaves nothing half made for later starts.
       await Deno.remove(dir, { recursive: true }).catch(() => {});
       throw error;
     }
     const noKey = record.worker.kind === "loop" || record.worker.kind === "agent"
-      ? this.#missingModelKey(record)
+      ? missingModelKey(this.deps, record)
       : null;
     if (noKey !== null) return await this.#failAtOnce(record, noKey);
     return await this.#open(record, { fresh: true });
-  }
-
-  /** Makes a new task's folder, script and task.json, and writes its task_started record. */
-  async #create(spec: StartTask, made: { id: string; dir: string }): Promise<TaskRecord> {
-    const { id, dir } = made;
-    await Deno.mkdir(`${dir}/home`, { recursive: true, mode: 0o700 });
-    await Deno.chmod(dir, 0o700);
-    let worker: TaskRecord["worker"];
-    if (spec.worker.kind === "test") {
-      // The script lives in the task's folder, where its user can read it and a restart finds it.
-      const script = this.deps.redact(spec.worker.scriptText); // no vault value in a task's files
-      await Deno.writeTextFile(`${dir}/script.txt`, script, { mode: 0o644 });
-      worker = { kind: "test", script: `${dir}/script.txt` };
-    } else {
-      worker = spec.worker;
-    }
-    const record: TaskRecord = {
-      id,
-      prompt: this.deps.redact(spec.prompt),
-      worker,
-      tools: spec.tools,
-      budgetCents: spec.budgetCents,
-      state: "running",
-      created: this.deps.clock().toISOString(),
-      ended: null,
-      endReason: null,
-      user: null,
-      pid: null,
-      hosts: spec.hosts,
-    };
-    await writeTask(this.deps.home, record);
-    await this.deps.audit.append({
-      type: "task_started",
-      task: id,
-      worker: worker.kind,
-      tools: spec.tools,
-      budget_cents: spec.budgetCents,
-    });
-    return record;
-  }
-
-  /**
-   * The model endpoint's sentence for a loop task whose model's service has no key in the vault,
-   * else null: such a task fails at once rather than start a worker whose every request would fail.
-   */
-  #missingModelKey(record: TaskRecord): string | null {
-    const worker = record.worker;
-    const has = (service: keyof typeof KEY_NAMES) =>
-      this.deps.vault.value(KEY_NAMES[service]) !== undefined;
-    if (worker.kind === "agent") {
-      // Droid works with Factory's key or its own (bring-your-own-key) model's service's.
-      if (worker.agent === "droid" && has("factory")) return null;
-      const service = agentService(worker.agent, worker.model);
-      return has(service) ? null : noKeyMessage(service);
-    }
-    const service = modelService(loopModel(worker, this.deps.config));
-    return has(service) ? null : noKeyMessage(service);
   }
 
   /**

@@ -228,6 +228,41 @@ async function ask(
   return text(body.approved === true ? "The owner said yes." : "The owner said no.");
 }
 
+/** What the box's /ask answered: its status and its body, as the relay reads it. */
+interface AskAnswer {
+  status: number;
+  body: {
+    approved?: boolean;
+    reason?: string;
+    pending?: boolean;
+    approval?: number;
+    error?: string;
+  };
+}
+
+/** Puts `question` to the box's /ask under `key`; null when the box cannot be reached. */
+async function askBox(args: RelayArgs, question: string, key: string): Promise<AskAnswer | null> {
+  try {
+    const answer = await requestJson(args.socket, {
+      method: "POST",
+      path: "/ask",
+      body: { question, key, waitMs: args.waitMs },
+    });
+    return { status: answer.status, body: answer.body as AskAnswer["body"] };
+  } catch (error) {
+    if (!(error instanceof SocketUnreachableError)) throw error;
+    return null;
+  }
+}
+
+/** The approval a pending answer names (or null), once `tool`'s wait is logged. */
+function waitingOn(body: AskAnswer["body"], tool: string, log: RelayLog): number | null {
+  const approval = typeof body.approval === "number" ? body.approval : null;
+  const on = approval === null ? "" : ` on approval ${approval}`;
+  log.send("notice", `${tool}: waiting for the box owner${on}`);
+  return approval;
+}
+
 /**
  * Claude Code's permission prompt as an /ask: allow once the owner approves, deny with their reason
  * once refused, deny naming the approval while they have not answered. Its key counts answered
@@ -241,28 +276,13 @@ async function permission(
   const asked = readPermissionPrompt(prompt.input);
   if (typeof asked === "string") return text(denyAnswer(asked));
   const key = await prompt.keys.key("permission", { tool: asked.toolName, input: asked.input });
-  let answer: { status: number; body: unknown };
-  try {
-    answer = await requestJson(args.socket, {
-      method: "POST",
-      path: "/ask",
-      body: { question: permissionQuestion(asked), key, waitMs: args.waitMs },
-    });
-  } catch (error) {
-    if (!(error instanceof SocketUnreachableError)) throw error;
+  const answer = await askBox(args, permissionQuestion(asked), key);
+  if (answer === null) {
     return text(denyAnswer("The box could not be reached, so its owner could not be asked."));
   }
-  const body = answer.body as {
-    approved?: boolean;
-    reason?: string;
-    pending?: boolean;
-    approval?: number;
-    error?: string;
-  };
+  const body = answer.body;
   if (answer.status === 200 && body.pending === true) {
-    const approval = typeof body.approval === "number" ? body.approval : null;
-    const on = approval === null ? "" : ` on approval ${approval}`;
-    prompt.log.send("notice", `box_permission: waiting for the box owner${on}`);
+    const approval = waitingOn(body, "box_permission", prompt.log);
     return text(denyAnswer(pendingMessage(asked, approval)));
   }
   prompt.keys.answered(key);
@@ -290,30 +310,14 @@ async function askUser(
     return text(questionnaire.error);
   }
   const key = await asked.keys.key("ask_user", { questionnaire });
-  let answer: { status: number; body: unknown };
-  try {
-    answer = await requestJson(args.socket, {
-      method: "POST",
-      path: "/ask",
-      body: { question: askUserQuestion(questionnaire), key, waitMs: args.waitMs },
-    });
-  } catch (error) {
-    if (!(error instanceof SocketUnreachableError)) throw error;
+  const answer = await askBox(args, askUserQuestion(questionnaire), key);
+  if (answer === null) {
     asked.log.send("error", "box_ask_user: the box could not be reached, so nothing was asked");
     return text("The box could not be reached, so its owner could not be asked.");
   }
-  const body = answer.body as {
-    approved?: boolean;
-    reason?: string;
-    pending?: boolean;
-    approval?: number;
-    error?: string;
-  };
+  const body = answer.body;
   if (answer.status === 200 && body.pending === true) {
-    const approval = typeof body.approval === "number" ? body.approval : null;
-    const on = approval === null ? "" : ` on approval ${approval}`;
-    asked.log.send("notice", `box_ask_user: waiting for the box owner${on}`);
-    return text(waitingMessage(approval));
+    return text(waitingMessage(waitingOn(body, "box_ask_user", asked.log)));
   }
   asked.keys.answered(key);
   asked.log.send("info", `box_ask_user: answered (${answer.status})`);

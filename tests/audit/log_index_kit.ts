@@ -1,5 +1,11 @@
 /** The audit log index tests' kit: a log written by the real writer, a reader that counts bytes. */
-import { type AuditEvent, AuditWriter, type ReadAt, type verifyHome } from "../../mod/audit/mod.ts";
+import {
+  type AuditEvent,
+  AuditWriter,
+  type ReadAt,
+  readRange,
+  type verifyHome,
+} from "../../mod/audit/mod.ts";
 
 export function event(i: number): AuditEvent {
   if (i % 3 === 0) return { type: "cost", task: `t${i % 7}`, cents: 1, what: `usage ${i}` };
@@ -41,21 +47,9 @@ export function countingReader(): { readAt: ReadAt; bytes: () => number; reset()
   let bytes = 0;
   return {
     readAt: async (path, offset, length) => {
-      const file = await Deno.open(path);
-      try {
-        await file.seek(offset, Deno.SeekMode.Start);
-        const buffer = new Uint8Array(length);
-        let got = 0;
-        while (got < length) {
-          const read = await file.read(buffer.subarray(got));
-          if (read === null) break;
-          got += read;
-        }
-        bytes += got;
-        return buffer.subarray(0, got);
-      } finally {
-        file.close();
-      }
+      const read = await readRange(path, offset, length);
+      bytes += read.length;
+      return read;
     },
     bytes: () => bytes,
     reset: () => (bytes = 0),

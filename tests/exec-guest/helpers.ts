@@ -7,7 +7,7 @@ import {
   type HostExtras,
   installSessionHelper,
 } from "../../mod/exec-guest/mod.ts";
-import { guestArgs, gurtArgs, until, waitFor } from "../kit/mod.ts";
+import { guestArgs, gurtArgs, readToNewline, until, waitFor } from "../kit/mod.ts";
 
 export { processAlive } from "../kit/mod.ts";
 
@@ -43,12 +43,7 @@ export async function startDaemon(env: Record<string, string> = {}): Promise<Dae
   }).spawn();
   const stderr = collect(child.stderr);
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    text += value;
-  }
+  const text = await readToNewline(reader);
   if (!text.includes("\n")) {
     const status = await child.status;
     await Deno.remove(workspace, { recursive: true });

@@ -6,7 +6,7 @@
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { call, startDaemon } from "../exec-guest/helpers.ts";
-import { guestArgs, gurtArgs } from "../kit/mod.ts";
+import { guestArgs, gurtArgs, readToNewline } from "../kit/mod.ts";
 
 const NOBODY = 65534;
 const asRoot = Deno.uid() === 0;
@@ -57,12 +57,7 @@ async function startAsNobody(
   }).spawn();
   const stderr = new Response(child.stderr).text();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    text += value;
-  }
+  const text = await readToNewline(reader);
   const stop = async () => {
     try {
       child.kill("SIGTERM");

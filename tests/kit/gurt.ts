@@ -67,6 +67,17 @@ export async function gurt(
   return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
 }
 
+/** Reads `reader` until what it has read holds a newline (or the stream ends): all it read. */
+export async function readToNewline(reader: ReadableStreamDefaultReader<string>): Promise<string> {
+  let text = "";
+  while (!text.includes("\n")) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += value;
+  }
+  return text;
+}
+
 /**
  * Reads a child's stream until `done` says what it holds so far is enough (or the stream ends):
  * that text, and the rest of the stream read on in the background.

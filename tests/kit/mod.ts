@@ -7,6 +7,7 @@
 export * from "./box.ts";
 export * from "./build.ts";
 export * from "./descriptors.ts";
+export * from "./forged_text.ts";
 export * from "./grant.ts";
 export * from "./gurt.ts";
 export * from "./home.ts";

@@ -6,43 +6,14 @@
  * approval. Without the option the tool is not listed. The official SDK's client over stdio, a real
  * core's task socket.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { gurt, gurtArgs, type Json, pendingApproval, startBox, type TestBox } from "../kit/mod.ts";
+import { gurt, type Json, pendingApproval } from "../kit/mod.ts";
+import { textOf, withRelay } from "./relay_kit.ts";
 
 const QUESTIONNAIRE = `1. [question] Which library should we use for date formatting?
 [topic] Library
 [option] Library ABC
 [option] Library BlaBla`;
-
-function textOf(result: unknown): string {
-  return (result as { content: { text: string }[] }).content.map((c) => c.text).join("");
-}
-
-/** Runs `work` with a box (wait_ms 60 s) and a client of `gurt <words>` on a task. */
-async function withRelay(
-  words: string[],
-  work: (box: TestBox, client: Client, task: { id: string }) => Promise<void>,
-): Promise<void> {
-  const box = await startBox({ env: { BOX_APPROVAL_WAIT_MS: "60000" } });
-  const client = new Client({ name: "gurt-test", version: "0.0.0" });
-  try {
-    const task = await box.startTask({ tools: ["example.echo"] });
-    await client.connect(
-      new StdioClientTransport({
-        command: Deno.execPath(),
-        args: gurtArgs(words),
-        env: { ...Deno.env.toObject(), BOX_SOCKET: task.socket, BOX_TASK: task.id },
-        stderr: "inherit",
-      }),
-    );
-    await work(box, client, task);
-  } finally {
-    await client.close();
-    await box.close();
-  }
-}
 
 const ask = (questionnaire = QUESTIONNAIRE) => ({
   name: "box_ask_user",

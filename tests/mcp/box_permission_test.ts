@@ -5,10 +5,10 @@
  * owner's reason; still waiting when its wait ends, a deny naming the approval and saying to call
  * again, and the call again joins that approval.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { gurt, gurtArgs, type Json, pendingApproval, startBox, type TestBox } from "../kit/mod.ts";
+import { gurt, type Json, pendingApproval, type TestBox } from "../kit/mod.ts";
+import { withRelay } from "./relay_kit.ts";
 
 type ToolResult = { content: { type: string; text: string }[]; isError?: boolean };
 
@@ -34,35 +34,11 @@ function prompt(toolName: string, input: unknown, id = "toolu_01") {
  * Runs `work` with a box (wait_ms 60 s) and a `gurt mcp --wait-ms N --permission-tool` client on a
  * task, closed afterwards.
  */
-function withRelay(
+function withPermissionRelay(
   waitMs: number,
   work: (box: TestBox, client: Client, task: { id: string }) => Promise<void>,
 ): Promise<void> {
-  return withRelayOf(["mcp", "--wait-ms", String(waitMs), "--permission-tool"], work);
-}
-
-/** Runs `work` with a box (wait_ms 60 s) and a client of `gurt <words>` on a task. */
-async function withRelayOf(
-  words: string[],
-  work: (box: TestBox, client: Client, task: { id: string }) => Promise<void>,
-): Promise<void> {
-  const box = await startBox({ env: { BOX_APPROVAL_WAIT_MS: "60000" } });
-  const client = new Client({ name: "gurt-test", version: "0.0.0" });
-  try {
-    const task = await box.startTask({ tools: ["example.echo"] });
-    await client.connect(
-      new StdioClientTransport({
-        command: Deno.execPath(),
-        args: gurtArgs(words),
-        env: { ...Deno.env.toObject(), BOX_SOCKET: task.socket, BOX_TASK: task.id },
-        stderr: "inherit",
-      }),
-    );
-    await work(box, client, task);
-  } finally {
-    await client.close();
-    await box.close();
-  }
+  return withRelay(["mcp", "--wait-ms", String(waitMs), "--permission-tool"], work);
 }
 
 /** The pending approvals of the box, as the admin socket lists them. */
@@ -71,7 +47,7 @@ async function approvals(box: TestBox): Promise<Json[]> {
 }
 
 Deno.test("gurt mcp --permission-tool lists box_permission, not read-only, for the agent's own permission prompts", async () => {
-  await withRelay(300, async (_box, client) => {
+  await withPermissionRelay(300, async (_box, client) => {
     const tools = (await client.listTools()).tools as Json[];
     const tool = tools.find((t) => t.name === "box_permission");
     assert(tool !== undefined, JSON.stringify(tools.map((t) => t.name)));
@@ -82,7 +58,7 @@ Deno.test("gurt mcp --permission-tool lists box_permission, not read-only, for t
 });
 
 Deno.test("box_permission: the owner sees the agent's tool and input as the task's question, and gurt approve answers allow with the input unchanged", async () => {
-  await withRelay(30_000, async (box, client, task) => {
+  await withPermissionRelay(30_000, async (box, client, task) => {
     const answer = client.callTool(prompt("WebFetch", FETCH));
     const id = await pendingApproval(box, task as Json, 10_000);
     const [item] = await approvals(box);
@@ -103,7 +79,7 @@ Deno.test("box_permission: the owner sees the agent's tool and input as the task
 });
 
 Deno.test("box_permission: gurt refuse --reason answers deny with the owner's reason, also to the prompt asked again after a pending answer", async () => {
-  await withRelay(300, async (box, client, task) => {
+  await withPermissionRelay(300, async (box, client, task) => {
     // The wait ends first: the agent is told to call again.
     const first = decisionOf(await client.callTool(prompt("WebSearch", { query: "gurt" })));
     const id = await pendingApproval(box, task as Json, 10_000);
@@ -125,7 +101,7 @@ Deno.test("box_permission: gurt refuse --reason answers deny with the owner's re
 });
 
 Deno.test("box_permission: refused while the prompt waits, the deny comes at once with the owner's reason", async () => {
-  await withRelay(30_000, async (box, client, task) => {
+  await withPermissionRelay(30_000, async (box, client, task) => {
     const waiting = client.callTool(prompt("WebFetch", FETCH));
     const id = await pendingApproval(box, task as Json, 10_000);
     await box.admin("POST", `/approvals/${id}/refuse`, { reason: "not that site" });
@@ -137,7 +113,7 @@ Deno.test("box_permission: refused while the prompt waits, the deny comes at onc
 });
 
 Deno.test("box_permission: a prompt still waiting when its wait ends answers deny naming the approval and to call again; the call again joins it, and a later use asks afresh", async () => {
-  await withRelay(300, async (box, client, task) => {
+  await withPermissionRelay(300, async (box, client, task) => {
     const started = performance.now();
     const pending = decisionOf(await client.callTool(prompt("WebFetch", FETCH)));
     const waited = performance.now() - started;
@@ -166,7 +142,7 @@ Deno.test("box_permission: a prompt still waiting when its wait ends answers den
 });
 
 Deno.test("box_permission's question is bounded and escaped: a long input is cut with a count, control and direction characters show as \\u escapes, an odd tool name is quoted", async () => {
-  await withRelay(300, async (box, client, task) => {
+  await withPermissionRelay(300, async (box, client, task) => {
     const input = {
       command: `echo \u202eevil\u0007 ${"x".repeat(5000)}`,
       note: "line\u2028two\u0085",
@@ -186,7 +162,7 @@ Deno.test("box_permission's question is bounded and escaped: a long input is cut
 });
 
 Deno.test("box_permission answers deny, not an error, to a prompt without a tool name or with an input that is not an object", async () => {
-  await withRelay(300, async (box, client) => {
+  await withPermissionRelay(300, async (box, client) => {
     for (
       const args of [
         { input: {} },
@@ -205,7 +181,7 @@ Deno.test("box_permission answers deny, not an error, to a prompt without a tool
 });
 
 Deno.test("gurt mcp without --permission-tool lists no box_permission, and a call of it is answered as any tool the task does not have, asking the owner nothing", async () => {
-  await withRelayOf(["mcp", "--wait-ms", "300"], async (box, client) => {
+  await withRelay(["mcp", "--wait-ms", "300"], async (box, client) => {
     const tools = (await client.listTools()).tools.map((t: { name: string }) => t.name);
     assertEquals(tools.sort(), ["box_ask", "example__echo"]);
     const asked = await client.callTool(prompt("WebFetch", FETCH));
@@ -229,7 +205,7 @@ Deno.test("gurt mcp takes --permission-tool before or after --wait-ms, in the li
       ["--home", "/nonexistent", "mcp", "--wait-ms", "300", "--permission-tool"],
     ]
   ) {
-    await withRelayOf(words, async (_box, client) => {
+    await withRelay(words, async (_box, client) => {
       const tools = (await client.listTools()).tools.map((t: { name: string }) => t.name);
       assertEquals(tools.sort(), ["box_ask", "box_permission", "example__echo"], words.join(" "));
     });

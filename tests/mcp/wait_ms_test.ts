@@ -7,12 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { assert, assertEquals } from "../assert.ts";
 import { grant, gurt, gurtArgs, pendingApproval, startBox } from "../kit/mod.ts";
-
-type ToolResult = { content: { type: string; text: string }[] };
-
-function textOf(result: unknown): string {
-  return (result as ToolResult).content.map((c) => c.text).join("");
-}
+import { textOf, withRelay } from "./relay_kit.ts";
 
 const PENDING = "Waiting for the box owner to approve this spend. Call this tool again to check.";
 
@@ -65,18 +60,7 @@ Deno.test("gurt mcp --wait-ms 300: an ask grant's call answers the pending text 
 });
 
 Deno.test("gurt mcp --wait-ms 300: box_ask answers 'not answered yet' in about 300 ms, and the same question again gets the owner's answer", async () => {
-  const box = await startBox({ env: { BOX_APPROVAL_WAIT_MS: "60000" } });
-  const client = new Client({ name: "gurt-test", version: "0.0.0" });
-  try {
-    const task = await box.startTask({ tools: ["example.echo"] });
-    await client.connect(
-      new StdioClientTransport({
-        command: Deno.execPath(),
-        args: gurtArgs(["mcp", "--wait-ms=300"]),
-        env: { ...Deno.env.toObject(), BOX_SOCKET: task.socket, BOX_TASK: task.id },
-        stderr: "inherit",
-      }),
-    );
+  await withRelay(["mcp", "--wait-ms=300"], async (box, client, task) => {
     const question = { name: "box_ask", arguments: { question: "May I?" } };
     const started = performance.now();
     const first = await client.callTool(question);
@@ -86,10 +70,7 @@ Deno.test("gurt mcp --wait-ms 300: box_ask answers 'not answered yet' in about 3
     const id = await pendingApproval(box, task);
     await box.admin("POST", `/approvals/${id}/approve`);
     assertEquals(textOf(await client.callTool(question)), "The owner said yes.");
-  } finally {
-    await client.close();
-    await box.close();
-  }
+  });
 });
 
 Deno.test("gurt mcp refuses a --wait-ms that is not a whole number of milliseconds", async () => {

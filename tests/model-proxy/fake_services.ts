@@ -33,9 +33,24 @@ export interface FakeService {
   close(): Promise<void>;
 }
 
+/** A body of an answer's writes, in order, each sent once the gate before it (if any) opens. */
+export function gatedBody(
+  answer: { writes: string[]; gates?: Promise<void>[] },
+): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  return new ReadableStream<Uint8Array>({
+    async start(controller) {
+      for (let i = 0; i < answer.writes.length; i++) {
+        if (i > 0 && answer.gates?.[i - 1] !== undefined) await answer.gates[i - 1];
+        controller.enqueue(encoder.encode(answer.writes[i]));
+      }
+      controller.close();
+    },
+  });
+}
+
 /** Starts a fake whose usual answer to a request is `usual`'s. */
 export function startFakeService(usual: (request: FakeRequest) => ScriptedAnswer): FakeService {
-  const encoder = new TextEncoder();
   const queued: ScriptedAnswer[] = [];
   const requests: FakeRequest[] = [];
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
@@ -48,16 +63,7 @@ export function startFakeService(usual: (request: FakeRequest) => ScriptedAnswer
     };
     requests.push(request);
     const answer = queued.shift() ?? usual(request);
-    const body = new ReadableStream<Uint8Array>({
-      async start(controller) {
-        for (let i = 0; i < answer.writes.length; i++) {
-          if (i > 0 && answer.gates?.[i - 1] !== undefined) await answer.gates[i - 1];
-          controller.enqueue(encoder.encode(answer.writes[i]));
-        }
-        controller.close();
-      },
-    });
-    return new Response(body, {
+    return new Response(gatedBody(answer), {
       status: answer.status ?? 200,
       headers: { "content-type": answer.type ?? "application/json", ...answer.headers },
     });

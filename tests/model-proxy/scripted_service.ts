@@ -6,6 +6,7 @@
  */
 import { assert } from "../assert.ts";
 import { startBox, type TestBox, type TestTask } from "../kit/mod.ts";
+import { gatedBody, sse } from "./fake_services.ts";
 
 /** One answer: its writes in order; write i + 1 waits for `gates[i]` when there is one. */
 export interface ServedAnswer {
@@ -27,23 +28,13 @@ export interface SseService {
 
 /** Starts the service. A request with no answer queued gets a 500. */
 export function startSseService(): SseService {
-  const encoder = new TextEncoder();
   const queued: ServedAnswer[] = [];
   const requests: Record<string, unknown>[] = [];
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
     requests.push(await req.json());
     const answer = queued.shift();
     if (answer === undefined) return new Response("no answer queued", { status: 500 });
-    const body = new ReadableStream<Uint8Array>({
-      async start(controller) {
-        for (let i = 0; i < answer.writes.length; i++) {
-          if (i > 0 && answer.gates?.[i - 1] !== undefined) await answer.gates[i - 1];
-          controller.enqueue(encoder.encode(answer.writes[i]));
-        }
-        controller.close();
-      },
-    });
-    return new Response(body, {
+    return new Response(gatedBody(answer), {
       status: answer.status ?? 200,
       headers: { "content-type": answer.type ?? "text/event-stream" },
     });
@@ -57,10 +48,7 @@ export function startSseService(): SseService {
 }
 
 /** One event as written on the wire: `event:` (when named) and one `data:` line. */
-export function sse(event: string | undefined, data: unknown): string {
-  const line = typeof data === "string" ? data : JSON.stringify(data);
-  return `${event === undefined ? "" : `event: ${event}\n`}data: ${line}\n\n`;
-}
+export { sse };
 
 /** The Anthropic Messages events around a message's blocks. */
 export function anthropicMessage(blocks: string[][]): string[] {
