@@ -3,13 +3,8 @@
  * SOCKS5 on one Unix socket; only the task's host list; names resolved by the proxy; no private,
  * metadata or own addresses; a tunnel's TLS held to the host it names.
  */
-export {
-  type BlockedEvent,
-  type EgressOptions,
-  type EgressServer,
-  serveEgress,
-  type TunnelTaker,
-} from "./egress_server.ts";
+export type { BlockedEvent, EgressOptions, EgressServer, TunnelTaker } from "./egress_options.ts";
+export { serveEgress } from "./egress_server.ts";
 export { type BlockReason, type EgressPolicy, METADATA_ADDRESSES } from "./host_policy.ts";
 export { refusalText } from "./refusal.ts";
 export {
