@@ -132,6 +132,9 @@ function rssMb(pid: number): number {
 async function newHome(): Promise<string> {
   const home = await Deno.makeTempDir({ prefix: "gurt-bench-core-" });
   await Deno.mkdir(`${home}/grants`);
+  // 100 open tasks: as root each home is an image kept whole on the disk ([tasks] home_bytes), so
+  // a small one lets them all start on a disk of any size.
+  await Deno.writeTextFile(`${home}/gurt.toml`, "[tasks]\nhome_bytes = 67108864\n");
   await Deno.writeTextFile(
     `${home}/grants/echo.toml`,
     'tool = "example.echo"\nmode = "auto"\nmax_taint = "secret"\nresult_class = "private"\n',
