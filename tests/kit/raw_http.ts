@@ -13,9 +13,18 @@ export interface RawAnswer {
   text: string;
 }
 
-/** Sends `bytes` as they are and reads until the core closes; "" if it closed without answering. */
-export async function sendBytes(socket: string, bytes: Uint8Array, close = false): Promise<string> {
-  const conn = await Deno.connect({ transport: "unix", path: socket });
+/**
+ * Sends `bytes` as they are (to a Unix socket's path, or a TCP address) and reads until the core
+ * closes; "" if it closed without answering. `close` ends the sending side after the bytes.
+ */
+export async function sendBytes(
+  socket: string | Deno.ConnectOptions,
+  bytes: Uint8Array,
+  close = false,
+): Promise<string> {
+  const conn = typeof socket === "string"
+    ? await Deno.connect({ transport: "unix", path: socket })
+    : await Deno.connect(socket);
   try {
     let written = 0;
     while (written < bytes.length) written += await conn.write(bytes.subarray(written));
@@ -114,4 +123,22 @@ export async function rawJson(
     body: request.body === undefined ? undefined : JSON.stringify(request.body),
   });
   return parseResponse(await sendBytes(socket, bytes));
+}
+
+/**
+ * A POST to `path` that declares a 1,000-byte body, sends `start` of it and then ends its sending
+ * side: the answer as text.
+ */
+export function sendCutShort(
+  socket: string | Deno.ConnectOptions,
+  request: { path: string; headers: string[]; start: string },
+): Promise<string> {
+  const text = [
+    `POST ${request.path} HTTP/1.1`,
+    ...request.headers,
+    "content-length: 1000",
+    "",
+    request.start,
+  ].join("\r\n");
+  return sendBytes(socket, new TextEncoder().encode(text), true);
 }

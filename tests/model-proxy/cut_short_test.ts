@@ -7,30 +7,20 @@
 import { assertEquals, assertNotIncludes, assertStringIncludes } from "../assert.ts";
 import { startFakeService } from "./fake_services.ts";
 import { PLACEHOLDER, withProxy } from "./proxy_kit.ts";
+import { sendCutShort } from "../kit/mod.ts";
 
 /** Sends a POST to `path` that declares 1,000 bytes, sends 10, stops sending; reads the answer. */
-async function cutShort(socket: string, path: string): Promise<string> {
-  const conn = await Deno.connect({ transport: "unix", path: socket });
-  try {
-    const text = [
-      `POST ${path} HTTP/1.1`,
+function cutShort(socket: string, path: string): Promise<string> {
+  return sendCutShort(socket, {
+    path,
+    headers: [
       "host: model.local",
       "content-type: application/json",
       "x-api-key: gurt-placeholder-key",
       "anthropic-version: 2023-06-01",
-      "content-length: 1000",
-      "",
-      '{"model":"',
-    ].join("\r\n");
-    const bytes = new TextEncoder().encode(text);
-    let written = 0;
-    while (written < bytes.length) written += await conn.write(bytes.subarray(written));
-    await conn.closeWrite();
-    return new TextDecoder().decode(await new Response(conn.readable).arrayBuffer());
-  } catch (error) {
-    conn.close();
-    throw error;
-  }
+    ],
+    start: '{"model":"',
+  });
 }
 
 Deno.test("a model request whose body the client cuts short is a 400 saying the request was incomplete, and nothing is sent", async () => {

@@ -5,30 +5,16 @@
  */
 import { assertEquals, assertNotIncludes, assertStringIncludes } from "../assert.ts";
 import { startPortalBox } from "./helpers.ts";
+import { sendCutShort } from "../kit/mod.ts";
 
 /** Sends a POST to `path` that declares 1,000 bytes, sends 10, stops sending; reads the answer. */
-async function cutShort(addr: string, path: string, head: string[]): Promise<string> {
+function cutShort(addr: string, path: string, head: string[]): Promise<string> {
   const [hostname, port] = addr.split(":");
-  const conn = await Deno.connect({ hostname, port: Number(port) });
-  try {
-    const text = [
-      `POST ${path} HTTP/1.1`,
-      `host: ${addr}`,
-      ...head,
-      "content-type: application/json",
-      "content-length: 1000",
-      "",
-      '{"value":"',
-    ].join("\r\n");
-    const bytes = new TextEncoder().encode(text);
-    let written = 0;
-    while (written < bytes.length) written += await conn.write(bytes.subarray(written));
-    await conn.closeWrite();
-    return new TextDecoder().decode(await new Response(conn.readable).arrayBuffer());
-  } catch (error) {
-    conn.close();
-    throw error;
-  }
+  return sendCutShort({ hostname, port: Number(port) }, {
+    path,
+    headers: [`host: ${addr}`, ...head, "content-type: application/json"],
+    start: '{"value":"',
+  });
 }
 
 Deno.test("a portal request whose body the client cuts short is a 400 {error} saying the request was incomplete", async () => {
