@@ -1,20 +1,6 @@
-/** Durable file writes: an appended line that is on disk, and a file replaced atomically. */
+/** Durable file writes: a line written to a file open for appending, and a file replaced atomically. */
 
 const encoder = new TextEncoder();
-
-/** Appends `line` and a newline to `path` (mode 0600 if created) and syncs it before returning. */
-export async function appendLineSynced(path: string, line: string): Promise<void> {
-  // The open and the write are synchronous: they copy a line into the page cache in microseconds,
-  // where each async operation costs a trip through Deno's blocking pool. The fdatasync, which
-  // waits for the disk, stays async (as in the audit writer).
-  const file = Deno.openSync(path, { append: true, create: true, mode: 0o600 });
-  try {
-    writeLine(file, line);
-    await file.syncData();
-  } finally {
-    file.close();
-  }
-}
 
 /** Writes `line` and a newline to a file opened for appending (into the page cache, unsynced). */
 export function writeLine(file: Deno.FsFile, line: string): void {

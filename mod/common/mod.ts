@@ -4,7 +4,7 @@
  * of every string in a JSON value, and the audit log's appender as they all see it.
  */
 export type { AuditAppender } from "./audit_appender.ts";
-export { appendLineSynced, syncDirectory, syncFile, writeFileAtomic, writeLine } from "./files.ts";
+export { syncDirectory, syncFile, writeFileAtomic, writeLine } from "./files.ts";
 export { parseJsonBody, parseOptionalJsonBody, readBodyBytes } from "./http_body.ts";
 export { errorHandler, HttpError } from "./http_error.ts";
 export { Mutex } from "./mutex.ts";
