@@ -4,7 +4,7 @@
  * the journal's fdatasync of the step line; and steps that arrive while a sync runs share the next.
  */
 import { assert, assertEquals } from "../assert.ts";
-import { startBox } from "../kit/mod.ts";
+import { startServe, startTask, stopAllTasks, taskRequest } from "../kit/mod.ts";
 import { HomeSync } from "../../mod/broker/home_sync.ts";
 
 const strace = await new Deno.Command("sh", { args: ["-c", "command -v strace"], stdout: "piped" })
@@ -14,14 +14,29 @@ Deno.test({
   name: "POST /step: strace sees syncfs of the task's home before the step line's fdatasync",
   ignore: !strace || Deno.uid() !== 0,
   fn: async () => {
-    const box = await startBox();
-    const out = await Deno.makeTempFile({ prefix: "gurt-strace-" });
+    // strace follows a core of its own, never this test process: a tracer on the test runner
+    // would stop every other test file's thread and child with it (a CI run hung so).
+    const home = await Deno.makeTempDir({ prefix: "gurt-step-sync-" });
+    await Deno.writeTextFile(`${home}/gurt.toml`, `[tasks]\nhome_bytes = 67108864\n`);
+    const serve = await startServe(home);
+    const out = `${home}/strace.txt`;
+    let tracer: Deno.ChildProcess | null = null;
     try {
-      const task = await box.startTask();
-      const home = `${box.home}/tasks/${task.id}/home`;
-      await Deno.writeTextFile(`${home}/work.txt`, "the worker's file\n");
-      const tracer = new Deno.Command("strace", {
-        args: ["-f", "-y", "-e", "trace=syncfs,fdatasync", "-o", out, "-p", String(Deno.pid)],
+      assertEquals(serve.exited, null, serve.stderr());
+      const task = await startTask(serve, { tools: [] });
+      const taskHome = `${home}/tasks/${task}/home`;
+      await Deno.writeTextFile(`${taskHome}/work.txt`, "the worker's file\n");
+      tracer = new Deno.Command("strace", {
+        args: [
+          "-f",
+          "-y",
+          "-e",
+          "trace=syncfs,fdatasync",
+          "-o",
+          out,
+          "-p",
+          String(serve.child.pid),
+        ],
         stdout: "null",
         stderr: "piped",
       }).spawn();
@@ -33,23 +48,36 @@ Deno.test({
         if (done) throw new Error(`strace did not attach: ${said}`);
         said += new TextDecoder().decode(value);
       }
-      assertEquals((await task.request("POST", "/step", { text: "wrote work.txt" })).status, 200);
+      const step = await taskRequest(home, task, {
+        method: "POST",
+        path: "/step",
+        body: { text: "wrote work.txt" },
+      });
+      assertEquals(step.status, 200, JSON.stringify(step.body));
       Deno.kill(tracer.pid, "SIGINT");
       while (!(await reader.read()).done) { /* drained */ }
       await tracer.status;
+      tracer = null;
       const lines = (await Deno.readTextFile(out)).split("\n");
       const syncfs = lines.findIndex((line) =>
-        line.includes(`syncfs(`) && line.includes(`<${home}>`)
+        line.includes(`syncfs(`) && line.includes(`<${taskHome}>`)
       );
-      assert(syncfs !== -1, `no syncfs of ${home}:\n${lines.join("\n")}`);
+      assert(syncfs !== -1, `no syncfs of ${taskHome}:\n${lines.join("\n")}`);
       assert(lines[syncfs].includes(") = 0"), lines[syncfs]);
       const journal = lines.findIndex((line) =>
         line.includes("fdatasync(") && line.includes("journal.jsonl>")
       );
       assert(journal > syncfs, `the journal was synced before the home:\n${lines.join("\n")}`);
     } finally {
-      await box.close();
-      await Deno.remove(out);
+      if (tracer !== null) {
+        Deno.kill(tracer.pid, "SIGKILL");
+        await tracer.status;
+      }
+      if (serve.exited === null) {
+        await stopAllTasks(serve);
+        await serve.stop();
+      }
+      await Deno.remove(home, { recursive: true });
     }
   },
 });
