@@ -122,6 +122,11 @@ export const EVENT_FIELDS: Record<string, readonly Field[]> = {
   vault_allowed: fields(["app", "text"], ["name", "text"]),
   cost: fields(["task", "text"], ["cents", "count"], ["what", "text"]),
   net_blocked: fields(["task", "text"], ["host", "text"], ["port", "count"], ["reason", "text"]),
+  app_blocked: fields(["app", "text"], ["host", "text"], ["port", "count"], ["reason", "text"]),
+  app_added: fields(["app", "text"], ["kind", "text"], ["manifest_sha256", "hash"]),
+  app_removed: fields(["app", "text"], ["manifest_sha256", "hash"]),
+  app_disabled: fields(["app", "text"]),
+  app_enabled: fields(["app", "text"]),
 };
 
 function fields(...pairs: [string, Kind][]): Field[] {

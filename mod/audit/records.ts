@@ -136,6 +136,37 @@ const netBlocked = z.strictObject({
   reason: text,
 });
 
+/**
+ * A connection an app's egress proxy refused, as net_blocked is for a task's: the app by name, the
+ * host as its server named it, the port and why.
+ */
+const appBlocked = z.strictObject({
+  type: z.literal("app_blocked"),
+  app: text,
+  host: text,
+  port: count,
+  reason: text,
+});
+
+/** The owner installed an app (or replaced its manifest): its name, kind and manifest's hash. */
+const appAdded = z.strictObject({
+  type: z.literal("app_added"),
+  app: text,
+  kind: text,
+  manifest_sha256: hash32,
+});
+
+/** The owner removed an app: its name and the hash of the manifest it had. */
+const appRemoved = z.strictObject({
+  type: z.literal("app_removed"),
+  app: text,
+  manifest_sha256: hash32,
+});
+
+/** The owner turned an app's tools off (disabled) or on again (enabled). */
+const appDisabled = z.strictObject({ type: z.literal("app_disabled"), app: text });
+const appEnabled = z.strictObject({ type: z.literal("app_enabled"), app: text });
+
 /** Every event the log holds, tagged by `type`. */
 export const auditEvent = z.discriminatedUnion("type", [
   decision,
@@ -151,6 +182,11 @@ export const auditEvent = z.discriminatedUnion("type", [
   vaultAllowed,
   cost,
   netBlocked,
+  appBlocked,
+  appAdded,
+  appRemoved,
+  appDisabled,
+  appEnabled,
 ]);
 
 /** One event of the audit log. */

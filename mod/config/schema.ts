@@ -122,6 +122,23 @@ export const configSchema = z.strictObject({
      */
     home_bytes: z.number().int().min(16 * 1024 * 1024).default(8 * 1024 * 1024 * 1024),
   }).prefault({}),
+  apps: z.strictObject({
+    /** How long an app's server may go without a call before the core stops it. */
+    idle_ms: positiveMs.default(10 * 60_000),
+    /**
+     * How long one call of an app's tool may take, its server's start included: past it the call
+     * fails and the server is stopped (runbook.md#app-not-answering).
+     */
+    call_timeout_ms: positiveMs.default(60_000),
+    /** The memory one app's sandbox may use in all (a cgroup's limit, as [tasks] memory_bytes). */
+    memory_bytes: z.number().int().min(64 * 1024 * 1024).default(1024 * 1024 * 1024),
+    /** How many processes (threads included) one app may have at once. */
+    max_processes: z.number().int().min(8).max(1_000_000).default(256),
+    /** How many of the box's CPUs one app may keep busy. */
+    cpus: z.number().min(0.05).max(1024).default(1),
+    /** The size of an app's private /tmp, and again of its /dev/shm. */
+    tmp_bytes: z.number().int().min(1024 * 1024).default(256 * 1024 * 1024),
+  }).prefault({}),
   portal: z.strictObject({
     /** The owner API and portal's loopback address. */
     listen: z.string().regex(/^127\.0\.0\.1:\d{1,5}$|^\[::1\]:\d{1,5}$|^localhost:\d{1,5}$/, {

@@ -29,8 +29,22 @@ export const ID_COUNT = 0x5fff_0000;
 const COMMENT = "gurt task ";
 
 /** Creates (or finds) the user `box-<id>` of a task of `home`: no home, no login shell. */
-export async function ensureTaskUser(task: string, home: string): Promise<TaskUser> {
-  const name = `box-${task}`;
+export function ensureTaskUser(task: string, home: string): Promise<TaskUser> {
+  return ensureUser(`box-${task}`, `${COMMENT}${task} ${encodeURIComponent(home)}`);
+}
+
+/** The comment of an app's user: no task's, so no sweep of task users ever removes it. */
+const APP_COMMENT = "gurt app ";
+
+/**
+ * Creates (or finds) the user `box-app-<name>` of an installed app of `home`, in the same uid range
+ * as task users and never a uid used before: it lives as long as the app is installed.
+ */
+export function ensureAppUser(app: string, home: string): Promise<TaskUser> {
+  return ensureUser(`box-app-${app}`, `${APP_COMMENT}${app} ${encodeURIComponent(home)}`);
+}
+
+async function ensureUser(name: string, comment: string): Promise<TaskUser> {
   const found = (await taskUsers()).find((user) => user.name === name);
   if (found !== undefined) return found;
   // Its group without it: a core killed between the two commands below left it.
@@ -60,14 +74,14 @@ export async function ensureTaskUser(task: string, home: string): Promise<TaskUs
       "--shell",
       "/usr/sbin/nologin",
       "--comment",
-      `${COMMENT}${task} ${encodeURIComponent(home)}`,
+      comment,
       name,
     ]);
     if (user === null) return { name, uid: id, gid: id };
     problem = user;
     await run("groupdel", [name]);
   }
-  throw new Error(`cannot create the task user ${name}: ${problem || "no free uid was found"}`);
+  throw new Error(`cannot create the user ${name}: ${problem || "no free uid was found"}`);
 }
 
 /**
@@ -133,6 +147,7 @@ export async function taskUsers(): Promise<ListedTaskUser[]> {
   const out: ListedTaskUser[] = [];
   for (const [name, , uid, gid, comment] of await entries("/etc/passwd")) {
     if (name === undefined || !name.startsWith("box-")) continue;
+    if (comment?.startsWith(APP_COMMENT)) continue; // an app's, kept while the app is installed
     let home: string | null = null;
     if (comment?.startsWith(COMMENT)) {
       try {

@@ -59,8 +59,8 @@ export async function probeCgroups(): Promise<{ kind: CgroupKind; notice: string
  * quota (µs per 100 ms), filter path, bundle path (empty for none), then the command. A failure
  * says `gurt-task-sandbox: …` on stderr and exits 125.
  */
-export const STAGE_ONE = `kind=$1 task=$2 mem=$3 pids=$4 quota=$5 filter=$6 ca=$7
-shift 7
+export const STAGE_ONE = `kind=$1 task=$2 mem=$3 pids=$4 quota=$5 filter=$6 ca=$7 init=$8
+shift 8
 fail() { echo "gurt-task-sandbox: $*; see runbook.md#task-sandbox-failed" >&2; exit 125; }
 c=/sys/fs/cgroup
 case $kind in
@@ -99,12 +99,20 @@ ulimit -n ${MAX_FILES} || fail "cannot limit the open files of task $task"
 # "command" keeps sh from exiting on a redirection that fails, so that fail says why.
 command exec 9<"$filter" || fail "cannot open the seccomp filter $filter"
 [ -z "$ca" ] || command exec 8<"$ca" || fail "cannot open the box CA bundle $ca"
+[ -z "$init" ] || command exec 7<"$init" || fail "cannot open the task init $init"
 exec "$@"`;
 
 /** STAGE_ONE's arguments before the command. */
 export function stageOneArgs(
   task: string,
-  options: { kind: CgroupKind; limits: TaskLimits; filter: string; caBundle: string | null },
+  options: {
+    kind: CgroupKind;
+    limits: TaskLimits;
+    filter: string;
+    caBundle: string | null;
+    /** The task init's file, opened on TASK_INIT_FD; null: it comes on stdin. */
+    init?: string | null;
+  },
 ): string[] {
   const quota = Math.max(1000, Math.round(options.limits.cpus * 100_000));
   return [
@@ -115,6 +123,7 @@ export function stageOneArgs(
     String(quota),
     options.filter,
     options.caBundle ?? "",
+    options.init ?? "",
   ];
 }
 

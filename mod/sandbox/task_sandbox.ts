@@ -49,6 +49,14 @@ export interface WorkerSpec {
    * read), copied read-only to CA_BUNDLE_PATH inside; null or absent for none.
    */
   caBundle?: string | null;
+  /**
+   * "program": the program's stdin and stdout are the core's pipes (an app's MCP server speaks on
+   * them), and the task init comes from a file; absent: the init comes on stdin, which the
+   * program then finds at its end.
+   */
+  stdio?: "program";
+  /** The sandbox's host name (`gurt-task-<task>` when absent). */
+  hostname?: string;
 }
 
 /** How the box's task sandboxes are made: probed once, when the core starts. */
@@ -60,6 +68,8 @@ export class TaskSandboxes {
     readonly program: readonly string[],
     readonly limits: TaskLimits,
     readonly tmpBytes: number,
+    /** The task init as a file in the state folder, for a sandbox whose stdin is its program's. */
+    readonly initFile: string,
   ) {}
 
   /**
@@ -81,8 +91,18 @@ export class TaskSandboxes {
     const layout = await probeSystemLayout([...SYSTEM_PATHS, ...TASK_ETC_PATHS]);
     const { kind, notice } = await probeCgroups();
     const program = await programFolders(options.program);
+    const initFile = `${stateDir}/task-init`;
+    await writeFileAtomic(initFile, taskInitElf(), { mode: 0o600 });
     return {
-      sandboxes: new TaskSandboxes(kind, layout, filter, program, options.limits, options.tmpBytes),
+      sandboxes: new TaskSandboxes(
+        kind,
+        layout,
+        filter,
+        program,
+        options.limits,
+        options.tmpBytes,
+        initFile,
+      ),
       notices: [notice],
     };
   }
@@ -101,12 +121,15 @@ export class TaskSandboxes {
       tmpBytes: this.tmpBytes,
       argv: spec.argv,
       caBundle: caBundle !== null,
+      initOnFd: spec.stdio === "program",
+      hostname: spec.hostname,
     });
     const stage = stageOneArgs(spec.task, {
       kind: this.kind,
       limits: this.limits,
       filter: this.filter,
       caBundle,
+      init: spec.stdio === "program" ? this.initFile : null,
     });
     const child = new Deno.Command("/bin/sh", {
       args: [
@@ -128,6 +151,7 @@ export class TaskSandboxes {
       stderr: "piped",
       detached: true,
     }).spawn();
+    if (spec.stdio === "program") return child;
     // The task init reaches bubblewrap on stdin, which makes it the sandbox's INIT_PATH; the
     // worker's stdin is then that pipe at its end.
     const writer = child.stdin.getWriter();

@@ -32,6 +32,12 @@ export const CA_BUNDLE_PATH = "/.gurt/ca.pem";
  */
 export const TASK_CA_FD = 8;
 
+/**
+ * The fd of the task init, where the first stage opens it from a file (a sandbox whose stdin is its
+ * program's, such as an app's MCP server); else the init comes on stdin (fd 0).
+ */
+export const TASK_INIT_FD = 7;
+
 /** The egress proxy's port on the task's loopback. */
 export const EGRESS_PORT = 3128;
 
@@ -106,6 +112,10 @@ export interface TaskSandboxPlan {
   argv: readonly string[];
   /** Whether the first stage opened the box CA bundle on TASK_CA_FD, to copy to CA_BUNDLE_PATH. */
   caBundle: boolean;
+  /** Whether the first stage opened the task init on TASK_INIT_FD (else it is on stdin). */
+  initOnFd?: boolean;
+  /** The sandbox's host name; `gurt-task-<task>` when absent. */
+  hostname?: string;
 }
 
 /** bubblewrap's arguments for a task's sandbox, the worker's command last. */
@@ -126,7 +136,7 @@ export function taskSandboxArgs(plan: TaskSandboxPlan): string[] {
     "--seccomp",
     String(TASK_SECCOMP_FD),
     "--hostname",
-    `gurt-task-${plan.task}`,
+    plan.hostname ?? `gurt-task-${plan.task}`,
   ];
   const replace = plan.identity === null
     ? undefined
@@ -141,7 +151,8 @@ export function taskSandboxArgs(plan: TaskSandboxPlan): string[] {
   args.push("--bind", plan.home, plan.home);
   plan.doors.forEach((door, i) => args.push("--bind", door.socket, `${DOORS_DIR}/${i}.sock`));
   for (const path of plan.readOnly) args.push("--ro-bind", path, path);
-  args.push("--perms", "0555", "--ro-bind-data", "0", INIT_PATH);
+  const initFd = plan.initOnFd === true ? TASK_INIT_FD : 0;
+  args.push("--perms", "0555", "--ro-bind-data", String(initFd), INIT_PATH);
   // bubblewrap copies the bundle into the sandbox's root and closes the descriptor it read.
   if (plan.caBundle) {
     args.push("--perms", "0444", "--ro-bind-data", String(TASK_CA_FD), CA_BUNDLE_PATH);

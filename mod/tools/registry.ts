@@ -1,4 +1,4 @@
-/** Every tool the box knows: the built-ins and the apps' tools, by name. */
+/** Every tool the box knows: the built-ins, the tools in gurt's code and the installed apps', by name. */
 import { z } from "zod";
 import { BUILTIN_TOOLS, builtinTools } from "./builtin.ts";
 import { exampleApp } from "./example_app.ts";
@@ -11,50 +11,82 @@ export interface ToolListing {
   input: unknown;
   /** True for a tool that changes nothing; false for one that may change things. */
   readOnly: boolean;
+  /** MCP's annotations as an app's server gave them, where it gave any. */
+  annotations?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Tools that come and go while the core runs: the installed apps' (mod/apps). `tools()` returns the
+ * same map until the set changes, so the registry may keep what it made of it.
+ */
+export interface ToolSource {
+  tools(): ReadonlyMap<string, AppTool<never>>;
 }
 
 /** The tools of the box. */
 export class ToolRegistry {
-  readonly #apps = new Map<string, AppTool<never>>();
-  readonly #appNames: ReadonlySet<string>;
+  readonly #code = new Map<string, AppTool<never>>();
+  readonly #source: ToolSource | null;
+  #seen: ReadonlyMap<string, AppTool<never>> | null = null;
+  #names: ReadonlySet<string>;
 
-  constructor(apps: readonly AppTool<never>[]) {
+  constructor(apps: readonly AppTool<never>[], source: ToolSource | null = null) {
     for (const tool of apps) {
-      if (this.#apps.has(tool.name) || isBuiltin(tool.name)) {
+      if (this.#code.has(tool.name) || isBuiltin(tool.name)) {
         throw new Error(`tool ${tool.name} is declared twice`);
       }
-      this.#apps.set(tool.name, tool);
+      this.#code.set(tool.name, tool);
     }
-    this.#appNames = new Set(this.#apps.keys());
+    this.#source = source;
+    this.#names = new Set(this.#code.keys());
   }
 
-  /** The names of the apps' tools, for the grant loader's rule 3: one set, made once. */
+  /** The names of the apps' tools, for the grant loader's rule 3: one set while they stay the same. */
   appToolNames(): ReadonlySet<string> {
-    return this.#appNames;
+    const offered = this.#source?.tools() ?? null;
+    if (offered !== null && offered !== this.#seen) {
+      this.#seen = offered;
+      // A tool in gurt's code keeps its name: an app cannot take it over.
+      this.#names = new Set([...this.#code.keys(), ...offered.keys()]);
+    }
+    return this.#names;
   }
 
   /** Whether `name` is a tool of the box. */
   has(name: string): boolean {
-    return isBuiltin(name) || this.#apps.has(name);
+    return isBuiltin(name) || this.app(name) !== undefined;
   }
 
   /** The app tool called `name`, if it is one. */
   app(name: string): AppTool<unknown> | undefined {
-    return this.#apps.get(name) as AppTool<unknown> | undefined;
+    const tool = this.#code.get(name) ?? this.#source?.tools().get(name);
+    return tool as AppTool<unknown> | undefined;
   }
 
   /** The listings of the named tools, in the order given, for GET /tools. */
   list(names: readonly string[]): ToolListing[] {
-    return names.map((name) => {
+    return names.flatMap((name): ToolListing[] => {
       const builtin = builtinTools.find((tool) => tool.name === name);
-      const tool = builtin ?? this.#apps.get(name);
-      if (tool === undefined) throw new Error(`unknown tool ${name}`);
-      return {
+      if (builtin !== undefined) {
+        return [{
+          name,
+          description: builtin.description,
+          input: z.toJSONSchema(builtin.input, { io: "input" }),
+          readOnly: builtin.readOnly,
+        }];
+      }
+      const tool = this.app(name);
+      // A task's app tool whose app was removed since the task started is no longer offered.
+      if (tool === undefined) return [];
+      const input = tool.inputSchema ??
+        (tool.input instanceof z.ZodType ? z.toJSONSchema(tool.input, { io: "input" }) : {});
+      return [{
         name,
         description: tool.description,
-        input: z.toJSONSchema(tool.input, { io: "input" }),
+        input,
         readOnly: tool.readOnly === true,
-      };
+        ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+      }];
     });
   }
 }
@@ -64,7 +96,7 @@ export function isBuiltin(name: string): boolean {
   return (BUILTIN_TOOLS as readonly string[]).includes(name);
 }
 
-/** The registry of a standard box: the built-ins and the example app. */
-export function standardRegistry(): ToolRegistry {
-  return new ToolRegistry(exampleApp);
+/** The registry of a standard box: the built-ins and the example app, and the installed apps'. */
+export function standardRegistry(source: ToolSource | null = null): ToolRegistry {
+  return new ToolRegistry(exampleApp, source);
 }

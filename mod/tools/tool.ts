@@ -1,5 +1,4 @@
 /** How a tool is declared in code: its name, input schema, cost, the secrets it may read, its run. */
-import type { z } from "zod";
 
 /** What a running app tool may use: the task, its idempotency key, and its declared secrets. */
 export interface ToolContext {
@@ -11,6 +10,18 @@ export interface ToolContext {
   readonly home: string;
   /** The value of a declared vault key; throws for any key the tool did not declare. */
   secret(name: string): string;
+  /** Aborts when the call must end: its tool timeout passed, or the core is closing. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * How a tool's input is checked: zod's schemas have this shape, and an installed app's tools check
+ * theirs against the server's JSON Schema (mod/apps). A failure may say what was wrong.
+ */
+export interface InputCheck<I> {
+  safeParse(value: unknown):
+    | { success: true; data: I }
+    | { success: false; error?: { message: string } };
 }
 
 /** An app tool, run inside the core. `I` is the parsed input. */
@@ -18,8 +29,15 @@ export interface AppTool<I = unknown> {
   /** `<app>.<verb>`, lowercase. */
   readonly name: string;
   readonly description: string;
-  /** The only description of the input: validates it, types `run`, generates /tools' JSON Schema. */
-  readonly input: z.ZodType<I>;
+  /**
+   * The only description of the input: validates it and types `run`. A zod schema (the built-in
+   * apps') also generates /tools' JSON Schema; any other check comes with it in `inputSchema`.
+   */
+  readonly input: InputCheck<I>;
+  /** The input's JSON Schema as /tools publishes it (an app server's own), for a non-zod check. */
+  readonly inputSchema?: unknown;
+  /** MCP's tool annotations as the app's server gave them (title, hints), for /tools and gurt mcp. */
+  readonly annotations?: Readonly<Record<string, unknown>>;
   /**
    * True for a tool that changes nothing (it only reads or computes); absent or false means it may
    * change things. GET /tools publishes it, and `gurt mcp` makes it MCP's readOnlyHint.

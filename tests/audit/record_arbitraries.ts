@@ -137,6 +137,16 @@ export const event = fc.oneof(
     reason: text,
   }),
   fc.record({ type: fc.constant("cost"), task: text, cents: count, what: text }),
+  fc.record({
+    type: fc.constant("app_blocked"),
+    app: text,
+    host: text,
+    port: fc.integer({ min: 0, max: 65535 }),
+    reason: text,
+  }),
+  fc.record({ type: fc.constant("app_added"), app: text, kind: text, manifest_sha256: hex }),
+  fc.record({ type: fc.constant("app_removed"), app: text, manifest_sha256: hex }),
+  fc.record({ type: fc.constantFrom("app_enabled", "app_disabled"), app: text }),
 );
 export const record = fc.record({ seq: count, time, prev: hex, event });
 
