@@ -1,5 +1,5 @@
 /**
- * Reading an app's manifest, `BOX_HOME/apps/<name>/app.toml` (docs/apps.md): the file, checked as
+ * Reading an app's manifest, `BOX_HOME/apps/<name>/app.toml`: the file, checked as
  * gurt.toml is (unknown keys are errors at every level, each problem names the file, the line and
  * the key), with its paths resolved inside the app's folder and its hash for the audit records.
  */

@@ -1,5 +1,5 @@
 /**
- * The rules of app.toml between keys (docs/apps.md): what each kind takes, how each secret reaches
+ * The rules of app.toml between keys: what each kind takes, how each secret reaches
  * the app, which placeholders, headers and URLs are allowed. Pure: where a path inside the app's
  * folder leads, it asks the `resolve` function it is given.
  */

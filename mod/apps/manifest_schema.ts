@@ -1,5 +1,5 @@
 /**
- * The schema of an app's app.toml (docs/apps.md): every key, its type and default, strict at every
+ * The schema of an app's app.toml: every key, its type and default, strict at every
  * level, and the types of the manifest that mod/apps/manifest_rules.ts makes of it.
  */
 import { z } from "zod";
@@ -94,18 +94,24 @@ function hasControl(text: string): boolean {
   return false;
 }
 
+/** `[secrets.KEY]`: a vault key the app may read. */
 const rawSecret = z.strictObject({
+  /** kind mcp: the environment variable that carries the value. */
   env: z.string().regex(ENV_NAME, {
     message: "must be an environment variable's name: A-Z, 0-9 and _, not starting with a digit",
   }).optional(),
+  /** kind mcp: the file in the app's home that holds the value. */
   file: z.string().regex(FILE_NAME, {
     message: "must be a file name in the app's home: letters, digits, . _ -, no /",
   }).refine((name) => name !== "." && name !== "..", { message: "may not be . or .." })
     .optional(),
+  /** kind mcp: the value replaces each element of command that is exactly "{KEY}". */
   arg: z.literal(true, { error: "must be true or left out" }).optional(),
+  /** The owner's switch for this key in this app: off, the app is not given it. */
   enabled: z.boolean().default(true),
 });
 
+/** `[headers]` Name = "literal" or Name = { secret = "KEY", format = "Bearer {}" }. */
 const rawHeader = z.union([
   headerText("value"),
   z.strictObject({
@@ -116,42 +122,73 @@ const rawHeader = z.union([
   }),
 ], { error: 'must be a string or { secret = "KEY", format = "Bearer {}" }' });
 
+/** `[tools.verb]`: the owner's settings for the box tool `<app>.<verb>`. */
 const rawTool = z.strictObject({
+  /** The fixed cost of one call in US cents, reserved before it runs; absent means free. */
   cost_cents: z.number().int().min(0).max(100_000_000).optional(),
+  /** Replaces the description the app's server gives. */
   description: z.string().min(1).max(2000).optional(),
 });
 
+/** A table of at most `max` keys, each checked by `key`; the first key past `max` is refused. */
+function table<V extends z.ZodType>(key: z.ZodString, value: V, max: number) {
+  return z.record(key, value).superRefine((record, context) => {
+    const keys = Object.keys(record);
+    if (keys.length > max) {
+      context.addIssue({
+        code: "custom",
+        path: [keys[max]],
+        message: `is one more than the ${max} entries this table may have`,
+      });
+    }
+  });
+}
+
 /** app.toml as TOML holds it: every key and type, strict, before the rules between keys. */
 export const rawManifest = z.strictObject({
+  /** Required: a stdio MCP server, a remote MCP server, or a module in the App SDK's shape. */
   kind: z.enum(APP_KINDS, {
     error: (issue) =>
       issue.input === undefined
         ? 'is required: "mcp", "mcp-http" or "module"'
         : 'must be "mcp", "mcp-http" or "module"',
   }),
+  /** What the app is for, as `gurt app list` shows it. */
   description: z.string().max(500).optional(),
+  /** Off: the app's tools are not offered and it is not started. */
   enabled: z.boolean().default(true),
+  /** When the core starts the app: at its first call, or when the core starts. */
   start: z.enum(["lazy", "eager"], { error: 'must be "lazy" or "eager"' }).default("lazy"),
+  /** kind mcp, required: the argv the core starts, never a shell string. */
   command: z.array(commandElement).min(1, { message: "must hold the program to run" })
     .max(64, { message: "has more than 64 elements" }).optional(),
+  /** kind mcp-http, required: the server's Streamable HTTP endpoint. */
   url: z.string().max(2048).optional(),
+  /** kind module, required: the .ts, .js or .mjs file in the folder that exports the tools. */
   module: z.string().max(4096).optional(),
+  /** kind mcp and module: the app's egress list, entries as in a task's --hosts; default none. */
   hosts: z.array(egressHost).max(256, { message: "has more than 256 entries" }).optional(),
-  headers: z.record(
+  /** kind mcp-http: the headers of every request to url. */
+  headers: table(
     z.string().regex(HEADER_NAME, { message: "is not a header name (an HTTP token)" }),
     rawHeader,
+    64,
   ).optional(),
-  secrets: z.record(
+  /** The vault keys the app may read: it is given these, when enabled, and no other. */
+  secrets: table(
     z.string().regex(KEY_NAME, {
       message: "is not a vault key name: an upper-case letter, then A-Z, 0-9 and _",
     }),
     rawSecret,
+    64,
   ).default({}),
-  tools: z.record(
+  /** Per-tool settings, by the box tool's verb. */
+  tools: table(
     z.string().regex(TOOL_VERB, {
       message: "is not a tool verb: a lower-case letter, then a-z, 0-9 and _, at most 64",
     }),
     rawTool,
+    1000,
   ).default({}),
 });
 

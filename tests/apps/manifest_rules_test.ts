@@ -360,3 +360,18 @@ Deno.test("tools: a box verb as the key, cost_cents a whole number 0 to 10000000
   ]);
   assertEquals(ok.tools.get("a"), { costCents: 100_000_000, description: "d".repeat(2000) });
 });
+
+Deno.test("secrets and headers hold at most 64 entries and tools 1000, the first one past refused at its line", async () => {
+  const secrets = Array.from({ length: 65 }, (_, i) => [`[secrets.K${i}]`, `env = "E${i}"`]).flat();
+  const headers = Array.from({ length: 65 }, (_, i) => `X-${i} = "v"`);
+  const tools = Array.from({ length: 1001 }, (_, i) => `[tools.t${i}]`);
+  await refusesEach([
+    [[...MCP, ...secrets], 131, "secrets.K64", "one more than the 64 entries"],
+    [[...HTTP, "[headers]", ...headers], 68, "headers.X-64", "one more than the 64 entries"],
+    [[...MCP, ...tools], 1003, "tools.t1000", "one more than the 1000 entries"],
+  ]);
+  const ok = await accepted([...MCP, ...secrets.slice(0, 128), ...tools.slice(0, 1000)]);
+  assertEquals([ok.secrets.size, ok.tools.size], [64, 1000]);
+  const http = await accepted([...HTTP, "[headers]", ...headers.slice(0, 64)]);
+  assertEquals(http.kind === "mcp-http" && http.headers.length, 64);
+});
