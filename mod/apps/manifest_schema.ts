@@ -47,7 +47,10 @@ interface ManifestCommon {
 export type ManifestBody =
   | ManifestCommon & {
     kind: "mcp";
-    /** argv; command[0] an absolute path (resolved if it was ./), or a bare program name. */
+    /**
+     * argv; command[0] an absolute path (the real path if it was ./), or a bare program name. An
+     * element `{KEY}` is the placeholder of the arg secret KEY: the runtime puts the value there.
+     */
     command: string[];
   }
   | ManifestCommon & { kind: "mcp-http"; url: string; headers: AppHeader[] }
