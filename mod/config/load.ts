@@ -3,37 +3,39 @@ import { parse, TomlError } from "smol-toml";
 import type { z } from "zod";
 import { configSchema, type FileConfig, RETIRED_KEYS } from "./schema.ts";
 
-/** A gurt.toml that cannot be used: names the file, the line where known, and the key. */
+/**
+ * A gurt.toml (or another strict TOML file, such as an app's app.toml) that cannot be used: names
+ * the file, the line where known, and the key. `pointer` is the runbook entry the message ends
+ * with, written out (`see runbook.md#config-invalid` unless given).
+ */
 export class ConfigError extends Error {
   constructor(
     readonly file: string,
     readonly line: number | undefined,
     readonly key: string | undefined,
     readonly problem: string,
+    pointer = "see runbook.md#config-invalid",
   ) {
     const where = line === undefined ? file : `${file}:${line}`;
     const which = key === undefined ? "" : ` ${key}:`;
     // A problem with a runbook entry of its own (a retired key) already ends with its pointer.
-    const pointer = / see runbook\.md#[a-z0-9-]+$/.test(problem)
-      ? ""
-      : "; see runbook.md#config-invalid";
-    super(`${where}:${which} ${problem}${pointer}`);
+    const ending = / see runbook\.md#[a-z0-9-]+$/.test(problem) ? "" : `; ${pointer}`;
+    super(`${where}:${which} ${problem}${ending}`);
     this.name = "ConfigError";
   }
 }
 
+/** How parseStrictToml reads a file: its schema, and the runbook entry its errors point to. */
+export interface StrictTomlOptions<T> {
+  /** A strict zod schema: it decides every key, and its first issue becomes the error. */
+  schema: z.ZodType<T>;
+  /** Written out, such as `see runbook.md#app-manifest-invalid`; config-invalid's by default. */
+  pointer?: string;
+}
+
 /** Parses the text of a gurt.toml into a FileConfig, or throws a ConfigError naming the key. */
 export function parseConfig(file: string, text: string): FileConfig {
-  let raw: Record<string, unknown>;
-  try {
-    raw = parse(text);
-  } catch (error) {
-    if (error instanceof TomlError) {
-      const first = error.message.split("\n")[0];
-      throw new ConfigError(file, error.line, undefined, `not valid TOML: ${first}`);
-    }
-    throw error;
-  }
+  const raw = parseToml(file, text, undefined);
   const retired = retiredKey(raw);
   if (retired !== null) {
     const key = retired.join(".");
@@ -41,7 +43,34 @@ export function parseConfig(file: string, text: string): FileConfig {
   }
   const result = configSchema.safeParse(raw);
   if (result.success) return result.data;
-  throw issueToError(file, text, result.error.issues[0]);
+  throw issueToError(file, text, result.error.issues[0], undefined);
+}
+
+/**
+ * Parses a strict TOML file with `options.schema`, as gurt.toml is parsed: a syntax error, an
+ * unknown key or a bad value throws a ConfigError with the file, the line and the dotted key.
+ */
+export function parseStrictToml<T>(file: string, text: string, options: StrictTomlOptions<T>): T {
+  const raw = parseToml(file, text, options.pointer);
+  const result = options.schema.safeParse(raw);
+  if (result.success) return result.data;
+  throw issueToError(file, text, result.error.issues[0], options.pointer);
+}
+
+function parseToml(
+  file: string,
+  text: string,
+  pointer: string | undefined,
+): Record<string, unknown> {
+  try {
+    return parse(text);
+  } catch (error) {
+    if (error instanceof TomlError) {
+      const first = error.message.split("\n")[0];
+      throw new ConfigError(file, error.line, undefined, `not valid TOML: ${first}`, pointer);
+    }
+    throw error;
+  }
 }
 
 /** The first key of RETIRED_KEYS that `raw` sets, as a path; null when it sets none. */
@@ -56,7 +85,12 @@ function retiredKey(raw: Record<string, unknown>): string[] | null {
   return null;
 }
 
-function issueToError(file: string, text: string, issue: z.core.$ZodIssue): ConfigError {
+function issueToError(
+  file: string,
+  text: string,
+  issue: z.core.$ZodIssue,
+  pointer: string | undefined,
+): ConfigError {
   let path = issue.path.map(String);
   let problem = issue.message;
   if (issue.code === "unrecognized_keys") {
@@ -68,7 +102,7 @@ function issueToError(file: string, text: string, issue: z.core.$ZodIssue): Conf
     problem = issue.issues[0].message;
   }
   const key = path.join(".");
-  return new ConfigError(file, lineOfValue(text, path), key, problem);
+  return new ConfigError(file, lineOfValue(text, path), key, problem, pointer);
 }
 
 /**
