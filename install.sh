@@ -69,12 +69,13 @@ say "dependencies installed from deno.lock"
 # compares it with the checked-in bytes), libcap2-bin (setcap: a test shows a tool cannot set a
 # file capability), python3 (the attack tests' racers and prctl calls, run as a task would),
 # strace (a test sees the core's syncfs before a step is written), tmux (the owner's commands on
-# an 80-column terminal). e2fsprogs always: as root each task's home is an ext4 image it makes.
+# an 80-column terminal), postgresql (a real database for the server-postgres app's test).
+# e2fsprogs always: as root each task's home is an ext4 image it makes.
 packages=(bubblewrap libssl3 e2fsprogs)
 if [ "$with_test" = 1 ]; then
   packages+=(xvfb openbox xdotool wmctrl x11-utils x11-apps x11-xkb-utils imagemagick
     ffmpeg x11vnc novnc websockify chromium fonts-dejavu-core curl procps openssl gcc libcap2-bin
-    python3 strace tmux)
+    python3 strace tmux postgresql)
 fi
 missing=()
 for p in "${packages[@]}"; do
@@ -111,6 +112,28 @@ if [ "$with_test" = 1 ]; then
       say "node ${TEST_NODE_VERSION} did not install into $test_node_dir; see the npm output above" >&2
       exit 1
     }
+  fi
+fi
+
+# With --test, as root: the MCP servers the apps' tests run as apps, from the npm registry at pinned
+# versions, in /usr/local/lib/gurt-test-apps (under /usr, so that an app's sandbox shows them), with
+# no install scripts. tests/apps/test_servers.ts names the same versions.
+TEST_APPS=(@modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/server-memory@2026.8.31
+  @modelcontextprotocol/server-postgres@0.6.2)
+test_apps_dir=/usr/local/lib/gurt-test-apps
+if [ "$with_test" = 1 ] && [ "$(id -u)" = 0 ]; then
+  want_apps="${TEST_APPS[*]}"
+  if [ "$(cat "$test_apps_dir/.installed" 2>/dev/null)" = "$want_apps" ]; then
+    say "the test MCP servers are already in $test_apps_dir"
+  else
+    say "installing the test MCP servers into $test_apps_dir: $want_apps"
+    mkdir -p "$test_apps_dir"
+    npm install --prefix "$test_apps_dir" --no-save --no-audit --no-fund --ignore-scripts \
+      --loglevel=error "${TEST_APPS[@]}" >/dev/null || {
+      say "the test MCP servers did not install into $test_apps_dir; see the npm output above" >&2
+      exit 1
+    }
+    echo "$want_apps" >"$test_apps_dir/.installed"
   fi
 fi
 

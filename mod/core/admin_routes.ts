@@ -39,6 +39,8 @@ import { grantViews } from "./grant_views.ts";
 import { followJournal } from "./journal_follow.ts";
 import type { TaskManager } from "./task_manager.ts";
 import { redactResponses, type Vault, vaultRoutes } from "../vault/mod.ts";
+import type { AppManager } from "./app_manager.ts";
+import { appRoutes } from "./app_routes.ts";
 
 const SMALL = 64 * 1024;
 
@@ -51,6 +53,8 @@ export interface AdminSources {
   auditIndex: AuditLogIndex;
   /** The vault, whose /api/vault routes are mounted when given. */
   vault?: Vault;
+  /** The owner's apps, whose /apps routes are mounted when given. */
+  apps?: AppManager;
 }
 
 /**
@@ -169,6 +173,8 @@ export function adminRoutes(deps: AdminDeps, sources: AdminSources): Hono {
     const reason = body?.reason ?? "stopped by the owner";
     return c.json({ task: await tasks.stop(c.req.param("id"), reason) });
   });
+
+  if (sources.apps !== undefined) app.route("/apps", appRoutes(sources.apps));
 
   if (vault !== undefined) {
     const vaultDeps = {

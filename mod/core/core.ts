@@ -28,6 +28,10 @@ import { shownText } from "../owner-text/mod.ts";
 import { isDiskFull } from "../common/mod.ts";
 import { boxNotices } from "./task_log.ts";
 import type { GuardedServer } from "../net/mod.ts";
+import { AppCatalog, type InstalledApp, loadApps } from "../apps/mod.ts";
+import { appConnector } from "./app_launch.ts";
+import { AppManager } from "./app_manager.ts";
+import { createHash } from "node:crypto";
 
 /** The most characters of one line of the core's log (a task's own lines are cut shorter first). */
 const LOG_LINE_MAX = 8000;
@@ -77,6 +81,8 @@ export class Core {
     readonly vault: Vault,
     /** The live index of the audit log that the owner's Audit and task pages read. */
     readonly auditIndex: AuditLogIndex,
+    /** The installed apps, whose servers stop when the core does. */
+    readonly apps: AppCatalog,
     private readonly closing: AbortController,
     /** The list of open approvals on disk, for the next start to say how many it closed. */
     private readonly open: OpenApprovals,
@@ -147,11 +153,30 @@ export class Core {
       const open = new OpenApprovals(config.home, log);
       approvals.onChange(() => open.note(approvals.list()));
       const closing = new AbortController();
+      const keyProblem = (app: string, declared: readonly string[], name: string) => {
+        try {
+          vault.readSecret(app, declared, name);
+          return null;
+        } catch (error) {
+          return (error as Error).message;
+        }
+      };
+      let connect: ((app: InstalledApp) => ReturnType<ReturnType<typeof appConnector>>) | null =
+        null;
+      const apps = new AppCatalog({
+        connect: (app) => connect!(app),
+        keyProblem,
+        keysNow: (app) => keysNow(vault, app, keyProblem),
+        log,
+        idleMs: config.apps.idle_ms,
+        callTimeoutMs: config.apps.call_timeout_ms,
+        maxResultBytes: config.runtime.max_output_bytes,
+      });
       const deps: BrokerDeps = {
         home: config.home,
         config,
         audit: redactingAppender(writer, redact),
-        registry: options.registry ?? standardRegistry(),
+        registry: options.registry ?? standardRegistry(apps),
         approvals,
         runtime,
         readSecret: vault.readSecret,
@@ -177,6 +202,30 @@ export class Core {
         program: [codeDir(), `${codeDir()}/node_modules`, Deno.execPath()],
       });
       notices.push(...sandbox.notices, homesNotice(asRoot, limits.home_bytes));
+      const appLimits = config.apps;
+      const appSandbox = await TaskSandboxes.prepare(`${config.home}/run`, {
+        limits: {
+          memoryBytes: appLimits.memory_bytes,
+          maxProcesses: appLimits.max_processes,
+          cpus: appLimits.cpus,
+        },
+        tmpBytes: appLimits.tmp_bytes,
+        program: [codeDir(), `${codeDir()}/node_modules`, Deno.execPath()],
+      });
+      connect = appConnector({
+        deps,
+        sandboxes: appSandbox.sandboxes,
+        asRoot,
+        readSecret: vault.readSecret,
+      });
+      notices.push(...await loadApps(config.home, apps));
+      const appManager = new AppManager({
+        deps,
+        catalog: apps,
+        asRoot,
+        vaultHas: (name) => vault.has(name),
+        keyProblem,
+      });
       // The box CA, made on the first start: tasks trust it for the model hosts the egress proxy
       // answers itself (the TLS front), so an agent that ignores its base URL still never holds a key.
       const ca = await openBoxCa(`${config.home}/ca`);
@@ -188,7 +237,7 @@ export class Core {
       });
       const socket = adminSocketPath(config.home);
       const auditIndex = new AuditLogIndex(config.home);
-      const app = adminRoutes(deps, { tasks, socket, auditIndex, vault });
+      const app = adminRoutes(deps, { tasks, socket, auditIndex, vault, apps: appManager });
       const admin = await serveSocket(socket, (request) => app.fetch(request), {
         name: "the admin socket",
         // The owner's commands and the portal's pages and live streams.
@@ -196,7 +245,24 @@ export class Core {
         headerTimeoutMs: config.broker.header_timeout_ms,
         log,
       });
-      const core = new Core(deps, tasks, admin, writer, notices, vault, auditIndex, closing, open);
+      const core = new Core(
+        deps,
+        tasks,
+        admin,
+        writer,
+        notices,
+        vault,
+        auditIndex,
+        apps,
+        closing,
+        open,
+      );
+      for (const app of apps.apps()) {
+        if (app.manifest.start !== "eager") continue;
+        apps.start(app.name).catch((error) =>
+          log(`gurt: app ${app.name} did not start: ${error.message}`)
+        );
+      }
       // The index reads the whole log once, now, so that no page view waits for it.
       auditIndex.refresh().catch((error) =>
         log(`gurt serve: the audit log could not be indexed for the portal: ${error.message}`)
@@ -227,10 +293,29 @@ export class Core {
     await this.open.stop(); // the next start says how many approvals this stop closed
     await this.tasks.close(); // withdraws every pending approval first
     await this.tasks.options.interception?.front.close();
+    await this.apps.close();
     await this.admin.shutdown();
     await this.auditIndex.close();
     await this.deps.runtime.close?.();
     await Deno.remove(adminSocketPath(this.deps.home)).catch(() => {});
     await this.writer.close();
   }
+}
+
+/**
+ * What an app's server is given of the vault now, as a digest that changes when any of its keys
+ * does (a new value, removed, turned off): never a value itself.
+ */
+function keysNow(
+  vault: Vault,
+  app: InstalledApp,
+  keyProblem: (app: string, declared: readonly string[], name: string) => string | null,
+): string {
+  const declared = [...app.manifest.secrets.keys()];
+  const hash = createHash("sha256");
+  for (const name of declared) {
+    const problem = keyProblem(app.name, declared, name);
+    hash.update(`${name}\0${problem === null ? vault.readSecret(app.name, declared, name) : ""}\0`);
+  }
+  return hash.digest("hex");
 }

@@ -34,6 +34,7 @@ import { openTaskDoors } from "./task_doors.ts";
 import { type TaskLog, taskLog } from "./task_log.ts";
 import { alive, isWorkerOf, spawnWorker, stopWorker } from "./worker_process.ts";
 import type { GuardedServer } from "../net/mod.ts";
+import type { ToolRegistry } from "../tools/mod.ts";
 
 interface Live {
   handle: TaskHandle;
@@ -85,13 +86,9 @@ export class TaskManager {
     return this.#live.get(id)?.handle;
   }
 
-  /** Starts a new task and returns its record. */
-  async start(spec: StartTask): Promise<TaskRecord> {
-    for (const tool of spec.tools) {
-      if (!this.deps.registry.has(tool)) {
-        throw new HttpError(400, `tools: ${JSON.stringify(tool)} is not a tool of this box`);
-      }
-    }
+  /** Starts a new task and returns its record; `<app>.*` is every tool the app offers now. */
+  async start(given: StartTask): Promise<TaskRecord> {
+    const spec = { ...given, tools: expandTools(this.deps.registry, given.tools) };
     await this.#homes.checkRoom(this.#live.keys()); // the disk holds every live home, full
     const id = newTaskId();
     const dir = taskDir(this.deps.home, id);
@@ -444,4 +441,34 @@ export class TaskManager {
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * A task's tool list as it is kept in task.json: each `<app>.*` replaced by every tool the app
+ * offers when the task starts (in name order), each name checked, none twice.
+ */
+export function expandTools(registry: ToolRegistry, tools: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const tool of tools) {
+    const every = /^([a-z][a-z0-9-]{0,31})\.\*$/.exec(tool);
+    if (every !== null) {
+      const prefix = `${every[1]}.`;
+      const found = [...registry.appToolNames()].filter((name) => name.startsWith(prefix)).sort();
+      if (found.length === 0) {
+        throw new HttpError(
+          400,
+          `tools: ${JSON.stringify(tool)}: no app ${
+            every[1]
+          } offers any tool on this box (gurt app list shows the apps)`,
+        );
+      }
+      for (const name of found) out.add(name);
+      continue;
+    }
+    if (!registry.has(tool)) {
+      throw new HttpError(400, `tools: ${JSON.stringify(tool)} is not a tool of this box`);
+    }
+    out.add(tool);
+  }
+  return [...out];
 }

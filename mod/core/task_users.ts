@@ -40,13 +40,51 @@ const APP_COMMENT = "gurt app ";
  * Creates (or finds) the user `box-app-<name>` of an installed app of `home`, in the same uid range
  * as task users and never a uid used before: it lives as long as the app is installed.
  */
-export function ensureAppUser(app: string, home: string): Promise<TaskUser> {
-  return ensureUser(`box-app-${app}`, `${APP_COMMENT}${app} ${encodeURIComponent(home)}`);
+export async function ensureAppUser(app: string, home: string): Promise<TaskUser> {
+  const name = `box-app-${app}`;
+  const comment = `${APP_COMMENT}${app} ${encodeURIComponent(home)}`;
+  for (const [found, , , , said] of await entries("/etc/passwd")) {
+    if (found !== name || said === comment) continue;
+    // Another box home's app of the same name: its user is not this app's while that app is there.
+    let other: string | null = null;
+    try {
+      other = decodeURIComponent((said ?? "").slice(APP_COMMENT.length).split(" ")[1] ?? "");
+    } catch {
+      other = null;
+    }
+    const taken = other !== null && other !== "" &&
+      await Deno.stat(`${other}/apps/${app}`).then(() => true, () => false);
+    if (taken) {
+      throw new Error(
+        `the user ${name} belongs to the app ${app} of the box home ${other}; remove that app first (gurt --home ${other} app remove ${app})`,
+      );
+    }
+    const stale = await removeTaskUser({ name, ...(await userIds(name)) });
+    if (stale !== null) throw new Error(stale);
+  }
+  return await ensureUser(name, comment);
+}
+
+async function userIds(name: string): Promise<{ uid: number; gid: number }> {
+  for (const [found, , uid, gid] of await entries("/etc/passwd")) {
+    if (found === name) return { uid: Number(uid), gid: Number(gid) };
+  }
+  throw new Error(`no user ${name}`);
+}
+
+/** The user of an installed app, if it has one. */
+export async function findAppUser(app: string): Promise<TaskUser | undefined> {
+  const name = `box-app-${app}`;
+  for (const [found, , uid, gid] of await entries("/etc/passwd")) {
+    if (found === name) return { name, uid: Number(uid), gid: Number(gid) };
+  }
+  return undefined;
 }
 
 async function ensureUser(name: string, comment: string): Promise<TaskUser> {
-  const found = (await taskUsers()).find((user) => user.name === name);
-  if (found !== undefined) return found;
+  for (const [found, , uid, gid] of await entries("/etc/passwd")) {
+    if (found === name) return { name, uid: Number(uid), gid: Number(gid) };
+  }
   // Its group without it: a core killed between the two commands below left it.
   if (await groupExists(name)) {
     const stale = await run("groupdel", [name]);

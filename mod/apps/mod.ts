@@ -1,0 +1,49 @@
+/**
+ * Apps: the owner's tools and MCP servers, installed in BOX_HOME/apps/<name>, their tools offered
+ * to tasks as `<app>.<tool>` through the broker's one call path. The core is an MCP client of each
+ * (the official SDK's Client); how an app's server is started in its sandbox is the core's
+ * (mod/core/app_launch.ts).
+ */
+export {
+  AppCatalog,
+  type CatalogDeps,
+  type InstalledApp,
+  isEnabled,
+  keptTools,
+  secretProblem,
+  TOOLS_FILE,
+} from "./app_catalog.ts";
+export {
+  AppCallError,
+  type AppConnection,
+  AppRunner,
+  IDEMPOTENCY_META,
+  type RunnerState,
+} from "./app_runner.ts";
+export {
+  boxVerb,
+  type LeftOutTool,
+  type ListedTool,
+  type OfferedTool,
+  offeredTools,
+} from "./app_tools.ts";
+export { type AppProcess, MAX_LINE_BYTES, ProcessTransport } from "./process_transport.ts";
+export {
+  appDir,
+  AppInstallError,
+  appsDir,
+  type AppSource,
+  parseNpmSource,
+  placeApp,
+  removeAppFolder,
+} from "./app_install.ts";
+export { type AppFile, readAppFolder } from "./app_folder.ts";
+export { DISABLED_FILE, isOwnerDisabled, loadApps } from "./app_load.ts";
+export {
+  APP_NAME,
+  type AppManifest,
+  appNameProblem,
+  manifestHash,
+  parseManifest,
+  readManifest,
+} from "./manifest.ts";
