@@ -63,7 +63,8 @@ export async function loadTools(path: string): Promise<CheckedTool[]> {
   try {
     module = await import(new URL(`file://${encodePath(path)}`).href);
   } catch (error) {
-    const first = (error instanceof Error ? error.message : String(error)).split("\n")[0];
+    const first = (error instanceof Error ? error.message : String(error)).split("\n")[0]
+      .replace(/\.$/, "");
     throw new AppModuleError(
       `${path}: the module could not be loaded: ${first}; see runbook.md#app-module-invalid`,
     );
