@@ -13,6 +13,7 @@ import { registerVaultCommand } from "./vault_command.ts";
 import { registerPortalCommand } from "./portal_command.ts";
 import { registerLoopCommand } from "./loop_command.ts";
 import { registerMcpCommand } from "./mcp_command.ts";
+import { registerAppHostCommand } from "./app_host_command.ts";
 import { registerAgentRunCommand } from "./agent_run_command.ts";
 import { versionLine } from "./version_line.ts";
 
@@ -47,6 +48,7 @@ export function buildProgram(): Command {
   registerPortalCommand(program);
   registerLoopCommand(program);
   registerMcpCommand(program);
+  registerAppHostCommand(program);
   registerAgentRunCommand(program);
   return program;
 }

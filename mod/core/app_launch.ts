@@ -17,7 +17,7 @@
  */
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { AppConnection, AppProcess, InstalledApp } from "../apps/mod.ts";
-import { ProcessTransport } from "../apps/mod.ts";
+import { ProcessTransport, SECRET_ENV_PREFIX } from "../apps/mod.ts";
 import type { BrokerDeps } from "../broker/mod.ts";
 import type { EgressServer } from "../egress/mod.ts";
 import { EGRESS_PORT, proxyEnv, type TaskSandboxes } from "../sandbox/mod.ts";
@@ -38,9 +38,6 @@ export interface AppLaunchOptions {
   asRoot: boolean;
   readSecret: AppSecretReader;
 }
-
-/** The prefix of the environment variable a module app's host reads a key from. */
-export const MODULE_SECRET_PREFIX = "GURT_APP_SECRET_";
 
 /** How long a stopping app's server has after SIGTERM before it is killed. */
 const STOP_GRACE_MS = 2000;
@@ -96,7 +93,7 @@ async function stdioConnection(
     if (!secret.enabled) continue;
     const value = options.readSecret(app.name, declared, name);
     const delivery = secret.delivery;
-    if (manifest.kind === "module") env[`${MODULE_SECRET_PREFIX}${name}`] = value;
+    if (manifest.kind === "module") env[`${SECRET_ENV_PREFIX}${name}`] = value;
     else if (delivery.kind === "env") env[delivery.name] = value;
     else if (delivery.kind === "file") {
       await writeSecretFile(`${home}/${delivery.name}`, value, user);
