@@ -20,8 +20,10 @@ import {
   stopAllTasks,
   waitFor,
 } from "../kit/mod.ts";
+import { canMount, withSmallDiskHome } from "../kit/small_disk.ts";
 import { sse } from "./fake_services.ts";
 import { startSseService } from "./scripted_service.ts";
+import { postModel } from "./task_endpoint.ts";
 
 const KEY = "sk-ant-held-charge-test";
 const MODEL = "claude-sonnet-5-5";
@@ -265,4 +267,48 @@ Deno.test("gurt serve killed with SIGKILL mid-answer: the next start charges the
     await service.close();
     await Deno.remove(home, { recursive: true });
   }
+});
+
+Deno.test({
+  name:
+    "on a full disk a model request whose hold the journal cannot take is not sent: a 503 with the runbook pointer",
+  ignore: !canMount(),
+  fn: () =>
+    withSmallDiskHome({ prefix: "gurt-held-full-", bytes: 2 * 1024 * 1024 }, async (home, disk) => {
+      const service = startSseService();
+      const box = await startBox({
+        home,
+        toml: `[models]\nanthropic_base_url = "${service.url}"\n`,
+        core: {
+          vault: {
+            value: (name) => (name === "ANTHROPIC_API_KEY" ? KEY : undefined),
+            names: () => [],
+          },
+        },
+      });
+      try {
+        const task = await box.startTask({ tools: [] });
+        await disk.fill();
+        // Steps fill the journal's last page, until it takes no line.
+        for (let i = 0; i < 200; i++) {
+          if ((await task.request("POST", "/step", { text: "y".repeat(40) })).status === 507) break;
+        }
+        const refused = await postModel(task, {
+          model: MODEL,
+          max_tokens: 16,
+          messages: [{ role: "user", content: "hi" }],
+        });
+        assertEquals(refused.status, 503, JSON.stringify(refused.body));
+        assertEquals(refused.body.error.type, "api_error");
+        assertStringIncludes(
+          refused.body.error.message,
+          "could not write down this request's cost",
+        );
+        assert(refused.body.error.message.endsWith("see runbook.md#disk-full"));
+        assertEquals(service.requests.length, 0);
+      } finally {
+        await box.core.close();
+        await service.close();
+      }
+    }),
 });
