@@ -47,7 +47,7 @@ function unsettledDir(home: string): string {
  */
 export async function markUnsettled(home: string, task: string): Promise<void> {
   await Deno.mkdir(unsettledDir(home), { recursive: true, mode: 0o700 });
-  await Deno.writeTextFile(`${unsettledDir(home)}/${task}`, "");
+  await Deno.writeTextFile(`${unsettledDir(home)}/${task}`, "", { mode: 0o600 });
 }
 
 /**

@@ -168,6 +168,51 @@ Deno.test("a streamed answer given while the audit log fails is charged at the n
   }
 });
 
+Deno.test("a task stopped while its charge was owed has it charged at the next start, though it is no longer live", async () => {
+  const service = startSseService();
+  let failing = false;
+  const box = await startBox({
+    toml: `[models]\nanthropic_base_url = "${service.url}"\n`,
+    fileOps: {
+      async write(file, bytes) {
+        if (failing) throw new Error("No space left on device (os error 28) (test)");
+        await realFileOps.write(file, bytes);
+      },
+    },
+    core: {
+      vault: { value: (name) => (name === "ANTHROPIC_API_KEY" ? KEY : undefined), names: () => [] },
+    },
+  });
+  try {
+    const task = await box.startTask({ tools: [] });
+    service.answer({ writes: answerWrites() });
+    failing = true;
+    const stream = await streamFrom(task.socket.replace(/broker\.sock$/, "model.sock"), 16);
+    try {
+      await readUntil(stream.reader, "message_stop");
+    } finally {
+      stream.close();
+    }
+    await waitFor(() => box.logs.some((line) => line.includes("was not recorded")), {
+      what: "the charge's failure",
+      seen: () => box.logs.join("\n"),
+    });
+    assertEquals((await box.admin("POST", `/tasks/${task.id}/stop`)).status, 200);
+    assertEquals((await box.admin("GET", `/tasks/${task.id}`)).body.task.state, "stopped");
+    failing = false;
+    await box.restart();
+    const due = Math.floor(exactCents(MODEL, TOKENS)!);
+    const costs = await costsOf(box.home, task.id);
+    assertEquals(costs.map((cost) => cost.cents), [due], JSON.stringify(costs));
+    assertEquals((await box.admin("GET", `/tasks/${task.id}`)).body.task.spentCents, due);
+    // Its mark is gone with its charge: the next start reads no ended task's journal.
+    assertEquals([...Deno.readDirSync(`${box.home}/broker/unsettled`)], []);
+  } finally {
+    await box.close();
+    await service.close();
+  }
+});
+
 Deno.test("a charge the log took but the journal lost is listed from the log at the next start, not charged twice", async () => {
   const service = startSseService();
   const box = await startBox({
