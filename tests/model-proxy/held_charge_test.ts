@@ -7,7 +7,6 @@
  * and the task's spent cents agree with it. Before, the charge stayed in memory and was lost.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { realFileOps } from "../../mod/audit/mod.ts";
 import { exactCents } from "../../mod/model-proxy/mod.ts";
 import {
   auditRecords,
@@ -23,7 +22,7 @@ import {
 import { canMount, withSmallDiskHome } from "../kit/small_disk.ts";
 import { sse } from "./fake_services.ts";
 import { startSseService } from "./scripted_service.ts";
-import { postModel } from "./task_endpoint.ts";
+import { endpointOf, postModel, sendModel, startFailingBox } from "./task_endpoint.ts";
 
 const KEY = "sk-ant-held-charge-test";
 const MODEL = "claude-sonnet-5-5";
@@ -58,21 +57,11 @@ async function streamFrom(
   socket: string,
   maxTokens: number,
 ): Promise<{ reader: ReadableStreamDefaultReader<string>; close(): void }> {
-  const client = Deno.createHttpClient({ proxy: { transport: "unix", path: socket } });
-  const response = await fetch("http://127.0.0.1/v1/messages", {
-    method: "POST",
-    client,
-    headers: {
-      "content-type": "application/json",
-      "x-api-key": "gurt-placeholder-key",
-      "anthropic-version": "2023-06-01",
-    },
-    body: JSON.stringify({
-      model: MODEL,
-      max_tokens: maxTokens,
-      stream: true,
-      messages: [{ role: "user", content: "hi" }],
-    }),
+  const { response, client } = await sendModel(socket, {
+    model: MODEL,
+    max_tokens: maxTokens,
+    stream: true,
+    messages: [{ role: "user", content: "hi" }],
   });
   assertEquals(response.status, 200);
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
@@ -112,23 +101,12 @@ async function auditVerifies(home: string): Promise<void> {
 Deno.test("a streamed answer given while the audit log fails is charged at the next start: its usage, flagged recovered, once", async () => {
   const service = startSseService();
   let failing = false;
-  const box = await startBox({
-    toml: `[models]\nanthropic_base_url = "${service.url}"\n`,
-    fileOps: {
-      async write(file, bytes) {
-        if (failing) throw new Error("No space left on device (os error 28) (test)");
-        await realFileOps.write(file, bytes);
-      },
-    },
-    core: {
-      vault: { value: (name) => (name === "ANTHROPIC_API_KEY" ? KEY : undefined), names: () => [] },
-    },
-  });
+  const box = await startFailingBox(service.url, { fail: () => failing, key: KEY });
   try {
     const task = await box.startTask({ tools: [] });
     const gate = Promise.withResolvers<void>();
     service.answer({ writes: answerWrites(), gates: [gate.promise] });
-    const stream = await streamFrom(task.socket.replace(/broker\.sock$/, "model.sock"), 16);
+    const stream = await streamFrom(endpointOf(task), 16);
     try {
       // Admitted and sent: the service has begun its answer. Now the log's writes fail.
       assertStringIncludes(await readUntil(stream.reader, "message_start"), "message_start");
@@ -171,23 +149,12 @@ Deno.test("a streamed answer given while the audit log fails is charged at the n
 Deno.test("a task stopped while its charge was owed has it charged at the next start, though it is no longer live", async () => {
   const service = startSseService();
   let failing = false;
-  const box = await startBox({
-    toml: `[models]\nanthropic_base_url = "${service.url}"\n`,
-    fileOps: {
-      async write(file, bytes) {
-        if (failing) throw new Error("No space left on device (os error 28) (test)");
-        await realFileOps.write(file, bytes);
-      },
-    },
-    core: {
-      vault: { value: (name) => (name === "ANTHROPIC_API_KEY" ? KEY : undefined), names: () => [] },
-    },
-  });
+  const box = await startFailingBox(service.url, { fail: () => failing, key: KEY });
   try {
     const task = await box.startTask({ tools: [] });
     service.answer({ writes: answerWrites() });
     failing = true;
-    const stream = await streamFrom(task.socket.replace(/broker\.sock$/, "model.sock"), 16);
+    const stream = await streamFrom(endpointOf(task), 16);
     try {
       await readUntil(stream.reader, "message_stop");
     } finally {
@@ -215,16 +182,12 @@ Deno.test("a task stopped while its charge was owed has it charged at the next s
 
 Deno.test("a charge the log took but the journal lost is listed from the log at the next start, not charged twice", async () => {
   const service = startSseService();
-  const box = await startBox({
-    toml: `[models]\nanthropic_base_url = "${service.url}"\n`,
-    core: {
-      vault: { value: (name) => (name === "ANTHROPIC_API_KEY" ? KEY : undefined), names: () => [] },
-    },
-  });
+  // Its writes never fail.
+  const box = await startFailingBox(service.url, { fail: () => false, key: KEY });
   try {
     const task = await box.startTask({ tools: [] });
     service.answer({ writes: answerWrites() });
-    const stream = await streamFrom(task.socket.replace(/broker\.sock$/, "model.sock"), 16);
+    const stream = await streamFrom(endpointOf(task), 16);
     try {
       await readUntil(stream.reader, "message_stop");
     } finally {
