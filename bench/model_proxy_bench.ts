@@ -5,8 +5,10 @@
  * answer (LONG_MB of events) each way, measured in the same run by turns. The service and the
  * endpoint each run in their own process, as the service and the core do; this process is the
  * task's client (Deno's fetch). A bare Deno relay on a socket (no checks, no key, no meter, the
- * answer's body handed back as fetch gives it) gives the floor of one more hop, in the same run. The task's bridge (loopback TCP in its namespace to the socket) is
- * not measured.
+ * answer's body handed back as fetch gives it) gives the floor of one more hop, in the same run.
+ * The endpoint holding each request in a real journal first (a model.hold line and its fdatasync,
+ * as the core does: docs/audit.md#held-model-charges) is measured against the endpoint without.
+ * The task's bridge (loopback TCP in its namespace to the socket) is not measured.
  */
 import { type BenchRow, printTable } from "./table.ts";
 import { p50 } from "./measure.ts";
