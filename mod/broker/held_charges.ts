@@ -182,8 +182,7 @@ async function holdRecords(
   const found = new Map<string, { cents: number; what: string }>();
   for (const name of await listAuditFiles(dir)) {
     if (name < from) continue;
-    const text = await Deno.readTextFile(`${dir}/${name}`);
-    for (const line of text.split("\n")) {
+    for await (const line of fileLines(`${dir}/${name}`)) {
       if (!line.includes('"what":"model hold ')) continue;
       let event: { type?: unknown; task?: unknown; cents?: unknown; what?: unknown };
       try {
@@ -200,4 +199,16 @@ async function holdRecords(
     }
   }
   return found;
+}
+
+/** The lines of a file as it is read, a piece at a time: never held whole. */
+async function* fileLines(path: string): AsyncGenerator<string> {
+  const file = await Deno.open(path, { read: true });
+  let carry = "";
+  for await (const piece of file.readable.pipeThrough(new TextDecoderStream())) {
+    const lines = (carry + piece).split("\n");
+    carry = lines.pop()!;
+    yield* lines;
+  }
+  if (carry !== "") yield carry;
 }
