@@ -16,7 +16,7 @@ import {
   McpError,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { ListedTool } from "./app_tools.ts";
+import { type ListedTool, MAX_TOOLS } from "./app_tools.ts";
 import { Mutex } from "../common/mod.ts";
 
 /** The `_meta` key that carries a call's idempotency key, `<task id>.<key>`. */
@@ -188,8 +188,12 @@ export class AppRunner {
     this.#connection = connection;
     const client = new Client({ name: "gurt", version: "0.1.0" }, { capabilities: {} });
     client.onclose = () => this.#closed(client, connection);
+    // However often a server says its list changed, one listing runs and at most one waits.
+    let waiting = false;
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-      await this.#list(client).catch((error) =>
+      if (waiting) return;
+      waiting = true;
+      await this.#list(client, undefined, () => (waiting = false)).catch((error) =>
         this.#deps.log(
           `gurt: app ${this.#deps.app}: its tools could not be listed again: ${messageOf(error)}`,
         )
@@ -213,8 +217,11 @@ export class AppRunner {
   }
 
   /** Lists the server's tools; one listing at a time, so the newest list is the one kept. */
-  #list(client: Client, signal?: AbortSignal): Promise<void> {
-    return this.#listing.exclusive(() => this.#listOnce(client, signal));
+  #list(client: Client, signal?: AbortSignal, begun?: () => void): Promise<void> {
+    return this.#listing.exclusive(() => {
+      begun?.();
+      return this.#listOnce(client, signal);
+    });
   }
 
   async #listOnce(client: Client, signal?: AbortSignal): Promise<void> {
@@ -226,6 +233,10 @@ export class AppRunner {
         timeout: this.#deps.callTimeoutMs,
       });
       tools.push(...answer.tools as ListedTool[]);
+      // A server that pages on without end is refused, not followed.
+      if (tools.length > MAX_TOOLS) {
+        throw new Error(`its server lists more than ${MAX_TOOLS} tools`);
+      }
       cursor = answer.nextCursor;
       if (cursor === undefined) break;
     }

@@ -38,7 +38,13 @@ export {
   removeAppFolder,
 } from "./app_install.ts";
 export { type AppFile, readAppFolder } from "./app_folder.ts";
-export { DISABLED_FILE, isOwnerDisabled, loadApps } from "./app_load.ts";
+export {
+  appInstance,
+  DISABLED_FILE,
+  INSTANCE_FILE,
+  isOwnerDisabled,
+  loadApps,
+} from "./app_load.ts";
 export {
   APP_NAME,
   type AppManifest,

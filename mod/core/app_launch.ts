@@ -2,9 +2,10 @@
  * How the core starts an app's server and connects to it (mod/apps's AppCatalog asks).
  *
  * A stdio app (`mcp`, and `module` through `gurt app-host`) runs in an app sandbox, the task
- * sandbox with the app's own limits ([apps] in gurt.toml): as root its own user `box-app-<name>`
- * (a uid never given before, mod/core/task_users.ts), its home apps/<name>/home the one folder it
- * may write, its folder read-only (its code), only `lo`, and, when its manifest lists hosts, its
+ * sandbox with the app's own limits ([apps] in gurt.toml): as root its own user
+ * `box-app-<instance>` (a uid never given before, mod/core/task_users.ts), its home
+ * apps/<name>/home the one folder it may write, its folder read-only (its code), only `lo`, and,
+ * when its manifest lists hosts, its
  * own egress proxy with those hosts as its one way out; each refusal there is an app_blocked
  * record naming it. It sees no box home, no vault, no task. Its process holds exactly its declared
  * keys the owner has not turned off, as its manifest says each reaches it: an environment
@@ -39,6 +40,9 @@ export interface AppLaunchOptions {
   readSecret: AppSecretReader;
 }
 
+/** The most bytes one answer of a remote app's server may hold, its event stream included. */
+const MAX_HTTP_ANSWER_BYTES = 64 * 1024 * 1024;
+
 /** How long a stopping app's server has after SIGTERM before it is killed. */
 const STOP_GRACE_MS = 2000;
 
@@ -67,6 +71,7 @@ function httpConnection(app: InstalledApp, options: AppLaunchOptions): AppConnec
   }
   const transport = new StreamableHTTPClientTransport(new URL(manifest.url), {
     requestInit: { headers },
+    fetch: cappedFetch(MAX_HTTP_ANSWER_BYTES),
   });
   return { transport };
 }
@@ -78,9 +83,11 @@ async function stdioConnection(
   const { deps } = options;
   const manifest = app.manifest;
   if (manifest.kind === "mcp-http") throw new Error("an mcp-http app has no process");
-  const user = options.asRoot ? await ensureAppUser(app.name, deps.home) : null;
+  const user = options.asRoot ? await ensureAppUser(app, deps.home) : null;
   const home = `${app.folder}/home`;
-  await prepareHome(home, user);
+  // The home is root's alone while keys are written into it, so nothing of the app's user can
+  // swap a key's file for a link in the meantime; it is the app's again just before it starts.
+  await prepareHome(home, null);
   const env: Record<string, string> = {
     PATH: "/usr/local/bin:/usr/bin:/bin",
     HOME: home,
@@ -99,6 +106,7 @@ async function stdioConnection(
       await writeSecretFile(`${home}/${delivery.name}`, value, user);
     } else if (delivery.kind === "arg") argSecrets.set(name, value);
   }
+  if (user !== null) await Deno.chown(home, user.uid, user.gid);
   let egress: EgressServer | null = null;
   const egressSocket = `${app.folder}/egress.sock`;
   if (manifest.hosts.length > 0) {
@@ -123,7 +131,7 @@ async function stdioConnection(
   let child: Deno.ChildProcess;
   try {
     child = await options.sandboxes.spawn({
-      task: `app-${app.name}`,
+      task: `app-${app.instance}`,
       hostname: `gurt-app-${app.name}`,
       home,
       doors: egress === null ? [] : [{ port: EGRESS_PORT, socket: egressSocket }],
@@ -144,7 +152,7 @@ async function stdioConnection(
     await stderrDone;
     await log.close().catch(() => {});
     await egress?.close().catch(() => {});
-    await options.sandboxes.end(`app-${app.name}`);
+    await options.sandboxes.end(`app-${app.instance}`);
     return { code: status.code, signal: status.signal };
   });
   const process: AppProcess = {
@@ -165,12 +173,12 @@ async function stdioConnection(
   return { transport: new ProcessTransport(process), ended: () => ended };
 }
 
-/** The app's home: made once, its user's alone (as root), the one folder the app may write. */
+/** The app's home: made once, mode 0700, the one folder the app may write. */
 async function prepareHome(home: string, user: TaskUser | null): Promise<void> {
   await Deno.mkdir(home, { recursive: true, mode: 0o700 });
   const found = await Deno.lstat(home);
   if (!found.isDirectory) throw new Error(`${home} is not a folder`);
-  if (user !== null) await Deno.chown(home, user.uid, user.gid);
+  await Deno.chown(home, user?.uid ?? Deno.uid() ?? 0, user?.gid ?? Deno.gid() ?? 0);
   await Deno.chmod(home, 0o700);
 }
 
@@ -260,4 +268,35 @@ async function copyRedacted(
     // The stream broke: nothing more to read.
   }
   if (pending !== "") await flush(pending);
+}
+
+/**
+ * fetch, with each answer's body cut off with an error past `max` bytes: a remote server cannot
+ * fill the core's memory with one endless answer (the SDK reads whole answers and event streams).
+ */
+function cappedFetch(max: number): (url: string | URL, init?: RequestInit) => Promise<Response> {
+  return async (url, init) => {
+    const response = await fetch(url, init);
+    if (response.body === null) return response;
+    let seen = 0;
+    const capped = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          seen += chunk.length;
+          if (seen > max) {
+            controller.error(
+              new Error(`the app's server sent an answer of more than ${max} bytes`),
+            );
+            return;
+          }
+          controller.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(capped, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
 }

@@ -10,6 +10,7 @@ import {
   appDir,
   type AppFile,
   AppInstallError,
+  appInstance,
   appsDir,
   type AppSource,
   DISABLED_FILE,
@@ -141,7 +142,11 @@ export class AppManager {
       await removeAppFolder(deps.home, name);
       throw error;
     }
-    await catalog.put(name, manifest, { listed: null, ownerDisabled: false });
+    await catalog.put(name, manifest, {
+      listed: null,
+      ownerDisabled: false,
+      instance: await appInstance(manifest.folder),
+    });
     try {
       await catalog.start(name);
     } catch (error) {
@@ -208,9 +213,10 @@ export class AppManager {
   async #takeOut(name: string, hash: string): Promise<void> {
     const { deps, catalog, asRoot } = this.options;
     await deps.audit.append({ type: "app_removed", app: name, manifest_sha256: hash });
+    const instance = catalog.app(name)?.app.instance;
     await catalog.remove(name);
-    if (asRoot) {
-      const user = await findAppUser(name);
+    if (asRoot && instance !== undefined) {
+      const user = await findAppUser(instance);
       if (user !== undefined) {
         const problem = await removeTaskUser(user);
         if (problem !== null) deps.log(`gurt: app ${name}: ${problem}`);
