@@ -65,9 +65,12 @@ function httpConnection(app: InstalledApp, options: AppLaunchOptions): AppConnec
   if (manifest.kind !== "mcp-http") throw new Error("not an mcp-http app");
   const headers: Record<string, string> = {};
   for (const header of manifest.headers) {
-    headers[header.name] = "secret" in header
-      ? header.format.replace("{}", options.readSecret(app.name, declaredOf(app), header.secret))
-      : header.value;
+    if (!("secret" in header)) {
+      headers[header.name] = header.value;
+      continue;
+    }
+    const value = keyFor(app, header.secret, options);
+    if (value !== null) headers[header.name] = header.format.replace("{}", value);
   }
   const transport = new StreamableHTTPClientTransport(new URL(manifest.url), {
     requestInit: { headers },
@@ -95,11 +98,12 @@ async function stdioConnection(
     GURT_APP_NAME: app.name,
   };
   const argSecrets = new Map<string, string>();
-  const declared = declaredOf(app);
   for (const [name, secret] of manifest.secrets) {
-    if (!secret.enabled) continue;
-    const value = options.readSecret(app.name, declared, name);
     const delivery = secret.delivery;
+    // A key file from an earlier start goes first: a key turned off since is not left behind.
+    if (delivery.kind === "file") await Deno.remove(`${home}/${delivery.name}`).catch(() => {});
+    const value = keyFor(app, name, options);
+    if (value === null) continue;
     if (manifest.kind === "module") env[`${SECRET_ENV_PREFIX}${name}`] = value;
     else if (delivery.kind === "env") env[delivery.name] = value;
     else if (delivery.kind === "file") {
@@ -171,6 +175,20 @@ async function stdioConnection(
       (lastWords === "" ? "" : `; its last line on stderr: ${lastWords}`);
   });
   return { transport: new ProcessTransport(process), ended: () => ended };
+}
+
+/**
+ * A key the app may be given now, or null: one turned off for it or missing from the vault is left
+ * out, so the server still starts and lists its tools (gurt app add), while each call of its tools
+ * fails with the sentence that says which key (AppCatalog checks before every call).
+ */
+function keyFor(app: InstalledApp, name: string, options: AppLaunchOptions): string | null {
+  if (app.manifest.secrets.get(name)?.enabled === false) return null;
+  try {
+    return options.readSecret(app.name, declaredOf(app), name);
+  } catch {
+    return null;
+  }
 }
 
 /** The app's home: made once, mode 0700, the one folder the app may write. */

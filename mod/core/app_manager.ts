@@ -16,6 +16,7 @@ import {
   DISABLED_FILE,
   type InstalledApp,
   isEnabled,
+  keptTools,
   parseNpmSource,
   placeApp,
   readManifest,
@@ -157,6 +158,37 @@ export class AppManager {
         `the app ${name} was not added: ${(error as Error).message}`,
         "app_failed",
       );
+    }
+    return this.show(name);
+  }
+
+  /**
+   * Reads an app's manifest again (the owner edited apps/<name>/app.toml): recorded as app_added
+   * with the new hash, its server stopped and started again with it, its tools listed anew. A
+   * manifest that does not read is refused and the app stays as it was.
+   */
+  async reload(name: string): Promise<AppDetail> {
+    const { deps, catalog } = this.options;
+    const found = catalog.app(name);
+    if (found === undefined) throw notInstalled(name, catalog);
+    const manifest = await readManifest(found.app.folder).catch((error) => {
+      throw new HttpError(400, (error as Error).message, "app_invalid");
+    });
+    await deps.audit.append({
+      type: "app_added",
+      app: name,
+      kind: manifest.kind,
+      manifest_sha256: manifest.hash,
+    });
+    await catalog.put(name, manifest, {
+      listed: found.app.tools.length === 0 ? null : await keptTools(found.app.folder),
+      ownerDisabled: found.app.ownerDisabled,
+      instance: found.app.instance,
+    });
+    if (isEnabled(catalog.app(name)!.app)) {
+      await catalog.start(name).catch((error) => {
+        throw new HttpError(400, `the app ${name} did not start: ${error.message}`, "app_failed");
+      });
     }
     return this.show(name);
   }
