@@ -17,7 +17,7 @@
  */
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { AppConnection, AppProcess, InstalledApp } from "../apps/mod.ts";
-import { ProcessTransport } from "../apps/mod.ts";
+import { HOME_PLACEHOLDER, ProcessTransport } from "../apps/mod.ts";
 import type { BrokerDeps } from "../broker/mod.ts";
 import type { EgressServer } from "../egress/mod.ts";
 import { EGRESS_PORT, proxyEnv, type TaskSandboxes } from "../sandbox/mod.ts";
@@ -90,6 +90,10 @@ async function stdioConnection(
     LANG: "C.UTF-8",
     GURT_APP_NAME: app.name,
   };
+  // The manifest's plain variables first: no secret's variable is one of them (the manifest's rule).
+  if (manifest.kind === "mcp") {
+    for (const [name, value] of manifest.env) env[name] = value.replaceAll(HOME_PLACEHOLDER, home);
+  }
   const argSecrets = new Map<string, string>();
   const declared = declaredOf(app);
   for (const [name, secret] of manifest.secrets) {

@@ -148,9 +148,11 @@ export function taskSandboxArgs(plan: TaskSandboxPlan): string[] {
   for (const door of plan.doors) {
     if ("path" in door) args.push("--size", String(DOOR_DIR_BYTES), "--tmpfs", dirname(door.path));
   }
+  // Read-only paths before the home: an app's read-only folder holds its home, which is bound
+  // writable over it (bound after, the folder would hide the home's writable mount).
+  for (const path of plan.readOnly) args.push("--ro-bind", path, path);
   args.push("--bind", plan.home, plan.home);
   plan.doors.forEach((door, i) => args.push("--bind", door.socket, `${DOORS_DIR}/${i}.sock`));
-  for (const path of plan.readOnly) args.push("--ro-bind", path, path);
   const initFd = plan.initOnFd === true ? TASK_INIT_FD : 0;
   args.push("--perms", "0555", "--ro-bind-data", String(initFd), INIT_PATH);
   // bubblewrap copies the bundle into the sandbox's root and closes the descriptor it read.
