@@ -58,7 +58,8 @@ export function envOf(
 
 /**
  * kind mcp and module: `ports` as forwards. Each entry is host:port with the port written, no
- * wildcard; no two share a port (each is 127.0.0.1:port inside), and none is the egress proxy's.
+ * wildcard; no two share a port (each is 127.0.0.1:port inside), none is below 1024 (which the
+ * sandbox's init, not root there, cannot open) and none is the egress proxy's.
  */
 export function portsOf(raw: readonly string[] | undefined): AppPort[] {
   const ports: AppPort[] = [];
@@ -77,6 +78,14 @@ export function portsOf(raw: readonly string[] | undefined): AppPort[] {
       throw new KeyProblem(["ports", i], `${JSON.stringify(text)} is a wildcard; name one host`);
     }
     const port = entry.ports[0];
+    if (port < 1024) {
+      throw new KeyProblem(
+        ["ports", i],
+        `${
+          JSON.stringify(text)
+        } is below 1024: the app reaches it at 127.0.0.1:${port} inside its sandbox, where no port below 1024 can be opened for it`,
+      );
+    }
     if (port === EGRESS_PORT) {
       throw new KeyProblem(
         ["ports", i],

@@ -186,7 +186,7 @@ export const rawManifest = z.strictObject({
   /** kind mcp and module: the app's egress list, entries as in a task's --hosts; default none. */
   hosts: z.array(egressHost).max(256, { message: "has more than 256 entries" }).optional(),
   /**
-   * kind mcp and module: TCP forwards, each `host:port` (a port required, no wildcard); the app
+   * kind mcp and module: TCP forwards, each `host:port` (a port of 1024 up, no wildcard); the app
    * reaches each at 127.0.0.1:port. A loopback or private address only for a host in [egress]
    * allow_private_hosts.
    */

@@ -376,13 +376,14 @@ Deno.test("secrets and headers hold at most 64 entries and tools 1000, the first
   assertEquals(http.kind === "mcp-http" && http.headers.length, 64);
 });
 
-Deno.test("ports: host:port for mcp and module, port written, no wildcard, each port once, not the proxy's", async () => {
+Deno.test("ports: host:port for mcp and module, port written, no wildcard, each port once, 1024 up, not the proxy's", async () => {
   await refusesEach([
     [[...HTTP, 'ports = ["127.0.0.1:5432"]'], 3, "ports", 'is not for kind = "mcp-http"'],
     [[...MCP, 'ports = ["db.example.org"]'], 3, "ports.0", "has no port"],
     [[...MCP, 'ports = ["*.example.org:5432"]'], 3, "ports.0", "is a wildcard"],
     [[...MCP, 'ports = ["db:99999"]'], 3, "ports.0", "not a number from 1 to 65535"],
     [[...MCP, 'ports = ["127.0.0.1:3128"]'], 3, "ports.0", "the port of the app's egress proxy"],
+    [[...MCP, 'ports = ["db.example:5432", "web.example:443"]'], 3, "ports.1", "is below 1024"],
     [
       [...MCP, 'ports = ["a.example:5432", "b.example:5432"]'],
       3,
