@@ -9,6 +9,7 @@
  * cannot start or pauses.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   type CallToolResult,
@@ -205,7 +206,7 @@ export class AppRunner {
     } catch (error) {
       const why = signal.aborted
         ? `it did not start within ${this.#deps.callTimeoutMs} ms`
-        : `it did not start: ${connection.ended?.() ?? messageOf(error)}`;
+        : `it did not start: ${connection.ended?.() ?? startProblem(error)}`;
       this.#failed(why);
       await client.close().catch(() => {});
       this.#connection = null;
@@ -305,6 +306,21 @@ function isTimeout(error: unknown): boolean {
 
 function codeOf(error: unknown): unknown {
   return (error as { code?: unknown }).code;
+}
+
+/**
+ * Why a server did not start: a remote server's refusal names its HTTP status, and for 401 and
+ * 403 that the credentials its headers carry (vault keys) were refused.
+ */
+function startProblem(error: unknown): string {
+  const status = error instanceof StreamableHTTPError
+    ? (error as StreamableHTTPError).code
+    : undefined;
+  if (status === undefined) return messageOf(error);
+  const refused = status === 401 || status === 403
+    ? ": the server refused the credentials its headers carry (check the vault keys they use)"
+    : "";
+  return `its server answered HTTP ${status}${refused} (${messageOf(error)})`;
 }
 
 function messageOf(error: unknown): string {

@@ -49,6 +49,8 @@ export {
   APP_NAME,
   type AppManifest,
   appNameProblem,
+  type AppPort,
+  HOME_PLACEHOLDER,
   manifestHash,
   parseManifest,
   readManifest,

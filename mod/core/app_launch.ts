@@ -5,23 +5,26 @@
  * sandbox with the app's own limits ([apps] in gurt.toml): as root its own user
  * `box-app-<instance>` (a uid never given before, mod/core/task_users.ts), its home
  * apps/<name>/home the one folder it may write, its folder read-only (its code), only `lo`, and,
- * when its manifest lists hosts, its
- * own egress proxy with those hosts as its one way out; each refusal there is an app_blocked
- * record naming it. It sees no box home, no vault, no task. Its process holds exactly its declared
- * keys the owner has not turned off, as its manifest says each reaches it: an environment
- * variable, a file in its home (0400), or an argument, set inside the sandbox by sh from an
- * environment variable so that the value is in no argv outside the app's own pid namespace. Its
- * stdout is MCP; its stderr goes to apps/<name>/app.log, capped and with vault values redacted.
+ * when its manifest lists hosts, its own egress proxy with those hosts as its one way out, and for
+ * each of its `ports` a TCP forward (127.0.0.1:port inside relayed to host:port, for clients that
+ * use no proxy, such as a database driver; a loopback or private address only for a host in
+ * [egress] allow_private_hosts); each refusal of either is an app_blocked record naming it. Its
+ * [env] is set with {HOME} replaced. It sees no box home, no vault, no task. Its process holds
+ * exactly its declared keys the owner has not turned off, as its manifest says each reaches it: an
+ * environment variable, a file in its home (0400), or an argument, set inside the sandbox by sh
+ * from an environment variable so that the value is in no argv outside the app's own pid
+ * namespace. Its stdout is MCP; its stderr goes to apps/<name>/app.log, capped and with vault
+ * values redacted.
  *
  * An `mcp-http` app is a server elsewhere: the core connects to its url with the SDK's Streamable
  * HTTP client, its headers filled from the vault; nothing is started.
  */
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { AppConnection, AppProcess, InstalledApp } from "../apps/mod.ts";
-import { ProcessTransport, SECRET_ENV_PREFIX } from "../apps/mod.ts";
+import type { AppConnection, AppPort, AppProcess, InstalledApp } from "../apps/mod.ts";
+import { HOME_PLACEHOLDER, ProcessTransport, SECRET_ENV_PREFIX } from "../apps/mod.ts";
 import type { BrokerDeps } from "../broker/mod.ts";
-import type { EgressServer } from "../egress/mod.ts";
-import { EGRESS_PORT, proxyEnv, type TaskSandboxes } from "../sandbox/mod.ts";
+import { type EgressServer, serveForward } from "../egress/mod.ts";
+import { type Door, EGRESS_PORT, proxyEnv, type TaskSandboxes } from "../sandbox/mod.ts";
 import { ensureAppUser, type TaskUser } from "./task_users.ts";
 import { openTaskEgress } from "./task_egress.ts";
 import { gurtInvocation } from "./self_command.ts";
@@ -97,6 +100,10 @@ async function stdioConnection(
     LANG: "C.UTF-8",
     GURT_APP_NAME: app.name,
   };
+  // The manifest's plain variables first: no secret's variable is one of them (the manifest's rule).
+  if (manifest.kind === "mcp") {
+    for (const [name, value] of manifest.env) env[name] = value.replaceAll(HOME_PLACEHOLDER, home);
+  }
   const argSecrets = new Map<string, string>();
   for (const [name, secret] of manifest.secrets) {
     const delivery = secret.delivery;
@@ -120,6 +127,19 @@ async function stdioConnection(
     if (user !== null) await Deno.chown(egressSocket, user.uid, user.gid);
     Object.assign(env, proxyEnv());
   }
+  const doors: Door[] = egress === null ? [] : [{ port: EGRESS_PORT, socket: egressSocket }];
+  const forwards: EgressServer[] = [];
+  try {
+    for (const port of manifest.ports) {
+      const socket = `${app.folder}/port-${port.port}.sock`;
+      forwards.push(await openAppForward(app, port, socket, deps));
+      if (user !== null) await Deno.chown(socket, user.uid, user.gid);
+      doors.push({ port: port.port, socket });
+    }
+  } catch (error) {
+    await closeAll(egress, forwards);
+    throw error;
+  }
   let argv: string[];
   if (manifest.kind === "module") {
     const host = gurtInvocation(["app-host", manifest.module]);
@@ -138,7 +158,7 @@ async function stdioConnection(
       task: `app-${app.instance}`,
       hostname: `gurt-app-${app.name}`,
       home,
-      doors: egress === null ? [] : [{ port: EGRESS_PORT, socket: egressSocket }],
+      doors,
       readOnly: [app.folder],
       argv,
       env,
@@ -147,7 +167,7 @@ async function stdioConnection(
     });
   } catch (error) {
     await log.close().catch(() => {});
-    await egress?.close().catch(() => {});
+    await closeAll(egress, forwards);
     throw error;
   }
   let lastWords = "";
@@ -155,7 +175,7 @@ async function stdioConnection(
   const status = child.status.then(async (status) => {
     await stderrDone;
     await log.close().catch(() => {});
-    await egress?.close().catch(() => {});
+    await closeAll(egress, forwards);
     await options.sandboxes.end(`app-${app.instance}`);
     return { code: status.code, signal: status.signal };
   });
@@ -255,6 +275,42 @@ function openAppEgress(
     // An app's server has no owner at hand to ask: a host off its list is refused.
     ask: () => Promise.resolve(false),
   });
+}
+
+/**
+ * A TCP forward of the app (`ports` in its manifest): the init opens it on the app's loopback at
+ * the same port; each connection is relayed to host:port if [egress]'s address rules allow (a
+ * loopback or private address only for a host in allow_private_hosts), else refused and recorded
+ * as app_blocked.
+ */
+function openAppForward(
+  app: InstalledApp,
+  port: AppPort,
+  socketPath: string,
+  deps: BrokerDeps,
+): Promise<EgressServer> {
+  const egress = deps.config.egress;
+  return serveForward({
+    socketPath,
+    host: port.host,
+    port: port.port,
+    policy: () => ({
+      hosts: [],
+      allowPrivate: egress.allow_private_hosts,
+      resolve: egress.resolve,
+      unknown: "deny",
+    }),
+    ownAddresses: () => Deno.networkInterfaces().map((face) => face.address),
+    onBlocked: async (place) => {
+      await deps.audit.append({ type: "app_blocked", app: app.name, ...place }).catch((error) =>
+        deps.log(`gurt: app ${app.name}: app_blocked not audited: ${error.message}`)
+      );
+    },
+  });
+}
+
+async function closeAll(egress: EgressServer | null, forwards: EgressServer[]): Promise<void> {
+  await Promise.allSettled([egress, ...forwards].map((server) => server?.close()));
 }
 
 /** Copies an app's stderr into its log line by line, each line with the vault's values redacted. */

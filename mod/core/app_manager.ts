@@ -45,6 +45,8 @@ export interface AppDetail extends AppSummary {
   disabled_by: "owner" | "manifest" | null;
   start: string;
   hosts: string[];
+  /** Its TCP forwards, `host:port` each, reached inside at 127.0.0.1:port. */
+  ports: string[];
   secrets: { name: string; reaches: string; set: boolean; usable: string | null }[];
   tool_list: {
     name: string;
@@ -90,6 +92,9 @@ export class AppManager {
       disabled_by: !manifest.enabled ? "manifest" : app.ownerDisabled ? "owner" : null,
       start: manifest.start,
       hosts: [...manifest.hosts],
+      ports: manifest.ports.map((p) =>
+        `${p.host.includes(":") ? `[${p.host}]` : p.host}:${p.port}`
+      ),
       secrets: [...manifest.secrets].map(([secret, facts]) => ({
         name: secret,
         reaches: facts.delivery.kind === "env"
