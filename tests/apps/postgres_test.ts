@@ -97,7 +97,9 @@ Deno.test({
       ]);
 
       // While the app runs: its argv holds the URL inside its namespace, and no other process's.
-      const { appSpaces, inside, outside } = await processes(await uidOf("box-app-pg"));
+      const { appSpaces, inside, outside } = await processes(
+        await uidOf(`box-app-${(await Deno.readTextFile(`${box.home}/apps/pg/instance`)).trim()}`),
+      );
       assert(appSpaces.size > 0, "no process of the app's user was found");
       const leaking = outside.filter((p) => p.argv.includes(PASSWORD));
       assertEquals(leaking, [], "the password is in an argv outside the app's pid namespace");
