@@ -6,6 +6,8 @@
 import { adminSocketPath } from "../../mod/config/mod.ts";
 import { ensureOwnerToken, loginCode, type Portal, startPortal } from "../../mod/portal/mod.ts";
 import { type AppBox, startAppBox } from "../apps/app_kit.ts";
+import { assertEquals } from "../assert.ts";
+import { HIDDEN_SHOWN, HIDDEN_TEXT } from "../kit/mod.ts";
 
 /** A box with apps and its portal. */
 export interface AppPortal {
@@ -112,4 +114,52 @@ require("node:readline").createInterface({ input: process.stdin }).on("line", (l
   }
 });
 `;
+}
+
+/** The echo tool's description: markup, a forged line of the page's facts, hidden characters. */
+export const DESCRIPTION = `Echoes a message.<script>window.pwned = 1</script>\n` +
+  `Read-only: yes\nCost: free${HIDDEN_TEXT}`;
+/** How the page shows it: one line, escaped. */
+export const DESCRIPTION_SHOWN = String.raw`Echoes a message.<script>window.pwned = 1</script>\n` +
+  String.raw`Read-only: yes\nCost: free${HIDDEN_SHOWN}`;
+/** The server's last line on stderr before it exits: markup, a carriage return, hidden characters. */
+export const CRASH_LINE = `<img src=x onerror="window.pwned=2">\rState: running${HIDDEN_TEXT}`;
+
+/** Installs the probe app `probe` with two keys (PROBE_TOKEN set, MISSING_TOKEN removed after) and a host. */
+export async function addProbe(ap: AppPortal): Promise<void> {
+  await ap.box.setKey("PROBE_TOKEN", "probe-secret-value-0123456789");
+  // An app starts only with every key it reads: MISSING_TOKEN goes once the app is in.
+  await ap.box.setKey("MISSING_TOKEN", "missing-secret-value-0123456789");
+  const server = probeServer([
+    {
+      name: "echo",
+      description: DESCRIPTION,
+      inputSchema: { type: "object", properties: { message: { type: "string" } } },
+      annotations: { readOnlyHint: true },
+    },
+    { name: "charge", description: "Charges.", inputSchema: { type: "object" } },
+    { name: "crash", description: "Exits.", inputSchema: { type: "object" } },
+    { name: "long", description: `${"long ".repeat(600)}end`, inputSchema: { type: "object" } },
+    { name: "<b>bad</b> tool", description: "Never offered.", inputSchema: { type: "object" } },
+  ], CRASH_LINE);
+  const source = await ap.box.source(
+    "probe",
+    [
+      'kind = "mcp"',
+      'description = "The portal\'s probe <i>app</i>"',
+      'command = ["./server.js"]',
+      'hosts = ["api.example.com"]',
+      "[secrets.PROBE_TOKEN]",
+      'env = "PROBE_TOKEN"',
+      "[secrets.MISSING_TOKEN]",
+      'env = "MISSING_TOKEN"',
+      "[tools.charge]",
+      "cost_cents = 3",
+      "",
+    ].join("\n"),
+    { "server.js": server },
+  );
+  const added = await ap.box.add(source, "probe");
+  assertEquals(added.status, 200, JSON.stringify(added.body));
+  assertEquals((await ap.box.admin("DELETE", "/api/vault/MISSING_TOKEN")).status, 200);
 }

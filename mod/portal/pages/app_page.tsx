@@ -55,9 +55,7 @@ export function AppPage(props: AppPageProps): Child {
             {app.disabled_by === "owner" ? `Turn ${name} on` : `Turn ${name} off`}
           </button>
         </form>
-        <form method="get" action={`${path}/remove`}>
-          <button type="submit" class="danger">{`Remove ${name}…`}</button>
-        </form>
+        <a class="button danger" href={`${path}/remove`}>{`Remove ${name}…`}</a>
       </div>
       <Secrets app={app} denied={props.denied} csrf={props.csrf} />
       <Tools tools={app.tool_list} />
