@@ -24,6 +24,7 @@ import {
   vaultChangedAnswer,
   vaultKeysAnswer,
 } from "./admin_schemas.ts";
+import { appAnswer, appRemovedAnswer, appsAnswer } from "./app_schemas.ts";
 
 /** The core did not answer: it is not running on this home, or the socket is not ours to open. */
 export class CoreUnreachableError extends Error {
@@ -194,6 +195,27 @@ export class AdminClient {
   ): Promise<AdminResult<z.infer<typeof vaultChangedAnswer>>> {
     const path = `/api/vault/${pathPart(name)}/${options.denied ? "deny" : "allow"}`;
     return this.ask({ method: "POST", path, body: { app: options.app } }, vaultChangedAnswer);
+  }
+
+  /** The owner's apps, as `gurt app list` shows them. */
+  apps(): Promise<AdminResult<z.infer<typeof appsAnswer>>> {
+    return this.ask({ method: "GET", path: "/apps" }, appsAnswer);
+  }
+
+  /** One app's facts, as `gurt app show` shows them. */
+  app(name: string): Promise<AdminResult<z.infer<typeof appAnswer>>> {
+    return this.ask({ method: "GET", path: `/apps/${pathPart(name)}` }, appAnswer);
+  }
+
+  /** Turns an app's tools on or off. */
+  setAppEnabled(name: string, enabled: boolean): Promise<AdminResult<z.infer<typeof appAnswer>>> {
+    const path = `/apps/${pathPart(name)}/${enabled ? "enable" : "disable"}`;
+    return this.ask({ method: "POST", path }, appAnswer);
+  }
+
+  /** Removes an app: its tools, its server, its folder and its user. */
+  removeApp(name: string): Promise<AdminResult<z.infer<typeof appRemovedAnswer>>> {
+    return this.ask({ method: "DELETE", path: `/apps/${pathPart(name)}` }, appRemovedAnswer);
   }
 
   /** Sends a request and checks a 200 answer against `schema`; any other status is a refusal. */

@@ -35,3 +35,9 @@ export {
   type TaskView,
   type VaultKeyView,
 } from "./admin_schemas.ts";
+export {
+  type AppDetailView,
+  appDetailView,
+  type AppSummaryView,
+  appSummaryView,
+} from "./app_schemas.ts";
