@@ -17,7 +17,7 @@
  */
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { AppConnection, AppProcess, InstalledApp } from "../apps/mod.ts";
-import { ProcessTransport } from "../apps/mod.ts";
+import { DISABLED_FILE, ProcessTransport, TOOLS_FILE } from "../apps/mod.ts";
 import type { BrokerDeps } from "../broker/mod.ts";
 import type { EgressServer } from "../egress/mod.ts";
 import { EGRESS_PORT, proxyEnv, type TaskSandboxes } from "../sandbox/mod.ts";
@@ -130,7 +130,7 @@ async function stdioConnection(
       hostname: `gurt-app-${app.name}`,
       home,
       doors: egress === null ? [] : [{ port: EGRESS_PORT, socket: egressSocket }],
-      readOnly: [app.folder],
+      readOnly: await codeOf(app.folder),
       argv,
       env,
       user,
@@ -166,6 +166,21 @@ async function stdioConnection(
       (lastWords === "" ? "" : `; its last line on stderr: ${lastWords}`);
   });
   return { transport: new ProcessTransport(process), ended: () => ended };
+}
+
+/** What the core keeps in an app's folder beside the app's own files; never bound in. */
+const CORE_FILES = new Set(["home", "app.log", "egress.sock", TOOLS_FILE, DISABLED_FILE]);
+
+/**
+ * The app's own files (its code, app.toml), each bound read-only at its path. The folder is not
+ * bound whole: its home is in it, and a read-only folder bound after the home would cover it.
+ */
+async function codeOf(folder: string): Promise<string[]> {
+  const paths: string[] = [];
+  for await (const entry of Deno.readDir(folder)) {
+    if (!CORE_FILES.has(entry.name)) paths.push(`${folder}/${entry.name}`);
+  }
+  return paths.sort();
 }
 
 /** The app's home: made once, its user's alone (as root), the one folder the app may write. */

@@ -56,13 +56,21 @@ export interface AppBox {
 
 let keys = 0;
 
+/** Lines added to gurt.toml's [tasks] and [apps] tables, which startAppBox writes itself. */
+export interface AppBoxTables {
+  tasks?: string;
+  apps?: string;
+}
+
 /** Starts `gurt serve` on a fresh home with `toml` as its gurt.toml. */
-export async function startAppBox(toml = ""): Promise<AppBox> {
+export async function startAppBox(toml = "", tables: AppBoxTables = {}): Promise<AppBox> {
   const home = await Deno.makeTempDir({ prefix: "gurt-apps-" });
   const sources = await Deno.makeTempDir({ prefix: "gurt-app-sources-" });
   await Deno.writeTextFile(
     `${home}/gurt.toml`,
-    `[tasks]\nhome_bytes = 67108864\n[apps]\ncall_timeout_ms = 15000\n${toml}`,
+    `[tasks]\nhome_bytes = 67108864\n${tables.tasks ?? ""}\n[apps]\n${
+      tables.apps ?? "call_timeout_ms = 15000"
+    }\n${toml}`,
   );
   await Deno.mkdir(`${home}/grants`, { recursive: true });
   const env = { BOX_VAULT: `${home}/vault.env` };
