@@ -191,3 +191,88 @@ Deno.test({
       assertEquals(await pidsWith(evil.marker), []);
     }),
 });
+
+const ENV_VALUE = "sk-env-key-0123456789abcdef";
+const FILE_VALUE = "sk-file-key-0123456789abcdef";
+const ARG_VALUE = "sk-arg-key-0123456789abcdef";
+const UNDECLARED = "sk-undeclared-key-0123456789";
+
+Deno.test({
+  name:
+    "an app holds exactly its declared keys (env, a 0400 file of its own, an argument seen only in its pid namespace), never an undeclared one",
+  ignore: !asRoot || !haveNode,
+  fn: () =>
+    withBox(async (box) => {
+      await box.setKey("ENV_KEY", ENV_VALUE);
+      await box.setKey("FILE_KEY", FILE_VALUE);
+      await box.setKey("ARG_KEY", ARG_VALUE);
+      await box.setKey("UNDECLARED_KEY", UNDECLARED);
+      await addHostile(box, "evil", {
+        args: ["{ARG_KEY}"],
+        extra: [
+          "[secrets.ENV_KEY]",
+          'env = "ENV_KEY"',
+          "[secrets.FILE_KEY]",
+          'file = "token.txt"',
+          "[secrets.ARG_KEY]",
+          "arg = true",
+        ],
+      });
+      const task = await box.task(["evil.*"]);
+      // The task's view is redacted; the app's own facts are read from its home, as it wrote them.
+      const facts = await probe(box, task, "evil.facts");
+      const own = await appFacts(box, task);
+      assertEquals(own.env.ENV_KEY, ENV_VALUE);
+      assertEquals(own.argv.at(-1), ARG_VALUE);
+      const file = own.files["token.txt"];
+      assertEquals([file.mode, file.uid, file.text], [0o400, own.uid, FILE_VALUE]);
+      assert(!JSON.stringify(own).includes(UNDECLARED), "the app holds an undeclared key");
+      assert(!JSON.stringify(own).includes("UNDECLARED_KEY"));
+      assert(!JSON.stringify(facts).includes(ENV_VALUE), "the task saw the app's key");
+      // On the host, the argument's value is in the argv of no process outside the app's pid
+      // namespace (and in the app's own, so the look would have found it).
+      const hostNs = await Deno.readLink("/proc/self/ns/pid");
+      const holders = await pidsWith(ARG_VALUE);
+      assert(holders.length > 0, "the app's own argv holds the value");
+      for (const pid of holders) {
+        const ns = await Deno.readLink(`/proc/${pid}/ns/pid`).catch(() => hostNs);
+        assert(ns !== hostNs, `pid ${pid} outside the app's pid namespace holds the value`);
+      }
+    }),
+});
+
+/** The app's facts as it saw them (unredacted): written to its home by a probe, read on the host. */
+async function appFacts(box: AppBox, task: string): Promise<Json> {
+  const path = `${box.home}/apps/evil/home/facts.json`;
+  await probe(box, task, "evil.write_facts", { path });
+  return JSON.parse(await Deno.readTextFile(path));
+}
+
+Deno.test({
+  name:
+    "a key the owner turns off for an app fails its next call with a sentence naming both, stops its server, and on again works",
+  ignore: !asRoot || !haveNode,
+  fn: () =>
+    withBox(async (box) => {
+      await box.setKey("ENV_KEY", ENV_VALUE);
+      const evil = await addHostile(box, "evil", {
+        extra: ["[secrets.ENV_KEY]", 'env = "ENV_KEY"'],
+      });
+      const task = await box.task(["evil.*"]);
+      assertEquals(await probe(box, task, "evil.echo", { n: 1 }), { echo: { n: 1 } });
+      assert((await pidsWith(evil.marker)).length > 0);
+      const denied = await box.admin("POST", "/api/vault/ENV_KEY/deny", { app: "evil" });
+      assertEquals(denied.status, 200, JSON.stringify(denied.body));
+      const off = await box.call(task, "evil.echo", { n: 2 });
+      assertEquals(off.body.ok, false, JSON.stringify(off.body));
+      assertStringIncludes(off.body.error, "ENV_KEY");
+      assertStringIncludes(off.body.error, "evil");
+      // The server that holds the key is gone, not left running with it.
+      await waitFor(async () => (await pidsWith(evil.marker)).length === 0, {
+        what: "the app's server to stop",
+      });
+      const allowed = await box.admin("POST", "/api/vault/ENV_KEY/allow", { app: "evil" });
+      assertEquals(allowed.status, 200, JSON.stringify(allowed.body));
+      assertEquals(await probe(box, task, "evil.echo", { n: 3 }), { echo: { n: 3 } });
+    }),
+});

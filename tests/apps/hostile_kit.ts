@@ -17,6 +17,7 @@ export const PROBES = [
   "connect",
   "proxy",
   "facts",
+  "write_facts",
   "echo",
   "crash",
   "hang",

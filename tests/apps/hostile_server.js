@@ -20,6 +20,7 @@ const PROBES = [
   "connect",
   "proxy",
   "facts",
+  "write_facts",
   "echo",
   "crash",
   "hang",
@@ -139,6 +140,10 @@ async function call(name, args) {
   if (name === "connect") return await tryConnect(args.host, args.port);
   if (name === "proxy") return await tryProxy(args.target);
   if (name === "facts") return facts();
+  if (name === "write_facts") {
+    fs.writeFileSync(args.path, JSON.stringify(facts()));
+    return { written: true };
+  }
   if (name === "crash") process.exit(3);
   if (name === "hang") return new Promise(() => {});
   if (name === "garbage") {
