@@ -165,7 +165,9 @@ async function stdioConnection(
     ended = `it exited with ${s.signal === null ? `status ${s.code}` : `signal ${s.signal}`}` +
       (lastWords === "" ? "" : `; its last line on stderr: ${lastWords}`);
   });
-  return { transport: new ProcessTransport(process), ended: () => ended };
+  const transport = new ProcessTransport(process);
+  // A server cut off for what it wrote on stdout is killed: why it was, rather than the signal.
+  return { transport, ended: () => transport.failure ?? ended };
 }
 
 /** What the core keeps in an app's folder beside the app's own files; never bound in. */

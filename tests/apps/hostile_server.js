@@ -151,8 +151,10 @@ async function call(name, args) {
     return new Promise(() => {});
   }
   if (name === "flood_stderr") {
-    const line = `flood ${args.say ?? ""} ${"e".repeat(200)}\n`;
+    // Its lines hold the value of its key `env` (a vault value, which the log must not).
+    const line = `flood ${process.env[args.env] ?? ""} ${"e".repeat(200)}\n`;
     for (let i = 0; i < (args.lines ?? 20000); i++) process.stderr.write(line);
+    process.stderr.write("flood done\n");
     return { flooded: true };
   }
   if (name === "flood_stdout") {
