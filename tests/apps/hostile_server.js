@@ -1,6 +1,6 @@
 // A hostile MCP stdio server for the apps' confinement and failure tests (node, no packages).
 // argv[2] is its tool list: "probe" (tools that try things and say what they got), or a bad list:
-// "badnames", "dups", "badschema", "many". Any other argv is ignored (a test puts a marker
+// "badnames", "dups", "badschema", "many", or "garbage" (a broken answer to initialize). Any other argv is ignored (a test puts a marker
 // there to find the process). Each start appends a line to $HOME/starts.
 "use strict";
 const fs = require("fs");
@@ -180,6 +180,9 @@ process.stdin.on("data", (chunk) => {
 async function handle(message) {
   const { id, method, params } = message;
   if (id === undefined) return; // a notification
+  if (method === "initialize" && list === "garbage") {
+    return process.stdout.write(`{"jsonrpc": "2.0", "id": ${id}, "resul\n`);
+  }
   if (method === "initialize") {
     return send({
       id,
