@@ -4,7 +4,8 @@
  * A stdio app (`mcp`, and `module` through `gurt app-host`) runs in an app sandbox, the task
  * sandbox with the app's own limits ([apps] in gurt.toml): as root its own user `box-app-<name>`
  * (a uid never given before, mod/core/task_users.ts), its home apps/<name>/home the one folder it
- * may write, its folder read-only (its code), only `lo`, and, when its manifest lists hosts, its
+ * may write (as root an ext4 image of [tasks] home_bytes, apps/<name>/home.img, mounted there
+ * while its server runs, as a task's home is), its own files read-only (its code), only `lo`, and, when its manifest lists hosts, its
  * own egress proxy with those hosts as its one way out; each refusal there is an app_blocked
  * record naming it. It sees no box home, no vault, no task. Its process holds exactly its declared
  * keys the owner has not turned off, as its manifest says each reaches it: an environment
@@ -20,7 +21,14 @@ import type { AppConnection, AppProcess, InstalledApp } from "../apps/mod.ts";
 import { DISABLED_FILE, ProcessTransport, TOOLS_FILE } from "../apps/mod.ts";
 import type { BrokerDeps } from "../broker/mod.ts";
 import type { EgressServer } from "../egress/mod.ts";
-import { EGRESS_PORT, proxyEnv, type TaskSandboxes } from "../sandbox/mod.ts";
+import {
+  EGRESS_PORT,
+  HOME_IMAGE,
+  mountPoints,
+  mountTaskHome,
+  proxyEnv,
+  type TaskSandboxes,
+} from "../sandbox/mod.ts";
 import { ensureAppUser, type TaskUser } from "./task_users.ts";
 import { openTaskEgress } from "./task_egress.ts";
 import { gurtInvocation } from "./self_command.ts";
@@ -74,16 +82,45 @@ function httpConnection(app: InstalledApp, options: AppLaunchOptions): AppConnec
   return { transport };
 }
 
+/** The end of each app's last server, its home unmounted: a new one waits for it (by folder). */
+const lastRuns = new Map<string, Promise<unknown>>();
+
 async function stdioConnection(
   app: InstalledApp,
   options: AppLaunchOptions,
 ): Promise<AppConnection> {
   const { deps } = options;
-  const manifest = app.manifest;
-  if (manifest.kind === "mcp-http") throw new Error("an mcp-http app has no process");
+  if (app.manifest.kind === "mcp-http") throw new Error("an mcp-http app has no process");
+  await lastRuns.get(app.folder)?.catch(() => {});
   const user = options.asRoot ? await ensureAppUser(app.name, deps.home) : null;
   const home = `${app.folder}/home`;
-  await prepareHome(home, user);
+  await Deno.mkdir(home, { recursive: true, mode: 0o700 });
+  if (user !== null) {
+    // As a task's: an ext4 image of [tasks] home_bytes mounted on the home while the server runs,
+    // so that an app that fills its home gets ENOSPC, not the box home's disk (and audit log).
+    const notice = await mountTaskHome(app.folder, deps.config.tasks.home_bytes);
+    if (notice !== null) deps.log(`gurt: app ${app.name}: ${notice}`);
+  }
+  try {
+    await prepareHome(home, user);
+    const connection = await launch(app, options, user, home);
+    lastRuns.set(app.folder, connection.status);
+    return connection;
+  } catch (error) {
+    if (user !== null) await unmountHome(home, deps.log);
+    throw error;
+  }
+}
+
+async function launch(
+  app: InstalledApp,
+  options: AppLaunchOptions,
+  user: TaskUser | null,
+  home: string,
+): Promise<AppConnection & { status: Promise<unknown> }> {
+  const { deps } = options;
+  const manifest = app.manifest;
+  if (manifest.kind === "mcp-http") throw new Error("an mcp-http app has no process");
   const env: Record<string, string> = {
     PATH: "/usr/local/bin:/usr/bin:/bin",
     HOME: home,
@@ -148,6 +185,7 @@ async function stdioConnection(
     await log.close().catch(() => {});
     await egress?.close().catch(() => {});
     await options.sandboxes.end(`app-${app.name}`);
+    if (user !== null) await unmountHome(home, deps.log);
     return { code: status.code, signal: status.signal };
   });
   const process: AppProcess = {
@@ -167,11 +205,37 @@ async function stdioConnection(
   });
   const transport = new ProcessTransport(process);
   // A server cut off for what it wrote on stdout is killed: why it was, rather than the signal.
-  return { transport, ended: () => transport.failure ?? ended };
+  return { transport, ended: () => transport.failure ?? ended, status };
+}
+
+/** Unmounts an app's home from its image, if mounted; a problem is logged. */
+async function unmountHome(home: string, log: (line: string) => void): Promise<void> {
+  if (!(await mountPoints()).includes(home)) return;
+  for (const args of [[home], ["-l", home]]) {
+    const out = await new Deno.Command("umount", {
+      args,
+      clearEnv: true,
+      env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    if (out.success) return;
+    if (args.length === 2) {
+      log(`gurt: ${home} could not be unmounted: ${new TextDecoder().decode(out.stderr).trim()}`);
+    }
+  }
 }
 
 /** What the core keeps in an app's folder beside the app's own files; never bound in. */
-const CORE_FILES = new Set(["home", "app.log", "egress.sock", TOOLS_FILE, DISABLED_FILE]);
+const CORE_FILES = new Set([
+  "home",
+  HOME_IMAGE,
+  "app.log",
+  "egress.sock",
+  TOOLS_FILE,
+  DISABLED_FILE,
+]);
 
 /**
  * The app's own files (its code, app.toml), each bound read-only at its path. The folder is not
@@ -185,9 +249,8 @@ async function codeOf(folder: string): Promise<string[]> {
   return paths.sort();
 }
 
-/** The app's home: made once, its user's alone (as root), the one folder the app may write. */
+/** The app's home: its user's alone (as root), the one folder the app may write. */
 async function prepareHome(home: string, user: TaskUser | null): Promise<void> {
-  await Deno.mkdir(home, { recursive: true, mode: 0o700 });
   const found = await Deno.lstat(home);
   if (!found.isDirectory) throw new Error(`${home} is not a folder`);
   if (user !== null) await Deno.chown(home, user.uid, user.gid);

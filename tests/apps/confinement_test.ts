@@ -84,6 +84,30 @@ Deno.test({
 });
 
 Deno.test({
+  name:
+    "an app's home holds [tasks] home_bytes at most: a server that fills it gets ENOSPC, and keeps its files across a restart",
+  ignore: !asRoot || !haveNode,
+  fn: () =>
+    withBox(async (box) => {
+      await addHostile(box, "evil");
+      const task = await box.task(["evil.*"]);
+      const home = `${box.home}/apps/evil/home`;
+      // app_kit's gurt.toml: [tasks] home_bytes = 64 MiB.
+      const bytes = 96 * 1024 * 1024;
+      const filled = await probe(box, task, "evil.fill", { path: `${home}/big`, bytes });
+      assertEquals(filled.failed, "ENOSPC", JSON.stringify(filled));
+      assert(filled.wrote < 64 * 1024 * 1024, JSON.stringify(filled));
+      await Deno.remove(`${home}/big`);
+      await probe(box, task, "evil.write", { path: `${home}/kept.txt`, text: "kept" });
+      await box.restart();
+      const again = await box.task(["evil.*"]);
+      assertEquals(await probe(box, again, "evil.read", { path: `${home}/kept.txt` }), {
+        read: "kept",
+      });
+    }),
+});
+
+Deno.test({
   name: "an app without hosts has only lo and reaches neither the host's loopback nor outside",
   ignore: !asRoot || !haveNode,
   fn: () =>

@@ -18,6 +18,7 @@ export const PROBES = [
   "proxy",
   "facts",
   "write_facts",
+  "fill",
   "echo",
   "crash",
   "hang",

@@ -21,6 +21,7 @@ const PROBES = [
   "proxy",
   "facts",
   "write_facts",
+  "fill",
   "echo",
   "crash",
   "hang",
@@ -139,6 +140,22 @@ async function call(name, args) {
   }
   if (name === "connect") return await tryConnect(args.host, args.port);
   if (name === "proxy") return await tryProxy(args.target);
+  if (name === "fill") {
+    // Writes `bytes` to `path` a MiB at a time: how far it got, and what stopped it.
+    const chunk = Buffer.alloc(1 << 20, 120);
+    let wrote = 0;
+    try {
+      const fd = fs.openSync(args.path, "w");
+      try {
+        while (wrote < args.bytes) wrote += fs.writeSync(fd, chunk);
+      } finally {
+        fs.closeSync(fd);
+      }
+      return { wrote };
+    } catch (error) {
+      return { wrote, ...failed(error) };
+    }
+  }
   if (name === "facts") return facts();
   if (name === "write_facts") {
     fs.writeFileSync(args.path, JSON.stringify(facts()));
