@@ -9,6 +9,7 @@ import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { auditRecords, type Json } from "../kit/mod.ts";
 import { type AppBox, startAppBox } from "./app_kit.ts";
 import { hostileSource } from "./hostile_kit.ts";
+import { readAppFolder } from "../../mod/apps/mod.ts";
 
 const ready = Deno.uid() === 0 && await Deno.stat("/usr/bin/node").then(() => true, () => false);
 
@@ -149,5 +150,26 @@ Deno.test({
       await nothingInstalled(box);
       const events = (await auditRecords(box.home)).map((record) => record.event.type);
       assert(!events.includes("app_added"), events.join(", "));
+    }),
+});
+
+Deno.test({
+  name:
+    "a folder that sends a file the box keeps there itself (home.img, passwd, tools.json) is refused, and changes nothing",
+  ignore: !ready,
+  fn: () =>
+    withBox(async (box) => {
+      const source = await hostileSource(box, "evil");
+      const files = await readAppFolder(source.folder);
+      for (const name of ["home.img", "passwd", "tools.json"]) {
+        const added = await box.admin("POST", "/apps", {
+          name: "evil",
+          files: [...files, { path: name, executable: false, data: btoa("not the box's") }],
+        });
+        assertEquals(added.status, 400, `${name}: ${JSON.stringify(added.body)}`);
+        assertEquals(added.body.code, "app_invalid");
+        assertStringIncludes(added.body.error, `"${name}" is not a path an app's folder may hold`);
+        await nothingInstalled(box);
+      }
     }),
 });
