@@ -18,12 +18,11 @@
  */
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { AppConnection, AppProcess, InstalledApp } from "../apps/mod.ts";
-import { DISABLED_FILE, ProcessTransport, TOOLS_FILE } from "../apps/mod.ts";
+import { BOX_FILES, ProcessTransport } from "../apps/mod.ts";
 import type { BrokerDeps } from "../broker/mod.ts";
 import type { EgressServer } from "../egress/mod.ts";
 import {
   EGRESS_PORT,
-  HOME_IMAGE,
   mountPoints,
   mountTaskHome,
   proxyEnv,
@@ -208,6 +207,15 @@ async function launch(
   return { transport, ended: () => transport.failure ?? ended, status };
 }
 
+/**
+ * Unmounts the home of the app in `folder` if it is mounted (a core killed while the app ran left
+ * it so): before its folder is removed, which would otherwise empty the image and stop at the
+ * mount point.
+ */
+export function unmountAppHome(folder: string, log: (line: string) => void): Promise<void> {
+  return unmountHome(`${folder}/home`, log);
+}
+
 /** Unmounts an app's home from its image, if mounted; a problem is logged. */
 async function unmountHome(home: string, log: (line: string) => void): Promise<void> {
   if (!(await mountPoints()).includes(home)) return;
@@ -227,16 +235,6 @@ async function unmountHome(home: string, log: (line: string) => void): Promise<v
   }
 }
 
-/** What the core keeps in an app's folder beside the app's own files; never bound in. */
-const CORE_FILES = new Set([
-  "home",
-  HOME_IMAGE,
-  "app.log",
-  "egress.sock",
-  TOOLS_FILE,
-  DISABLED_FILE,
-]);
-
 /**
  * The app's own files (its code, app.toml), each bound read-only at its path. The folder is not
  * bound whole: its home is in it, and a read-only folder bound after the home would cover it.
@@ -244,7 +242,7 @@ const CORE_FILES = new Set([
 async function codeOf(folder: string): Promise<string[]> {
   const paths: string[] = [];
   for await (const entry of Deno.readDir(folder)) {
-    if (!CORE_FILES.has(entry.name)) paths.push(`${folder}/${entry.name}`);
+    if (!BOX_FILES.has(entry.name)) paths.push(`${folder}/${entry.name}`);
   }
   return paths.sort();
 }

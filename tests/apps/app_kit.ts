@@ -49,8 +49,8 @@ export interface AppBox {
     input: unknown,
     key?: string,
   ): Promise<{ status: number; body: Json }>;
-  /** Stops serve (SIGTERM) and starts it again on the same home. */
-  restart(): Promise<void>;
+  /** Stops serve (SIGTERM, or SIGKILL with `kill`) and starts it again on the same home. */
+  restart(options?: { kill?: boolean }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -109,8 +109,9 @@ export async function startAppBox(toml = "", tables: AppBoxTables = {}): Promise
         path: "/call",
         body: { tool, input, key: key ?? `k${keys++}` },
       }),
-    async restart() {
-      await serve.stop();
+    async restart(options = {}) {
+      if (options.kill === true) await serve.kill9();
+      else await serve.stop();
       serve = await startServe(home, { env });
       if (serve.exited !== null) throw new Error(serve.stderr());
     },

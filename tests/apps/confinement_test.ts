@@ -5,7 +5,8 @@
  * its proxy (an app_blocked record names it); a key it did not declare or the owner turned off
  * for it. Its uid is its own, neither root nor a task's, and is gone with the app.
  */
-import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
+import { mountPoints } from "../../mod/sandbox/mod.ts";
 import { auditRecords, type Json, waitFor } from "../kit/mod.ts";
 import { type AppBox, startAppBox } from "./app_kit.ts";
 import { addHostile, pidsWith, probe } from "./hostile_kit.ts";
@@ -85,7 +86,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "an app's home holds [tasks] home_bytes at most: a server that fills it gets ENOSPC, and keeps its files across a restart",
+    "an app's home holds [tasks] home_bytes at most: a server that fills it gets ENOSPC, keeps its files across a restart, and is unmounted at removal",
   ignore: !asRoot || !haveNode,
   fn: () =>
     withBox(async (box) => {
@@ -99,11 +100,19 @@ Deno.test({
       assert(filled.wrote < 64 * 1024 * 1024, JSON.stringify(filled));
       await Deno.remove(`${home}/big`);
       await probe(box, task, "evil.write", { path: `${home}/kept.txt`, text: "kept" });
-      await box.restart();
+      // A core killed while the app runs leaves its home mounted; removing the app still removes
+      // it whole.
+      await box.restart({ kill: true });
       const again = await box.task(["evil.*"]);
       assertEquals(await probe(box, again, "evil.read", { path: `${home}/kept.txt` }), {
         read: "kept",
       });
+      await box.restart({ kill: true });
+      assert((await mountPoints()).includes(home));
+      const removed = await box.admin("DELETE", "/apps/evil");
+      assertEquals(removed.status, 200, JSON.stringify(removed.body));
+      assert(!(await mountPoints()).includes(home), "the app's home is still mounted");
+      await assertRejects(() => Deno.lstat(`${box.home}/apps/evil`), Deno.errors.NotFound);
     }),
 });
 
