@@ -236,7 +236,7 @@ export class AppRunner {
       tools.push(...answer.tools as ListedTool[]);
       // A server that pages on without end is refused, not followed.
       if (tools.length > MAX_TOOLS) {
-        throw new Error(`its server lists more than ${MAX_TOOLS} tools`);
+        throw new Error(`the app's server lists ${tools.length} tools, more than ${MAX_TOOLS}`);
       }
       cursor = answer.nextCursor;
       if (cursor === undefined) break;

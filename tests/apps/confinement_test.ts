@@ -203,8 +203,11 @@ Deno.test({
       const task = await box.task(["evil.*"]);
       const facts = await probe(box, task, "evil.facts");
       const passwd = await Deno.readTextFile("/etc/passwd");
-      const line = passwd.split("\n").find((l) => l.startsWith("box-app-evil:"));
-      assert(line !== undefined, "no user box-app-evil");
+      // Named by the install's own id, which another install of "evil" never shares.
+      const instance = (await Deno.readTextFile(`${box.home}/apps/evil/instance`)).trim();
+      const user = `box-app-${instance}`;
+      const line = passwd.split("\n").find((l) => l.startsWith(`${user}:`));
+      assert(line !== undefined, `no user ${user}`);
       const [, , uid, gid] = line.split(":").map(Number);
       assertEquals([facts.uid, facts.gid], [uid, gid]);
       assert(facts.uid !== 0);
@@ -220,7 +223,7 @@ Deno.test({
       }
       const removed = await box.admin("DELETE", "/apps/evil");
       assertEquals(removed.status, 200, JSON.stringify(removed.body));
-      assert(!(await Deno.readTextFile("/etc/passwd")).includes("box-app-evil:"));
+      assert(!(await Deno.readTextFile("/etc/passwd")).includes(`${user}:`));
       assertEquals(await pidsWith(evil.marker), []);
     }),
 });
