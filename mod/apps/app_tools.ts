@@ -3,7 +3,8 @@
  * box tool `<app>.<verb>`, its input checked against the server's own JSON Schema by Ajv before the
  * call is decided, its cost and description from the manifest's [tools.<verb>].
  *
- * A box verb is the server's name in snake case (`get-env` and `getEnv` are `get_env`). A tool whose
+ * A box verb is the server's name in snake case (`get-env` and `getEnv` are `get_env`), never two
+ * underscores in a row (`gurt mcp` writes the box's `.` as `__`). A tool whose
  * name makes no box verb, two tools that make the same one, and a schema Ajv cannot compile are
  * left out, each with a sentence that says why (`gurt app show`), never half-offered.
  */
@@ -53,10 +54,9 @@ const VERB = /^[a-z][a-z0-9_]{0,63}$/;
 
 /** The box verb of a server's tool name, or null when it makes none. */
 export function boxVerb(serverName: string): string | null {
-  const verb = serverName.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase().replace(
-    /[^a-z0-9_]/g,
-    "_",
-  );
+  // One _ at a time: gurt mcp writes the box's `.` as `__`, which a verb must not hold.
+  const verb = serverName.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase()
+    .replace(/[^a-z0-9_]/g, "_").replace(/_+/g, "_");
   return VERB.test(verb) ? verb : null;
 }
 

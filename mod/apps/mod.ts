@@ -38,11 +38,19 @@ export {
   removeAppFolder,
 } from "./app_install.ts";
 export { type AppFile, readAppFolder } from "./app_folder.ts";
-export { DISABLED_FILE, isOwnerDisabled, loadApps } from "./app_load.ts";
+export {
+  appInstance,
+  DISABLED_FILE,
+  INSTANCE_FILE,
+  isOwnerDisabled,
+  loadApps,
+} from "./app_load.ts";
 export {
   APP_NAME,
   type AppManifest,
   appNameProblem,
+  type AppPort,
+  HOME_PLACEHOLDER,
   manifestHash,
   parseManifest,
   readManifest,

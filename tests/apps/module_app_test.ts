@@ -62,3 +62,34 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "an app call's key: answered once, the logged result comes back; the same call in flight is joined",
+  ignore: Deno.uid() !== 0,
+  fn: async () => {
+    const box = await startAppBox();
+    try {
+      await box.setKey("NOTES_TOKEN", TOKEN);
+      assertEquals((await box.add(NOTES, "notes")).status, 200);
+      await box.grant({ tool: "notes.add_note" });
+      await box.grant({ tool: "notes.list_notes" });
+      const task = await box.task(["notes.add_note", "notes.list_notes"]);
+      const input = { title: "t", text: "x" };
+      // Two at once with one key: one run; then the same key again: the logged answer.
+      const [first, second] = await Promise.all([
+        box.call(task, "notes.add_note", input, "same"),
+        box.call(task, "notes.add_note", input, "same"),
+      ]);
+      const again = await box.call(task, "notes.add_note", input, "same");
+      for (const answer of [first, second, again]) {
+        assertEquals(answer.body.ok, true, JSON.stringify(answer.body));
+        // The app says added: false to a repeated key; the box never let it see one.
+        assertEquals(answer.body.output.structuredContent.added, true);
+      }
+      const listed = await box.call(task, "notes.list_notes", {});
+      assertEquals(listed.body.output.structuredContent.notes.length, 1);
+    } finally {
+      await box.close();
+    }
+  },
+});
