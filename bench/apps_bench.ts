@@ -2,11 +2,12 @@
  * Apps (issue 29), on a real `gurt serve` with @modelcontextprotocol/server-everything (as
  * install.sh --test installs it) as an app, each figure beside a baseline measured in this run:
  *
- * - an app tool call, the echo of server-everything (the app `benchapp`) through a task's POST /call (grant auto), p50, against the
- *   same server called directly by the MCP SDK's Client over stdio (StdioClientTransport running
- *   node on the same file), plus the broker's own /call floor, example.echo through the same task
- *   socket; the target is app p50 <= 1.5 x direct p50 + floor p50 (reported too: against direct
- *   + floor + one fdatasync, the sync an app's call makes in a row that example.echo's does not);
+ * - an app tool call, server-everything's echo (the app `benchapp`) through a task's POST /call
+ *   (grant auto), p50, against the same server called directly by the MCP SDK's Client over
+ *   stdio (StdioClientTransport running node on the same file), plus the broker's own /call
+ *   floor, example.echo through the same task socket; the target is app p50 <= 1.5 x direct p50
+ *   + floor p50 (reported too: against direct + floor + one fdatasync, the sync an app's call
+ *   makes in a row that example.echo's does not);
  * - the first call's cold start, the app's server not running (stopped by [apps] idle_ms): POST
  *   /call to its answer, against `node` starting the same server bare and answering initialize and
  *   tools/list (the least any client must wait for before its first call);
@@ -267,7 +268,7 @@ try {
     },
   );
 
-  // Cold starts: the app `benchcold` stopped when idle, then its first call; bare node between them.
+  // Cold starts: the app `benchcold` stopped when idle, then its first call; bare node between.
   const cold: number[] = [];
   const bareStarts: number[] = [];
   await bareStart();
