@@ -180,145 +180,151 @@ async function bareStart(): Promise<number> {
 }
 
 const rows: BenchRow[] = [];
-const box = await startBox();
-const direct = new Client({ name: "bench", version: "0" }, { capabilities: {} });
 try {
-  await addApp(box, "benchapp");
-  await addApp(box, "benchcold");
-  for (const tool of ["benchapp.echo", "benchcold.echo", "example.echo"]) {
-    await Deno.writeTextFile(`${box.home}/grants/${tool.replace(".", "-")}.toml`, grant({ tool }));
-  }
-  const task = await startTask(box.serve, {
-    tools: ["benchapp.echo", "benchcold.echo", "example.echo"],
-  });
-  const socket = `${box.home}/tasks/${task}/broker.sock`;
-  await direct.connect(
-    new StdioClientTransport({ command: "node", args: [EVERYTHING, "stdio"], stderr: "ignore" }),
-  );
-  const directCall = async () => {
-    const started = performance.now();
-    const result = await direct.callTool({ name: "echo", arguments: { message: "hello" } });
-    const took = performance.now() - started;
-    if (result.isError) throw new Error(JSON.stringify(result));
-    return took;
-  };
-  for (let i = 0; i < 30; i++) {
-    await timedCall(socket, "benchapp.echo", { message: "hello" });
-    await timedCall(socket, "example.echo", { text: "hello" });
-    await directCall();
-  }
-
-  // The three in alternating batches, so that drift on a shared machine hits all of them.
-  const app: number[] = [];
-  const floor: number[] = [];
-  const bare: number[] = [];
-  const syncs: number[] = [];
-  for (let batch = 0; batch < BATCHES; batch++) {
-    syncs.push(...await fsyncTimes(box.home, WARM_CALLS / BATCHES));
-    for (let i = 0; i < WARM_CALLS / BATCHES; i++) {
-      app.push(await timedCall(socket, "benchapp.echo", { message: "hello" }));
+  const box = await startBox();
+  const direct = new Client({ name: "bench", version: "0" }, { capabilities: {} });
+  try {
+    await addApp(box, "benchapp");
+    await addApp(box, "benchcold");
+    for (const tool of ["benchapp.echo", "benchcold.echo", "example.echo"]) {
+      await Deno.writeTextFile(
+        `${box.home}/grants/${tool.replace(".", "-")}.toml`,
+        grant({ tool }),
+      );
     }
-    for (let i = 0; i < WARM_CALLS / BATCHES; i++) bare.push(await directCall());
-    for (let i = 0; i < WARM_CALLS / BATCHES; i++) {
-      floor.push(await timedCall(socket, "example.echo", { text: "hello" }));
+    const task = await startTask(box.serve, {
+      tools: ["benchapp.echo", "benchcold.echo", "example.echo"],
+    });
+    const socket = `${box.home}/tasks/${task}/broker.sock`;
+    await direct.connect(
+      new StdioClientTransport({ command: "node", args: [EVERYTHING, "stdio"], stderr: "ignore" }),
+    );
+    const directCall = async () => {
+      const started = performance.now();
+      const result = await direct.callTool({ name: "echo", arguments: { message: "hello" } });
+      const took = performance.now() - started;
+      if (result.isError) throw new Error(JSON.stringify(result));
+      return took;
+    };
+    for (let i = 0; i < 30; i++) {
+      await timedCall(socket, "benchapp.echo", { message: "hello" });
+      await timedCall(socket, "example.echo", { text: "hello" });
+      await directCall();
     }
-  }
-  const [appP50, directP50, floorP50, syncP50] = [p50(app), p50(bare), p50(floor), p50(syncs)];
-  console.log(
-    `app call p50 ${appP50.toFixed(3)} ms; direct SDK call p50 ${
-      directP50.toFixed(3)
-    } ms; example.echo /call floor p50 ${floorP50.toFixed(3)} ms; fdatasync p50 ${
-      syncP50.toFixed(3)
-    } ms`,
-  );
-  rows.push(
-    {
-      what: `POST /call of an app's echo (server-everything), p50 of ${WARM_CALLS}`,
-      unit: "ms",
-      value: appP50,
-      baselineWhat: "1.5 x direct SDK call p50 + example.echo /call p50",
-      baseline: 1.5 * directP50 + floorP50,
-      target: "<= 1",
-    },
-    {
-      what: `POST /call of an app's echo (server-everything), p50 of ${WARM_CALLS}`,
-      unit: "ms",
-      value: appP50,
-      baselineWhat: "SDK Client over stdio calling echo directly, p50",
-      baseline: directP50,
-      target: "(report)",
-    },
-    {
-      // The path's own: an app's answer does not come at once, so its tool.call line is synced
-      // alone before the tool.result line (example.echo's share one sync): one more in a row.
-      what: `POST /call of an app's echo (server-everything), p50 of ${WARM_CALLS}`,
-      unit: "ms",
-      value: appP50,
-      baselineWhat: "direct SDK call p50 + example.echo /call p50 + 1 fdatasync p50",
-      baseline: directP50 + floorP50 + syncP50,
-      target: "(report)",
-    },
-    {
-      what: `POST /call of an app's echo (server-everything), p50 of ${WARM_CALLS}`,
-      unit: "ms",
-      value: appP50,
-      baselineWhat: "POST /call example.echo (built in), p50",
-      baseline: floorP50,
-      target: "(report)",
-    },
-  );
 
-  // Cold starts: the app `benchcold` stopped when idle, then its first call; bare node between.
-  const cold: number[] = [];
-  const bareStarts: number[] = [];
-  await bareStart();
-  for (let run = 0; run < COLD_RUNS; run++) {
-    await allStopped(box);
-    cold.push(await timedCall(socket, "benchcold.echo", { message: "hello" }));
-    bareStarts.push(await bareStart());
-  }
-  rows.push({
-    what: `first call of a stopped app, POST /call to answer, p50 of ${COLD_RUNS}`,
-    unit: "ms",
-    value: p50(cold),
-    baselineWhat: "node starting it bare to initialize + tools/list answered, p50",
-    baseline: p50(bareStarts),
-    target: "(report)",
-  });
-} finally {
-  await direct.close().catch(() => {});
-  await box.close();
-}
+    // The three in alternating batches, so that drift on a shared machine hits all of them.
+    const app: number[] = [];
+    const floor: number[] = [];
+    const bare: number[] = [];
+    const syncs: number[] = [];
+    for (let batch = 0; batch < BATCHES; batch++) {
+      syncs.push(...await fsyncTimes(box.home, WARM_CALLS / BATCHES));
+      for (let i = 0; i < WARM_CALLS / BATCHES; i++) {
+        app.push(await timedCall(socket, "benchapp.echo", { message: "hello" }));
+      }
+      for (let i = 0; i < WARM_CALLS / BATCHES; i++) bare.push(await directCall());
+      for (let i = 0; i < WARM_CALLS / BATCHES; i++) {
+        floor.push(await timedCall(socket, "example.echo", { text: "hello" }));
+      }
+    }
+    const [appP50, directP50, floorP50, syncP50] = [p50(app), p50(bare), p50(floor), p50(syncs)];
+    console.log(
+      `app call p50 ${appP50.toFixed(3)} ms; direct SDK call p50 ${
+        directP50.toFixed(3)
+      } ms; example.echo /call floor p50 ${floorP50.toFixed(3)} ms; fdatasync p50 ${
+        syncP50.toFixed(3)
+      } ms`,
+    );
+    rows.push(
+      {
+        what: `POST /call of an app's echo (server-everything), p50 of ${WARM_CALLS}`,
+        unit: "ms",
+        value: appP50,
+        baselineWhat: "1.5 x direct SDK call p50 + example.echo /call p50",
+        baseline: 1.5 * directP50 + floorP50,
+        target: "<= 1",
+      },
+      {
+        what: `POST /call of an app's echo (server-everything), p50 of ${WARM_CALLS}`,
+        unit: "ms",
+        value: appP50,
+        baselineWhat: "SDK Client over stdio calling echo directly, p50",
+        baseline: directP50,
+        target: "(report)",
+      },
+      {
+        // The path's own: an app's answer does not come at once, so its tool.call line is synced
+        // alone before the tool.result line (example.echo's share one sync): one more in a row.
+        what: `POST /call of an app's echo (server-everything), p50 of ${WARM_CALLS}`,
+        unit: "ms",
+        value: appP50,
+        baselineWhat: "direct SDK call p50 + example.echo /call p50 + 1 fdatasync p50",
+        baseline: directP50 + floorP50 + syncP50,
+        target: "(report)",
+      },
+      {
+        what: `POST /call of an app's echo (server-everything), p50 of ${WARM_CALLS}`,
+        unit: "ms",
+        value: appP50,
+        baselineWhat: "POST /call example.echo (built in), p50",
+        baseline: floorP50,
+        target: "(report)",
+      },
+    );
 
-// Memory: a fresh core with no app, then with 10 added (each started once to list its tools) and
-// idle (their servers stopped).
-const memory = await startBox();
-try {
-  await memory.admin("GET", "/apps");
-  const none = rssMb(memory.serve.child.pid);
-  for (let i = 0; i < IDLE_APPS; i++) await addApp(memory, `bench${i}`);
-  await allStopped(memory);
-  const idle = rssMb(memory.serve.child.pid);
-  rows.push(
-    {
-      what: `RSS of gurt serve, ${IDLE_APPS} apps installed, started once, idle`,
-      unit: "MB",
-      value: idle,
-      baselineWhat: "the same core with no app",
-      baseline: none,
-      target: "<= 1.5",
-    },
-    {
-      what: `RSS of gurt serve, ${IDLE_APPS} apps installed, started once, idle`,
-      unit: "MB",
-      value: idle,
-      baselineWhat: "the core's 150 MB (issue 5's target, for 100 open tasks)",
-      baseline: 150,
+    // Cold starts: the app `benchcold` stopped when idle, then its first call; bare node between.
+    const cold: number[] = [];
+    const bareStarts: number[] = [];
+    await bareStart();
+    for (let run = 0; run < COLD_RUNS; run++) {
+      await allStopped(box);
+      cold.push(await timedCall(socket, "benchcold.echo", { message: "hello" }));
+      bareStarts.push(await bareStart());
+    }
+    rows.push({
+      what: `first call of a stopped app, POST /call to answer, p50 of ${COLD_RUNS}`,
+      unit: "ms",
+      value: p50(cold),
+      baselineWhat: "node starting it bare to initialize + tools/list answered, p50",
+      baseline: p50(bareStarts),
       target: "(report)",
-    },
-  );
+    });
+  } finally {
+    await direct.close().catch(() => {});
+    await box.close();
+  }
+
+  // Memory: a fresh core with no app, then with 10 added (each started once to list its tools) and
+  // idle (their servers stopped).
+  const memory = await startBox();
+  try {
+    await memory.admin("GET", "/apps");
+    const none = rssMb(memory.serve.child.pid);
+    for (let i = 0; i < IDLE_APPS; i++) await addApp(memory, `bench${i}`);
+    await allStopped(memory);
+    const idle = rssMb(memory.serve.child.pid);
+    rows.push(
+      {
+        what: `RSS of gurt serve, ${IDLE_APPS} apps installed, started once, idle`,
+        unit: "MB",
+        value: idle,
+        baselineWhat: "the same core with no app",
+        baseline: none,
+        target: "<= 1.5",
+      },
+      {
+        what: `RSS of gurt serve, ${IDLE_APPS} apps installed, started once, idle`,
+        unit: "MB",
+        value: idle,
+        baselineWhat: "the core's 150 MB (issue 5's target, for 100 open tasks)",
+        baseline: 150,
+        target: "(report)",
+      },
+    );
+  } finally {
+    await memory.close();
+  }
 } finally {
-  await memory.close();
   await Deno.remove(sources, { recursive: true });
 }
 printTable(rows);
