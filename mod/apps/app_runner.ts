@@ -79,6 +79,11 @@ export class AppRunner {
   #inFlight = 0;
   #idle: ReturnType<typeof setTimeout> | null = null;
   #stopping = false;
+  /**
+   * Settles once the last server stopped here is gone, its sandbox ended: a new one starts only
+   * then, or the old one's end (its cgroup killed, by the app's name) would kill the new one.
+   */
+  #gone: Promise<void> = Promise.resolve();
   readonly #listing = new Mutex();
 
   constructor(deps: AppRunnerDeps) {
@@ -179,6 +184,7 @@ export class AppRunner {
   }
 
   async #open(signal: AbortSignal): Promise<Client> {
+    await this.#gone;
     let connection: AppConnection;
     try {
       connection = await this.#deps.connect();
@@ -274,16 +280,22 @@ export class AppRunner {
     }); ${when}; see runbook.md#app-not-running`;
   }
 
-  async #drop(): Promise<void> {
+  #drop(): Promise<void> {
     const client = this.#client;
     this.#client = null;
     this.#running = false;
     const connection = this.#connection;
     this.#connection = null;
-    if (client === null) return;
-    const open = await client.catch(() => null);
-    await open?.close().catch(() => {});
-    await connection?.transport.close().catch(() => {});
+    if (client === null) return this.#gone;
+    const before = this.#gone;
+    const gone = (async () => {
+      await before;
+      const open = await client.catch(() => null);
+      await open?.close().catch(() => {});
+      await connection?.transport.close().catch(() => {});
+    })();
+    this.#gone = gone;
+    return gone;
   }
 
   #settled(): void {

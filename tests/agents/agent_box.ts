@@ -36,8 +36,14 @@ export interface AgentBox {
   box: TestBox;
   /** `gurt --home HOME ARGS`. */
   cli(args: string[]): Promise<GurtRun>;
-  /** `gurt task start --worker AGENT --tools example.echo … PROMPT`, checked: the task's id. */
-  start(prompt: string, options?: { hosts?: string; model?: string }): Promise<string>;
+  /**
+   * `gurt task start --worker AGENT --tools example.echo … PROMPT` (or the tools given), checked:
+   * the task's id.
+   */
+  start(
+    prompt: string,
+    options?: { hosts?: string; model?: string; tools?: string[] },
+  ): Promise<string>;
   /** Waits for the task to end: its record, its worker's log, its journal. */
   end(id: string): Promise<{ task: Json; log: string; journal: Json[] }>;
 }
@@ -54,6 +60,11 @@ export interface AgentBoxSetup {
   endMs?: number;
   /** More of the core's environment (BOX_MODEL, say). */
   env?: Record<string, string>;
+  /**
+   * The core's own tool registry, as gurt serve has it, with the tools of the apps the test adds
+   * (by default the test box's: the example app's tools alone). Its apps are removed at the end.
+   */
+  apps?: boolean;
 }
 
 /** Runs `work` on a box for `setup.agent`, closed afterwards (its running tasks stopped first). */
@@ -65,7 +76,11 @@ export async function withAgentBox(
   let box: TestBox | null = null;
   try {
     box = await startBox({
-      core: { asRoot: true, vault: { value: (n) => vault[n], names: () => Object.keys(vault) } },
+      core: {
+        asRoot: true,
+        vault: { value: (n) => vault[n], names: () => Object.keys(vault) },
+        ...(setup.apps === true ? { registry: undefined } : {}),
+      },
       toml: setup.toml,
       grants: setup.grants,
       env: setup.env,
@@ -85,7 +100,7 @@ export async function withAgentBox(
           "--worker",
           setup.agent,
           "--tools",
-          "example.echo",
+          (options.tools ?? ["example.echo"]).join(","),
           ...hosts,
           ...model,
           prompt,
@@ -107,6 +122,10 @@ export async function withAgentBox(
         if (task.state === "running" || task.state === "waiting") {
           await box.admin("POST", `/tasks/${task.id}/stop`);
         }
+      }
+      // An app's user (box-app-<name>) outlives the home unless its app is removed.
+      for (const app of ((await box.admin("GET", "/apps")).body.apps ?? []) as Json[]) {
+        await box.admin("DELETE", `/apps/${app.name}`);
       }
       await box.close();
     }
@@ -189,6 +208,7 @@ export async function withAnthropicFakeBox<Fake extends { url: string; close(): 
     toml?: string;
     key?: string;
     env?: Record<string, string>;
+    apps?: boolean;
   },
   work: (box: AgentBox & { fake: Fake; key: string }) => Promise<void>,
 ): Promise<void> {
@@ -200,6 +220,7 @@ export async function withAnthropicFakeBox<Fake extends { url: string; close(): 
       vault: { ANTHROPIC_API_KEY: key },
       toml: `[models]\nanthropic_base_url = "${fake.url}"\n${setup.toml ?? ""}`,
       env: setup.env,
+      apps: setup.apps,
     }, (box) => work({ ...box, fake, key }));
   } finally {
     await fake.close();

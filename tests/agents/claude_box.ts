@@ -42,6 +42,8 @@ export async function withClaudeBox(
     toml?: string;
     /** The vault's key (default: a new canary). */
     key?: string;
+    /** The core's registry with the apps' tools (agent_box.ts's AgentBoxSetup.apps). */
+    apps?: boolean;
   },
   work: (claude: ClaudeBox) => Promise<void>,
 ): Promise<void> {

@@ -4,6 +4,10 @@
  * streamed as server-sent events when the request asks for a stream, else whole, and logs every
  * request (method, path, headers, parsed body).
  *
+ * With `calls` set, the tools named there are called first, one an answer, in order: each the
+ * first offered tool whose name ends with its name (`everything__echo` is Claude Code's
+ * `mcp__box__everything__echo`), with its input; then the script goes on as below.
+ *
  * The script, by the conversation's last message:
  * - it holds a tool result: when the result says the call waits for the owner ("Call this tool
  *   again") and the fake has retried fewer than `retries` times, the same tool is called again with
@@ -43,6 +47,8 @@ export interface FakeAnthropicOptions {
   bash?: string;
   /** A tool of the agent's own to call first, when offered, with this input (after `bash`). */
   tool?: { name: string; input: unknown };
+  /** Tools to call first, one an answer, in order, each by the end of its name (see above). */
+  calls?: ToolUse[];
   /** How many times a tool is called again while its result says it waits for the owner (1). */
   retries?: number;
   /** The usage each answer reports. */
@@ -63,7 +69,8 @@ export interface FakeAnthropic {
   close(): Promise<void>;
 }
 
-interface ToolUse {
+/** A tool the model calls, and its input. */
+export interface ToolUse {
   name: string;
   input: unknown;
 }
@@ -160,11 +167,18 @@ export function nextTurn(
     agent: string;
     bash?: string;
     tool?: { name: string; input: unknown };
+    calls?: ToolUse[];
     retries?: number;
   },
 ): Turn {
   const messages: FakeBody[] = Array.isArray(body.messages) ? body.messages : [];
   const tools: { name: string }[] = Array.isArray(body.tools) ? body.tools : [];
+  const next = options.calls?.[toolUses(messages).length];
+  if (next !== undefined) {
+    const offered = tools.find((tool) => tool.name.endsWith(next.name));
+    if (offered === undefined) return { kind: "text", text: `NO-TOOL ${next.name}` };
+    return { kind: "tool", use: { name: offered.name, input: next.input } };
+  }
   const last = [...messages].reverse().find((m) => m.role === "user" || m.role === "assistant");
   const result = last?.role === "user" ? lastToolResult(last.content) : null;
   if (result !== null) {
