@@ -42,6 +42,9 @@ export interface AppLaunchOptions {
 /** The prefix of the environment variable a module app's host reads a key from. */
 export const MODULE_SECRET_PREFIX = "GURT_APP_SECRET_";
 
+/** The newest server started in each app's group, by the group's name. */
+const newestRun = new Map<string, object>();
+
 /** How long a stopping app's server has after SIGTERM before it is killed. */
 const STOP_GRACE_MS = 2000;
 
@@ -123,10 +126,15 @@ async function stdioConnection(
       : withArgSecrets(manifest.command, argSecrets, env);
   }
   const log = await WorkerLog.open(`${app.folder}/app.log`, deps.config.tasks.worker_log_bytes);
+  const group = `app-${app.name}`;
+  // A server started while the last one was still stopping shares its group: the last one's end
+  // must not kill it (disable then enable at once, an idle stop then a call).
+  const run = {};
+  newestRun.set(group, run);
   let child: Deno.ChildProcess;
   try {
     child = await options.sandboxes.spawn({
-      task: `app-${app.name}`,
+      task: group,
       hostname: `gurt-app-${app.name}`,
       home,
       doors: egress === null ? [] : [{ port: EGRESS_PORT, socket: egressSocket }],
@@ -147,7 +155,10 @@ async function stdioConnection(
     await stderrDone;
     await log.close().catch(() => {});
     await egress?.close().catch(() => {});
-    await options.sandboxes.end(`app-${app.name}`);
+    if (newestRun.get(group) === run) {
+      newestRun.delete(group);
+      await options.sandboxes.end(group);
+    }
     return { code: status.code, signal: status.signal };
   });
   const process: AppProcess = {
