@@ -7,9 +7,14 @@
 import type { z } from "zod";
 import { requestJson, requestRaw, SocketUnreachableError } from "../net/mod.ts";
 import {
+  type AddAppInput,
   answeredAnswer,
+  appAnswer,
+  appRemovedAnswer,
   approvalChangesAnswer,
   approvalsAnswer,
+  appsAnswer,
+  appsCheckAnswer,
   auditAnswer,
   auditRecordsAnswer,
   errorAnswer,
@@ -194,6 +199,37 @@ export class AdminClient {
   ): Promise<AdminResult<z.infer<typeof vaultChangedAnswer>>> {
     const path = `/api/vault/${pathPart(name)}/${options.denied ? "deny" : "allow"}`;
     return this.ask({ method: "POST", path, body: { app: options.app } }, vaultChangedAnswer);
+  }
+
+  /** The installed apps. */
+  apps(): Promise<AdminResult<z.infer<typeof appsAnswer>>> {
+    return this.ask({ method: "GET", path: "/apps" }, appsAnswer);
+  }
+
+  /** One app in full: its tools, keys (set or not, never a value), hosts and left-out tools. */
+  app(name: string): Promise<AdminResult<z.infer<typeof appAnswer>>> {
+    return this.ask({ method: "GET", path: `/apps/${pathPart(name)}` }, appAnswer);
+  }
+
+  /** Installs an app from a folder's files or `npm:PACKAGE@VERSION`. */
+  addApp(body: AddAppInput): Promise<AdminResult<z.infer<typeof appAnswer>>> {
+    return this.ask({ method: "POST", path: "/apps", body }, appAnswer);
+  }
+
+  /** Removes app `name`. */
+  removeApp(name: string): Promise<AdminResult<z.infer<typeof appRemovedAnswer>>> {
+    return this.ask({ method: "DELETE", path: `/apps/${pathPart(name)}` }, appRemovedAnswer);
+  }
+
+  /** Turns app `name`'s tools on or off. */
+  setAppEnabled(name: string, enabled: boolean): Promise<AdminResult<z.infer<typeof appAnswer>>> {
+    const path = `/apps/${pathPart(name)}/${enabled ? "enable" : "disable"}`;
+    return this.ask({ method: "POST", path }, appAnswer);
+  }
+
+  /** Every app's manifest read again: the problems. */
+  appsCheck(): Promise<AdminResult<z.infer<typeof appsCheckAnswer>>> {
+    return this.ask({ method: "GET", path: "/apps/check" }, appsCheckAnswer);
   }
 
   /** Sends a request and checks a 200 answer against `schema`; any other status is a refusal. */

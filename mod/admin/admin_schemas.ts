@@ -79,7 +79,11 @@ export const answeredAnswer = z.object({ outcome: answeredOutcome });
 export type AnsweredAnswer = z.infer<typeof answeredAnswer>;
 
 /** `GET /grants/check`: the grant set's problems, none when it is valid. */
-export const grantsCheckAnswer = z.object({ problems: z.array(z.string()) });
+export const grantsCheckAnswer = z.object({
+  problems: z.array(
+    z.object({ file: z.string(), line: z.number().int().nullable(), problem: z.string() }),
+  ),
+});
 
 const TASK_STATES = ["running", "waiting", "done", "failed", "stopped"] as const;
 
@@ -206,3 +210,60 @@ export type AuditRecordsAnswer = z.infer<typeof auditRecordsAnswer>;
 /** `GET /tasks/:id/records`: the newest records (up to 500) whose event names the task. */
 export const taskRecordsAnswer = z.object({ records: z.array(auditRecordView) });
 export type TaskRecordsAnswer = z.infer<typeof taskRecordsAnswer>;
+
+/** One app as `gurt app list` shows it (`GET /apps`). */
+export const appSummaryView = z.object({
+  name: z.string(),
+  kind: z.string(),
+  enabled: z.boolean(),
+  state: z.string(),
+  tools: z.number().int().nonnegative(),
+  last_error: z.string().nullable(),
+});
+export type AppSummaryView = z.infer<typeof appSummaryView>;
+
+/** `GET /apps`. */
+export const appsAnswer = z.object({ apps: z.array(appSummaryView) });
+
+/** One app as `gurt app show` shows it: never a key's value, only whether the vault holds it. */
+export const appDetailView = appSummaryView.extend({
+  description: z.string().nullable(),
+  folder: z.string(),
+  manifest_sha256: z.string(),
+  disabled_by: z.enum(["owner", "manifest"]).nullable(),
+  start: z.string(),
+  hosts: z.array(z.string()),
+  secrets: z.array(z.object({
+    name: z.string(),
+    reaches: z.string(),
+    set: z.boolean(),
+    usable: z.string().nullable(),
+  })),
+  tool_list: z.array(z.object({
+    name: z.string(),
+    server_name: z.string(),
+    description: z.string(),
+    read_only: z.boolean(),
+    cost_cents: z.number(),
+    input: z.unknown(),
+  })),
+  left_out: z.array(z.object({ server_name: z.string(), problem: z.string() })),
+  paused_until: z.string().nullable(),
+});
+export type AppDetailView = z.infer<typeof appDetailView>;
+
+/** `GET /apps/:name`, `POST /apps`, `POST /apps/:name/enable|disable`. */
+export const appAnswer = z.object({ app: appDetailView });
+
+/** `DELETE /apps/:name`. */
+export const appRemovedAnswer = z.object({ removed: z.string() });
+
+/** `GET /apps/check`: each app's problems, none when every manifest reads. */
+export const appsCheckAnswer = z.object({
+  problems: z.array(z.object({ app: z.string(), problem: z.string() })),
+});
+
+/** What `POST /apps` is sent: a folder's files, or an npm package the core installs. */
+export type AddAppInput =
+  | { name: string; files: { path: string; executable: boolean; data: string }[] }
+  | { name: string; npm: string };

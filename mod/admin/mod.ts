@@ -10,10 +10,13 @@ export {
   CoreUnreachableError,
 } from "./admin_client.ts";
 export {
+  type AddAppInput,
   type AnsweredAnswer,
+  type AppDetailView,
   type ApprovalsAnswer,
   approvalsAnswer,
   approveBody,
+  type AppSummaryView,
   type AuditAnswer,
   type AuditRecordsAnswer,
   type AuditRecordView,

@@ -10,6 +10,7 @@
 import { Ajv } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { ValidateFunction } from "ajv";
+import { boxVerb } from "./kept_names.ts";
 
 /** One tool as an app's server lists it (the fields of MCP's Tool that the box reads). */
 export interface ListedTool {
@@ -48,17 +49,6 @@ export interface LeftOutTool {
 
 /** The most tools one app may offer: a longer list is refused whole. */
 export const MAX_TOOLS = 1000;
-
-const VERB = /^[a-z][a-z0-9_]{0,63}$/;
-
-/** The box verb of a server's tool name, or null when it makes none. */
-export function boxVerb(serverName: string): string | null {
-  const verb = serverName.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase().replace(
-    /[^a-z0-9_]/g,
-    "_",
-  );
-  return VERB.test(verb) ? verb : null;
-}
 
 /** The tools of app `app` from its server's list, with what is left out. */
 export function offeredTools(
