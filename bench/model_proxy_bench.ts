@@ -5,8 +5,10 @@
  * answer (LONG_MB of events) each way, measured in the same run by turns. The service and the
  * endpoint each run in their own process, as the service and the core do; this process is the
  * task's client (Deno's fetch). A bare Deno relay on a socket (no checks, no key, no meter, the
- * answer's body handed back as fetch gives it) gives the floor of one more hop, in the same run. The task's bridge (loopback TCP in its namespace to the socket) is
- * not measured.
+ * answer's body handed back as fetch gives it) gives the floor of one more hop, in the same run.
+ * The endpoint holding each request in a real journal first (a model.hold line and its fdatasync,
+ * as the core does: docs/audit.md#held-model-charges) is measured against the endpoint without.
+ * The task's bridge (loopback TCP in its namespace to the socket) is not measured.
  */
 import { type BenchRow, printTable } from "./table.ts";
 import { p50 } from "./measure.ts";
@@ -80,23 +82,33 @@ const service = await startPeer(["service"]);
 const port = Number(service.line.split(" ")[1]);
 const socket = `${dir}/model.sock`;
 const proxy = await startPeer(["proxy", socket, String(port)]);
+const heldSocket = `${dir}/held.sock`;
+const held = await startPeer(["held", heldSocket, String(port), `${dir}/journal.jsonl`]);
 const relaySocket = `${dir}/relay.sock`;
 const relay = await startPeer(["relay", relaySocket, String(port)]);
 const client = Deno.createHttpClient({ proxy: { transport: "unix", path: socket } });
 const relayClient = Deno.createHttpClient({ proxy: { transport: "unix", path: relaySocket } });
+const heldClient = Deno.createHttpClient({ proxy: { transport: "unix", path: heldSocket } });
 const direct = `http://127.0.0.1:${port}/v1/messages`;
 const proxied = "http://127.0.0.1:4100/v1/messages";
 try {
   // Each way by turns, so load on the machine falls on each alike.
-  const times = { direct: [] as number[], proxied: [] as number[], relayed: [] as number[] };
+  const times = {
+    direct: [] as number[],
+    proxied: [] as number[],
+    relayed: [] as number[],
+    held: [] as number[],
+  };
   for (let i = 0; i < FIRST_BYTES + 40; i++) {
     const a = await firstByte(direct);
     const b = await firstByte(proxied, client);
     const c = await firstByte(proxied, relayClient);
+    const d = await firstByte(proxied, heldClient);
     if (i >= 40) {
       times.direct.push(a);
       times.proxied.push(b);
       times.relayed.push(c);
+      times.held.push(d);
     }
   }
   await longAnswer(direct);
@@ -134,6 +146,23 @@ try {
       target: "(report)",
     },
     {
+      what:
+        `first streamed byte through the endpoint holding the request in a journal, p50 of ${FIRST_BYTES}`,
+      unit: "ms",
+      value: p50(times.held),
+      baselineWhat: "the same through the endpoint without a hold",
+      baseline: p50(times.proxied),
+      target: "(report)",
+    },
+    {
+      what: "time the endpoint with its hold adds to the first streamed byte, p50 difference",
+      unit: "ms",
+      value: p50(times.held) - p50(times.direct),
+      baselineWhat: "the 1 ms goal",
+      baseline: 1,
+      target: "<= 1",
+    },
+    {
       what: `a ${LONG_MB} MiB streamed answer through the endpoint, p50 of ${ROUNDS}`,
       unit: "MB/s",
       value: p50(rates.proxied),
@@ -154,7 +183,8 @@ try {
 } finally {
   client.close();
   relayClient.close();
-  for (const peer of [relay, proxy, service]) {
+  heldClient.close();
+  for (const peer of [relay, held, proxy, service]) {
     peer.child.kill("SIGTERM");
     await peer.child.status;
   }

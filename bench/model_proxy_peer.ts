@@ -3,11 +3,13 @@
  * on 127.0.0.1 that answers a streamed request at once with message_start, then (for the model
  * `long`) LONG_MB of content_block_delta events in 16 KiB writes, then message_delta and
  * message_stop; it prints `ready <port>`. `proxy <socket> <port>`: the model endpoint on the Unix
- * socket, relaying to that service with a key; it prints `ready`. `relay <socket> <port>`: a bare
+ * socket, relaying to that service with a key; it prints `ready`. `held <socket> <port> <journal>`:
+ * the same, holding each request in a real journal first, as the core does. `relay <socket> <port>`: a bare
  * relay on the socket (no checks, no key, no meter), the floor of one more hop in Deno; it prints
  * `ready`. SIGTERM ends each.
  */
 import { serveModelEndpoint } from "../mod/model-proxy/mod.ts";
+import { Journal } from "../mod/broker/mod.ts";
 
 /** The length of the long answer, in MiB. */
 export const LONG_MB = 64;
@@ -79,14 +81,34 @@ if (mode === "service") {
   });
   console.log("ready");
   Deno.addSignalListener("SIGTERM", () => Deno.exit(0));
-} else if (mode === "proxy") {
-  const [socketPath, port] = rest;
+} else if (mode === "proxy" || mode === "held") {
+  const [socketPath, port, journalPath] = rest;
   const service = { baseUrl: `http://127.0.0.1:${port}`, key: () => "sk-bench-key" };
+  // As the core holds each billed request: a model.hold line in a real journal, synced first.
+  const journal = mode === "held" ? await Journal.open(journalPath) : null;
+  const time = () => new Date().toISOString();
+  let holds = 0;
   await serveModelEndpoint({
     socketPath,
     services: { anthropic: service, openai: service },
     onUsage: () => Promise.resolve(),
     onBlocked: () => Promise.resolve(),
+    holds: journal === null ? undefined : {
+      open: async ({ service, model, path, cents }) => {
+        const hold = `${++holds}`;
+        await journal.append({
+          type: "model.hold",
+          time: time(),
+          hold,
+          service,
+          model,
+          path,
+          cents,
+        });
+        return hold;
+      },
+      close: (hold) => journal.append({ type: "model.settled", time: time(), hold }),
+    },
   });
   console.log("ready");
   Deno.addSignalListener("SIGTERM", () => Deno.exit(0));

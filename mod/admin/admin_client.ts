@@ -7,14 +7,9 @@
 import type { z } from "zod";
 import { requestJson, requestRaw, SocketUnreachableError } from "../net/mod.ts";
 import {
-  type AddAppInput,
   answeredAnswer,
-  appAnswer,
-  appRemovedAnswer,
   approvalChangesAnswer,
   approvalsAnswer,
-  appsAnswer,
-  appsCheckAnswer,
   auditAnswer,
   auditRecordsAnswer,
   errorAnswer,
@@ -29,6 +24,13 @@ import {
   vaultChangedAnswer,
   vaultKeysAnswer,
 } from "./admin_schemas.ts";
+import {
+  type AddAppInput,
+  appAnswer,
+  appRemovedAnswer,
+  appsAnswer,
+  appsCheckAnswer,
+} from "./app_schemas.ts";
 
 /** The core did not answer: it is not running on this home, or the socket is not ours to open. */
 export class CoreUnreachableError extends Error {
@@ -201,12 +203,12 @@ export class AdminClient {
     return this.ask({ method: "POST", path, body: { app: options.app } }, vaultChangedAnswer);
   }
 
-  /** The installed apps. */
+  /** The owner's apps, as `gurt app list` shows them. */
   apps(): Promise<AdminResult<z.infer<typeof appsAnswer>>> {
     return this.ask({ method: "GET", path: "/apps" }, appsAnswer);
   }
 
-  /** One app in full: its tools, keys (set or not, never a value), hosts and left-out tools. */
+  /** One app's facts, as `gurt app show` shows them: keys only as set or not, never a value. */
   app(name: string): Promise<AdminResult<z.infer<typeof appAnswer>>> {
     return this.ask({ method: "GET", path: `/apps/${pathPart(name)}` }, appAnswer);
   }
@@ -216,15 +218,20 @@ export class AdminClient {
     return this.ask({ method: "POST", path: "/apps", body }, appAnswer);
   }
 
-  /** Removes app `name`. */
+  /** Turns an app's tools on or off. */
+  setAppEnabled(name: string, enabled: boolean): Promise<AdminResult<z.infer<typeof appAnswer>>> {
+    const path = `/apps/${pathPart(name)}/${enabled ? "enable" : "disable"}`;
+    return this.ask({ method: "POST", path }, appAnswer);
+  }
+
+  /** Removes an app: its tools, its server, its folder and its user. */
   removeApp(name: string): Promise<AdminResult<z.infer<typeof appRemovedAnswer>>> {
     return this.ask({ method: "DELETE", path: `/apps/${pathPart(name)}` }, appRemovedAnswer);
   }
 
-  /** Turns app `name`'s tools on or off. */
-  setAppEnabled(name: string, enabled: boolean): Promise<AdminResult<z.infer<typeof appAnswer>>> {
-    const path = `/apps/${pathPart(name)}/${enabled ? "enable" : "disable"}`;
-    return this.ask({ method: "POST", path }, appAnswer);
+  /** Reads an app's edited app.toml again and restarts its server with it. */
+  reloadApp(name: string): Promise<AdminResult<z.infer<typeof appAnswer>>> {
+    return this.ask({ method: "POST", path: `/apps/${pathPart(name)}/reload` }, appAnswer);
   }
 
   /** Every app's manifest read again: the problems. */

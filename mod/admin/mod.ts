@@ -10,13 +10,10 @@ export {
   CoreUnreachableError,
 } from "./admin_client.ts";
 export {
-  type AddAppInput,
   type AnsweredAnswer,
-  type AppDetailView,
   type ApprovalsAnswer,
   approvalsAnswer,
   approveBody,
-  type AppSummaryView,
   type AuditAnswer,
   type AuditRecordsAnswer,
   type AuditRecordView,
@@ -38,3 +35,10 @@ export {
   type TaskView,
   type VaultKeyView,
 } from "./admin_schemas.ts";
+export {
+  type AddAppInput,
+  type AppDetailView,
+  appDetailView,
+  type AppSummaryView,
+  appSummaryView,
+} from "./app_schemas.ts";

@@ -22,6 +22,8 @@ export interface InstalledApp {
   /** apps/<name>: the manifest, the home, the log. */
   folder: string;
   manifest: AppManifest;
+  /** This install's own id (apps/<name>/instance): its user and cgroup are named by it. */
+  instance: string;
   /** Whether the owner turned the app off (gurt app disable), beside its manifest's `enabled`. */
   ownerDisabled: boolean;
   tools: OfferedTool[];
@@ -122,7 +124,7 @@ export class AppCatalog implements ToolSource {
   async put(
     name: string,
     manifest: AppManifest,
-    options: { listed: ListedTool[] | null; ownerDisabled: boolean },
+    options: { listed: ListedTool[] | null; ownerDisabled: boolean; instance: string },
   ): Promise<InstalledApp> {
     await this.remove(name);
     const { tools, leftOut } = offeredTools(name, options.listed ?? [], manifest.tools);
@@ -130,6 +132,7 @@ export class AppCatalog implements ToolSource {
       name,
       folder: manifest.folder,
       manifest,
+      instance: options.instance,
       ownerDisabled: options.ownerDisabled,
       tools,
       leftOut,

@@ -26,6 +26,7 @@ export const BOX_FILES: ReadonlySet<string> = new Set([
   "disabled",
   "app.log",
   "egress.sock",
+  "instance",
 ]);
 
 /** Reads an app's folder; throws a sentence for anything it may not hold. */

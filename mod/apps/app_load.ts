@@ -7,9 +7,30 @@ import type { AppCatalog } from "./app_catalog.ts";
 import { keptTools } from "./app_catalog.ts";
 import { appsDir } from "./app_install.ts";
 import { appNameProblem, readManifest } from "./manifest.ts";
+import { writeFileAtomic } from "../common/mod.ts";
 
 /** The file in an app's folder that says the owner turned it off (gurt app disable). */
 export const DISABLED_FILE = "disabled";
+
+/** The file in an app's folder that holds its install's own id. */
+export const INSTANCE_FILE = "instance";
+
+const INSTANCE = /^[a-z0-9]{12}$/;
+
+/**
+ * The id of the install in `folder`, made when it is first asked for: twelve random lower-case
+ * letters and digits, never the same for two installs.
+ */
+export async function appInstance(folder: string): Promise<string> {
+  const path = `${folder}/${INSTANCE_FILE}`;
+  const kept = (await Deno.readTextFile(path).catch(() => "")).trim();
+  if (INSTANCE.test(kept)) return kept;
+  const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
+  const id = [...crypto.getRandomValues(new Uint8Array(12))]
+    .map((byte) => alphabet[byte % alphabet.length]).join("");
+  await writeFileAtomic(path, id + "\n", { mode: 0o644 });
+  return id;
+}
 
 /** Whether the owner turned the app in `folder` off. */
 export async function isOwnerDisabled(folder: string): Promise<boolean> {
@@ -45,6 +66,7 @@ export async function loadApps(home: string, catalog: AppCatalog): Promise<strin
       await catalog.put(name, manifest, {
         listed: await keptTools(folder),
         ownerDisabled: await isOwnerDisabled(folder),
+        instance: await appInstance(folder),
       });
     } catch (error) {
       problems.push(`gurt: the app ${name} is left out: ${(error as Error).message}`);

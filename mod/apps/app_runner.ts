@@ -9,6 +9,7 @@
  * cannot start or pauses.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   type CallToolResult,
@@ -16,7 +17,7 @@ import {
   McpError,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { ListedTool } from "./app_tools.ts";
+import { type ListedTool, MAX_TOOLS } from "./app_tools.ts";
 import { Mutex } from "../common/mod.ts";
 
 /** The `_meta` key that carries a call's idempotency key, `<task id>.<key>`. */
@@ -188,8 +189,12 @@ export class AppRunner {
     this.#connection = connection;
     const client = new Client({ name: "gurt", version: "0.1.0" }, { capabilities: {} });
     client.onclose = () => this.#closed(client, connection);
+    // However often a server says its list changed, one listing runs and at most one waits.
+    let waiting = false;
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-      await this.#list(client).catch((error) =>
+      if (waiting) return;
+      waiting = true;
+      await this.#list(client, undefined, () => (waiting = false)).catch((error) =>
         this.#deps.log(
           `gurt: app ${this.#deps.app}: its tools could not be listed again: ${messageOf(error)}`,
         )
@@ -201,7 +206,7 @@ export class AppRunner {
     } catch (error) {
       const why = signal.aborted
         ? `it did not start within ${this.#deps.callTimeoutMs} ms`
-        : `it did not start: ${connection.ended?.() ?? messageOf(error)}`;
+        : `it did not start: ${connection.ended?.() ?? startProblem(error)}`;
       this.#failed(why);
       await client.close().catch(() => {});
       this.#connection = null;
@@ -213,8 +218,11 @@ export class AppRunner {
   }
 
   /** Lists the server's tools; one listing at a time, so the newest list is the one kept. */
-  #list(client: Client, signal?: AbortSignal): Promise<void> {
-    return this.#listing.exclusive(() => this.#listOnce(client, signal));
+  #list(client: Client, signal?: AbortSignal, begun?: () => void): Promise<void> {
+    return this.#listing.exclusive(() => {
+      begun?.();
+      return this.#listOnce(client, signal);
+    });
   }
 
   async #listOnce(client: Client, signal?: AbortSignal): Promise<void> {
@@ -226,6 +234,10 @@ export class AppRunner {
         timeout: this.#deps.callTimeoutMs,
       });
       tools.push(...answer.tools as ListedTool[]);
+      // A server that pages on without end is refused, not followed.
+      if (tools.length > MAX_TOOLS) {
+        throw new Error(`its server lists more than ${MAX_TOOLS} tools`);
+      }
       cursor = answer.nextCursor;
       if (cursor === undefined) break;
     }
@@ -294,6 +306,21 @@ function isTimeout(error: unknown): boolean {
 
 function codeOf(error: unknown): unknown {
   return (error as { code?: unknown }).code;
+}
+
+/**
+ * Why a server did not start: a remote server's refusal names its HTTP status, and for 401 and
+ * 403 that the credentials its headers carry (vault keys) were refused.
+ */
+function startProblem(error: unknown): string {
+  const status = error instanceof StreamableHTTPError
+    ? (error as StreamableHTTPError).code
+    : undefined;
+  if (status === undefined) return messageOf(error);
+  const refused = status === 401 || status === 403
+    ? ": the server refused the credentials its headers carry (check the vault keys they use)"
+    : "";
+  return `its server answered HTTP ${status}${refused} (${messageOf(error)})`;
 }
 
 function messageOf(error: unknown): string {

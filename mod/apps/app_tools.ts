@@ -3,7 +3,8 @@
  * box tool `<app>.<verb>`, its input checked against the server's own JSON Schema by Ajv before the
  * call is decided, its cost and description from the manifest's [tools.<verb>].
  *
- * A box verb is the server's name in snake case (`get-env` and `getEnv` are `get_env`). A tool whose
+ * A box verb is the server's name in snake case (`get-env` and `getEnv` are `get_env`), never two
+ * underscores in a row (`gurt mcp` writes the box's `.` as `__`). A tool whose
  * name makes no box verb, two tools that make the same one, and a schema Ajv cannot compile are
  * left out, each with a sentence that says why (`gurt app show`), never half-offered.
  */
@@ -11,6 +12,9 @@ import { Ajv } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { ValidateFunction } from "ajv";
 import { boxVerb } from "./kept_names.ts";
+
+/** Where the box verb is made (kept_names.ts, light for the owner's commands). */
+export { boxVerb };
 
 /** One tool as an app's server lists it (the fields of MCP's Tool that the box reads). */
 export interface ListedTool {

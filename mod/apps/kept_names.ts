@@ -9,10 +9,9 @@ const VERB = /^[a-z][a-z0-9_]{0,63}$/;
 
 /** The box verb of a server's tool name, or null when it makes none. */
 export function boxVerb(serverName: string): string | null {
-  const verb = serverName.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase().replace(
-    /[^a-z0-9_]/g,
-    "_",
-  );
+  // One _ at a time: gurt mcp writes the box's `.` as `__`, which a verb must not hold.
+  const verb = serverName.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase()
+    .replace(/[^a-z0-9_]/g, "_").replace(/_+/g, "_");
   return VERB.test(verb) ? verb : null;
 }
 

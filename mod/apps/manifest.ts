@@ -12,11 +12,13 @@ import type { ManifestBody, ResolvePath } from "./manifest_schema.ts";
 export {
   APP_KINDS,
   type AppHeader,
+  type AppPort,
   type AppSecret,
   type AppToolSettings,
   type SecretDelivery,
 } from "./manifest_schema.ts";
 export { REFUSED_ENV } from "./manifest_rules.ts";
+export { HOME_PLACEHOLDER } from "./manifest_env_ports.ts";
 
 /** An app's name, as it is written before the dot of its tools' names (mod/vault's APP_NAME). */
 export const APP_NAME = /^[a-z][a-z0-9-]{0,31}$/;

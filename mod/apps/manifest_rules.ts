@@ -15,6 +15,7 @@ import {
   type ResolvePath,
   type SecretDelivery,
 } from "./manifest_schema.ts";
+import { envOf, KeyProblem, portsOf } from "./manifest_env_ports.ts";
 
 /** A command element that is all a secret's placeholder, and one that holds one among other text. */
 const PLACEHOLDER = /^\{([A-Z][A-Z0-9_]*)\}$/;
@@ -79,6 +80,7 @@ export const REFUSED_ENV = [
   "ALL_PROXY",
   "NO_PROXY",
   "FTP_PROXY",
+  "GURT_*",
 ] as const;
 
 /** Headers the MCP transport or HTTP itself sets: a manifest may not set them. */
@@ -118,7 +120,7 @@ export function manifestSchema(resolve: ResolvePath): z.ZodType<ManifestBody> {
     try {
       return checked(raw, resolve);
     } catch (error) {
-      if (!(error instanceof Refusal)) throw error;
+      if (!(error instanceof Refusal) && !(error instanceof KeyProblem)) throw error;
       context.addIssue({ code: "custom", path: error.path, message: error.message });
       return z.NEVER;
     }
@@ -135,22 +137,29 @@ function checked(raw: RawManifest, resolve: ResolvePath): ManifestBody {
       throw new Refusal([field], `is required for kind = "${owner}"`);
     }
   }
-  if (raw.kind === "mcp-http" && raw.hosts !== undefined) {
-    throw new Refusal(
-      ["hosts"],
-      'is not for kind = "mcp-http": the core itself connects to url, and no code of the app runs in the box',
-    );
+  for (const field of ["hosts", "ports"] as const) {
+    if (raw.kind === "mcp-http" && raw[field] !== undefined) {
+      throw new Refusal(
+        [field],
+        'is not for kind = "mcp-http": the core itself connects to url, and no code of the app runs in the box',
+      );
+    }
+  }
+  if (raw.kind !== "mcp" && raw.env !== undefined) {
+    throw new Refusal(["env"], 'is only for kind = "mcp"');
   }
   const common = {
     ...(raw.description === undefined ? {} : { description: raw.description }),
     enabled: raw.enabled,
     start: raw.start,
     hosts: raw.hosts ?? [],
+    ports: portsOf(raw.ports),
     tools: toolsOf(raw.tools),
   };
   if (raw.kind === "mcp") {
     const command = commandOf(raw.command ?? [], resolve);
-    return { kind: "mcp", ...common, command, secrets: mcpSecrets(raw, command) };
+    const secrets = mcpSecrets(raw, command);
+    return { kind: "mcp", ...common, command, secrets, env: envOf(raw.env, secrets, refusedEnv) };
   }
   if (raw.kind === "mcp-http") {
     const headers = headersOf(raw.headers ?? {});

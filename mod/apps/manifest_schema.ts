@@ -32,6 +32,16 @@ export interface AppToolSettings {
   description?: string;
 }
 
+/**
+ * A TCP forward (`ports`): the app connects to 127.0.0.1:`port` inside its sandbox, and the core
+ * relays each connection to `host`:`port` after the egress proxy's address checks.
+ */
+export interface AppPort {
+  /** A host name or an IP address (IPv6 without brackets), canonical. */
+  host: string;
+  port: number;
+}
+
 /** What every kind of manifest holds. */
 interface ManifestCommon {
   description?: string;
@@ -39,6 +49,8 @@ interface ManifestCommon {
   start: "lazy" | "eager";
   /** The app's egress list, entries as in a task's --hosts; always [] for mcp-http. */
   hosts: string[];
+  /** The app's TCP forwards; always [] for mcp-http. */
+  ports: AppPort[];
   secrets: ReadonlyMap<string, AppSecret>;
   tools: ReadonlyMap<string, AppToolSettings>;
 }
@@ -52,6 +64,8 @@ export type ManifestBody =
      * element `{KEY}` is the placeholder of the arg secret KEY: the runtime puts the value there.
      */
     command: string[];
+    /** Plain, non-secret environment variables; `{HOME}` in a value already stands as written. */
+    env: ReadonlyMap<string, string>;
   }
   | ManifestCommon & { kind: "mcp-http"; url: string; headers: AppHeader[] }
   | ManifestCommon & { kind: "module"; module: string };
@@ -171,6 +185,29 @@ export const rawManifest = z.strictObject({
   module: z.string().max(4096).optional(),
   /** kind mcp and module: the app's egress list, entries as in a task's --hosts; default none. */
   hosts: z.array(egressHost).max(256, { message: "has more than 256 entries" }).optional(),
+  /**
+   * kind mcp and module: TCP forwards, each `host:port` (a port of 1024 up, no wildcard); the app
+   * reaches each at 127.0.0.1:port. A loopback or private address only for a host in [egress]
+   * allow_private_hosts.
+   */
+  ports: z.array(z.string().max(300)).max(16, { message: "has more than 16 entries" }).optional(),
+  /**
+   * kind mcp: plain environment variables, never secrets (those go in [secrets]); `{HOME}` in a
+   * value is replaced by the app's home folder.
+   */
+  env: table(
+    z.string().regex(ENV_NAME, {
+      message: "must be an environment variable's name: A-Z, 0-9 and _, not starting with a digit",
+    }),
+    z.string().superRefine((value, context) => {
+      if (hasControl(value)) {
+        context.addIssue({ code: "custom", message: "holds a control character; one line" });
+      } else if (bytes.encode(value).length > 4096) {
+        context.addIssue({ code: "custom", message: "is longer than 4096 bytes" });
+      }
+    }),
+    64,
+  ).optional(),
   /** kind mcp-http: the headers of every request to url. */
   headers: table(
     z.string().regex(HEADER_NAME, { message: "is not a header name (an HTTP token)" }),

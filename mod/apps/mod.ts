@@ -33,12 +33,35 @@ export {
 } from "./app_install.ts";
 export { type AppFile, readAppFolder } from "./app_folder.ts";
 export { boxVerb, keptToolNames } from "./kept_names.ts";
-export { DISABLED_FILE, isOwnerDisabled, loadApps } from "./app_load.ts";
+export {
+  appInstance,
+  DISABLED_FILE,
+  INSTANCE_FILE,
+  isOwnerDisabled,
+  loadApps,
+} from "./app_load.ts";
 export {
   APP_NAME,
   type AppManifest,
   appNameProblem,
+  type AppPort,
+  HOME_PLACEHOLDER,
   manifestHash,
   parseManifest,
   readManifest,
 } from "./manifest.ts";
+// The App SDK's shape for module apps (app_sdk.ts), its check (app_shape.ts), and the app-host
+// role's entry (app_host.ts, named by mod/roles/table.ts).
+export {
+  type AppTool,
+  type AppTools,
+  IDEMPOTENCY_KEY_META,
+  type InputSchema,
+  SECRET_ENV_PREFIX,
+  TOOL_NAME,
+  type ToolContent,
+  type ToolContext,
+  type ToolResult,
+} from "./app_sdk.ts";
+export { AppModuleError, checkAppModule, type CheckedTool } from "./app_shape.ts";
+export type { AppHostArgs } from "./app_host.ts";

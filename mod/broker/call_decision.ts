@@ -40,6 +40,8 @@ export interface ToolFacts {
   cost: number;
   /** Whether the input parsed against the app tool's schema (true for a built-in tool). */
   valid: boolean;
+  /** What the schema said was wrong with the input, where it said. */
+  problem?: string;
   /** Whether the tool is one of the task's tools. */
   listed: boolean;
   /**
@@ -67,7 +69,17 @@ export function toolFacts(ctx: TaskContext<DecisionDeps>, body: CallBody): ToolF
   }
   const parsed = app.input.safeParse(body.input);
   if (!parsed.success) {
-    return { app, input: body.input, cost: 0, valid: false, listed, notOffered: null };
+    // An installed app's check says what was wrong in a sentence (zod's message is its issue list).
+    const problem = app.inputSchema === undefined ? undefined : parsed.error?.message;
+    return {
+      app,
+      input: body.input,
+      cost: 0,
+      valid: false,
+      listed,
+      notOffered: null,
+      ...(typeof problem === "string" && problem !== "" ? { problem: problem.slice(0, 500) } : {}),
+    };
   }
   const cost = app.cost?.(parsed.data) ?? 0;
   return { app, input: parsed.data, cost, valid: true, listed, notOffered: null };

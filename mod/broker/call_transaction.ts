@@ -89,7 +89,14 @@ export async function transact(
   try {
     // 1. The Decision record, on disk before anything else happens.
     const decided = await decisionStep(ctx, { body, tool, reservation });
-    if (decided.kind === "denied") return await denied(journal, { reason: decided.reason });
+    if (decided.kind === "denied") {
+      // An input its schema refused says what was wrong with it (the task's own input, and only
+      // for a tool of the task's: an unlisted tool's schema is not quoted).
+      const detail = decided.reason === "invalid_arguments" && tool.listed
+        ? tool.problem
+        : undefined;
+      return await denied(journal, { reason: decided.reason, detail });
+    }
     if (decided.kind === "refused") return decided;
     let decision: Decision;
     if (decided.kind === "ask") {
@@ -243,10 +250,14 @@ async function unrun(
  */
 async function denied(
   journal: CallJournal,
-  denial: { reason: DenyReason; askedFor?: AskWhy },
+  denial: { reason: DenyReason; askedFor?: AskWhy; detail?: string },
 ): Promise<FlowEnd<CallAnswer>> {
   const { reason, askedFor } = denial;
-  const answer: CallAnswer = { ok: false, error: denialText(reason, { askedFor }) };
+  const text = denialText(reason, { askedFor });
+  const error = denial.detail === undefined
+    ? text
+    : `${text.replace(/\.$/, "")}: ${denial.detail}.`;
+  const answer: CallAnswer = { ok: false, error };
   await journal.event("tool_denied", { name: journal.tool, reason });
   if (!TRANSIENT.has(reason)) await journal.finish(answer, { cost: 0 });
   return { kind: "answer", answer };

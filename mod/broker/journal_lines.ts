@@ -78,6 +78,30 @@ export const journalLine = z.discriminatedUnion("type", [
     cents: z.number().int().min(0),
     what: z.string(),
     model: z.string().optional(),
+    /** The model request's hold this charge settles (docs/audit.md#held-model-charges). */
+    hold: z.string().optional(),
+  }),
+  /**
+   * Written and synced before a billed model request is sent: the hold, and the whole cents the
+   * request may cost at most. Its cost line, or a model.settled line, settles it.
+   */
+  z.strictObject({
+    type: z.literal("model.hold"),
+    time: z.string(),
+    hold: z.string(),
+    service: z.string(),
+    model: z.string().nullable(),
+    path: z.string(),
+    cents: z.number().int().min(0),
+  }),
+  /** A hold settled with no charge: the answer cost no whole cent yet, or was not billed. */
+  z.strictObject({ type: z.literal("model.settled"), time: z.string(), hold: z.string() }),
+  /** A hold's charge the audit log could not take: its cents, recovered at the next start. */
+  z.strictObject({
+    type: z.literal("model.owed"),
+    time: z.string(),
+    hold: z.string(),
+    cents: z.number().int().min(0),
   }),
   z.strictObject({
     type: z.literal("event"),
@@ -113,6 +137,12 @@ export interface JournalState {
   recorded: Map<string, { result: number; cost: number }>;
   /** Each answered /ask key's answer, and the owner's reason for a refusal if they gave one. */
   asks: Map<string, AskAnswer>;
+  /**
+   * The model requests' holds not yet settled by a cost or model.settled line, by hold: when it
+   * was written, and the cents to recover if the audit log has no record of its charge (what a
+   * model.owed line said, else the most the request could cost).
+   */
+  holds: Map<string, { time: string; cents: number; owed: boolean }>;
   /** Lines that did not parse: a torn last line after a crash, never acknowledged. */
   skipped: number;
 }
@@ -126,6 +156,7 @@ export function emptyState(): JournalState {
     keys: new Map(),
     recorded: new Map(),
     asks: new Map(),
+    holds: new Map(),
     skipped: 0,
   };
 }
@@ -177,7 +208,21 @@ export function apply(state: JournalState, entry: JournalLine): void {
       break;
     case "cost":
       state.spentCents += entry.cents;
+      if (entry.hold !== undefined) state.holds.delete(entry.hold);
       break;
+    case "model.hold":
+      state.holds.set(entry.hold, { time: entry.time, cents: entry.cents, owed: false });
+      break;
+    case "model.settled":
+      state.holds.delete(entry.hold);
+      break;
+    case "model.owed": {
+      const held = state.holds.get(entry.hold);
+      if (held !== undefined) {
+        state.holds.set(entry.hold, { ...held, cents: entry.cents, owed: true });
+      }
+      break;
+    }
     default:
       break;
   }

@@ -35,6 +35,13 @@ export { loopModel } from "./model_route.ts";
 export { drawTaskBytes } from "./task_body.ts";
 export { TaskHandle } from "./task_handle.ts";
 export { recoverTaskJournals } from "./unrecorded.ts";
+export {
+  chargeHeldCharges,
+  type HeldCharge,
+  holdWhat,
+  markUnsettled,
+  settleHeldCharges,
+} from "./held_charges.ts";
 export { charge, publicTask, taskRoutes } from "./task_routes.ts";
 export {
   isLive,

@@ -106,10 +106,10 @@ export function taskRoutes(deps: BrokerDeps, task: TaskHandle): Hono {
 /** Records a cost the task reports, or its model's usage: the audit log, then the journal. */
 export async function charge(
   ctx: TaskContext<Pick<BrokerDeps, "audit" | "clock">>,
-  cost: { cents: number; what: string; model?: string },
+  cost: { cents: number; what: string; model?: string; hold?: string },
 ): Promise<void> {
   const { deps, task } = ctx;
-  const { cents, what, model } = cost;
+  const { cents, what, model, hold } = cost;
   await task.ledger.exclusive(async () => {
     await deps.audit.append({ type: "cost", task: task.id, cents, what });
   });
@@ -119,5 +119,6 @@ export async function charge(
     cents,
     what,
     ...(model === undefined ? {} : { model }),
+    ...(hold === undefined ? {} : { hold }),
   });
 }

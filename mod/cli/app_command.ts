@@ -1,6 +1,6 @@
 /**
  * `gurt app add PATH|npm:PACKAGE@VERSION [--name NAME]`, `list`, `show NAME`, `remove NAME`,
- * `enable NAME`, `disable NAME` and `check`: the owner's apps, through the core's /apps routes.
+ * `enable NAME`, `disable NAME`, `reload NAME` and `check`: the owner's apps, through the core's /apps routes.
  */
 import type { Command } from "commander";
 import { adminSocketPath } from "../config/mod.ts";
@@ -13,7 +13,7 @@ export function registerAppCommand(program: Command): void {
   const app = program
     .command("app")
     .description(
-      "add, list, show, remove, enable, disable and check the apps whose tools tasks call",
+      "add, list, show, remove, enable, disable, reload and check the apps whose tools tasks call",
     );
   app
     .command("add")
@@ -52,7 +52,7 @@ export function registerAppCommand(program: Command): void {
     .action((name: string, _options, command: Command) =>
       exitWith(() => run(command, { action: "show", name }))
     );
-  for (const action of ["remove", "enable", "disable"] as const) {
+  for (const action of ["remove", "enable", "disable", "reload"] as const) {
     app
       .command(action)
       .argument("<name>", "the app's name")
@@ -61,7 +61,9 @@ export function registerAppCommand(program: Command): void {
           ? "remove an app: its tools go, its server stops, its folder is deleted"
           : action === "enable"
           ? "offer a disabled app's tools again"
-          : "stop offering an app's tools (its folder stays); calls of them are refused",
+          : action === "disable"
+          ? "stop offering an app's tools (its folder stays); calls of them are refused"
+          : "read an app's edited app.toml again and restart its server with it",
       )
       .action((name: string, _options, command: Command) =>
         exitWith(() => run(command, { action, name }))
@@ -79,7 +81,7 @@ type Action =
   | { action: "add"; name: string; folder: string }
   | { action: "add"; name: string; npm: string }
   | { action: "list" | "check" }
-  | { action: "show" | "remove" | "enable" | "disable"; name: string };
+  | { action: "show" | "remove" | "enable" | "disable" | "reload"; name: string };
 
 function run(command: Command, action: Action, files: string[] = []): Promise<number> {
   const config = configFor(command);

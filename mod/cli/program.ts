@@ -14,6 +14,7 @@ import { registerAppCommand } from "./app_command.ts";
 import { registerPortalCommand } from "./portal_command.ts";
 import { registerLoopCommand } from "./loop_command.ts";
 import { registerMcpCommand } from "./mcp_command.ts";
+import { registerAppHostCommand } from "./app_host_command.ts";
 import { registerAgentRunCommand } from "./agent_run_command.ts";
 import { versionLine } from "./version_line.ts";
 
@@ -49,6 +50,7 @@ export function buildProgram(): Command {
   registerPortalCommand(program);
   registerLoopCommand(program);
   registerMcpCommand(program);
+  registerAppHostCommand(program);
   registerAgentRunCommand(program);
   return program;
 }

@@ -2,25 +2,29 @@
  * How the core starts an app's server and connects to it (mod/apps's AppCatalog asks).
  *
  * A stdio app (`mcp`, and `module` through `gurt app-host`) runs in an app sandbox, the task
- * sandbox with the app's own limits ([apps] in gurt.toml): as root its own user `box-app-<name>`
- * (a uid never given before, mod/core/task_users.ts), its home apps/<name>/home the one folder it
- * may write, its folder read-only (its code), only `lo`, and, when its manifest lists hosts, its
- * own egress proxy with those hosts as its one way out; each refusal there is an app_blocked
- * record naming it. It sees no box home, no vault, no task. Its process holds exactly its declared
- * keys the owner has not turned off, as its manifest says each reaches it: an environment
- * variable, a file in its home (0400), or an argument, set inside the sandbox by sh from an
- * environment variable so that the value is in no argv outside the app's own pid namespace. Its
- * stdout is MCP; its stderr goes to apps/<name>/app.log, capped and with vault values redacted.
+ * sandbox with the app's own limits ([apps] in gurt.toml): as root its own user
+ * `box-app-<instance>` (a uid never given before, mod/core/task_users.ts), its home
+ * apps/<name>/home the one folder it may write, its folder read-only (its code), only `lo`, and,
+ * when its manifest lists hosts, its own egress proxy with those hosts as its one way out, and for
+ * each of its `ports` a TCP forward (127.0.0.1:port inside relayed to host:port, for clients that
+ * use no proxy, such as a database driver; a loopback or private address only for a host in
+ * [egress] allow_private_hosts); each refusal of either is an app_blocked record naming it. Its
+ * [env] is set with {HOME} replaced. It sees no box home, no vault, no task. Its process holds
+ * exactly its declared keys the owner has not turned off, as its manifest says each reaches it: an
+ * environment variable, a file in its home (0400), or an argument, set inside the sandbox by sh
+ * from an environment variable so that the value is in no argv outside the app's own pid
+ * namespace. Its stdout is MCP; its stderr goes to apps/<name>/app.log, capped and with vault
+ * values redacted.
  *
  * An `mcp-http` app is a server elsewhere: the core connects to its url with the SDK's Streamable
  * HTTP client, its headers filled from the vault; nothing is started.
  */
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { AppConnection, AppProcess, InstalledApp } from "../apps/mod.ts";
-import { ProcessTransport } from "../apps/mod.ts";
+import type { AppConnection, AppPort, AppProcess, InstalledApp } from "../apps/mod.ts";
+import { HOME_PLACEHOLDER, ProcessTransport, SECRET_ENV_PREFIX } from "../apps/mod.ts";
 import type { BrokerDeps } from "../broker/mod.ts";
-import type { EgressServer } from "../egress/mod.ts";
-import { EGRESS_PORT, proxyEnv, type TaskSandboxes } from "../sandbox/mod.ts";
+import { type EgressServer, serveForward } from "../egress/mod.ts";
+import { type Door, EGRESS_PORT, proxyEnv, type TaskSandboxes } from "../sandbox/mod.ts";
 import { ensureAppUser, type TaskUser } from "./task_users.ts";
 import { openTaskEgress } from "./task_egress.ts";
 import { gurtInvocation } from "./self_command.ts";
@@ -39,8 +43,8 @@ export interface AppLaunchOptions {
   readSecret: AppSecretReader;
 }
 
-/** The prefix of the environment variable a module app's host reads a key from. */
-export const MODULE_SECRET_PREFIX = "GURT_APP_SECRET_";
+/** The most bytes one answer of a remote app's server may hold, its event stream included. */
+const MAX_HTTP_ANSWER_BYTES = 64 * 1024 * 1024;
 
 /** The newest server started in each app's group, by the group's name. */
 const newestRun = new Map<string, object>();
@@ -67,12 +71,16 @@ function httpConnection(app: InstalledApp, options: AppLaunchOptions): AppConnec
   if (manifest.kind !== "mcp-http") throw new Error("not an mcp-http app");
   const headers: Record<string, string> = {};
   for (const header of manifest.headers) {
-    headers[header.name] = "secret" in header
-      ? header.format.replace("{}", options.readSecret(app.name, declaredOf(app), header.secret))
-      : header.value;
+    if (!("secret" in header)) {
+      headers[header.name] = header.value;
+      continue;
+    }
+    const value = keyFor(app, header.secret, options);
+    if (value !== null) headers[header.name] = header.format.replace("{}", value);
   }
   const transport = new StreamableHTTPClientTransport(new URL(manifest.url), {
     requestInit: { headers },
+    fetch: cappedFetch(MAX_HTTP_ANSWER_BYTES),
   });
   return { transport };
 }
@@ -84,27 +92,35 @@ async function stdioConnection(
   const { deps } = options;
   const manifest = app.manifest;
   if (manifest.kind === "mcp-http") throw new Error("an mcp-http app has no process");
-  const user = options.asRoot ? await ensureAppUser(app.name, deps.home) : null;
+  const user = options.asRoot ? await ensureAppUser(app, deps.home) : null;
   const home = `${app.folder}/home`;
-  await prepareHome(home, user);
+  // The home is root's alone while keys are written into it, so nothing of the app's user can
+  // swap a key's file for a link in the meantime; it is the app's again just before it starts.
+  await prepareHome(home, null);
   const env: Record<string, string> = {
     PATH: "/usr/local/bin:/usr/bin:/bin",
     HOME: home,
     LANG: "C.UTF-8",
     GURT_APP_NAME: app.name,
   };
+  // The manifest's plain variables first: no secret's variable is one of them (the manifest's rule).
+  if (manifest.kind === "mcp") {
+    for (const [name, value] of manifest.env) env[name] = value.replaceAll(HOME_PLACEHOLDER, home);
+  }
   const argSecrets = new Map<string, string>();
-  const declared = declaredOf(app);
   for (const [name, secret] of manifest.secrets) {
-    if (!secret.enabled) continue;
-    const value = options.readSecret(app.name, declared, name);
     const delivery = secret.delivery;
-    if (manifest.kind === "module") env[`${MODULE_SECRET_PREFIX}${name}`] = value;
+    // A key file from an earlier start goes first: a key turned off since is not left behind.
+    if (delivery.kind === "file") await Deno.remove(`${home}/${delivery.name}`).catch(() => {});
+    const value = keyFor(app, name, options);
+    if (value === null) continue;
+    if (manifest.kind === "module") env[`${SECRET_ENV_PREFIX}${name}`] = value;
     else if (delivery.kind === "env") env[delivery.name] = value;
     else if (delivery.kind === "file") {
       await writeSecretFile(`${home}/${delivery.name}`, value, user);
     } else if (delivery.kind === "arg") argSecrets.set(name, value);
   }
+  if (user !== null) await Deno.chown(home, user.uid, user.gid);
   let egress: EgressServer | null = null;
   const egressSocket = `${app.folder}/egress.sock`;
   if (manifest.hosts.length > 0) {
@@ -113,6 +129,19 @@ async function stdioConnection(
     await Deno.chmod(egressSocket, 0o600);
     if (user !== null) await Deno.chown(egressSocket, user.uid, user.gid);
     Object.assign(env, proxyEnv());
+  }
+  const doors: Door[] = egress === null ? [] : [{ port: EGRESS_PORT, socket: egressSocket }];
+  const forwards: EgressServer[] = [];
+  try {
+    for (const port of manifest.ports) {
+      const socket = `${app.folder}/port-${port.port}.sock`;
+      forwards.push(await openAppForward(app, port, socket, deps));
+      if (user !== null) await Deno.chown(socket, user.uid, user.gid);
+      doors.push({ port: port.port, socket });
+    }
+  } catch (error) {
+    await closeAll(egress, forwards);
+    throw error;
   }
   let argv: string[];
   if (manifest.kind === "module") {
@@ -126,7 +155,7 @@ async function stdioConnection(
       : withArgSecrets(manifest.command, argSecrets, env);
   }
   const log = await WorkerLog.open(`${app.folder}/app.log`, deps.config.tasks.worker_log_bytes);
-  const group = `app-${app.name}`;
+  const group = `app-${app.instance}`;
   // A server started while the last one was still stopping shares its group: the last one's end
   // must not kill it (disable then enable at once, an idle stop then a call).
   const run = {};
@@ -137,7 +166,7 @@ async function stdioConnection(
       task: group,
       hostname: `gurt-app-${app.name}`,
       home,
-      doors: egress === null ? [] : [{ port: EGRESS_PORT, socket: egressSocket }],
+      doors,
       readOnly: [app.folder],
       argv,
       env,
@@ -146,7 +175,7 @@ async function stdioConnection(
     });
   } catch (error) {
     await log.close().catch(() => {});
-    await egress?.close().catch(() => {});
+    await closeAll(egress, forwards);
     throw error;
   }
   let lastWords = "";
@@ -154,7 +183,7 @@ async function stdioConnection(
   const status = child.status.then(async (status) => {
     await stderrDone;
     await log.close().catch(() => {});
-    await egress?.close().catch(() => {});
+    await closeAll(egress, forwards);
     if (newestRun.get(group) === run) {
       newestRun.delete(group);
       await options.sandboxes.end(group);
@@ -179,12 +208,26 @@ async function stdioConnection(
   return { transport: new ProcessTransport(process), ended: () => ended };
 }
 
-/** The app's home: made once, its user's alone (as root), the one folder the app may write. */
+/**
+ * A key the app may be given now, or null: one turned off for it or missing from the vault is left
+ * out, so the server still starts and lists its tools (gurt app add), while each call of its tools
+ * fails with the sentence that says which key (AppCatalog checks before every call).
+ */
+function keyFor(app: InstalledApp, name: string, options: AppLaunchOptions): string | null {
+  if (app.manifest.secrets.get(name)?.enabled === false) return null;
+  try {
+    return options.readSecret(app.name, declaredOf(app), name);
+  } catch {
+    return null;
+  }
+}
+
+/** The app's home: made once, mode 0700, the one folder the app may write. */
 async function prepareHome(home: string, user: TaskUser | null): Promise<void> {
   await Deno.mkdir(home, { recursive: true, mode: 0o700 });
   const found = await Deno.lstat(home);
   if (!found.isDirectory) throw new Error(`${home} is not a folder`);
-  if (user !== null) await Deno.chown(home, user.uid, user.gid);
+  await Deno.chown(home, user?.uid ?? Deno.uid() ?? 0, user?.gid ?? Deno.gid() ?? 0);
   await Deno.chmod(home, 0o700);
 }
 
@@ -245,6 +288,42 @@ function openAppEgress(
   });
 }
 
+/**
+ * A TCP forward of the app (`ports` in its manifest): the init opens it on the app's loopback at
+ * the same port; each connection is relayed to host:port if [egress]'s address rules allow (a
+ * loopback or private address only for a host in allow_private_hosts), else refused and recorded
+ * as app_blocked.
+ */
+function openAppForward(
+  app: InstalledApp,
+  port: AppPort,
+  socketPath: string,
+  deps: BrokerDeps,
+): Promise<EgressServer> {
+  const egress = deps.config.egress;
+  return serveForward({
+    socketPath,
+    host: port.host,
+    port: port.port,
+    policy: () => ({
+      hosts: [],
+      allowPrivate: egress.allow_private_hosts,
+      resolve: egress.resolve,
+      unknown: "deny",
+    }),
+    ownAddresses: () => Deno.networkInterfaces().map((face) => face.address),
+    onBlocked: async (place) => {
+      await deps.audit.append({ type: "app_blocked", app: app.name, ...place }).catch((error) =>
+        deps.log(`gurt: app ${app.name}: app_blocked not audited: ${error.message}`)
+      );
+    },
+  });
+}
+
+async function closeAll(egress: EgressServer | null, forwards: EgressServer[]): Promise<void> {
+  await Promise.allSettled([egress, ...forwards].map((server) => server?.close()));
+}
+
 /** Copies an app's stderr into its log line by line, each line with the vault's values redacted. */
 async function copyRedacted(
   stream: ReadableStream<Uint8Array>,
@@ -274,4 +353,35 @@ async function copyRedacted(
     // The stream broke: nothing more to read.
   }
   if (pending !== "") await flush(pending);
+}
+
+/**
+ * fetch, with each answer's body cut off with an error past `max` bytes: a remote server cannot
+ * fill the core's memory with one endless answer (the SDK reads whole answers and event streams).
+ */
+function cappedFetch(max: number): (url: string | URL, init?: RequestInit) => Promise<Response> {
+  return async (url, init) => {
+    const response = await fetch(url, init);
+    if (response.body === null) return response;
+    let seen = 0;
+    const capped = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          seen += chunk.length;
+          if (seen > max) {
+            controller.error(
+              new Error(`the app's server sent an answer of more than ${max} bytes`),
+            );
+            return;
+          }
+          controller.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(capped, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
 }

@@ -10,11 +10,13 @@ import {
   appDir,
   type AppFile,
   AppInstallError,
+  appInstance,
   appsDir,
   type AppSource,
   DISABLED_FILE,
   type InstalledApp,
   isEnabled,
+  keptTools,
   parseNpmSource,
   placeApp,
   readManifest,
@@ -43,6 +45,8 @@ export interface AppDetail extends AppSummary {
   disabled_by: "owner" | "manifest" | null;
   start: string;
   hosts: string[];
+  /** Its TCP forwards, `host:port` each, reached inside at 127.0.0.1:port. */
+  ports: string[];
   secrets: { name: string; reaches: string; set: boolean; usable: string | null }[];
   tool_list: {
     name: string;
@@ -88,6 +92,9 @@ export class AppManager {
       disabled_by: !manifest.enabled ? "manifest" : app.ownerDisabled ? "owner" : null,
       start: manifest.start,
       hosts: [...manifest.hosts],
+      ports: manifest.ports.map((p) =>
+        `${p.host.includes(":") ? `[${p.host}]` : p.host}:${p.port}`
+      ),
       secrets: [...manifest.secrets].map(([secret, facts]) => ({
         name: secret,
         reaches: facts.delivery.kind === "env"
@@ -141,7 +148,11 @@ export class AppManager {
       await removeAppFolder(deps.home, name);
       throw error;
     }
-    await catalog.put(name, manifest, { listed: null, ownerDisabled: false });
+    await catalog.put(name, manifest, {
+      listed: null,
+      ownerDisabled: false,
+      instance: await appInstance(manifest.folder),
+    });
     try {
       await catalog.start(name);
     } catch (error) {
@@ -152,6 +163,37 @@ export class AppManager {
         `the app ${name} was not added: ${(error as Error).message}`,
         "app_failed",
       );
+    }
+    return this.show(name);
+  }
+
+  /**
+   * Reads an app's manifest again (the owner edited apps/<name>/app.toml): recorded as app_added
+   * with the new hash, its server stopped and started again with it, its tools listed anew. A
+   * manifest that does not read is refused and the app stays as it was.
+   */
+  async reload(name: string): Promise<AppDetail> {
+    const { deps, catalog } = this.options;
+    const found = catalog.app(name);
+    if (found === undefined) throw notInstalled(name, catalog);
+    const manifest = await readManifest(found.app.folder).catch((error) => {
+      throw new HttpError(400, (error as Error).message, "app_invalid");
+    });
+    await deps.audit.append({
+      type: "app_added",
+      app: name,
+      kind: manifest.kind,
+      manifest_sha256: manifest.hash,
+    });
+    await catalog.put(name, manifest, {
+      listed: found.app.tools.length === 0 ? null : await keptTools(found.app.folder),
+      ownerDisabled: found.app.ownerDisabled,
+      instance: found.app.instance,
+    });
+    if (isEnabled(catalog.app(name)!.app)) {
+      await catalog.start(name).catch((error) => {
+        throw new HttpError(400, `the app ${name} did not start: ${error.message}`, "app_failed");
+      });
     }
     return this.show(name);
   }
@@ -208,9 +250,10 @@ export class AppManager {
   async #takeOut(name: string, hash: string): Promise<void> {
     const { deps, catalog, asRoot } = this.options;
     await deps.audit.append({ type: "app_removed", app: name, manifest_sha256: hash });
+    const instance = catalog.app(name)?.app.instance;
     await catalog.remove(name);
-    if (asRoot) {
-      const user = await findAppUser(name);
+    if (asRoot && instance !== undefined) {
+      const user = await findAppUser(instance);
       if (user !== undefined) {
         const problem = await removeTaskUser(user);
         if (problem !== null) deps.log(`gurt: app ${name}: ${problem}`);

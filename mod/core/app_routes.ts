@@ -41,6 +41,9 @@ export function appRoutes(apps: AppManager): Hono {
     await apps.remove(name);
     return c.json({ removed: name });
   });
+  app.post("/:name/reload", async (c) => {
+    return c.json({ app: await apps.reload(appName(c.req.param("name"))) });
+  });
   app.post("/:name/enable", async (c) => {
     return c.json({ app: await apps.setEnabled(appName(c.req.param("name")), true) });
   });

@@ -8,8 +8,11 @@ import {
   type ApprovalContext,
   ApprovalTable,
   type BrokerDeps,
+  chargeHeldCharges,
   expireDue,
+  type HeldCharge,
   recoverTaskJournals,
+  settleHeldCharges,
   type VaultView,
   type Verdict,
 } from "../broker/mod.ts";
@@ -125,14 +128,30 @@ export class Core {
     const log = (line: string) => print(logLine(redact(line)));
     const open = options.openAudit ?? AuditWriter.open;
     const voided: string[] = [];
+    let held: HeldCharge[] = [];
     const { writer, notices } = await open(config.home, {
       acceptBreak: options.acceptBreak ?? false,
-      // A result line on disk whose Result record is not: voided before the log goes on.
+      // A result line on disk whose Result record is not: voided before the log goes on. A model
+      // charge held and not settled: its journal line if the log has its record, else held.
       beforeWrite: async (lostFrom) => {
         voided.push(...await recoverTaskJournals(config.home, { lostFrom, clock: options.clock }));
+        const settled = await settleHeldCharges(config.home, { clock: options.clock });
+        voided.push(...settled.notices);
+        held = settled.held;
       },
     });
     notices.push(...voided);
+    // Charged now, flagged recovered: never lost (docs/audit.md#held-model-charges).
+    notices.push(
+      ...await chargeHeldCharges(config.home, {
+        held,
+        audit: redactingAppender(writer, redact),
+        clock: options.clock,
+      }).catch((error) => {
+        writer.close();
+        throw error;
+      }),
+    );
     try {
       laidOut.push(...await ensureHomeLayout(config.home, { taskUsers: asRoot, part: "rest" }));
       notices.unshift(...laidOut);

@@ -10,6 +10,8 @@ import {
   type BrokerDeps,
   charge,
   drawTaskBytes,
+  holdWhat,
+  markUnsettled,
   type TaskHandle,
 } from "../broker/mod.ts";
 import type { EgressServer, TlsFront, TunnelTaker } from "../egress/mod.ts";
@@ -76,7 +78,16 @@ export async function openTaskDoors(
       socketPath: paths.model,
       config: deps.config,
       secret: (name) => deps.vault.value(name),
-      charge: ({ cents, model }) => charge({ deps, task }, { cents, what: "model", model }),
+      charge: ({ cents, model, hold }) =>
+        charge({ deps, task }, {
+          cents,
+          what: hold === undefined ? "model" : holdWhat(hold),
+          model,
+          hold,
+        }),
+      journal: (line) => task.journal.append(line),
+      unsettled: () => markUnsettled(deps.home, task.id),
+      clock: deps.clock,
       blocked,
       redaction: deps.redaction,
       log: deps.log,

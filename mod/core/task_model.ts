@@ -9,7 +9,7 @@
  * at or past its budget has its next model request held for the owner (the broker's
  * admitModelRequest): refused, 403 in the service's format; still waiting, 429.
  */
-import type { ModelAdmission, ModelRequestFacts } from "../broker/mod.ts";
+import type { JournalLine, ModelAdmission, ModelRequestFacts } from "../broker/mod.ts";
 import type { Config } from "../config/mod.ts";
 import { PLACEHOLDER_KEY } from "../sandbox/mod.ts";
 import type { TextRedaction } from "../vault/mod.ts";
@@ -28,8 +28,13 @@ export interface TaskModelOptions {
   config: Config;
   /** A vault value by name, or undefined. */
   secret(name: string): string | undefined;
-  /** Charges the task whole cents for a model's answers. */
-  charge(cost: { cents: number; model: string }): Promise<void>;
+  /** Charges the task whole cents for a model's answers; `hold` names the request's hold. */
+  charge(cost: { cents: number; model: string; hold?: string }): Promise<void>;
+  /** Appends a line to the task's journal and syncs it (a hold, its settling). */
+  journal(line: JournalLine): Promise<void>;
+  /** Marks the task as holding a charge the audit log could not take (held_charges.ts). */
+  unsettled(): Promise<void>;
+  clock(): Date;
   /** Records a refusal: the net_blocked audit record of `place`, the journal event of `detail`. */
   blocked(place: { host: string; port: number; reason: string }, detail: unknown): Promise<void>;
   redaction(): TextRedaction;
@@ -48,6 +53,17 @@ export interface TaskModelOptions {
 export async function openTaskModel(options: TaskModelOptions): Promise<ModelEndpoint> {
   const models = options.config.models;
   const meter = new CentMeter();
+  const now = () => options.clock().toISOString();
+  const owed = async (hold: string, cents: number) => {
+    await options.journal({ type: "model.owed", time: now(), hold, cents }).catch((error) =>
+      options.log(
+        `gurt: task ${options.task}: a model charge's cents were not journalled: ${error}`,
+      )
+    );
+    await options.unsettled().catch((error) =>
+      options.log(`gurt: task ${options.task}: a model charge was not marked unsettled: ${error}`)
+    );
+  };
   const target = (baseUrl: string, key: string): ServiceTarget => ({
     baseUrl,
     key: () => options.secret(key) ?? null,
@@ -63,14 +79,38 @@ export async function openTaskModel(options: TaskModelOptions): Promise<ModelEnd
     factory: targets.factory,
     factorySessions: () => keptSessions(options.steps()),
     placeholder: PLACEHOLDER_KEY,
+    holds: {
+      open: async ({ service, model, path, cents }) => {
+        const hold = crypto.randomUUID().replaceAll("-", "").slice(0, 16);
+        const line = {
+          type: "model.hold" as const,
+          time: now(),
+          hold,
+          service,
+          model,
+          path,
+          cents,
+        };
+        await options.journal(line);
+        return hold;
+      },
+      close: (hold) => options.journal({ type: "model.settled", time: now(), hold }),
+    },
     onUsage: async (usage) => {
       const whole = meter.add(usage.cents);
-      if (whole === 0) return;
+      const hold = usage.hold;
+      if (whole === 0) {
+        // Less than a cent so far, carried to the next answer: nothing to record for this one.
+        if (hold !== undefined) await options.journal({ type: "model.settled", time: now(), hold });
+        return;
+      }
       try {
-        await options.charge({ cents: whole, model: usage.model });
+        await options.charge({ cents: whole, model: usage.model, hold });
       } catch (error) {
-        // Not written: still owed, charged with the next charge the log takes.
-        meter.owe(whole);
+        // Not written: owed. With a hold, its charge is recovered at the next start (with these
+        // cents when the journal takes them); without one, charged with the next charge here.
+        if (hold === undefined) meter.owe(whole);
+        else await owed(hold, whole);
         throw error;
       }
     },

@@ -37,44 +37,20 @@ export function ensureTaskUser(task: string, home: string): Promise<TaskUser> {
 const APP_COMMENT = "gurt app ";
 
 /**
- * Creates (or finds) the user `box-app-<name>` of an installed app of `home`, in the same uid range
- * as task users and never a uid used before: it lives as long as the app is installed.
+ * Creates (or finds) the user `box-app-<instance>` of an installed app of `home` (`instance` is the
+ * app's install's own id, so two homes' apps of one name, or an app removed and added again, never
+ * share a user), in the uid range of task users and never a uid given before.
  */
-export async function ensureAppUser(app: string, home: string): Promise<TaskUser> {
-  const name = `box-app-${app}`;
-  const comment = `${APP_COMMENT}${app} ${encodeURIComponent(home)}`;
-  for (const [found, , , , said] of await entries("/etc/passwd")) {
-    if (found !== name || said === comment) continue;
-    // Another box home's app of the same name: its user is not this app's while that app is there.
-    let other: string | null = null;
-    try {
-      other = decodeURIComponent((said ?? "").slice(APP_COMMENT.length).split(" ")[1] ?? "");
-    } catch {
-      other = null;
-    }
-    const taken = other !== null && other !== "" &&
-      await Deno.stat(`${other}/apps/${app}`).then(() => true, () => false);
-    if (taken) {
-      throw new Error(
-        `the user ${name} belongs to the app ${app} of the box home ${other}; remove that app first (gurt --home ${other} app remove ${app})`,
-      );
-    }
-    const stale = await removeTaskUser({ name, ...(await userIds(name)) });
-    if (stale !== null) throw new Error(stale);
-  }
-  return await ensureUser(name, comment);
+export function ensureAppUser(app: { name: string; instance: string }, home: string) {
+  return ensureUser(
+    `box-app-${app.instance}`,
+    `${APP_COMMENT}${app.name} ${encodeURIComponent(home)}`,
+  );
 }
 
-async function userIds(name: string): Promise<{ uid: number; gid: number }> {
-  for (const [found, , uid, gid] of await entries("/etc/passwd")) {
-    if (found === name) return { uid: Number(uid), gid: Number(gid) };
-  }
-  throw new Error(`no user ${name}`);
-}
-
-/** The user of an installed app, if it has one. */
-export async function findAppUser(app: string): Promise<TaskUser | undefined> {
-  const name = `box-app-${app}`;
+/** The user of an installed app (by its instance), if it has one. */
+export async function findAppUser(instance: string): Promise<TaskUser | undefined> {
+  const name = `box-app-${instance}`;
   for (const [found, , uid, gid] of await entries("/etc/passwd")) {
     if (found === name) return { name, uid: Number(uid), gid: Number(gid) };
   }

@@ -36,8 +36,14 @@ export class RpcError extends Error {
   }
 }
 
+/** What a method is told of its request besides its params. */
+export interface MethodCall {
+  /** Aborts when the client cancels the request (notifications/cancelled). */
+  signal: AbortSignal;
+}
+
 /** A method: its params (an object, `{}` when absent) to its result. */
-export type Method = (params: Record<string, unknown>) => unknown;
+export type Method = (params: Record<string, unknown>, call: MethodCall) => unknown;
 
 /** Sends the client a notification, in order with the answers. */
 export type Notify = (method: string, params: Record<string, unknown>) => void;
@@ -47,20 +53,25 @@ type Id = string | number;
 /**
  * Serves the methods `serve` gives (it is handed the way to send notifications) on `io` until its
  * input ends. A method that throws is answered with the error's code (RpcError) or -32603, and its
- * message.
+ * message. A cancelled request's signal aborts, and it goes unanswered. With `settle`, the requests
+ * still running when the input ends are answered before it resolves (`settle` is told how many);
+ * without, they are dropped.
  */
 export async function serveLines(
   io: { input: ReadableStream<Uint8Array>; output: WritableStream<Uint8Array> },
   serve: (notify: Notify) => Readonly<Record<string, Method>>,
+  options: { settle?: (running: number) => void } = {},
 ): Promise<void> {
   const out = new LineWriter(io.output);
   const methods = serve((method, params) => out.send({ jsonrpc: "2.0", method, params }));
-  const running = new Set<Id>();
+  const running = new Map<Id, AbortController>();
   const cancelled = new Set<Id>();
+  const answering = new Set<Promise<void>>();
 
-  function answer(id: Id, work: () => unknown): void {
-    running.add(id);
-    Promise.resolve().then(work).then(
+  function answer(id: Id, work: (call: MethodCall) => unknown): void {
+    const controller = new AbortController();
+    running.set(id, controller);
+    const done = Promise.resolve({ signal: controller.signal }).then(work).then(
       (result) => ({ jsonrpc: "2.0", id, result }),
       (error) =>
         failure(id, error instanceof RpcError ? error.code : INTERNAL_ERROR, messageOf(error)),
@@ -68,6 +79,8 @@ export async function serveLines(
       running.delete(id);
       if (!cancelled.delete(id)) out.send(reply);
     });
+    answering.add(done);
+    done.then(() => answering.delete(done));
   }
 
   function receive(line: string): void {
@@ -101,14 +114,17 @@ export async function serveLines(
     if (typeof params !== "object" || params === null || Array.isArray(params)) {
       return out.send(failure(id, INVALID_PARAMS, "Invalid params: params must be an object"));
     }
-    answer(id, () => method(params as Record<string, unknown>));
+    answer(id, (call) => method(params as Record<string, unknown>, call));
   }
 
   /** A notification: a cancelled request goes unanswered; any other needs nothing from us. */
   function notified(method: string, params: unknown): void {
     if (method !== "notifications/cancelled") return;
     const requestId = (params as { requestId?: unknown } | undefined)?.requestId;
-    if (isId(requestId) && running.has(requestId)) cancelled.add(requestId);
+    const controller = isId(requestId) ? running.get(requestId) : undefined;
+    if (controller === undefined || cancelled.has(requestId as Id)) return;
+    cancelled.add(requestId as Id);
+    controller.abort(new DOMException("the client cancelled the request", "AbortError"));
   }
 
   let buffered = "";
@@ -121,6 +137,10 @@ export async function serveLines(
     }
   }
   if (buffered !== "") receive(buffered);
+  if (options.settle !== undefined) {
+    options.settle(answering.size);
+    await Promise.all([...answering]);
+  }
   await out.drained();
 }
 

@@ -14,6 +14,8 @@ export interface ToolListing {
   description: string;
   input: unknown;
   readOnly: boolean;
+  /** An app's tool: its server's MCP annotations. */
+  annotations?: Record<string, unknown>;
 }
 
 /** One tool as tools/list answers it. */
@@ -21,7 +23,13 @@ export interface McpTool {
   name: string;
   description: string;
   inputSchema: unknown;
-  annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean };
+  annotations: {
+    title: string;
+    readOnlyHint: boolean;
+    destructiveHint: boolean;
+    idempotentHint?: boolean;
+    openWorldHint?: boolean;
+  };
 }
 
 /** The MCP name of the question tool, which /ask answers. */
@@ -106,11 +114,23 @@ export function mcpTools(
 ): McpTool[] {
   const tools = listing.map((tool): McpTool => {
     const readOnly = tool.readOnly === true;
+    // An app's server's own hints, where it gave them as MCP defines them; the box's name is the title.
+    const hint = (key: string) =>
+      typeof tool.annotations?.[key] === "boolean"
+        ? { [key]: tool.annotations[key] as boolean }
+        : {};
+    const destructive = tool.annotations?.destructiveHint;
     return {
       name: mcpName(tool.name),
       description: tool.description,
       inputSchema: tool.input,
-      annotations: { title: tool.name, readOnlyHint: readOnly, destructiveHint: !readOnly },
+      annotations: {
+        title: tool.name,
+        readOnlyHint: readOnly,
+        destructiveHint: readOnly ? false : typeof destructive === "boolean" ? destructive : true,
+        ...hint("idempotentHint"),
+        ...hint("openWorldHint"),
+      },
     };
   });
   return [

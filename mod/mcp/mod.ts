@@ -5,3 +5,12 @@
  */
 export { askKey, CallKeys, canonical, mcpName, shortHash, toolName } from "./keys.ts";
 export { DEFAULT_WAIT_MS, parseWaitMs, type RelayArgs } from "./relay_args.ts";
+export {
+  INVALID_PARAMS,
+  LATEST_PROTOCOL_VERSION,
+  type Method,
+  type MethodCall,
+  RpcError,
+  serveLines,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "./json_rpc.ts";

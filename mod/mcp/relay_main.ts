@@ -52,8 +52,9 @@ import { RelayLog, shownTool } from "./relay_log.ts";
 
 /** What tools/call answers. */
 interface ToolResult {
-  content: { type: "text"; text: string }[];
-  isError?: true;
+  content: ({ type: "text"; text: string } | Record<string, unknown>)[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
 }
 
 /** Serves MCP on stdio until the client closes it. */
@@ -186,7 +187,7 @@ async function call(
   if (body.ok) {
     call.keys.answered(key);
     call.log.send("info", `${tool}: answered`);
-    return text(JSON.stringify(body.output ?? null));
+    return appResult(body.output) ?? text(JSON.stringify(body.output ?? null));
   }
   // A pending answer keeps the key, so calling again joins the same approval.
   if ("pending" in body) {
@@ -326,6 +327,28 @@ async function askUser(
   }
   if (body.approved === true) return text(ANSWERED_YES);
   return text(answeredNo(typeof body.reason === "string" ? body.reason : null));
+}
+
+/**
+ * An app's tool answers in MCP's own shape (its content blocks, structured content and isError,
+ * with the vault's values already replaced by the broker): passed on as it is.
+ */
+function appResult(output: unknown): ToolResult | null {
+  if (typeof output !== "object" || output === null) return null;
+  const result = output as Record<string, unknown>;
+  if (!Array.isArray(result.content)) return null;
+  const blocks = result.content.filter((block): block is Record<string, unknown> =>
+    typeof block === "object" && block !== null && typeof block.type === "string"
+  );
+  if (blocks.length !== result.content.length) return null;
+  return {
+    content: blocks,
+    ...(typeof result.structuredContent === "object" && result.structuredContent !== null &&
+        !Array.isArray(result.structuredContent)
+      ? { structuredContent: result.structuredContent as Record<string, unknown> }
+      : {}),
+    ...(result.isError === true ? { isError: true } : {}),
+  };
 }
 
 function text(content: string): ToolResult {

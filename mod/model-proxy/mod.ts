@@ -7,6 +7,8 @@
 export type { AdmitRefusal, AdmitRequest } from "./admission.ts";
 export { serveModelEndpoint } from "./model_proxy_server.ts";
 export type {
+  ChargeHolds,
+  HoldRequest,
   ModelBlockedEvent,
   ModelEndpoint,
   ModelEndpointOptions,

@@ -18,7 +18,6 @@ import {
   DEFAULT_MOST_OUTPUT,
   metered,
   StreamUsage,
-  wholeAnswerUsage,
 } from "./answer_usage.ts";
 import { type CheckedRequest, checkRequest } from "./request_check.ts";
 import {
@@ -40,7 +39,8 @@ import {
   unreachableMessage,
 } from "./service_errors.ts";
 import { usageEvent, type UsageOf } from "./usage_event.ts";
-import { redactWhole } from "./whole_redaction.ts";
+import { holdUnwrittenMessage, mostCents } from "./charge_holds.ts";
+import { wholeAnswer } from "./whole_answer.ts";
 
 /** The event format each streaming route's answers are redacted by. */
 const STREAM_FORMATS: Partial<Record<RouteKind, AnswerOptions["kind"]>> = {
@@ -48,9 +48,6 @@ const STREAM_FORMATS: Partial<Record<RouteKind, AnswerOptions["kind"]>> = {
   chat_completions: "openai",
   responses: "responses",
 };
-
-/** The longest whole (not streamed) answer the endpoint reads: a model's answer is far shorter. */
-const MOST_WHOLE_ANSWER = 16 * 1024 * 1024;
 
 class TooLarge extends Error {}
 
@@ -311,6 +308,14 @@ class TaskEndpoint implements ModelEndpoint {
         message: auditDownMessage("sent"),
       });
     }
+    const usageOf = { service, kind, model, path: url.pathname, started };
+    // Audit before action: the most it may cost is written down before it leaves.
+    const limits = { bodyBytes: body?.length ?? 0, most: (most ?? DEFAULT_MOST_OUTPUT) * choices };
+    const hold = await this.#hold(usageOf, limits);
+    if (hold instanceof Response) {
+      release();
+      return hold;
+    }
     const base = target.baseUrl.replace(/\/+$/, "");
     let upstream: Response;
     try {
@@ -327,10 +332,10 @@ class TaskEndpoint implements ModelEndpoint {
       });
     } catch (error) {
       release();
+      this.#unhold(hold);
       const message = unreachableMessage(target.baseUrl, `cannot be reached (${describe(error)})`);
       return errorAnswer(service, { error: "unreachable", message });
     }
-    const usageOf = { service, kind, model, path: url.pathname, started };
     // A vault value the service echoes in a header is redacted as one in its body is.
     const redact = this.#options.redaction?.();
     const headers = answerHeaders(upstream.headers, {
@@ -341,6 +346,7 @@ class TaskEndpoint implements ModelEndpoint {
     const streams = this.#options.redaction === undefined || STREAM_FORMATS[kind] !== undefined;
     if (type.includes("text/event-stream") && upstream.body !== null && streams) {
       const meter = metered(kind) && upstream.ok ? new StreamUsage(kind) : null;
+      if (meter === null) this.#unhold(hold);
       const answer = meteredStream(upstream.body, {
         meter,
         end: (whole) => {
@@ -348,11 +354,8 @@ class TaskEndpoint implements ModelEndpoint {
           if (meter === null) return;
           // A stream cut before its last event (the client left) may not have said its usage:
           // it is charged what it could have cost at most, not nothing.
-          const usage = whole ? meter.usage : cutShort(meter.usage, {
-            bodyBytes: body?.length ?? 0,
-            most: (most ?? DEFAULT_MOST_OUTPUT) * choices,
-          });
-          this.#trail(this.#report(usageOf, usage));
+          const usage = whole ? meter.usage : cutShort(meter.usage, limits);
+          this.#trail(this.#report(usageOf, usage, hold));
         },
       });
       return new Response(this.#redactedStream(answer, { kind, choices }), {
@@ -360,7 +363,17 @@ class TaskEndpoint implements ModelEndpoint {
         headers,
       });
     }
-    return await this.#wholeAnswer(upstream, { headers, usageOf, release, base: target.baseUrl });
+    return await wholeAnswer(upstream, {
+      headers,
+      usageOf,
+      release,
+      base: target.baseUrl,
+      redaction: this.#options.redaction,
+      log: this.#log,
+      // Not billed (an error, a route the service does not bill): its hold is settled.
+      unbilled: () => this.#unhold(hold),
+      report: (usage) => this.#report(usageOf, usage, hold),
+    });
   }
 
   /**
@@ -411,58 +424,6 @@ class TaskEndpoint implements ModelEndpoint {
     return errorAnswer(service, checked.refusal);
   }
 
-  /** A whole (not streamed) answer: read, metered, redacted (or refused), then sent. */
-  async #wholeAnswer(
-    upstream: Response,
-    answer: { headers: Headers; usageOf: UsageOf; release: () => void; base: string },
-  ): Promise<Response> {
-    const { headers, usageOf, release } = answer;
-    let bytes: Uint8Array<ArrayBuffer>;
-    try {
-      bytes = await readRequestBody(upstream, {
-        limit: MOST_WHOLE_ANSWER,
-        tooLarge: () => new TooLarge(),
-      });
-    } catch (error) {
-      const why = error instanceof TooLarge
-        ? `answered more than ${MOST_WHOLE_ANSWER / 1024 / 1024} MiB in one whole answer`
-        : `broke off its answer (${describe(error)})`;
-      return errorAnswer(usageOf.service, {
-        error: "unreachable",
-        message: unreachableMessage(answer.base, why),
-      });
-    } finally {
-      release();
-    }
-    const text = new TextDecoder().decode(bytes);
-    // A whole answer whose charge could not be written is not given: its cost is never lost.
-    const charged = !metered(usageOf.kind) || !upstream.ok ||
-      await this.#report(usageOf, wholeAnswerUsage(usageOf.kind, text));
-    if (!charged) {
-      return errorAnswer(usageOf.service, {
-        error: "audit_unavailable",
-        message: auditDownMessage("given"),
-      });
-    }
-    if (upstream.status === 204 || upstream.status === 304) {
-      return new Response(null, { status: upstream.status, headers });
-    }
-    const redaction = this.#options.redaction;
-    if (redaction === undefined) return new Response(bytes, { status: upstream.status, headers });
-    const redacted = redactWhole(text, {
-      route: usageOf.kind,
-      status: upstream.status,
-      redaction: redaction(),
-    });
-    if (redacted.kind === "sent") {
-      return new Response(redacted.text, { status: upstream.status, headers });
-    }
-    this.#log(
-      `gurt model endpoint: a whole answer to ${usageOf.path} was refused: ${redacted.reason}`,
-    );
-    return errorAnswer(usageOf.service, { error: "unreachable", message: redacted.message });
-  }
-
   /** A streamed answer as a client reads it, every vault value replaced, event by event. */
   #redactedStream(
     answer: ReadableStream<Uint8Array>,
@@ -477,10 +438,46 @@ class TaskEndpoint implements ModelEndpoint {
     }));
   }
 
+  /**
+   * The hold of a billed request, written before it is sent (charge_holds.ts): its id, null when
+   * there is none to write, or the answer refusing the request when it could not be written.
+   */
+  async #hold(
+    usageOf: UsageOf,
+    limits: { bodyBytes: number; most: number },
+  ): Promise<string | null | Response> {
+    const holds = this.#options.holds;
+    if (holds === undefined || !metered(usageOf.kind)) return null;
+    const { service, model, path } = usageOf;
+    try {
+      return await holds.open({ service, model, path, cents: mostCents(usageOf, limits) });
+    } catch (error) {
+      this.#log(`gurt model endpoint: a request's hold could not be written: ${describe(error)}`);
+      return errorAnswer(service, {
+        error: "audit_unavailable",
+        message: holdUnwrittenMessage(describe(error)),
+      });
+    }
+  }
+
+  /** Settles the hold of a request that ended with no usage to charge. */
+  #unhold(hold: string | null): void {
+    if (hold === null) return;
+    this.#trail(
+      this.#options.holds!.close(hold).catch((error) => {
+        this.#log(`gurt model endpoint: a request's hold was not settled: ${describe(error)}`);
+      }),
+    );
+  }
+
   /** Prices and reports an answer's usage; a report that fails is logged, never thrown. */
-  #report(usageOf: UsageOf, usage: AnswerUsage): Promise<boolean> {
-    const event = usageEvent(usageOf, usage, this.#clock());
-    if (event === null) return Promise.resolve(true);
+  #report(usageOf: UsageOf, usage: AnswerUsage, hold: string | null): Promise<boolean> {
+    const priced = usageEvent(usageOf, usage, this.#clock());
+    if (priced === null) {
+      this.#unhold(hold);
+      return Promise.resolve(true);
+    }
+    const event = hold === null ? priced : { ...priced, hold };
     const model = event.model;
     return this.#options.onUsage(event).then(() => true, (error) => {
       this.#log(

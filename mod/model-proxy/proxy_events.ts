@@ -36,6 +36,8 @@ export interface UsageEvent {
   path: string;
   /** From the request's arrival to the answer's end, by the clock. */
   ms: number;
+  /** The request's hold (ModelEndpointOptions.holds), which this usage's charge settles. */
+  hold?: string;
 }
 
 /** A request the endpoint refused because it asked the service to reach something. */
@@ -50,6 +52,23 @@ export interface ModelBlockedEvent {
   reason: RefusalReason | "factory_path" | "factory_session";
   /** Where in the body (`messages[1].content[0].source`); names keys, never values. */
   at: string;
+}
+
+/** What a billed request's hold names (charge_holds.ts): the request, the most it may cost. */
+export interface HoldRequest {
+  service: Service;
+  model: string | null;
+  path: string;
+  /** Whole cents. */
+  cents: number;
+}
+
+/** Where the endpoint writes a billed request's hold before sending it, and settles one. */
+export interface ChargeHolds {
+  /** Writes the hold where it survives a crash; its id. Throws: the request is not sent (503). */
+  open(request: HoldRequest): Promise<string>;
+  /** Settles a hold whose request ended with no usage to charge. */
+  close(hold: string): Promise<void>;
 }
 
 /** What serveModelEndpoint needs. */
@@ -95,6 +114,12 @@ export interface ModelEndpointOptions {
    * sent (503, runbook.md#audit-unavailable), as every tool call is refused (always true if absent).
    */
   auditable?: () => boolean;
+  /**
+   * Where each billed request's hold is written before it is sent, and settled when it ends with
+   * no usage (charge_holds.ts); a hold that cannot be written refuses the request (503). Absent:
+   * no holds.
+   */
+  holds?: ChargeHolds;
   /** How many requests may be under way at once, streams until they end (4). */
   maxConcurrent?: number;
   /** How many connections may be open at once, and how long a head may take (mod/net's defaults). */

@@ -41,6 +41,16 @@ export function journalWords(line: JournalLineView): string {
       return `answer ${key}: ${line.approved ? "approved" : "not approved"}`;
     case "cost":
       return `cost ${line.cents}¢ ${text(line.what, 200)}`;
+    case "model.hold":
+      return `hold ${text(line.hold, 40)}: ${text(line.service, 40)} ${text(line.path, 400)} (${
+        text(line.model ?? "no model named", 200)
+      }), at most ${line.cents}¢`;
+    case "model.settled":
+      return `hold ${text(line.hold, 40)} settled, no whole cent charged`;
+    case "model.owed":
+      return `hold ${
+        text(line.hold, 40)
+      }: ${line.cents}¢ the audit log could not take, charged at the next start`;
     case "event":
       return eventWords(String(line.event), detailOf(line.detail));
     default:

@@ -13,7 +13,7 @@ export type AppArgs =
   | { socket: string; action: "add"; name: string; folder: string }
   | { socket: string; action: "add"; name: string; npm: string }
   | { socket: string; action: "list" | "check" }
-  | { socket: string; action: "show" | "remove" | "enable" | "disable"; name: string };
+  | { socket: string; action: "show" | "remove" | "enable" | "disable" | "reload"; name: string };
 
 /** Prints the answer; exit status 1 when the core refused (or `check` found a problem). */
 export default async function main(args: AppArgs): Promise<number> {
@@ -49,6 +49,15 @@ export default async function main(args: AppArgs): Promise<number> {
       const answer = await admin.removeApp(args.name);
       if (!answer.ok) return failed(args.action, answer.error);
       printOwner(`removed ${shown(answer.value.removed)}`);
+      return 0;
+    }
+    case "reload": {
+      const answer = await admin.reloadApp(args.name);
+      if (!answer.ok) return failed(args.action, answer.error);
+      const app = answer.value.app;
+      const lines = [`reloaded ${app.name}: ${count(app.tool_list.length, "tool")}`];
+      lines.push(...leftOutLines(app));
+      printOwner(lines.join("\n"));
       return 0;
     }
     case "enable":

@@ -15,6 +15,7 @@ import { IncompleteBodyError, incompleteBodyMessage } from "../net/mod.ts";
 import type { LiveStreams } from "./live_events.ts";
 import { forwardToAdmin } from "./owner_api.ts";
 import { ErrorPage } from "./pages/login_page.tsx";
+import { appRoutes } from "./routes/app_routes.tsx";
 import { approvalRoutes } from "./routes/approval_routes.tsx";
 import { keyRoutes } from "./routes/key_routes.tsx";
 import { recordRoutes } from "./routes/record_routes.tsx";
@@ -74,6 +75,7 @@ export function portalApp(options: PortalAppOptions): Hono<PortalEnv> {
   app.all("/api/*", (c) => forwardToAdmin(admin, c.req.raw));
   app.route("/", approvalRoutes({ admin, clock, streams, approvals }));
   app.route("/", taskRoutes({ admin, clock }));
+  app.route("/", appRoutes({ admin, clock }));
   app.route("/", keyRoutes({ admin, clock }));
   app.route("/", recordRoutes({ admin, clock }));
 

@@ -34,7 +34,8 @@ form.card label { margin: .5rem 0; }
 form.card label > input, form.card label > textarea, form.card label > select { display: block; margin-top: .2rem; width: 100%; max-width: 40rem; }
 button { font: inherit; padding: .45rem 1rem; border-radius: 4px; border: 1px solid var(--line); background: var(--bg); color: var(--fg); cursor: pointer; min-height: 2.5rem; }
 button.approve { background: var(--good); color: #fff; border-color: var(--good); }
-button.refuse, button.danger { background: var(--bad); color: #fff; border-color: var(--bad); }
+button.refuse, button.danger, a.button.danger { background: var(--bad); color: #fff; border-color: var(--bad); }
+a.button { display: inline-block; padding: .45rem 1rem; border-radius: 4px; border: 1px solid var(--line); text-decoration: none; line-height: 1.5; }
 .notice { border-left: 4px solid var(--accent); padding: .5rem 1rem; background: var(--card); }
 .error { border-left: 4px solid var(--bad); padding: .5rem 1rem; background: var(--card); }
 .ok { color: var(--good); font-weight: 600; } .bad { color: var(--bad); font-weight: 600; }
@@ -45,6 +46,7 @@ td code { overflow-wrap: anywhere; }
 code { overflow-wrap: anywhere; }
 /* A task's text in the order it is stored: no right-to-left letter can reorder what it shows. */
 pre, code, .data { direction: ltr; unicode-bidi: isolate-override; }
+.data { overflow-wrap: anywhere; }
 p.more { margin: -.5rem 0 1rem; color: var(--muted); } nav.pages { margin: 1rem 0; }
 ul.keys, ol.journal { padding: 0; } ul.keys { list-style: none; } ol.journal { list-style-position: inside; }
 @media (max-width: 40rem) {

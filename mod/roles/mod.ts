@@ -6,6 +6,7 @@ export { type LaunchInput, launchRole } from "./launch.ts";
 export { type RoleLaunch, runRole } from "./run_role.ts";
 export {
   type AgentPlaces,
+  type AppHostPlaces,
   type CorePlaces,
   desktopPermissionNeeds,
   type GuestPlaces,

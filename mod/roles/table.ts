@@ -78,6 +78,18 @@ export interface PortalPlaces {
   listen: string;
 }
 
+/** What a module app's host's permissions are computed from (mod/cli/app_host_start.ts). */
+export interface AppHostPlaces {
+  /** The app's module, by its absolute path: its folder is read. */
+  module: string;
+  /** The app's home (GURT_APP_HOME, else HOME), its one writable place; null for none. */
+  home: string | null;
+  /** The app's hosts (GURT_APP_HOSTS) as Deno spells them, `host:port`; empty for none. */
+  hosts: string[];
+  /** The proxies its environment names (HTTPS_PROXY, ALL_PROXY, …), `host:port`. */
+  proxies: string[];
+}
+
 /** What the guest's permissions are computed from. */
 export interface GuestPlaces {
   workspace: string;
@@ -173,6 +185,28 @@ function relayPermissions(places: Pick<TaskPlaces, "socket">): RolePermissions {
     write: [socket],
     net: [`unix:${socket}`],
     env: ["BOX_SOCKET", "BOX_TASK"],
+    run: false,
+    sys: false,
+    ffi: false,
+    import: false,
+  };
+}
+
+/**
+ * A module app's host (`gurt app-host MODULE`, started by the core in the app's sandbox): it reads
+ * its code and the app's folder, writes only the app's home, and reaches only the app's hosts and
+ * the proxy that is its way to them; an app without hosts reaches nothing. It reads the whole
+ * environment, which is the one the core built for the app's sandbox (libraries read variables of
+ * their own), after taking the app's vault keys out of it at start. It runs no program.
+ */
+function appHostPermissions(places: AppHostPlaces): RolePermissions {
+  const folder = places.module.slice(0, places.module.lastIndexOf("/")) || "/";
+  const home = places.home === null ? [] : [places.home];
+  return {
+    read: [codeDir(), folder, ...home],
+    write: home.length === 0 ? false : home,
+    net: places.hosts.length === 0 ? false : [...places.hosts, ...places.proxies],
+    env: true,
     run: false,
     sys: false,
     ffi: false,
@@ -325,6 +359,7 @@ export interface RoleTable {
   "test-worker": RoleStart<TaskPlaces>;
   "agent-run": RoleStart<AgentPlaces>;
   mcp: RoleStart<Pick<TaskPlaces, "socket">>;
+  "app-host": RoleStart<AppHostPlaces>;
   guest: RoleStart<GuestPlaces>;
   approvals: RoleStart<OwnerPlaces>;
   task: RoleStart<OwnerPlaces>;
@@ -374,6 +409,13 @@ export const ROLE_TABLE: RoleTable = {
     entry: new URL("../mcp/relay_main.ts", import.meta.url),
     stopsOnSignal: false,
     commands: ["mcp"],
+  },
+  "app-host": {
+    role: "app-host",
+    permissions: appHostPermissions,
+    entry: new URL("../apps/app_host.ts", import.meta.url),
+    stopsOnSignal: false,
+    commands: ["app-host"],
   },
   guest: {
     role: "guest",

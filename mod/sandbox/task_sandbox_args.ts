@@ -148,9 +148,15 @@ export function taskSandboxArgs(plan: TaskSandboxPlan): string[] {
   for (const door of plan.doors) {
     if ("path" in door) args.push("--size", String(DOOR_DIR_BYTES), "--tmpfs", dirname(door.path));
   }
+  // A read-only folder that holds the home (an app's folder) goes first, so the home's own bind
+  // stays writable inside it; every other read-only path goes after, over whatever is beneath.
+  const holdsHome = (path: string) => plan.home.startsWith(path.endsWith("/") ? path : `${path}/`);
+  for (const path of plan.readOnly.filter(holdsHome)) args.push("--ro-bind", path, path);
   args.push("--bind", plan.home, plan.home);
   plan.doors.forEach((door, i) => args.push("--bind", door.socket, `${DOORS_DIR}/${i}.sock`));
-  for (const path of plan.readOnly) args.push("--ro-bind", path, path);
+  for (const path of plan.readOnly.filter((path) => !holdsHome(path))) {
+    args.push("--ro-bind", path, path);
+  }
   const initFd = plan.initOnFd === true ? TASK_INIT_FD : 0;
   args.push("--perms", "0555", "--ro-bind-data", String(initFd), INIT_PATH);
   // bubblewrap copies the bundle into the sandbox's root and closes the descriptor it read.

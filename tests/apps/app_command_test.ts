@@ -201,12 +201,23 @@ Deno.test({
       assertEquals(await appFolders(box), ["cli-echoer"]);
       assertEquals((await cli(box, "app", "check")).stdout, "apps: ok\n");
       const manifest = `${box.home}/apps/cli-echoer/app.toml`;
+      await Deno.writeTextFile(manifest, `description = "echoes, reloaded"\n${PLAIN}`);
+      const reloaded = await cli(box, "app", "reload", "cli-echoer");
+      assertEquals(reloaded.code, 0, reloaded.stderr);
+      assertMatch(reloaded.stdout, /^reloaded cli-echoer: \d+ tools\n/);
+      assertStringIncludes(
+        (await cli(box, "app", "show", "cli-echoer")).stdout,
+        "\n  description: echoes, reloaded\n",
+      );
       const lines = PLAIN.split("\n");
       lines.splice(2, 0, "colour = 3");
       await Deno.writeTextFile(manifest, lines.join("\n"));
       const check = await cli(box, "app", "check");
       assertEquals(check.code, 1, check.stdout);
       assertMatch(check.stdout, new RegExp(`^${manifest}:3: [^\\n]*colour`));
+      const notReloaded = await cli(box, "app", "reload", "cli-echoer");
+      assertEquals(notReloaded.code, 1);
+      assertStringIncludes(notReloaded.stderr, `${manifest}:3:`);
     } finally {
       await box.close();
     }

@@ -62,7 +62,7 @@ export async function startAppBox(toml = ""): Promise<AppBox> {
   const sources = await Deno.makeTempDir({ prefix: "gurt-app-sources-" });
   await Deno.writeTextFile(
     `${home}/gurt.toml`,
-    `[tasks]\nhome_bytes = 67108864\n[apps]\ncall_timeout_ms = 15000\n${toml}`,
+    `[tasks]\nhome_bytes = 67108864\n[portal]\nlisten = "127.0.0.1:0"\n[apps]\ncall_timeout_ms = 15000\n${toml}`,
   );
   await Deno.mkdir(`${home}/grants`, { recursive: true });
   const env = { BOX_VAULT: `${home}/vault.env` };

@@ -42,7 +42,10 @@ Deno.test({
       assertStringIncludes(JSON.stringify(echoed.body), "hello");
       const bad = await box.call(task, "everything.echo", { message: 5 });
       assertEquals(bad.body.ok, false);
-      assertStringIncludes(bad.body.error, "arguments are not valid");
+      assertEquals(
+        bad.body.error,
+        "Denied: the arguments are not valid for this tool: input/message must be string.",
+      );
       const env = await box.call(task, "everything.get_env", {});
       const text = JSON.stringify(env.body);
       assert(!text.includes(SECRET), "the app's key reached the task");

@@ -375,3 +375,51 @@ Deno.test("secrets and headers hold at most 64 entries and tools 1000, the first
   const http = await accepted([...HTTP, "[headers]", ...headers.slice(0, 64)]);
   assertEquals(http.kind === "mcp-http" && http.headers.length, 64);
 });
+
+Deno.test("ports: host:port for mcp and module, port written, no wildcard, each port once, 1024 up, not the proxy's", async () => {
+  await refusesEach([
+    [[...HTTP, 'ports = ["127.0.0.1:5432"]'], 3, "ports", 'is not for kind = "mcp-http"'],
+    [[...MCP, 'ports = ["db.example.org"]'], 3, "ports.0", "has no port"],
+    [[...MCP, 'ports = ["*.example.org:5432"]'], 3, "ports.0", "is a wildcard"],
+    [[...MCP, 'ports = ["db:99999"]'], 3, "ports.0", "not a number from 1 to 65535"],
+    [[...MCP, 'ports = ["127.0.0.1:3128"]'], 3, "ports.0", "the port of the app's egress proxy"],
+    [[...MCP, 'ports = ["db.example:5432", "web.example:443"]'], 3, "ports.1", "is below 1024"],
+    [
+      [...MCP, 'ports = ["a.example:5432", "b.example:5432"]'],
+      3,
+      "ports.1",
+      "uses port 5432 again",
+    ],
+  ]);
+  assertEquals((await accepted([...MODULE, 'ports = ["DB.example.org:5432"]'])).ports, [
+    { host: "db.example.org", port: 5432 },
+  ]);
+});
+
+Deno.test("[env]: plain variables for mcp only, no box or loader name, no secret's name, no placeholder but {HOME}", async () => {
+  await refusesEach([
+    [[...MODULE, "[env]", 'A = "1"'], 3, "env", 'is only for kind = "mcp"'],
+    [[...MCP, "[env]", 'LD_PRELOAD = "/x.so"'], 4, "env.LD_PRELOAD", "(LD_*)"],
+    [[...MCP, "[env]", 'HOME = "/"'], 4, "env.HOME", "(HOME)"],
+    [[...MCP, "[env]", 'GURT_APP_NAME = "x"'], 4, "env.GURT_APP_NAME", "(GURT_*)"],
+    [[...MCP, "[env]", 'lower = "x"'], 4, "env.lower", "must be an environment variable's name"],
+    [[...MCP, "[env]", 'A = "one\\ntwo"'], 4, "env.A", "holds a control character"],
+    [
+      [...MCP, "[env]", 'TOKEN = "{GH_TOKEN}"', "[secrets.GH_TOKEN]", 'env = "GH"'],
+      4,
+      "env.TOKEN",
+      "holds {GH_TOKEN}, which is not replaced",
+    ],
+    [
+      [...MCP, "[env]", 'GH = "x"', "[secrets.GH_TOKEN]", 'env = "GH"'],
+      4,
+      "env.GH",
+      "is given to a secret in [secrets]",
+    ],
+    [[...MCP, "[secrets.K]", 'env = "GURT_ARG_K"'], 4, "secrets.K.env", "(GURT_*)"],
+  ]);
+  const manifest = await accepted([...MCP, "[env]", 'MEMORY_FILE_PATH = "{HOME}/m.jsonl"']);
+  assertEquals(manifest.kind === "mcp" && [...manifest.env], [
+    ["MEMORY_FILE_PATH", "{HOME}/m.jsonl"],
+  ]);
+});

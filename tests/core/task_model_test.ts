@@ -81,7 +81,12 @@ Deno.test({
       // A million input tokens at the model's list rate: a cost the task shows.
       assert(task.spentCents > 0, JSON.stringify(task));
       const events = (await box.records()).map((r) => r.event);
-      assert(events.some((e) => e.type === "cost" && e.task === id && e.what === "model"));
+      // Named by the hold its journal wrote before the request left (docs/audit.md).
+      assert(
+        events.some((e) =>
+          e.type === "cost" && e.task === id && /^model hold [0-9a-f]{16}$/.test(e.what)
+        ),
+      );
       const blocked = events.filter((e) => e.type === "net_blocked");
       assertEquals(blocked.length, 1, JSON.stringify(blocked));
       assertEquals(blocked[0].host, "127.0.0.1");

@@ -6,29 +6,10 @@
  * its cost is never spent unrecorded. Before, both went on and the cost was only logged as lost.
  */
 import { assertEquals, assertStringIncludes } from "../assert.ts";
-import { realFileOps } from "../../mod/audit/mod.ts";
 import { startFakeModel } from "../loop/fake_model.ts";
-import { startBox, type TestBox } from "../kit/mod.ts";
-import { postModel } from "./task_endpoint.ts";
+import { postModel, startFailingBox } from "./task_endpoint.ts";
 
-/** A box whose Anthropic requests go to `modelUrl`, whose audit writes fail once `fail()` says. */
-function startFailingBox(modelUrl: string, fail: () => boolean): Promise<TestBox> {
-  return startBox({
-    toml: `[models]\nanthropic_base_url = "${modelUrl}"\n`,
-    fileOps: {
-      async write(file, bytes) {
-        if (fail()) throw new Error("No space left on device (os error 28) (test)");
-        await realFileOps.write(file, bytes);
-      },
-    },
-    core: {
-      vault: {
-        value: (name) => (name === "ANTHROPIC_API_KEY" ? "sk-ant-audit-down-test" : undefined),
-        names: () => ["ANTHROPIC_API_KEY"],
-      },
-    },
-  });
-}
+const KEY = "sk-ant-audit-down-test";
 
 const BODY = {
   model: "claude-sonnet-5-5",
@@ -39,7 +20,7 @@ const BODY = {
 Deno.test("while the audit log cannot be written, a task's model request is a 503 with the runbook pointer and never reaches the service", async () => {
   const model = startFakeModel([{ text: "one" }, { text: "two" }]);
   let failing = false;
-  const box = await startFailingBox(model.url, () => failing);
+  const box = await startFailingBox(model.url, { fail: () => failing, key: KEY });
   try {
     const task = await box.startTask({ tools: [] });
     assertEquals((await postModel(task, BODY)).status, 200);
@@ -64,7 +45,7 @@ Deno.test("a whole answer whose charge the audit log cannot take is not given: a
   // 1,000,000 input tokens of claude-sonnet-5-5 are 300 cents: a charge is due at once.
   const model = startFakeModel([{ text: "costly", usage: { input: 1_000_000, output: 10 } }]);
   let failing = false;
-  const box = await startFailingBox(model.url, () => failing);
+  const box = await startFailingBox(model.url, { fail: () => failing, key: KEY });
   try {
     const task = await box.startTask({ tools: [] });
     failing = true;

@@ -69,3 +69,31 @@ Deno.test("approve's answer shows the core's error and a denial's reason as one 
   );
   assertEquals(denied.text, "approved 41: denied (no_grant\\n\\u202e)");
 });
+
+Deno.test("a model request's hold, its settling and its owed cents read as words, a model name a task chose on one line", () => {
+  const hold = {
+    type: "model.hold",
+    time: TIME,
+    hold: "0123456789abcdef",
+    service: "anthropic",
+    model: "claude\n  12:00:02 cost 0¢ model",
+    path: "/v1/messages",
+    cents: 7,
+  };
+  const words = journalWords(hold);
+  assertEquals(words.includes("\n"), false, words);
+  assertEquals(words.startsWith("hold 0123456789abcdef: anthropic /v1/messages ("), true, words);
+  assertEquals(words.endsWith("), at most 7¢"), true, words);
+  assertEquals(
+    journalWords({ ...hold, model: null }),
+    "hold 0123456789abcdef: anthropic /v1/messages (no model named), at most 7¢",
+  );
+  assertEquals(
+    journalWords({ type: "model.settled", time: TIME, hold: "0123456789abcdef" }),
+    "hold 0123456789abcdef settled, no whole cent charged",
+  );
+  assertEquals(
+    journalWords({ type: "model.owed", time: TIME, hold: "0123456789abcdef", cents: 300 }),
+    "hold 0123456789abcdef: 300¢ the audit log could not take, charged at the next start",
+  );
+});

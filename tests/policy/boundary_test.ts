@@ -29,6 +29,10 @@ const ENTRIES: Record<string, string> = {
     "the desktop's defaults for `gurt guest --help`, and its X socket for the role table; imports nothing",
   "mod/runtime/system_layout.ts":
     "the system paths the core's permissions name, for the role table; imports only types",
+  "mod/vault/names.ts":
+    "vault key names, for the app host's check of a module's secrets without zod; imports nothing",
+  "mod/config/host_entry.ts":
+    "the egress host grammar, for `gurt app-host`'s GURT_APP_HOSTS without zod; imports nothing",
   "mod/sandbox/etc_paths.ts":
     "the /etc paths a task's sandbox mounts, which the core's permissions name, for the role table; imports nothing",
 };

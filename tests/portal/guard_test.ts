@@ -107,7 +107,9 @@ Deno.test("a sign-in link works once, and a link made with another token never",
 Deno.test("pages redirect to sign-in without a session; the API wants a session or the owner token", async () => {
   const pb = await startPortalBox();
   try {
-    for (const path of ["/approvals", "/tasks", "/keys", "/grants", "/audit"]) {
+    for (
+      const path of ["/approvals", "/tasks", "/apps", "/apps/notes", "/keys", "/grants", "/audit"]
+    ) {
       const response = await fetch(`${pb.origin}${path}`, { redirect: "manual" });
       await response.body?.cancel();
       assertEquals([response.status, response.headers.get("location")], [303, "/login"], path);

@@ -5,6 +5,7 @@ import type { Child } from "hono/jsx";
 export const PAGES = [
   { path: "/approvals", name: "Approvals" },
   { path: "/tasks", name: "Tasks" },
+  { path: "/apps", name: "Apps" },
   { path: "/keys", name: "Accounts & Keys" },
   { path: "/grants", name: "Grants" },
   { path: "/audit", name: "Audit" },
