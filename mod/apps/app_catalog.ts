@@ -233,13 +233,15 @@ export class AppCatalog implements ToolSource {
       // The app's server holds its own keys; the broker's run reads none for it.
       secrets: [],
       run: async (ctx: ToolContext, input: unknown) => {
-        const off = secretProblem(app, deps.keyProblem);
-        if (off !== null) throw new AppCallError(off);
-        // A server started with keys that have changed since is stopped first.
+        // A server started with keys that have changed since (set anew, removed, turned off for
+        // it) is stopped first, before a key it may no longer hold fails the call: never left
+        // running with it.
         if (entry.keys !== null && entry.keys !== deps.keysNow(app)) {
           entry.keys = null;
           await runner.stop();
         }
+        const off = secretProblem(app, deps.keyProblem);
+        if (off !== null) throw new AppCallError(off);
         const result = await runner.call(tool.serverName, input, ctx.key, ctx.signal);
         const size = JSON.stringify(result).length;
         if (size > deps.maxResultBytes) {

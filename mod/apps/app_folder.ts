@@ -19,9 +19,16 @@ export interface AppFile {
 export const MAX_FOLDER_FILES = 5000;
 export const MAX_FOLDER_BYTES = 64 * 1024 * 1024;
 
-/** What the box keeps at the top of an app's folder: never taken from the source. */
+/**
+ * What the box keeps at the top of an app's folder: never taken from the source, never bound into
+ * the app's sandbox as its code (home.img is its home's image, mounted as root; passwd and group
+ * its sandbox's /etc files).
+ */
 export const BOX_FILES: ReadonlySet<string> = new Set([
   "home",
+  "home.img",
+  "passwd",
+  "group",
   "tools.json",
   "disabled",
   "app.log",

@@ -31,7 +31,7 @@ export {
   placeApp,
   removeAppFolder,
 } from "./app_install.ts";
-export { type AppFile, readAppFolder } from "./app_folder.ts";
+export { type AppFile, BOX_FILES, readAppFolder } from "./app_folder.ts";
 export { boxVerb, keptToolNames } from "./kept_names.ts";
 export {
   appInstance,

@@ -33,11 +33,17 @@ export class ProcessTransport implements Transport {
   readonly #maxLine: number;
   #writer: WritableStreamDefaultWriter<Uint8Array> | null = null;
   #closed = false;
+  #failure: string | null = null;
   readonly #encoder = new TextEncoder();
 
   constructor(process: AppProcess, options: { maxLineBytes?: number } = {}) {
     this.#process = process;
     this.#maxLine = options.maxLineBytes ?? MAX_LINE_BYTES;
+  }
+
+  /** Why the transport ended the connection (a line too long, one not MCP), if it did. */
+  get failure(): string | null {
+    return this.#failure;
   }
 
   start(): Promise<void> {
@@ -106,6 +112,7 @@ export class ProcessTransport implements Transport {
 
   #fail(error: unknown): void {
     if (this.#closed) return;
+    this.#failure = error instanceof Error ? error.message : String(error);
     this.onerror?.(error instanceof Error ? error : new Error(String(error)));
     this.close().catch(() => {});
   }

@@ -4,7 +4,9 @@
  * A stdio app (`mcp`, and `module` through `gurt app-host`) runs in an app sandbox, the task
  * sandbox with the app's own limits ([apps] in gurt.toml): as root its own user
  * `box-app-<instance>` (a uid never given before, mod/core/task_users.ts), its home
- * apps/<name>/home the one folder it may write, its folder read-only (its code), only `lo`, and,
+ * apps/<name>/home the one folder it may write (as root an ext4 image of [tasks] home_bytes,
+ * apps/<name>/home.img, mounted there while its server runs, as a task's home is), its own files
+ * read-only (its code), only `lo`, and,
  * when its manifest lists hosts, its own egress proxy with those hosts as its one way out, and for
  * each of its `ports` a TCP forward (127.0.0.1:port inside relayed to host:port, for clients that
  * use no proxy, such as a database driver; a loopback or private address only for a host in
@@ -21,10 +23,17 @@
  */
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { AppConnection, AppPort, AppProcess, InstalledApp } from "../apps/mod.ts";
-import { HOME_PLACEHOLDER, ProcessTransport, SECRET_ENV_PREFIX } from "../apps/mod.ts";
+import { BOX_FILES, HOME_PLACEHOLDER, ProcessTransport, SECRET_ENV_PREFIX } from "../apps/mod.ts";
 import type { BrokerDeps } from "../broker/mod.ts";
 import { type EgressServer, serveForward } from "../egress/mod.ts";
-import { type Door, EGRESS_PORT, proxyEnv, type TaskSandboxes } from "../sandbox/mod.ts";
+import {
+  type Door,
+  EGRESS_PORT,
+  mountPoints,
+  mountTaskHome,
+  proxyEnv,
+  type TaskSandboxes,
+} from "../sandbox/mod.ts";
 import { ensureAppUser, type TaskUser } from "./task_users.ts";
 import { openTaskEgress } from "./task_egress.ts";
 import { gurtInvocation } from "./self_command.ts";
@@ -45,9 +54,6 @@ export interface AppLaunchOptions {
 
 /** The most bytes one answer of a remote app's server may hold, its event stream included. */
 const MAX_HTTP_ANSWER_BYTES = 64 * 1024 * 1024;
-
-/** The newest server started in each app's group, by the group's name. */
-const newestRun = new Map<string, object>();
 
 /** How long a stopping app's server has after SIGTERM before it is killed. */
 const STOP_GRACE_MS = 2000;
@@ -85,18 +91,47 @@ function httpConnection(app: InstalledApp, options: AppLaunchOptions): AppConnec
   return { transport };
 }
 
+/** Each app's last server, by folder: a new one starts only once the last has ended. */
+const lastRuns = new Map<string, Promise<unknown>>();
+
 async function stdioConnection(
   app: InstalledApp,
   options: AppLaunchOptions,
 ): Promise<AppConnection> {
   const { deps } = options;
-  const manifest = app.manifest;
-  if (manifest.kind === "mcp-http") throw new Error("an mcp-http app has no process");
+  if (app.manifest.kind === "mcp-http") throw new Error("an mcp-http app has no process");
+  await lastRuns.get(app.folder)?.catch(() => {});
   const user = options.asRoot ? await ensureAppUser(app, deps.home) : null;
   const home = `${app.folder}/home`;
-  // The home is root's alone while keys are written into it, so nothing of the app's user can
-  // swap a key's file for a link in the meantime; it is the app's again just before it starts.
-  await prepareHome(home, null);
+  await Deno.mkdir(home, { recursive: true, mode: 0o700 });
+  if (user !== null) {
+    // As a task's: an ext4 image of [tasks] home_bytes mounted on the home while the server runs,
+    // so that an app that fills its home gets ENOSPC, not the box home's disk (and audit log).
+    const notice = await mountTaskHome(app.folder, deps.config.tasks.home_bytes);
+    if (notice !== null) deps.log(`gurt: app ${app.name}: ${notice}`);
+  }
+  try {
+    // The home is root's alone while keys are written into it, so nothing of the app's user can
+    // swap a key's file for a link in the meantime; it is the app's again just before it starts.
+    await prepareHome(home, null);
+    const connection = await launch(app, options, user, home);
+    lastRuns.set(app.folder, connection.status);
+    return connection;
+  } catch (error) {
+    if (user !== null) await unmountHome(home, deps.log);
+    throw error;
+  }
+}
+
+async function launch(
+  app: InstalledApp,
+  options: AppLaunchOptions,
+  user: TaskUser | null,
+  home: string,
+): Promise<AppConnection & { status: Promise<unknown> }> {
+  const { deps } = options;
+  const manifest = app.manifest;
+  if (manifest.kind === "mcp-http") throw new Error("an mcp-http app has no process");
   const env: Record<string, string> = {
     PATH: "/usr/local/bin:/usr/bin:/bin",
     HOME: home,
@@ -155,19 +190,14 @@ async function stdioConnection(
       : withArgSecrets(manifest.command, argSecrets, env);
   }
   const log = await WorkerLog.open(`${app.folder}/app.log`, deps.config.tasks.worker_log_bytes);
-  const group = `app-${app.instance}`;
-  // A server started while the last one was still stopping shares its group: the last one's end
-  // must not kill it (disable then enable at once, an idle stop then a call).
-  const run = {};
-  newestRun.set(group, run);
   let child: Deno.ChildProcess;
   try {
     child = await options.sandboxes.spawn({
-      task: group,
+      task: `app-${app.instance}`,
       hostname: `gurt-app-${app.name}`,
       home,
       doors,
-      readOnly: [app.folder],
+      readOnly: await codeOf(app.folder),
       argv,
       env,
       user,
@@ -184,10 +214,8 @@ async function stdioConnection(
     await stderrDone;
     await log.close().catch(() => {});
     await closeAll(egress, forwards);
-    if (newestRun.get(group) === run) {
-      newestRun.delete(group);
-      await options.sandboxes.end(group);
-    }
+    await options.sandboxes.end(`app-${app.instance}`);
+    if (user !== null) await unmountHome(home, deps.log);
     return { code: status.code, signal: status.signal };
   });
   const process: AppProcess = {
@@ -205,7 +233,52 @@ async function stdioConnection(
     ended = `it exited with ${s.signal === null ? `status ${s.code}` : `signal ${s.signal}`}` +
       (lastWords === "" ? "" : `; its last line on stderr: ${lastWords}`);
   });
-  return { transport: new ProcessTransport(process), ended: () => ended };
+  const transport = new ProcessTransport(process);
+  // A server cut off for what it wrote on stdout is killed: why it was, rather than the signal.
+  return { transport, ended: () => transport.failure ?? ended, status };
+}
+
+/**
+ * Unmounts the home of the app in `folder` if it is mounted (a core killed while the app ran left
+ * it so): before its folder is removed, which would otherwise empty the image and stop at the
+ * mount point.
+ */
+export function unmountAppHome(folder: string, log: (line: string) => void): Promise<void> {
+  return unmountHome(`${folder}/home`, log);
+}
+
+/** Unmounts an app's home from its image, if mounted; a problem is logged. */
+async function unmountHome(home: string, log: (line: string) => void): Promise<void> {
+  if (!(await mountPoints()).includes(home)) return;
+  for (const args of [[home], ["-l", home]]) {
+    const out = await new Deno.Command("umount", {
+      args,
+      clearEnv: true,
+      env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    if (out.success) return;
+    if (args.length === 2) {
+      log(`gurt: ${home} could not be unmounted: ${new TextDecoder().decode(out.stderr).trim()}`);
+    }
+  }
+}
+
+/**
+ * The app's own files (its code, app.toml), each bound read-only at its path. The folder is not
+ * bound whole: its home is in it, and a read-only folder bound after the home would cover it.
+ */
+async function codeOf(folder: string): Promise<string[]> {
+  const paths: string[] = [];
+  for await (const entry of Deno.readDir(folder)) {
+    // The box's own files and the doors' sockets are not the app's code.
+    if (!BOX_FILES.has(entry.name) && !entry.name.endsWith(".sock")) {
+      paths.push(`${folder}/${entry.name}`);
+    }
+  }
+  return paths.sort();
 }
 
 /**

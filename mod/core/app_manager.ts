@@ -25,6 +25,7 @@ import {
 import type { BrokerDeps } from "../broker/mod.ts";
 import { HttpError } from "../common/mod.ts";
 import { findAppUser, removeTaskUser } from "./task_users.ts";
+import { unmountAppHome } from "./app_launch.ts";
 
 /** One app as `gurt app list` shows it. */
 export interface AppSummary {
@@ -259,6 +260,7 @@ export class AppManager {
         if (problem !== null) deps.log(`gurt: app ${name}: ${problem}`);
       }
     }
+    if (asRoot) await unmountAppHome(appDir(deps.home, name), deps.log);
     await removeAppFolder(deps.home, name);
   }
 

@@ -49,20 +49,33 @@ export interface AppBox {
     input: unknown,
     key?: string,
   ): Promise<{ status: number; body: Json }>;
-  /** Stops serve (SIGTERM) and starts it again on the same home. */
-  restart(): Promise<void>;
+  /** Stops serve (SIGTERM, or SIGKILL with `kill`) and starts it again on the same home. */
+  restart(options?: { kill?: boolean }): Promise<void>;
   close(): Promise<void>;
 }
 
 let keys = 0;
 
+/** Lines added to gurt.toml's [tasks] and [apps] tables, which startAppBox writes itself. */
+export interface AppBoxTables {
+  tasks?: string;
+  apps?: string;
+}
+
 /** Starts `gurt serve` on a fresh home with `toml` as its gurt.toml. */
-export async function startAppBox(toml = ""): Promise<AppBox> {
+export async function startAppBox(toml = "", tables: AppBoxTables = {}): Promise<AppBox> {
   const home = await Deno.makeTempDir({ prefix: "gurt-apps-" });
   const sources = await Deno.makeTempDir({ prefix: "gurt-app-sources-" });
   await Deno.writeTextFile(
     `${home}/gurt.toml`,
-    `[tasks]\nhome_bytes = 67108864\n[portal]\nlisten = "127.0.0.1:0"\n[apps]\ncall_timeout_ms = 15000\n${toml}`,
+    `[tasks]
+home_bytes = 67108864
+${tables.tasks ?? ""}
+[portal]
+listen = "127.0.0.1:0"
+[apps]
+${tables.apps ?? "call_timeout_ms = 15000"}
+${toml}`,
   );
   await Deno.mkdir(`${home}/grants`, { recursive: true });
   const env = { BOX_VAULT: `${home}/vault.env` };
@@ -101,8 +114,9 @@ export async function startAppBox(toml = ""): Promise<AppBox> {
         path: "/call",
         body: { tool, input, key: key ?? `k${keys++}` },
       }),
-    async restart() {
-      await serve.stop();
+    async restart(options = {}) {
+      if (options.kill === true) await serve.kill9();
+      else await serve.stop();
       serve = await startServe(home, { env });
       if (serve.exited !== null) throw new Error(serve.stderr());
     },

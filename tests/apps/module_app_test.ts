@@ -64,7 +64,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "an app call's key: answered once, the logged result comes back; the same call in flight is joined",
+  name:
+    "an app call's key: answered once, the logged result comes back; the same call in flight is joined",
   ignore: Deno.uid() !== 0,
   fn: async () => {
     const box = await startAppBox();
