@@ -190,10 +190,10 @@ Deno.test({
       assertStringIncludes(badShow.stderr, "is not an app's name");
 
       const linked = await box.source("cli-linked", PLAIN);
-      await Deno.symlink("/etc/passwd", `${linked}/passwd`);
+      await Deno.symlink("/etc/passwd", `${linked}/data`);
       const refused = await cli(box, "app", "add", linked);
       assertEquals(refused.code, 1);
-      assertStringIncludes(refused.stderr, `${linked}/passwd is not a regular file or folder`);
+      assertStringIncludes(refused.stderr, `${linked}/data is not a regular file or folder`);
       assertEquals(await appFolders(box), []);
 
       const added = await cli(box, "app", "add", source);
