@@ -24,7 +24,13 @@ import {
   vaultChangedAnswer,
   vaultKeysAnswer,
 } from "./admin_schemas.ts";
-import { appAnswer, appRemovedAnswer, appsAnswer } from "./app_schemas.ts";
+import {
+  type AddAppInput,
+  appAnswer,
+  appRemovedAnswer,
+  appsAnswer,
+  appsCheckAnswer,
+} from "./app_schemas.ts";
 
 /** The core did not answer: it is not running on this home, or the socket is not ours to open. */
 export class CoreUnreachableError extends Error {
@@ -202,9 +208,14 @@ export class AdminClient {
     return this.ask({ method: "GET", path: "/apps" }, appsAnswer);
   }
 
-  /** One app's facts, as `gurt app show` shows them. */
+  /** One app's facts, as `gurt app show` shows them: keys only as set or not, never a value. */
   app(name: string): Promise<AdminResult<z.infer<typeof appAnswer>>> {
     return this.ask({ method: "GET", path: `/apps/${pathPart(name)}` }, appAnswer);
+  }
+
+  /** Installs an app from a folder's files or `npm:PACKAGE@VERSION`. */
+  addApp(body: AddAppInput): Promise<AdminResult<z.infer<typeof appAnswer>>> {
+    return this.ask({ method: "POST", path: "/apps", body }, appAnswer);
   }
 
   /** Turns an app's tools on or off. */
@@ -216,6 +227,16 @@ export class AdminClient {
   /** Removes an app: its tools, its server, its folder and its user. */
   removeApp(name: string): Promise<AdminResult<z.infer<typeof appRemovedAnswer>>> {
     return this.ask({ method: "DELETE", path: `/apps/${pathPart(name)}` }, appRemovedAnswer);
+  }
+
+  /** Reads an app's edited app.toml again and restarts its server with it. */
+  reloadApp(name: string): Promise<AdminResult<z.infer<typeof appAnswer>>> {
+    return this.ask({ method: "POST", path: `/apps/${pathPart(name)}/reload` }, appAnswer);
+  }
+
+  /** Every app's manifest read again: the problems. */
+  appsCheck(): Promise<AdminResult<z.infer<typeof appsCheckAnswer>>> {
+    return this.ask({ method: "GET", path: "/apps/check" }, appsCheckAnswer);
   }
 
   /** Sends a request and checks a 200 answer against `schema`; any other status is a refusal. */

@@ -79,7 +79,11 @@ export const answeredAnswer = z.object({ outcome: answeredOutcome });
 export type AnsweredAnswer = z.infer<typeof answeredAnswer>;
 
 /** `GET /grants/check`: the grant set's problems, none when it is valid. */
-export const grantsCheckAnswer = z.object({ problems: z.array(z.string()) });
+export const grantsCheckAnswer = z.object({
+  problems: z.array(
+    z.object({ file: z.string(), line: z.number().int().nullable(), problem: z.string() }),
+  ),
+});
 
 const TASK_STATES = ["running", "waiting", "done", "failed", "stopped"] as const;
 

@@ -46,8 +46,18 @@ export const appDetailView = appSummaryView.extend({
 });
 export type AppDetailView = z.infer<typeof appDetailView>;
 
-/** `GET /apps/:name`, `POST /apps/:name/enable|disable`. */
+/** `GET /apps/:name`, `POST /apps`, `POST /apps/:name/enable|disable|reload`. */
 export const appAnswer = z.object({ app: appDetailView });
 
 /** `DELETE /apps/:name`. */
 export const appRemovedAnswer = z.object({ removed: z.string() });
+
+/** `GET /apps/check`: each app's problems, none when every manifest reads. */
+export const appsCheckAnswer = z.object({
+  problems: z.array(z.object({ app: z.string(), problem: z.string() })),
+});
+
+/** What `POST /apps` is sent: a folder's files, or an npm package the core installs. */
+export type AddAppInput =
+  | { name: string; files: { path: string; executable: boolean; data: string }[] }
+  | { name: string; npm: string };

@@ -36,6 +36,7 @@ export {
   type VaultKeyView,
 } from "./admin_schemas.ts";
 export {
+  type AddAppInput,
   type AppDetailView,
   appDetailView,
   type AppSummaryView,

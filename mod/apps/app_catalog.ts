@@ -72,6 +72,7 @@ export class AppCatalog implements ToolSource {
   readonly #deps: CatalogDeps;
   readonly #apps = new Map<string, Entry>();
   #tools: ReadonlyMap<string, AppTool<never>> = new Map();
+  #names: ReadonlySet<string> = new Set();
 
   constructor(deps: CatalogDeps) {
     this.#deps = deps;
@@ -79,6 +80,28 @@ export class AppCatalog implements ToolSource {
 
   tools(): ReadonlyMap<string, AppTool<never>> {
     return this.#tools;
+  }
+
+  /** Every installed app's tool names, the turned-off apps' too: what a grant may name. */
+  names(): ReadonlySet<string> {
+    return this.#names;
+  }
+
+  /** Why the tool `name` is not offered now, in a sentence for the task that called it. */
+  whyNotOffered(name: string): string {
+    const app = name.slice(0, name.indexOf("."));
+    const pointer = "see runbook.md#app-tool-not-offered";
+    const entry = this.#apps.get(app);
+    if (entry === undefined) {
+      return `${name} is not offered: no app ${app} is installed; ${pointer}`;
+    }
+    if (entry.app.ownerDisabled) {
+      return `${name} is not offered: its app ${app} is turned off (gurt app disable); ${pointer}`;
+    }
+    if (!entry.app.manifest.enabled) {
+      return `${name} is not offered: its app ${app} is turned off (enabled = false in its app.toml); ${pointer}`;
+    }
+    return `${name} is not offered: the app ${app}'s server no longer lists it; ${pointer}`;
   }
 
   /** The apps, by name. */
@@ -179,11 +202,14 @@ export class AppCatalog implements ToolSource {
 
   #rebuild(): void {
     const map = new Map<string, AppTool<never>>();
+    const names = new Set<string>();
     for (const entry of this.#apps.values()) {
+      for (const tool of entry.app.tools) names.add(tool.boxName);
       if (!isEnabled(entry.app)) continue;
       for (const tool of entry.app.tools) map.set(tool.boxName, this.#boxTool(entry, tool));
     }
     this.#tools = map;
+    this.#names = names;
   }
 
   #boxTool(entry: Entry, tool: OfferedTool): AppTool<never> {

@@ -155,7 +155,7 @@ function fromBase64(text: string): Uint8Array {
 
 /**
  * Installs `npm:PACKAGE@VERSION` into `folder` (exact, no install scripts) and writes the app.toml
- * that runs its one binary with node.
+ * that runs its one binary.
  */
 async function npmInstall(spec: string, folder: string, npm: string): Promise<void> {
   const [, pkg, version] = NPM_SPEC.exec(spec)!;
@@ -206,7 +206,9 @@ async function npmInstall(spec: string, folder: string, npm: string): Promise<vo
     ...(manifest.description === undefined
       ? []
       : [`description = ${JSON.stringify(manifest.description.slice(0, 500))}`]),
-    `command = ["node", ${JSON.stringify(binary)}]`,
+    // Its binary as the program (npm made it executable; its #! line names node): an argument
+    // is not resolved in the app's folder, and the server runs in its home, not its folder.
+    `command = [${JSON.stringify(binary)}]`,
     "",
   ];
   await Deno.writeTextFile(`${folder}/app.toml`, lines.join("\n"), { mode: 0o644 });

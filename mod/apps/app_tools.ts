@@ -11,6 +11,10 @@
 import { Ajv } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { ValidateFunction } from "ajv";
+import { boxVerb } from "./kept_names.ts";
+
+/** Where the box verb is made (kept_names.ts, light for the owner's commands). */
+export { boxVerb };
 
 /** One tool as an app's server lists it (the fields of MCP's Tool that the box reads). */
 export interface ListedTool {
@@ -49,16 +53,6 @@ export interface LeftOutTool {
 
 /** The most tools one app may offer: a longer list is refused whole. */
 export const MAX_TOOLS = 1000;
-
-const VERB = /^[a-z][a-z0-9_]{0,63}$/;
-
-/** The box verb of a server's tool name, or null when it makes none. */
-export function boxVerb(serverName: string): string | null {
-  // One _ at a time: gurt mcp writes the box's `.` as `__`, which a verb must not hold.
-  const verb = serverName.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase()
-    .replace(/[^a-z0-9_]/g, "_").replace(/_+/g, "_");
-  return VERB.test(verb) ? verb : null;
-}
 
 /** The tools of app `app` from its server's list, with what is left out. */
 export function offeredTools(

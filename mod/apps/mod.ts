@@ -20,13 +20,7 @@ export {
   IDEMPOTENCY_META,
   type RunnerState,
 } from "./app_runner.ts";
-export {
-  boxVerb,
-  type LeftOutTool,
-  type ListedTool,
-  type OfferedTool,
-  offeredTools,
-} from "./app_tools.ts";
+export { type LeftOutTool, type ListedTool, type OfferedTool, offeredTools } from "./app_tools.ts";
 export { type AppProcess, MAX_LINE_BYTES, ProcessTransport } from "./process_transport.ts";
 export {
   appDir,
@@ -38,6 +32,7 @@ export {
   removeAppFolder,
 } from "./app_install.ts";
 export { type AppFile, BOX_FILES, readAppFolder } from "./app_folder.ts";
+export { boxVerb, keptToolNames } from "./kept_names.ts";
 export {
   appInstance,
   DISABLED_FILE,

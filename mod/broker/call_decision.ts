@@ -13,7 +13,7 @@ import {
   type SessionState,
   StateUnreadableError,
 } from "../policy/mod.ts";
-import type { AppTool } from "../tools/mod.ts";
+import { type AppTool, isBuiltin } from "../tools/mod.ts";
 import type { BrokerDeps, TaskContext } from "./deps.ts";
 import { decisionEvent, type RecordedOutcome } from "./records.ts";
 import type { CallBody } from "./task_schemas.ts";
@@ -44,6 +44,11 @@ export interface ToolFacts {
   problem?: string;
   /** Whether the tool is one of the task's tools. */
   listed: boolean;
+  /**
+   * For a task's app tool that is not offered now (its app turned off or removed since the task
+   * started), why, in a sentence: an allowed call of it fails with that. Null otherwise.
+   */
+  notOffered: string | null;
 }
 
 /** The state recorded when it cannot be read: the most restrictive, so nothing is understated. */
@@ -58,7 +63,10 @@ export function toolFacts(ctx: TaskContext<DecisionDeps>, body: CallBody): ToolF
   const { deps, task } = ctx;
   const listed = task.record.tools.includes(body.tool);
   const app = listed ? deps.registry.app(body.tool) : undefined;
-  if (app === undefined) return { app, input: body.input, cost: 0, valid: true, listed };
+  if (app === undefined) {
+    const notOffered = listed && !isBuiltin(body.tool) ? deps.registry.notOffered(body.tool) : null;
+    return { app, input: body.input, cost: 0, valid: true, listed, notOffered };
+  }
   const parsed = app.input.safeParse(body.input);
   if (!parsed.success) {
     // An installed app's check says what was wrong in a sentence (zod's message is its issue list).
@@ -69,10 +77,12 @@ export function toolFacts(ctx: TaskContext<DecisionDeps>, body: CallBody): ToolF
       cost: 0,
       valid: false,
       listed,
+      notOffered: null,
       ...(typeof problem === "string" && problem !== "" ? { problem: problem.slice(0, 500) } : {}),
     };
   }
-  return { app, input: parsed.data, cost: app.cost?.(parsed.data) ?? 0, valid: true, listed };
+  const cost = app.cost?.(parsed.data) ?? 0;
+  return { app, input: parsed.data, cost, valid: true, listed, notOffered: null };
 }
 
 /**

@@ -39,10 +39,17 @@ export interface RunCall {
   input: unknown;
   /** The Decision it runs under: a built-in tool's run spec comes from it. */
   decision: Decision;
+  /** Why the task's app tool is not offered now (its app turned off or removed), or null. */
+  notOffered: string | null;
 }
 
 /** Starts the run of an allowed call's tool. */
 export function runAllowedCall(deps: RunDeps, call: RunCall): ToolRun {
+  if (call.notOffered !== null) {
+    const content = deps.redact(call.notOffered);
+    const outcome: RunOutcome = { status: "failed", content, truncated: false };
+    return { started: Promise.resolve(), outcome: Promise.resolve(outcome) };
+  }
   if (call.app === undefined) {
     const started = deps.runtime.run(runSpecFor(call.decision));
     const outcome = started.then((ran): RunOutcome => {

@@ -277,8 +277,8 @@ async function runStep(
   const { deps, task } = ctx;
   const { body, journal, seq, decision } = call;
   journal.begin(seq, redactValue(body.input, deps.redact));
-  const { app, input } = call.tool;
-  const run = runAllowedCall(deps, { task, key: body.key, app, input, decision });
+  const { app, input, notOffered } = call.tool;
+  const run = runAllowedCall(deps, { task, key: body.key, app, input, decision, notOffered });
   if (!(await settledAtOnce(run.started))) journal.sync();
   const outcome = await run.outcome;
   const record = await resultStep(ctx, { body, seq, decision, outcome });

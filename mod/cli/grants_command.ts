@@ -1,6 +1,7 @@
 /** `gurt grants check` and `gurt grants explain`: the owner's view of the grant files. */
 import type { Command } from "commander";
-import type { GrantsJob } from "../owner/mod.ts";
+import { adminSocketPath, type Config } from "../config/mod.ts";
+import type { GrantsJob, KeptToolList } from "../owner/mod.ts";
 import { launchRole, ROLE_TABLE } from "../roles/mod.ts";
 import { configFor, exitWith, loadModule } from "./run.ts";
 
@@ -17,8 +18,17 @@ export function registerGrantsCommand(program: Command): void {
     .action((_options, command: Command) =>
       exitWith(() => {
         const config = configFor(command);
-        const job: GrantsJob = { action: "check", home: config.home };
-        return launchRole(ROLE_TABLE.grants, { places: { config }, args: job });
+        const apps = keptToolLists(config);
+        const job: GrantsJob = {
+          action: "check",
+          home: config.home,
+          socket: adminSocketPath(config.home),
+          apps,
+        };
+        return launchRole(ROLE_TABLE.grants, {
+          places: { config, files: apps.map((app) => app.file) },
+          args: job,
+        });
       })
     );
   grants
@@ -40,16 +50,21 @@ export function registerGrantsCommand(program: Command): void {
       ) =>
         exitWith(async () => {
           const config = configFor(command);
+          const apps = keptToolLists(config);
           const job: GrantsJob = {
             action: "explain",
             home: config.home,
+            apps,
             tool,
             arguments: parseArgumentsJson(argsJson),
             taint: parseTaint(options.taint),
             untrusted: options.untrusted,
             at: await parseAt(options.at),
           };
-          return launchRole(ROLE_TABLE.grants, { places: { config }, args: job });
+          return launchRole(ROLE_TABLE.grants, {
+            places: { config, files: apps.map((app) => app.file) },
+            args: job,
+          });
         }),
     );
 }
@@ -86,4 +101,36 @@ async function parseAt(text: string | undefined): Promise<string> {
     );
   }
   return at.toISOString();
+}
+
+/**
+ * The kept tool list (apps/<name>/tools.json) of each installed app, turned off or not (as the
+ * core counts them): its tools' names are the app tools a grant may name when the core is not
+ * there to ask. The CLI role may read these files and nothing else of apps/ (an app's home may
+ * hold a key it was given).
+ */
+function keptToolLists(config: Config): KeptToolList[] {
+  const apps = `${config.home}/apps`;
+  const found: KeptToolList[] = [];
+  let entries: Deno.DirEntry[];
+  try {
+    entries = [...Deno.readDirSync(apps)];
+  } catch {
+    return [];
+  }
+  for (const entry of entries) {
+    if (!entry.isDirectory || entry.name.startsWith(".")) continue;
+    const folder = `${apps}/${entry.name}`;
+    const there = (name: string) => {
+      try {
+        return Deno.lstatSync(`${folder}/${name}`).isFile;
+      } catch {
+        return false;
+      }
+    };
+    if (there("tools.json")) {
+      found.push({ app: entry.name, file: `${folder}/tools.json` });
+    }
+  }
+  return found.sort((a, b) => a.app < b.app ? -1 : a.app > b.app ? 1 : 0);
 }

@@ -10,6 +10,7 @@ import { registerTaskCommands } from "./task_command.ts";
 import { registerTestWorkerCommand } from "./test_worker_command.ts";
 import { registerGuestCommand } from "./guest_command.ts";
 import { registerVaultCommand } from "./vault_command.ts";
+import { registerAppCommand } from "./app_command.ts";
 import { registerPortalCommand } from "./portal_command.ts";
 import { registerLoopCommand } from "./loop_command.ts";
 import { registerMcpCommand } from "./mcp_command.ts";
@@ -45,6 +46,7 @@ export function buildProgram(): Command {
   registerTestWorkerCommand(program);
   registerGuestCommand(program);
   registerVaultCommand(program);
+  registerAppCommand(program);
   registerPortalCommand(program);
   registerLoopCommand(program);
   registerMcpCommand(program);

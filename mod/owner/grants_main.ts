@@ -2,22 +2,32 @@
  * The CLI role's side of `gurt grants check` and `gurt grants explain`. It reads the grants as a
  * decision does and runs the same `decide`; it writes nothing.
  */
+import { AdminClient, CoreUnreachableError } from "../admin/mod.ts";
+import { keptToolNames } from "../apps/kept_names.ts";
 import { standardRegistry } from "../tools/mod.ts";
 import {
   type Candidate,
   canonicalArguments,
   explainDecision,
+  type GrantProblem,
   grantsInvalidReport,
   loadGrants,
   type Outcome,
 } from "../policy/mod.ts";
 
+/** An installed app's kept tool list, which the command line found and the role may read. */
+export interface KeptToolList {
+  app: string;
+  file: string;
+}
+
 /** What the command line asks the CLI role to do. */
 export type GrantsJob =
-  | { action: "check"; home: string }
+  | { action: "check"; home: string; socket: string; apps: KeptToolList[] }
   | {
     action: "explain";
     home: string;
+    apps: KeptToolList[];
     tool: string;
     arguments: unknown;
     taint: "private" | "secret";
@@ -28,17 +38,16 @@ export type GrantsJob =
 
 /** Runs the job; returns the exit status (check: 0 ok, 1 problems; explain: 0, 2, 1). */
 export default async function main(job: GrantsJob): Promise<number> {
-  const load = await loadGrants(`${job.home}/grants`, {
-    appTools: standardRegistry().appToolNames(),
-  });
   if (job.action === "check") {
-    if (load.ok) {
+    const problems = await coreProblems(job.socket) ?? await offlineProblems(job);
+    if (problems.length === 0) {
       console.log("grants: ok");
       return 0;
     }
-    console.log(grantsInvalidReport(load.problems));
+    console.log(grantsInvalidReport(problems));
     return 1;
   }
+  const load = await loadGrants(`${job.home}/grants`, { appTools: await appTools(job.apps) });
   if (!load.ok) {
     console.log("denied grants_invalid");
     console.log(grantsInvalidReport(load.problems));
@@ -68,6 +77,43 @@ export default async function main(job: GrantsJob): Promise<number> {
   console.log(lines.join("\n"));
   const kind = explanation.outcome.kind;
   return kind === "allowed" ? 0 : kind === "ask" ? 2 : 1;
+}
+
+/**
+ * The running core's check, against the tools it offers now (its apps' as they are); null when no
+ * core answers on this home.
+ */
+async function coreProblems(socket: string): Promise<GrantProblem[] | null> {
+  try {
+    const answer = await new AdminClient(socket).grantsCheck();
+    return answer.ok ? answer.value.problems : null;
+  } catch (error) {
+    if (error instanceof CoreUnreachableError) return null;
+    throw error;
+  }
+}
+
+/** The check without the core: the apps' tools as their kept tool lists name them. */
+async function offlineProblems(
+  job: { home: string; apps: KeptToolList[] },
+): Promise<GrantProblem[]> {
+  const load = await loadGrants(`${job.home}/grants`, { appTools: await appTools(job.apps) });
+  return load.ok ? [] : load.problems;
+}
+
+/** The tools in gurt's code and those of the installed apps' kept tool lists. */
+async function appTools(apps: readonly KeptToolList[]): Promise<ReadonlySet<string>> {
+  const names = new Set(standardRegistry().appToolNames());
+  for (const app of apps) {
+    let listed: unknown = null;
+    try {
+      listed = JSON.parse(await Deno.readTextFile(app.file));
+    } catch {
+      // A list that cannot be read names no tool: a grant of one of them is reported.
+    }
+    for (const name of keptToolNames(app.app, listed)) names.add(name);
+  }
+  return names;
 }
 
 function describeOutcome(outcome: Outcome): string[] {

@@ -365,6 +365,7 @@ export interface RoleTable {
   task: RoleStart<OwnerPlaces>;
   "task watch": RoleStart<OwnerPlaces>;
   vault: RoleStart<OwnerPlaces>;
+  app: RoleStart<OwnerPlaces>;
   grants: RoleStart<OwnerPlaces>;
   audit: RoleStart<OwnerPlaces>;
   config: RoleStart<OwnerPlaces>;
@@ -450,6 +451,13 @@ export const ROLE_TABLE: RoleTable = {
     entry: new URL("../owner/vault_main.ts", import.meta.url),
     stopsOnSignal: false,
     commands: ["vault"],
+  },
+  app: {
+    role: "cli",
+    permissions: cliPermissions,
+    entry: new URL("../owner/app_main.ts", import.meta.url),
+    stopsOnSignal: false,
+    commands: ["app"],
   },
   grants: {
     role: "cli",

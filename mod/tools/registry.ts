@@ -21,13 +21,20 @@ export interface ToolListing {
  */
 export interface ToolSource {
   tools(): ReadonlyMap<string, AppTool<never>>;
+  /**
+   * Every tool name of the source, offered or not (a turned-off app's too), the same set until it
+   * changes: what a grant may name. Without it, the offered tools' names.
+   */
+  names?(): ReadonlySet<string>;
+  /** Why `name`, a name of this source's form, is not offered now, in a sentence. */
+  whyNotOffered?(name: string): string;
 }
 
 /** The tools of the box. */
 export class ToolRegistry {
   readonly #code = new Map<string, AppTool<never>>();
   readonly #source: ToolSource | null;
-  #seen: ReadonlyMap<string, AppTool<never>> | null = null;
+  #seen: { keys(): Iterable<string> } | null = null;
   #names: ReadonlySet<string>;
 
   constructor(apps: readonly AppTool<never>[], source: ToolSource | null = null) {
@@ -43,13 +50,23 @@ export class ToolRegistry {
 
   /** The names of the apps' tools, for the grant loader's rule 3: one set while they stay the same. */
   appToolNames(): ReadonlySet<string> {
-    const offered = this.#source?.tools() ?? null;
-    if (offered !== null && offered !== this.#seen) {
-      this.#seen = offered;
+    // A turned-off app's tools are still real tools: a grant of one stays valid while it is off.
+    const known = this.#source?.names?.() ?? this.#source?.tools() ?? null;
+    if (known !== null && known !== this.#seen) {
+      this.#seen = known;
       // A tool in gurt's code keeps its name: an app cannot take it over.
-      this.#names = new Set([...this.#code.keys(), ...offered.keys()]);
+      this.#names = new Set([...this.#code.keys(), ...known.keys()]);
     }
     return this.#names;
+  }
+
+  /**
+   * Why `name`, neither a built-in nor a tool offered now, cannot be called: its app was turned
+   * off or removed, or its server no longer lists it.
+   */
+  notOffered(name: string): string {
+    return this.#source?.whyNotOffered?.(name) ??
+      `${name} is not offered: no installed app offers it; see runbook.md#app-tool-not-offered`;
   }
 
   /** Whether `name` is a tool of the box. */

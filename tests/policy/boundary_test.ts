@@ -19,6 +19,10 @@ const ENTRIES: Record<string, string> = {
     "where gurt's code is, for the role table and roles/mod.ts without zod and TOML; imports nothing",
   "mod/config/home_paths.ts":
     "the box home's shared paths, for the role table without zod and TOML; imports nothing",
+  "mod/apps/app_folder.ts":
+    "reads an app's folder for `gurt app add PATH` in the CLI role, without the MCP SDK or Ajv; imports nothing",
+  "mod/apps/kept_names.ts":
+    "the tool names of the apps' kept tool lists, for `gurt grants` without the core; imports nothing",
   "mod/audit/verify.ts": "the read side for `gurt audit`, without zod or node:crypto at start",
   "mod/exec-guest/settings.ts": "the guest's defaults for `gurt guest --help`; imports nothing",
   "mod/cua/options.ts":

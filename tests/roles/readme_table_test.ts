@@ -98,6 +98,8 @@ const WORDS = new Map<string, string>([
   [adminSocketPath(home), "the admin socket"],
   [`unix:${adminSocketPath(home)}`, "the admin socket"],
   ["/checkpoint-file", "that file"],
+  ["/app-folder", "the folder it adds"],
+  [`${home}/apps/one/tools.json`, "each app's `tools.json`"],
   [ownerTokenPath(home), "the owner token"],
   [portalAddrPath(home), "`run/portal.addr`"],
   [workspace, "the workspace"],
@@ -165,9 +167,20 @@ function computed(): { name: keyof RoleTable; role: RoleName; permissions: RoleP
       role: t.guest.role,
       permissions: t.guest.permissions({ ...guestPlaces, desktop }),
     },
-    ...(["approvals", "task", "task watch", "vault", "grants", "config", "portal"] as const).map(
-      (name) => ({ name, role: t[name].role, permissions: t[name].permissions(owner) }),
-    ),
+    ...(["approvals", "task", "task watch", "vault", "app", "grants", "config", "portal"] as const)
+      .map(
+        (name) => ({ name, role: t[name].role, permissions: t[name].permissions(owner) }),
+      ),
+    {
+      name: "app",
+      role: t.app.role,
+      permissions: t.app.permissions({ config, files: ["/app-folder"] }),
+    },
+    {
+      name: "grants",
+      role: t.grants.role,
+      permissions: t.grants.permissions({ config, files: [`${home}/apps/one/tools.json`] }),
+    },
     {
       name: "audit",
       role: t.audit.role,
