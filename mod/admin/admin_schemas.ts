@@ -83,6 +83,8 @@ export const grantsCheckAnswer = z.object({
   problems: z.array(
     z.object({ file: z.string(), line: z.number().int().nullable(), problem: z.string() }),
   ),
+  /** Grants of tools of apps that are not installed: kept, matching nothing (not problems). */
+  dormant: z.array(z.object({ file: z.string(), tool: z.string() })).default([]),
 });
 
 const TASK_STATES = ["running", "waiting", "done", "failed", "stopped"] as const;

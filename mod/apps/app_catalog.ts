@@ -240,7 +240,10 @@ export class AppCatalog implements ToolSource {
           entry.keys = null;
           await runner.stop();
         }
-        const off = secretProblem(app, deps.keyProblem);
+        // A module app's tool names the keys it reads (its host says, in tools/list); any
+        // other app's server holds all of its keys at once, so each of them is needed.
+        const needs = app.manifest.kind === "module" ? tool.secrets : null;
+        const off = secretProblem(app, deps.keyProblem, needs);
         if (off !== null) throw new AppCallError(off);
         const result = await runner.call(tool.serverName, input, ctx.key, ctx.signal);
         const size = JSON.stringify(result).length;
@@ -263,9 +266,11 @@ export class AppCatalog implements ToolSource {
 export function secretProblem(
   app: InstalledApp,
   keyProblem: CatalogDeps["keyProblem"],
+  needs: readonly string[] | null = null,
 ): string | null {
   const declared = [...app.manifest.secrets.keys()];
   for (const [name, secret] of app.manifest.secrets) {
+    if (needs !== null && !needs.includes(name)) continue;
     if (!secret.enabled) {
       return `the manifest of the app ${app.name} turns its key ${name} off (enabled = false in ${app.manifest.file}), so its tools are not called; see runbook.md#app-key-off`;
     }

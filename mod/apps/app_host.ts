@@ -72,6 +72,9 @@ export async function loadTools(path: string): Promise<CheckedTool[]> {
   return checkAppModule(path, module);
 }
 
+/** The `_meta` key of tools/list under which a module app's tool names the keys it reads. */
+export const SECRETS_META = "gurt/secrets";
+
 /** The MCP methods of the app host, for the checked tools. */
 function hostMethods(
   tools: CheckedTool[],
@@ -83,6 +86,8 @@ function hostMethods(
     description: tool.description,
     inputSchema: tool.inputSchema,
     annotations: { readOnlyHint: tool.readOnly },
+    // The keys the tool reads: the core calls it only while each of these is given to the app.
+    _meta: { [SECRETS_META]: [...tool.secrets] },
   }));
   return {
     initialize: (params) => {

@@ -77,7 +77,8 @@ export async function placeApp(
     else await npmInstall(source.spec, staging, options.npm ?? "npm");
     // The manifest is read where it will stay, so its paths are its folder's own.
     await readManifest(staging).catch((error) => {
-      throw new AppInstallError((error as Error).message);
+      // The staging folder is gone by the time the owner reads this: name the manifest alone.
+      throw new AppInstallError((error as Error).message.replaceAll(`${staging}/`, ""));
     });
     await Deno.rename(staging, target);
     return await readManifest(target);

@@ -19,6 +19,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { type ListedTool, MAX_TOOLS } from "./app_tools.ts";
 import { Mutex } from "../common/mod.ts";
+import { RunError } from "../runtime/mod.ts";
 
 /** The `_meta` key that carries a call's idempotency key, `<task id>.<key>`. */
 export const IDEMPOTENCY_META = "gurt/idempotency-key";
@@ -49,8 +50,11 @@ export interface AppRunnerDeps {
   clock?: () => number;
 }
 
-/** A call that the app could not answer: the task sees this sentence. */
-export class AppCallError extends Error {
+/**
+ * A call that the app could not answer: the task sees this sentence as it is, as it does a
+ * runtime's (a RunError: a sentence written in gurt, with what an app's server said redacted).
+ */
+export class AppCallError extends RunError {
   constructor(message: string) {
     super(message);
     this.name = "AppCallError";

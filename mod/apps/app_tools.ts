@@ -23,6 +23,7 @@ export interface ListedTool {
   description?: string;
   inputSchema: Record<string, unknown>;
   annotations?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
 }
 
 /** What the manifest says of one tool. */
@@ -43,6 +44,11 @@ export interface OfferedTool {
   readOnly: boolean;
   costCents: number;
   validate: ValidateFunction;
+  /**
+   * The vault keys the tool reads, where its server says (a module app's host does, in `_meta`);
+   * null: any of the app's keys.
+   */
+  secrets: readonly string[] | null;
 }
 
 /** A tool the server lists that the box does not offer, and why. */
@@ -112,6 +118,7 @@ export function offeredTools(
       readOnly: tool.annotations?.readOnlyHint === true,
       costCents: own.costCents ?? 0,
       validate: compiled,
+      secrets: keysOf(tool._meta?.["gurt/secrets"]),
     });
   }
   tools.sort((a, b) => a.boxName < b.boxName ? -1 : a.boxName > b.boxName ? 1 : 0);
@@ -155,6 +162,13 @@ function compileSchema(schema: unknown): ValidateFunction | string {
   } catch (error) {
     return error instanceof Error ? error.message.slice(0, 300) : String(error);
   }
+}
+
+function keysOf(value: unknown): string[] | null {
+  if (!Array.isArray(value) || value.length > 64) return null;
+  return value.every((name) => typeof name === "string" && /^[A-Z][A-Z0-9_]{0,127}$/.test(name))
+    ? value as string[]
+    : null;
 }
 
 /** What is wrong with `input` for `tool`, in a sentence, or null when it fits the schema. */

@@ -84,8 +84,9 @@ function startApp(deps: RunDeps, call: RunCall & { app: AppTool<unknown> }): Pro
 }
 
 function failed(deps: RunDeps, error: unknown): RunOutcome {
+  // A RunError is a sentence written in gurt, but an app's may quote what its server said.
   const message = error instanceof RunError
-    ? error.message
+    ? deps.redact(error.message)
     : `the tool failed: ${deps.redact(error instanceof Error ? error.message : String(error))}`;
   return { status: "failed", content: message, truncated: false };
 }

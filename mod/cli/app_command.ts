@@ -71,16 +71,24 @@ export function registerAppCommand(program: Command): void {
   }
   app
     .command("check")
+    .argument("[folder]", "an app's folder to check before it is added (its app.toml)")
     .description(
-      "read every app's app.toml again: each problem as <file>:<line>: <problem>, or apps: ok",
+      "read every app's app.toml again (or FOLDER's): each problem as <file>:<line>: <problem>, or apps: ok",
     )
-    .action((_options, command: Command) => exitWith(() => run(command, { action: "check" })));
+    .action((folder: string | undefined, _options, command: Command) =>
+      exitWith(() => {
+        if (folder === undefined) return run(command, { action: "check" });
+        const path = absolute(folder);
+        return run(command, { action: "check", folder: path }, [path]);
+      })
+    );
 }
 
 type Action =
   | { action: "add"; name: string; folder: string }
   | { action: "add"; name: string; npm: string }
   | { action: "list" | "check" }
+  | { action: "check"; folder: string }
   | { action: "show" | "remove" | "enable" | "disable" | "reload"; name: string };
 
 function run(command: Command, action: Action, files: string[] = []): Promise<number> {

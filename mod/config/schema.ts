@@ -138,6 +138,11 @@ export const configSchema = z.strictObject({
     cpus: z.number().min(0.05).max(1024).default(1),
     /** The size of an app's private /tmp, and again of its /dev/shm. */
     tmp_bytes: z.number().int().min(1024 * 1024).default(256 * 1024 * 1024),
+    /**
+     * The size of an app's home (apps/<name>/home, an ext4 image mounted there while its server
+     * runs, when the core runs as root): past it the app's writes fail with ENOSPC.
+     */
+    home_bytes: z.number().int().min(16 * 1024 * 1024).default(1024 * 1024 * 1024),
   }).prefault({}),
   portal: z.strictObject({
     /** The owner API and portal's loopback address. */

@@ -20,7 +20,7 @@ import {
   parseOptionalJsonBody,
   readBodyBytes,
 } from "../common/mod.ts";
-import { loadGrants } from "../policy/mod.ts";
+import { dormantGrants, loadGrants } from "../policy/mod.ts";
 import {
   type AnsweredAnswer,
   type ApprovalsAnswer,
@@ -105,10 +105,12 @@ export function adminRoutes(deps: AdminDeps, sources: AdminSources): Hono {
   });
 
   app.get("/grants/check", async (c) => {
-    const load = await loadGrants(`${deps.home}/grants`, {
-      appTools: deps.registry.appToolNames(),
+    const appTools = deps.registry.appToolNames();
+    const load = await loadGrants(`${deps.home}/grants`, { appTools });
+    return c.json({
+      problems: load.ok ? [] : load.problems,
+      dormant: load.ok ? dormantGrants(load.grants.grants, appTools) : [],
     });
-    return c.json({ problems: load.ok ? [] : load.problems });
   });
 
   app.get(

@@ -4,7 +4,7 @@
  * A stdio app (`mcp`, and `module` through `gurt app-host`) runs in an app sandbox, the task
  * sandbox with the app's own limits ([apps] in gurt.toml): as root its own user
  * `box-app-<instance>` (a uid never given before, mod/core/task_users.ts), its home
- * apps/<name>/home the one folder it may write (as root an ext4 image of [tasks] home_bytes,
+ * apps/<name>/home the one folder it may write (as root an ext4 image of [apps] home_bytes,
  * apps/<name>/home.img, mounted there while its server runs, as a task's home is), its own files
  * read-only (its code), only `lo`, and,
  * when its manifest lists hosts, its own egress proxy with those hosts as its one way out, and for
@@ -105,9 +105,9 @@ async function stdioConnection(
   const home = `${app.folder}/home`;
   await Deno.mkdir(home, { recursive: true, mode: 0o700 });
   if (user !== null) {
-    // As a task's: an ext4 image of [tasks] home_bytes mounted on the home while the server runs,
+    // As a task's: an ext4 image of [apps] home_bytes mounted on the home while the server runs,
     // so that an app that fills its home gets ENOSPC, not the box home's disk (and audit log).
-    const notice = await mountTaskHome(app.folder, deps.config.tasks.home_bytes);
+    const notice = await mountTaskHome(app.folder, deps.config.apps.home_bytes);
     if (notice !== null) deps.log(`gurt: app ${app.name}: ${notice}`);
   }
   try {

@@ -13,6 +13,7 @@ export type AppArgs =
   | { socket: string; action: "add"; name: string; folder: string }
   | { socket: string; action: "add"; name: string; npm: string }
   | { socket: string; action: "list" | "check" }
+  | { socket: string; action: "check"; folder: string }
   | { socket: string; action: "show" | "remove" | "enable" | "disable" | "reload"; name: string };
 
 /** Prints the answer; exit status 1 when the core refused (or `check` found a problem). */
@@ -76,6 +77,7 @@ export default async function main(args: AppArgs): Promise<number> {
       return 0;
     }
     case "check": {
+      if ("folder" in args) return await checkFolder(args.folder);
       const answer = await admin.appsCheck();
       if (!answer.ok) return failed(args.action, answer.error);
       const problems = answer.value.problems;
@@ -168,4 +170,22 @@ function shown(text: string, max = 2000): string {
 function failed(action: string, error: string): number {
   console.error(`gurt app ${action}: ${shown(error)}`);
   return 1;
+}
+
+/**
+ * `gurt app check FOLDER`: the folder's app.toml read as gurt app add would read it, before it is
+ * added. The reader is loaded only here (it brings the manifest's schema and TOML).
+ */
+async function checkFolder(folder: string): Promise<number> {
+  const { parseManifest } = await import("../apps/mod.ts");
+  const file = `${folder}/app.toml`;
+  try {
+    const text = await Deno.readTextFile(file);
+    parseManifest(file, text, await Deno.realPath(folder));
+  } catch (error) {
+    printOwner(shown((error as Error).message));
+    return 1;
+  }
+  printOwner(`${shown(file)}: ok`);
+  return 0;
 }

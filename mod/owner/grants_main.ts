@@ -8,6 +8,7 @@ import { standardRegistry } from "../tools/mod.ts";
 import {
   type Candidate,
   canonicalArguments,
+  dormantGrants,
   explainDecision,
   type GrantProblem,
   grantsInvalidReport,
@@ -39,8 +40,15 @@ export type GrantsJob =
 /** Runs the job; returns the exit status (check: 0 ok, 1 problems; explain: 0, 2, 1). */
 export default async function main(job: GrantsJob): Promise<number> {
   if (job.action === "check") {
-    const problems = await coreProblems(job.socket) ?? await offlineProblems(job);
+    const { problems, dormant } = await coreProblems(job.socket) ?? await offlineProblems(job);
     if (problems.length === 0) {
+      for (const grant of dormant) {
+        console.log(
+          `${grant.file}: note: ${
+            JSON.stringify(grant.tool)
+          } is a tool of an app that is not installed; the grant matches nothing until an app offers it`,
+        );
+      }
       console.log("grants: ok");
       return 0;
     }
@@ -83,10 +91,16 @@ export default async function main(job: GrantsJob): Promise<number> {
  * The running core's check, against the tools it offers now (its apps' as they are); null when no
  * core answers on this home.
  */
-async function coreProblems(socket: string): Promise<GrantProblem[] | null> {
+/** What a check found: the problems, and the grants of apps that are not installed. */
+interface CheckFound {
+  problems: GrantProblem[];
+  dormant: { file: string; tool: string }[];
+}
+
+async function coreProblems(socket: string): Promise<CheckFound | null> {
   try {
     const answer = await new AdminClient(socket).grantsCheck();
-    return answer.ok ? answer.value.problems : null;
+    return answer.ok ? answer.value : null;
   } catch (error) {
     if (error instanceof CoreUnreachableError) return null;
     throw error;
@@ -96,9 +110,12 @@ async function coreProblems(socket: string): Promise<GrantProblem[] | null> {
 /** The check without the core: the apps' tools as their kept tool lists name them. */
 async function offlineProblems(
   job: { home: string; apps: KeptToolList[] },
-): Promise<GrantProblem[]> {
-  const load = await loadGrants(`${job.home}/grants`, { appTools: await appTools(job.apps) });
-  return load.ok ? [] : load.problems;
+): Promise<CheckFound> {
+  const tools = await appTools(job.apps);
+  const load = await loadGrants(`${job.home}/grants`, { appTools: tools });
+  return load.ok
+    ? { problems: [], dormant: dormantGrants(load.grants.grants, tools) }
+    : { problems: load.problems, dormant: [] };
 }
 
 /** The tools in gurt's code and those of the installed apps' kept tool lists. */

@@ -143,6 +143,30 @@ export function parseGrant(
 
 type GrantData = z.infer<typeof grantSchema>;
 
+/**
+ * Whether `tool` is a tool of an app that is not installed (`<app>.<verb>`, and no tool of `<app>`
+ * is known): its grant is kept but matches nothing until such an app offers the tool, so that
+ * removing an app does not make every grant file invalid. `gurt grants check` lists each one
+ * (dormantGrants). A tool name of an installed app that it does not offer stays an error: most
+ * likely a mistyped name.
+ */
+export function isDormant(tool: string, appTools: ReadonlySet<string>): boolean {
+  const match = /^([a-z][a-z0-9-]{0,31})\.[a-z][a-z0-9_]{0,63}$/.exec(tool);
+  if (match === null || match[1] === "example") return false;
+  const prefix = `${match[1]}.`;
+  for (const known of appTools) if (known.startsWith(prefix)) return false;
+  return true;
+}
+
+/** The grants of `grants` whose tool is a tool of an app that is not installed. */
+export function dormantGrants(
+  grants: readonly Grant[],
+  appTools: ReadonlySet<string>,
+): { file: string; tool: string }[] {
+  return grants.filter((grant) => !isBuiltinTool(grant.tool) && !appTools.has(grant.tool))
+    .map((grant) => ({ file: grant.file, tool: grant.tool }));
+}
+
 /** Loading rules 3 to 9 on a grant that has the right shape: each problem with its line. */
 function ruleProblems(
   data: GrantData,
@@ -151,7 +175,7 @@ function ruleProblems(
 ): [number | null, string][] {
   const found: [number | null, string][] = [];
   const builtin = isBuiltinTool(data.tool);
-  if (!builtin && !options.appTools.has(data.tool)) {
+  if (!builtin && !options.appTools.has(data.tool) && !isDormant(data.tool, options.appTools)) {
     const apps = [...options.appTools].sort();
     const names = [...BUILTIN_TOOLS, ...apps].join(", ");
     found.push([
@@ -171,7 +195,8 @@ function ruleProblems(
       [line("constraints", "patterns"), "constraints.patterns: patterns are not supported"],
     );
   }
-  // A tool gurt does not know was reported above; its constraints cannot be judged.
+  // A tool gurt does not know was reported above (or is a removed app's); its constraints cannot
+  // be judged.
   const known = builtin || options.appTools.has(data.tool);
   const needs = CONSTRAINTS[data.tool] ?? { paths: "empty", hosts: "empty" };
   const takes = builtin ? data.tool : `the app tool ${data.tool}`;

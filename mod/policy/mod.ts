@@ -37,11 +37,13 @@ export {
   pathProblem,
 } from "./forms.ts";
 export {
+  dormantGrants,
   type Grant,
   GRANT_ID,
   type GrantOptions,
   type GrantParse,
   type GrantProblem,
+  isDormant,
   parseGrant,
 } from "./grant_file.ts";
 export {

@@ -74,6 +74,7 @@ ${tables.tasks ?? ""}
 [portal]
 listen = "127.0.0.1:0"
 [apps]
+home_bytes = 67108864
 ${tables.apps ?? "call_timeout_ms = 15000"}
 ${toml}`,
   );

@@ -86,14 +86,14 @@ Deno.test({
 
 Deno.test({
   name:
-    "an app's home holds [tasks] home_bytes at most: a server that fills it gets ENOSPC, keeps its files across a restart, and is unmounted at removal",
+    "an app's home holds [apps] home_bytes at most: a server that fills it gets ENOSPC, keeps its files across a restart, and is unmounted at removal",
   ignore: !asRoot || !haveNode,
   fn: () =>
     withBox(async (box) => {
       await addHostile(box, "evil");
       const task = await box.task(["evil.*"]);
       const home = `${box.home}/apps/evil/home`;
-      // app_kit's gurt.toml: [tasks] home_bytes = 64 MiB.
+      // app_kit's gurt.toml: [apps] home_bytes = 64 MiB.
       const bytes = 96 * 1024 * 1024;
       const filled = await probe(box, task, "evil.fill", { path: `${home}/big`, bytes });
       assertEquals(filled.failed, "ENOSPC", JSON.stringify(filled));

@@ -94,3 +94,26 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "a module app's tool that reads no key runs while another tool's key is missing, which fails saying so",
+  ignore: Deno.uid() !== 0,
+  fn: async () => {
+    const box = await startAppBox();
+    try {
+      assertEquals((await box.add(NOTES, "notes")).status, 200);
+      await box.grant({ tool: "notes.list_notes" });
+      await box.grant({ tool: "notes.export_notes" });
+      const task = await box.task(["notes.list_notes", "notes.export_notes"]);
+      const listed = await box.call(task, "notes.list_notes", {});
+      assertEquals(listed.body.ok, true, JSON.stringify(listed.body));
+      const exported = await box.call(task, "notes.export_notes", {});
+      assertEquals(exported.body.ok, false, JSON.stringify(exported.body));
+      assertStringIncludes(exported.body.error, "NOTES_TOKEN is not set on this box");
+      assert(!exported.body.error.startsWith("the tool failed"), exported.body.error);
+    } finally {
+      await box.close();
+    }
+  },
+});

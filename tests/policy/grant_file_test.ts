@@ -3,7 +3,7 @@
  * must contain, the line it names where the parser gives one, and gurt's extension of rule 3 to app
  * tools.
  */
-import { type GrantProblem, parseGrant } from "../../mod/policy/mod.ts";
+import { type GrantProblem, isDormant, parseGrant } from "../../mod/policy/mod.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { NOTES_READ } from "./helpers.ts";
 import { grant } from "../kit/mod.ts";
@@ -138,10 +138,15 @@ Deno.test("rule 3 in gurt: an app tool's grant loads, and takes no paths or host
   assertStringIncludes(withPaths.problem, "the app tool example.spend does not take paths");
   const withHosts = only("g/spend.toml", grant({ tool: "example.echo", hosts: ["a.com"] }));
   assertStringIncludes(withHosts.problem, "the app tool example.echo does not take hosts");
-  const unknownApp = parseGrant({ file: "g/x.toml", content: grant({ tool: "other.spend" }) }, {
+  // A tool an installed app does not offer is an error; one of an app not installed is dormant.
+  const unknownTool = parseGrant({ file: "g/x.toml", content: grant({ tool: "other.spend" }) }, {
+    appTools: new Set(["other.echo"]),
+  });
+  assert(!unknownTool.ok);
+  const removedApp = parseGrant({ file: "g/x.toml", content: grant({ tool: "other.spend" }) }, {
     appTools: new Set(),
   });
-  assert(!unknownApp.ok);
+  assert(removedApp.ok);
 });
 
 Deno.test("rule 4: a grant that sets secret is invalid", () => {
@@ -271,4 +276,24 @@ Deno.test("every problem of a file is reported, each with its own line", () => {
   const text = grant({ tool: "read_file", mode: "deny", max_taint: "private", paths: ["/"] });
   const found = problems("g/Bad.toml", text);
   assertEquals(found.map((p) => p.line), [null, 8, 3]);
+});
+
+Deno.test("a grant of a tool of an app that is not installed is kept and matches nothing; a tool an installed app lacks is an error", () => {
+  const apps = new Set(["github.create_issue"]);
+  const text = (tool: string) =>
+    new TextEncoder().encode(
+      `tool = "${tool}"\nmode = "auto"\nmax_taint = "secret"\nresult_class = "private"\n`,
+    );
+  const removed = parseGrant({ file: "g.toml", content: text("linear.create_issue") }, {
+    appTools: apps,
+  });
+  assertEquals(removed.ok, true, JSON.stringify(removed));
+  const typo = parseGrant({ file: "g.toml", content: text("github.create_isue") }, {
+    appTools: apps,
+  });
+  assertEquals(typo.ok, false);
+  assertEquals(isDormant("linear.create_issue", apps), true);
+  assertEquals(isDormant("github.create_isue", apps), false);
+  assertEquals(isDormant("example.nope", apps), false);
+  assertEquals(isDormant("read_files", apps), false);
 });
