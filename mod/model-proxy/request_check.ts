@@ -52,9 +52,15 @@ function isObject(value: unknown): value is Fields {
 /** Checks a request body of `route` (already read, and drawn on the task's total). */
 export function checkRequest(
   bytes: Uint8Array,
-  route: { service: Route["service"]; kind: string; path: string },
+  route: {
+    service: Route["service"];
+    kind: string;
+    path: string;
+    /** The model to send in place of the one the body names (a provider's `<name>/` dropped). */
+    sendModel?: (model: string) => string;
+  },
 ): RequestCheck {
-  const { service, kind, path } = route;
+  const { service, kind, path, sendModel } = route;
   // Counted before the parse, which would hold the core's own loop for seconds on millions.
   if (moreContainersThan(bytes, MOST_CONTAINERS)) {
     const message = tooManyValuesMessage(MOST_CONTAINERS);
@@ -99,6 +105,9 @@ export function checkRequest(
     if (asked.include_usage !== true) {
       parsed.stream_options = { ...asked, include_usage: true };
     }
+  }
+  if (sendModel !== undefined && typeof parsed.model === "string") {
+    parsed.model = sendModel(parsed.model);
   }
   // What is sent is the value that was checked, written again: a duplicate key or an odd
   // spelling that another parser could read otherwise does not reach the service.
