@@ -30,10 +30,10 @@ export interface ProviderTarget {
 }
 
 /** The provider a model picks and the model sent to it, or null for a built-in service's. */
-export function providerOf(
+export function providerOf<T extends Pick<ProviderTarget, "name" | "models">>(
   model: string,
-  providers: readonly ProviderTarget[],
-): { provider: ProviderTarget; model: string } | null {
+  providers: readonly T[],
+): { provider: T; model: string } | null {
   const slash = model.indexOf("/");
   if (slash > 0) {
     const named = providers.find((provider) => provider.name === model.slice(0, slash));
