@@ -120,7 +120,7 @@ export async function openTaskModel(options: TaskModelOptions): Promise<ModelEnd
     },
     auditable: options.auditable,
     onBlocked: async (event) => {
-      const url = new URL(targets[event.service].baseUrl);
+      const url = new URL(event.baseUrl ?? targets[event.service].baseUrl);
       const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
       await options.blocked({ host: url.hostname, port, reason: event.reason }, event);
     },

@@ -19,8 +19,7 @@ import {
   metered,
   StreamUsage,
 } from "./answer_usage.ts";
-import type { CheckedRequest } from "./request_check.ts";
-import { type BodyRoute, checkedBody } from "./request_body.ts";
+import { type BodyLimits, checkedBody } from "./request_body.ts";
 import {
   createdSession,
   factoryRefusedMessage,
@@ -78,6 +77,7 @@ class TaskEndpoint implements ModelEndpoint {
   readonly #drawBytes: (count: number) => string | null;
   readonly #clock: () => number;
   readonly #log: (line: string) => void;
+  readonly #bodyLimits: BodyLimits;
   #server: GuardedServer | null = null;
   #active = 0;
   #closed = false;
@@ -94,6 +94,14 @@ class TaskEndpoint implements ModelEndpoint {
       signal.addEventListener("abort", () => reject(signal.reason), { once: true });
     });
     this.#closingNow.catch(() => {});
+    this.#bodyLimits = {
+      maxBody: this.#maxBody,
+      closing: this.#closingNow,
+      closed: () => signal.aborted,
+      drawBytes: this.#drawBytes,
+      onBlocked: options.onBlocked,
+      log: this.#log,
+    };
   }
 
   get socketPath(): string {
@@ -290,8 +298,9 @@ class TaskEndpoint implements ModelEndpoint {
         picked.provider = found?.provider;
         return found?.model ?? named;
       };
-      const route = { service, kind, path: url.pathname, sendModel };
-      const checked = await this.#checkedBody(request, route);
+      const baseUrl = () => picked.provider?.baseUrl;
+      const route = { service, kind, path: url.pathname, sendModel, baseUrl };
+      const checked = await checkedBody(request, route, this.#bodyLimits);
       if (checked instanceof Response) {
         release();
         return checked;
@@ -412,18 +421,6 @@ class TaskEndpoint implements ModelEndpoint {
     const refusal = await Promise.race([this.#options.admit!(asked, signal), this.#closingNow]);
     if (signal.aborted) throw signal.reason;
     return refusal === null ? null : admitAnswer(asked.service, refusal);
-  }
-
-  /** The request's body, checked: its bytes to send and its model, or the answer refusing it. */
-  #checkedBody(request: Request, route: BodyRoute): Promise<CheckedRequest | Response> {
-    return checkedBody(request, route, {
-      maxBody: this.#maxBody,
-      closing: this.#closingNow,
-      closed: () => this.#closing.signal.aborted,
-      drawBytes: this.#drawBytes,
-      onBlocked: this.#options.onBlocked,
-      log: this.#log,
-    });
   }
 
   /** A streamed answer as a client reads it, every vault value replaced, event by event. */

@@ -55,6 +55,8 @@ export interface ModelBlockedEvent {
   reason: RefusalReason | "factory_path" | "factory_session";
   /** Where in the body (`messages[1].content[0].source`); names keys, never values. */
   at: string;
+  /** The base URL of the owner's provider the request was for; absent: the service's. */
+  baseUrl?: string;
 }
 
 /** What a billed request's hold names (charge_holds.ts): the request, the most it may cost. */

@@ -14,6 +14,8 @@ export interface BodyRoute {
   kind: string;
   path: string;
   sendModel?: (model: string) => string;
+  /** The base URL of the provider sendModel chose, if any, for a refusal's report. */
+  baseUrl?: () => string | undefined;
 }
 
 /** What reading a body needs of the endpoint. */
@@ -56,7 +58,9 @@ export async function checkedBody(
   const checked = checkRequest(bytes, route);
   if (checked.kind === "ok") return checked.request;
   if (checked.blocked !== undefined) {
-    await limits.onBlocked({ service, path, ...checked.blocked }).catch((error) =>
+    const baseUrl = route.baseUrl?.();
+    const event = { service, path, ...checked.blocked, ...(baseUrl ? { baseUrl } : {}) };
+    await limits.onBlocked(event).catch((error) =>
       limits.log(
         `gurt model endpoint: a refusal could not be reported: ${
           error instanceof Error ? error.message : String(error)

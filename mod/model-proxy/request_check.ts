@@ -75,6 +75,10 @@ export function checkRequest(
   if (!isObject(parsed)) {
     return { kind: "refused", refusal: { error: "bad_request", message: notJsonMessage(path) } };
   }
+  // The provider is chosen first, so that a refusal below is reported as the request to it.
+  if (sendModel !== undefined && typeof parsed.model === "string") {
+    parsed.model = sendModel(parsed.model);
+  }
   // A background response is billed when it finishes, in an answer the endpoint never relays.
   if (
     kind === "responses" && parsed.background !== undefined && parsed.background !== null &&
@@ -105,9 +109,6 @@ export function checkRequest(
     if (asked.include_usage !== true) {
       parsed.stream_options = { ...asked, include_usage: true };
     }
-  }
-  if (sendModel !== undefined && typeof parsed.model === "string") {
-    parsed.model = sendModel(parsed.model);
   }
   // What is sent is the value that was checked, written again: a duplicate key or an odd
   // spelling that another parser could read otherwise does not reach the service.

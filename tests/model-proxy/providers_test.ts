@@ -249,6 +249,11 @@ Deno.test("a request in another API than its provider's, one whose key the vault
     });
     assertEquals(fetches.status, 403, fetches.text);
     assertEquals(fake.requests.length, 0);
+    // The refused fetch is recorded as a request to the provider, not to a built-in service.
+    const journal = await Deno.readTextFile(`${socket.replace(/model\.sock$/, "")}journal.jsonl`);
+    const blocked = journal.split("\n").filter((line) => line.includes("net.blocked"));
+    assertEquals(blocked.length, 1, journal);
+    assertStringIncludes(blocked[0], `${fake.url}/api/v1`);
     // The core said at its start which vault key the provider lacks, with gurt.toml's line.
     const said = box.logs.find((line) => line.includes("UNKEYED_API_KEY"));
     assert(said !== undefined, JSON.stringify(box.logs));
