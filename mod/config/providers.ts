@@ -124,8 +124,21 @@ export const providersSchema = z.record(
   providerSchema,
 ).default({}).superRefine((providers, context) => {
   const claimed: { provider: string; model: string }[] = [];
+  const names = Object.keys(providers);
   for (const [name, provider] of Object.entries(providers)) {
     for (const model of provider.models) {
+      // `<provider>/<model>` names that provider first: such an entry would never be this one's.
+      const first = model.split("/")[0];
+      if (model.includes("/") && names.includes(first)) {
+        context.addIssue({
+          code: "custom",
+          path: [name, "models"],
+          message: `${
+            JSON.stringify(model)
+          } begins with provider ${first}'s name, so a task's model of that name goes to ${first}; list it without the prefix`,
+        });
+        return;
+      }
       const other = claimed.find((seen) => seen.provider !== name && overlap(seen.model, model));
       if (other !== undefined) {
         context.addIssue({

@@ -142,3 +142,16 @@ Deno.test("the vault keys a provider names and the vault lacks are each told wit
     await Deno.remove(home, { recursive: true });
   }
 });
+
+Deno.test("a provider's models entry that begins with a provider's name is refused: that name picks the provider first", () => {
+  const text = `${OPENROUTER}
+[models.providers.local]
+base_url = "http://127.0.0.1:11434/v1"
+api = "openai-chat"
+key = "OLLAMA_KEY"
+models = ["openrouter/qwen3"]
+`;
+  const error = refusal(text);
+  assertEquals([error.line, error.key], [12, "models.providers.local.models"]);
+  assertStringIncludes(error.message, "begins with provider openrouter's name");
+});
