@@ -4,7 +4,8 @@
  * `long`) LONG_MB of content_block_delta events in 16 KiB writes, then message_delta and
  * message_stop; it prints `ready <port>`. `proxy <socket> <port>`: the model endpoint on the Unix
  * socket, relaying to that service with a key; it prints `ready`. `held <socket> <port> <journal>`:
- * the same, holding each request in a real journal first, as the core does. `relay <socket> <port>`: a bare
+ * the same, holding each request in a real journal first, as the core does; both also relay the
+ * model `gateway/<model>` to a provider under a path (`/gateway`), which the service answers alike. `relay <socket> <port>`: a bare
  * relay on the socket (no checks, no key, no meter), the floor of one more hop in Deno; it prints
  * `ready`. SIGTERM ends each.
  */
@@ -91,6 +92,16 @@ if (mode === "service") {
   await serveModelEndpoint({
     socketPath,
     services: { anthropic: service, openai: service },
+    // One of the owner's providers under a path (its model `gateway/…`), as [models.providers].
+    providers: [{
+      name: "gateway",
+      api: "anthropic",
+      baseUrl: `http://127.0.0.1:${port}/gateway`,
+      keyName: "GATEWAY_KEY",
+      key: () => "sk-bench-gateway-key",
+      headers: () => ({ headers: { "x-team": "bench" } }),
+      models: [],
+    }],
     onUsage: () => Promise.resolve(),
     onBlocked: () => Promise.resolve(),
     holds: journal === null ? undefined : {

@@ -23,6 +23,12 @@ export interface AgentContext {
    * model`), else null when the socket did not say. Droid's bring-your-own-key model uses it.
    */
   boxModel?: string | null;
+  /**
+   * The API of the owner's provider that serves `model` (GET /model's `provider`: the task's model,
+   * else the box's), for an agent that picks its wire by it; null or absent for a built-in
+   * service's model, whose wire its name says. Applies only where the agent runs that model.
+   */
+  modelApi?: { model: string; api: "anthropic" | "openai-responses" | "openai-chat" } | null;
   /** The task user's home inside the sandbox (its HOME), absolute. */
   home: string;
   /** How to run `gurt mcp` inside the task: program then arguments. */

@@ -46,11 +46,24 @@ const MAX_ARGUMENT_BYTES = 128 * 1024;
 /** The most of the agent's stdout kept for its outcome; older output beyond it is dropped. */
 const MAX_KEPT_BYTES = 32 * 1024 * 1024;
 
-/** GET /model's model: the box's for a task that names none; null if the socket does not say. */
-async function boxModel(socket: string): Promise<string | null> {
+/** What GET /model says of a model's provider. */
+const modelApi = z.object({
+  model: z.string(),
+  api: z.enum(["anthropic", "openai-responses", "openai-chat"]),
+}).nullable().catch(null);
+
+/**
+ * GET /model's model (the box's for a task that names none; null if the socket does not say) and
+ * the API of the provider that serves the task's model (AgentContext.modelApi).
+ */
+async function boxModel(
+  socket: string,
+): Promise<{ model: string | null; api: AgentContext["modelApi"] }> {
   const answer = await requestJson(socket, { method: "GET", path: "/model" });
-  const model = (answer.body as { model?: unknown } | null)?.model;
-  return answer.status === 200 && typeof model === "string" && model !== "" ? model : null;
+  const body = answer.body as { model?: unknown; provider?: unknown } | null;
+  const model = body?.model;
+  const named = answer.status === 200 && typeof model === "string" && model !== "" ? model : null;
+  return { model: named, api: answer.status === 200 ? modelApi.parse(body?.provider) : null };
 }
 
 /** Runs the agent to its end; the agent's exit status. */
@@ -75,10 +88,12 @@ export default async function main(args: AgentRunArgs): Promise<number> {
     log(`${args.agent} already gave its final answer (status ${kept.final.code})`);
     return exitStatus({ session: kept.session, answer: null, ok: kept.final.ok }, kept.final.code);
   }
+  const box = await boxModel(args.socket);
   const context: AgentContext = {
     prompt: task.prompt,
     model: typeof worker.model === "string" ? worker.model : null,
-    boxModel: await boxModel(args.socket),
+    boxModel: box.model,
+    modelApi: box.api,
     home: args.home,
     mcp: args.mcp,
     endpoint: args.endpoint,

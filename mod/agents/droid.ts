@@ -87,7 +87,9 @@ interface CustomModel {
 }
 
 function customModel(context: AgentContext, model: string, displayName: string): CustomModel {
-  const anthropic = model.startsWith("claude-");
+  // A model the owner's provider serves is spoken in its API (Droid's "openai" is Responses).
+  const provided = context.modelApi?.model === model ? context.modelApi.api : null;
+  const anthropic = provided === null ? model.startsWith("claude-") : provided === "anthropic";
   return {
     model,
     displayName,

@@ -42,10 +42,20 @@ export function opencodeWire(model: string): OpencodeWire {
   return "openai-compatible";
 }
 
+/** The wire of a model the owner's provider serves: its API's; null for any other model. */
+export function providedWire(
+  model: string,
+  provided: AgentContext["modelApi"],
+): OpencodeWire | null {
+  if (provided === undefined || provided === null || provided.model !== model) return null;
+  if (provided.api === "anthropic") return "anthropic";
+  return provided.api === "openai-responses" ? "openai" : "openai-compatible";
+}
+
 /** The provider entry for the task's model, on the task's model endpoint. */
 function provider(context: AgentContext, model: string): Record<string, unknown> {
   const models = { [model]: { name: model } };
-  const wire = opencodeWire(model);
+  const wire = providedWire(model, context.modelApi) ?? opencodeWire(model);
   if (wire === "anthropic") {
     return {
       npm: "@ai-sdk/anthropic",

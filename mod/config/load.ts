@@ -105,6 +105,11 @@ function issueToError(
   return new ConfigError(file, lineOfValue(text, path), key, problem, pointer);
 }
 
+/** The 1-based line of gurt.toml's `text` that sets a dotted field, else the nearest above it. */
+export function lineOfField(text: string, field: string): number | undefined {
+  return lineOfValue(text, field.split("."));
+}
+
 /**
  * The line of a key, else of the nearest key above it (an array's element or an inline table's
  * key is on the line of the array or the table).

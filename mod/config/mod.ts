@@ -1,5 +1,6 @@
 /** gurt's configuration: the box home, the vault path and gurt.toml, with overrides. */
-import { ConfigError, parseConfig } from "./load.ts";
+import { ConfigError, lineOfField, parseConfig } from "./load.ts";
+import { providerKeys } from "./providers.ts";
 import { type PathInputs, resolveHome, resolveVault } from "./paths.ts";
 import type { FileConfig } from "./schema.ts";
 
@@ -15,6 +16,13 @@ export {
   taskSocketPath,
 } from "./home_paths.ts";
 export { egressHost, type FileConfig } from "./schema.ts";
+export {
+  BUILT_IN_PROVIDERS,
+  modelMatches,
+  PROVIDER_APIS,
+  type ProviderApi,
+  type ProviderConfig,
+} from "./providers.ts";
 export {
   type CanonicalHost,
   canonicalHost,
@@ -95,6 +103,32 @@ export function loadConfig(inputs: PathInputs): Config {
     config.fromEnv = { ...config.fromEnv, "models.model": "BOX_MODEL" };
   }
   return config;
+}
+
+/**
+ * The vault keys `[models.providers]` names that the vault lacks, each a ConfigError naming
+ * gurt.toml's line and field. The core says them at its start and goes on: the owner sets a key
+ * with `gurt vault set`, which needs the running core, and a task's request to that provider is
+ * refused until then (runbook.md#provider-key-missing).
+ */
+export function missingProviderKeys(config: Config, has: (name: string) => boolean): ConfigError[] {
+  let text = "";
+  try {
+    text = Deno.readTextFileSync(config.file);
+  } catch {
+    // No file, no line: the fields still say where.
+  }
+  return providerKeys(config.models.providers).filter(({ name }) => !has(name)).map((
+    { field, name },
+  ) =>
+    new ConfigError(
+      config.file,
+      lineOfField(text, field),
+      field,
+      `names the vault key ${name}, which the vault does not hold: a task's request to this provider is refused until it is set (gurt vault set ${name})`,
+      "see runbook.md#provider-key-missing",
+    )
+  );
 }
 
 /** The process's path inputs: the real environment and whether we run as root. */

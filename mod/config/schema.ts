@@ -1,6 +1,7 @@
 /** The schema of gurt.toml: every key, its type and its default, strict. */
 import { z } from "zod";
 import { canonicalHost, hostEntryProblem, parseHostEntry } from "./host_entry.ts";
+import { providersSchema } from "./providers.ts";
 
 const positiveMs = z.number().int().positive();
 
@@ -48,7 +49,8 @@ const resolveAddress = z.string().superRefine((value, context) => {
 /** A model service's origin, with no path: the endpoint adds the path the task asked for. */
 function serviceOrigin(origin: string) {
   return z.string().regex(/^https?:\/\/[^/?#\s]+$/, {
-    message: `must be an http or https origin with no path, such as ${origin}`,
+    message:
+      `must be an http or https origin with no path, such as ${origin}; for a service under a path (https://openrouter.ai/api/v1), write a [models.providers.<name>] with its base_url, api and key instead; see runbook.md#models-config`,
   }).default(origin);
 }
 
@@ -174,6 +176,11 @@ export const configSchema = z.strictObject({
     openai_base_url: serviceOrigin("https://api.openai.com"),
     /** The same for Factory's model and session paths (FACTORY_API_KEY). */
     factory_base_url: serviceOrigin("https://api.factory.ai"),
+    /**
+     * The owner's model services beside the built-in three (providers.ts): a task's model names one
+     * as `<name>/<model>`, or a model its `models` lists.
+     */
+    providers: providersSchema,
   }).prefault({}),
   runtime: z.strictObject({
     /** How long one built-in call may run before its whole sandbox is killed. */

@@ -3,7 +3,7 @@
  * admin socket, reopens the tasks that were live, and answers until it is closed.
  */
 import { AuditLogIndex, AuditWriter } from "../audit/mod.ts";
-import { adminSocketPath, codeDir, type Config } from "../config/mod.ts";
+import { adminSocketPath, codeDir, type Config, missingProviderKeys } from "../config/mod.ts";
 import {
   type ApprovalContext,
   ApprovalTable,
@@ -126,6 +126,11 @@ export class Core {
     // shown as data (every control, invisible and direction character escaped), so it cannot end
     // the line or forge another. The task's lines are cut to their own length before they get here.
     const log = (line: string) => print(logLine(redact(line)));
+    // A provider's key the vault lacks is said, not refused: `gurt vault set` needs this core.
+    const keys = options.vault ?? vault.view();
+    for (const missing of missingProviderKeys(config, (name) => keys.value(name) !== undefined)) {
+      log(`gurt: ${missing.message}`);
+    }
     const open = options.openAudit ?? AuditWriter.open;
     const voided: string[] = [];
     let held: HeldCharge[] = [];

@@ -4,7 +4,7 @@
  */
 import { type BrokerDeps, loopModel, type TaskRecord, writeTask } from "../broker/mod.ts";
 import type { StartTask } from "../admin/mod.ts";
-import { KEY_NAMES, noKeyMessage } from "../model-proxy/mod.ts";
+import { KEY_NAMES, noKeyMessage, providerOf } from "../model-proxy/mod.ts";
 import { modelService } from "../loop/mod.ts";
 import { agentService } from "../agents/mod.ts";
 
@@ -59,6 +59,23 @@ export function missingModelKey(deps: BrokerDeps, record: TaskRecord): string | 
   const worker = record.worker;
   const has = (service: keyof typeof KEY_NAMES) =>
     deps.vault.value(KEY_NAMES[service]) !== undefined;
+  // A model one of the owner's providers serves needs that provider's key instead.
+  const model = worker.kind === "agent"
+    ? worker.model
+    : worker.kind === "loop"
+    ? loopModel(worker, deps.config)
+    : null;
+  const providers = Object.entries(deps.config.models.providers).map(([name, provider]) => ({
+    name,
+    ...provider,
+  }));
+  const provided = model === null || model === undefined ? null : providerOf(model, providers);
+  if (provided !== null) {
+    const { name, key } = provided.provider;
+    return deps.vault.value(key) !== undefined
+      ? null
+      : `The model ${model} is served by provider ${name}, whose key ${key} the box's vault does not hold (gurt vault set ${key}); see runbook.md#provider-key-missing`;
+  }
   if (worker.kind === "agent") {
     // Droid works with Factory's key or its own (bring-your-own-key) model's service's.
     if (worker.agent === "droid" && has("factory")) return null;

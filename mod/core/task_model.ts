@@ -10,13 +10,14 @@
  * admitModelRequest): refused, 403 in the service's format; still waiting, 429.
  */
 import type { JournalLine, ModelAdmission, ModelRequestFacts } from "../broker/mod.ts";
-import type { Config } from "../config/mod.ts";
+import type { Config, ProviderConfig } from "../config/mod.ts";
 import { PLACEHOLDER_KEY } from "../sandbox/mod.ts";
 import type { TextRedaction } from "../vault/mod.ts";
 import {
   type AdmitRefusal,
   KEY_NAMES,
   type ModelEndpoint,
+  type ProviderTarget,
   serveModelEndpoint,
   type ServiceTarget,
 } from "../model-proxy/mod.ts";
@@ -77,6 +78,9 @@ export async function openTaskModel(options: TaskModelOptions): Promise<ModelEnd
     socketPath: options.socketPath,
     services: { anthropic: targets.anthropic, openai: targets.openai },
     factory: targets.factory,
+    providers: Object.entries(models.providers).map(([name, provider]) =>
+      providerTarget(name, provider, options.secret)
+    ),
     factorySessions: () => keptSessions(options.steps()),
     placeholder: PLACEHOLDER_KEY,
     holds: {
@@ -116,7 +120,7 @@ export async function openTaskModel(options: TaskModelOptions): Promise<ModelEnd
     },
     auditable: options.auditable,
     onBlocked: async (event) => {
-      const url = new URL(targets[event.service].baseUrl);
+      const url = new URL(event.baseUrl ?? targets[event.service].baseUrl);
       const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
       await options.blocked({ host: url.hostname, port, reason: event.reason }, event);
     },
@@ -130,6 +134,36 @@ export async function openTaskModel(options: TaskModelOptions): Promise<ModelEnd
       headerTimeoutMs: options.config.broker.header_timeout_ms,
     },
   });
+}
+
+/** One of gurt.toml's [models.providers] as the endpoint reaches it, its keys read from the vault. */
+function providerTarget(
+  name: string,
+  provider: ProviderConfig,
+  secret: (name: string) => string | undefined,
+): ProviderTarget {
+  return {
+    name,
+    api: provider.api,
+    baseUrl: provider.base_url,
+    keyName: provider.key,
+    key: () => secret(provider.key) ?? null,
+    keyHeader: provider.key_header,
+    headers: () => {
+      const headers: Record<string, string> = {};
+      for (const [header, value] of Object.entries(provider.headers)) {
+        if (typeof value === "string") {
+          headers[header] = value;
+          continue;
+        }
+        const held = secret(value.secret);
+        if (held === undefined || held === "") return { missing: value.secret };
+        headers[header] = value.format.replace("{secret}", () => held);
+      }
+      return { headers };
+    },
+    models: provider.models,
+  };
 }
 
 /** The agent sessions the task's steps keep, to resume after a restart (agent_run_steps.ts). */

@@ -32,6 +32,8 @@ interface ModelInfo {
   model: string;
   maxTokens: number;
   maxTurns: number;
+  /** The API of the owner's provider that serves `model` (absent or null: a built-in service's). */
+  provider?: { model: string; api: string } | null;
 }
 
 const SYSTEM = [
@@ -95,7 +97,13 @@ async function modelInfo(socket: string): Promise<ModelInfo> {
 }
 
 async function ask(args: LoopArgs, info: ModelInfo, messages: Message[]): Promise<Reply> {
-  const service = modelService(info.model);
+  // A model the owner's provider serves is spoken in its API: Anthropic's, else Chat Completions.
+  const provided = info.provider?.model === info.model ? info.provider.api : null;
+  const service = provided === null
+    ? modelService(info.model)
+    : provided === "anthropic"
+    ? "anthropic"
+    : "openai";
   const options = {
     model: info.model,
     system: SYSTEM,

@@ -15,6 +15,7 @@ export type {
   ServiceTarget,
   UsageEvent,
 } from "./proxy_events.ts";
+export { type ProviderApi, providerOf, type ProviderTarget } from "./provider_routes.ts";
 export { exactCents, type TokenCounts } from "./prices.ts";
 export { findRefusal, type Refusal, type RefusalReason } from "./body_check.ts";
 export { type Service } from "./routes.ts";

@@ -6,7 +6,7 @@
  * puts the vault's key where the service reads it, relays the answer as it comes (a stream event
  * by event, never held whole), and reports the tokens the answer used, priced exactly.
  */
-import { type GuardedServer, readRequestBody, serveGuarded } from "../net/mod.ts";
+import { type GuardedServer, serveGuarded } from "../net/mod.ts";
 import { notRelayedAnswer } from "./not_relayed.ts";
 import type { ModelEndpoint, ModelEndpointOptions, ServiceTarget } from "./proxy_events.ts";
 import { admitAnswer, type AdmitRequest } from "./admission.ts";
@@ -19,7 +19,7 @@ import {
   metered,
   StreamUsage,
 } from "./answer_usage.ts";
-import { type CheckedRequest, checkRequest } from "./request_check.ts";
+import { type BodyLimits, checkedBody } from "./request_body.ts";
 import {
   createdSession,
   factoryRefusedMessage,
@@ -28,14 +28,13 @@ import {
 } from "./factory_paths.ts";
 import { plainAnswer } from "./plain_relay.ts";
 import { answerHeaders, carriesPlaceholder, serviceHeaders } from "./relay_headers.ts";
+import { providerOf, providerSend, type ProviderTarget } from "./provider_routes.ts";
 import { hasJsonBody, type Route, type RouteKind, routeOf, type Service } from "./routes.ts";
 import {
   auditDownMessage,
   busyMessage,
   errorAnswer,
-  incompleteMessage,
   noKeyMessage,
-  tooLargeMessage,
   unreachableMessage,
 } from "./service_errors.ts";
 import { usageEvent, type UsageOf } from "./usage_event.ts";
@@ -48,8 +47,6 @@ const STREAM_FORMATS: Partial<Record<RouteKind, AnswerOptions["kind"]>> = {
   chat_completions: "openai",
   responses: "responses",
 };
-
-class TooLarge extends Error {}
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -80,6 +77,7 @@ class TaskEndpoint implements ModelEndpoint {
   readonly #drawBytes: (count: number) => string | null;
   readonly #clock: () => number;
   readonly #log: (line: string) => void;
+  readonly #bodyLimits: BodyLimits;
   #server: GuardedServer | null = null;
   #active = 0;
   #closed = false;
@@ -96,6 +94,14 @@ class TaskEndpoint implements ModelEndpoint {
       signal.addEventListener("abort", () => reject(signal.reason), { once: true });
     });
     this.#closingNow.catch(() => {});
+    this.#bodyLimits = {
+      maxBody: this.#maxBody,
+      closing: this.#closingNow,
+      closed: () => signal.aborted,
+      drawBytes: this.#drawBytes,
+      onBlocked: options.onBlocked,
+      log: this.#log,
+    };
   }
 
   get socketPath(): string {
@@ -273,7 +279,10 @@ class TaskEndpoint implements ModelEndpoint {
     // Through the box's TLS, a client's own credential needs no key of the vault's.
     const ownCredential = at.tunnel && !carriesPlaceholder(request.headers, placeholder);
     const key = ownCredential ? "" : target.key();
-    if (!ownCredential && (key === null || key === "")) {
+    // A request its model sends to a provider of the owner's has its key found once it is read.
+    const providers = at.tunnel || at.target !== undefined ? [] : this.#options.providers ?? [];
+    const noKey = !ownCredential && (key === null || key === "");
+    if (noKey && providers.length === 0) {
       release();
       const named = at.target === undefined ? service : "factory";
       return errorAnswer(service, { error: "no_key", message: noKeyMessage(named) });
@@ -282,8 +291,16 @@ class TaskEndpoint implements ModelEndpoint {
     let model: string | null = null;
     let choices = 1;
     let most: number | null = null;
+    const picked: { provider?: ProviderTarget } = {};
     if (hasJsonBody(kind)) {
-      const checked = await this.#checkedBody(request, { service, kind, path: url.pathname });
+      const sendModel = providers.length === 0 ? undefined : (named: string) => {
+        const found = providerOf(named, providers);
+        picked.provider = found?.provider;
+        return found?.model ?? named;
+      };
+      const baseUrl = () => picked.provider?.baseUrl;
+      const route = { service, kind, path: url.pathname, sendModel, baseUrl };
+      const checked = await checkedBody(request, route, this.#bodyLimits);
       if (checked instanceof Response) {
         release();
         return checked;
@@ -292,6 +309,17 @@ class TaskEndpoint implements ModelEndpoint {
       model = checked.model;
       choices = checked.choices;
       most = checked.most;
+    }
+    const provider = picked.provider;
+    const asked = { kind, path: url.pathname, search: url.search, model: model ?? "" };
+    const sent = provider === undefined ? null : providerSend(provider, asked);
+    if (sent?.kind === "refused" || (provider === undefined && noKey)) {
+      release();
+      const named = at.target === undefined ? service : "factory";
+      const refusal = sent?.kind === "refused"
+        ? { error: sent.error, message: sent.message }
+        : { error: "no_key" as const, message: noKeyMessage(named) };
+      return errorAnswer(service, refusal);
     }
     if (metered(kind) && this.#options.admit !== undefined) {
       const refusal = await this.#admitted({ service, model, path: url.pathname }, request);
@@ -308,7 +336,7 @@ class TaskEndpoint implements ModelEndpoint {
         message: auditDownMessage("sent"),
       });
     }
-    const usageOf = { service, kind, model, path: url.pathname, started };
+    const usageOf = { service, provider: provider?.name, kind, model, path: url.pathname, started };
     // Audit before action: the most it may cost is written down before it leaves.
     const limits = { bodyBytes: body?.length ?? 0, most: (most ?? DEFAULT_MOST_OUTPUT) * choices };
     const hold = await this.#hold(usageOf, limits);
@@ -316,14 +344,21 @@ class TaskEndpoint implements ModelEndpoint {
       release();
       return hold;
     }
-    const base = target.baseUrl.replace(/\/+$/, "");
+    const base = provider?.baseUrl ?? target.baseUrl;
     let upstream: Response;
     try {
-      upstream = await fetch(`${base}${url.pathname}${url.search}`, {
+      const to = sent?.kind === "ok"
+        ? sent.url
+        : `${base.replace(/\/+$/, "")}${url.pathname}${url.search}`;
+      upstream = await fetch(to, {
         method: request.method,
         headers: serviceHeaders(
           request.headers,
-          at.tunnel ? { service, key: key!, placeholder } : { service, key: key! },
+          at.tunnel
+            ? { service, key: key!, placeholder }
+            : sent?.kind === "ok"
+            ? { service, key: sent.key, keyHeader: sent.keyHeader, fixed: sent.fixed }
+            : { service, key: key! },
         ),
         body,
         // A redirect is the client's to follow, through its own way out, without the key.
@@ -333,7 +368,7 @@ class TaskEndpoint implements ModelEndpoint {
     } catch (error) {
       release();
       this.#unhold(hold);
-      const message = unreachableMessage(target.baseUrl, `cannot be reached (${describe(error)})`);
+      const message = unreachableMessage(base, `cannot be reached (${describe(error)})`);
       return errorAnswer(service, { error: "unreachable", message });
     }
     // A vault value the service echoes in a header is redacted as one in its body is.
@@ -367,7 +402,7 @@ class TaskEndpoint implements ModelEndpoint {
       headers,
       usageOf,
       release,
-      base: target.baseUrl,
+      base,
       redaction: this.#options.redaction,
       log: this.#log,
       // Not billed (an error, a route the service does not bill): its hold is settled.
@@ -386,42 +421,6 @@ class TaskEndpoint implements ModelEndpoint {
     const refusal = await Promise.race([this.#options.admit!(asked, signal), this.#closingNow]);
     if (signal.aborted) throw signal.reason;
     return refusal === null ? null : admitAnswer(asked.service, refusal);
-  }
-
-  /** The request's body, checked: its bytes to send and its model, or the answer refusing it. */
-  async #checkedBody(
-    request: Request,
-    route: { service: Service; kind: string; path: string },
-  ): Promise<CheckedRequest | Response> {
-    const { service, path } = route;
-    let bytes: Uint8Array<ArrayBuffer>;
-    try {
-      // A body that never ends holds its request only until the endpoint closes.
-      bytes = await Promise.race([
-        readRequestBody(request, { limit: this.#maxBody, tooLarge: () => new TooLarge() }),
-        this.#closingNow,
-      ]);
-    } catch (error) {
-      if (error instanceof TooLarge) {
-        return errorAnswer(service, {
-          error: "too_large",
-          message: tooLargeMessage(this.#maxBody),
-        });
-      }
-      if (this.#closing.signal.aborted) throw error;
-      // The client's request was cut short: its fault, not the model service's (nothing was sent).
-      return errorAnswer(service, { error: "bad_request", message: incompleteMessage(path) });
-    }
-    const overTotal = this.#drawBytes(bytes.length);
-    if (overTotal !== null) return errorAnswer(service, { error: "busy", message: overTotal });
-    const checked = checkRequest(bytes, route);
-    if (checked.kind === "ok") return checked.request;
-    if (checked.blocked !== undefined) {
-      await this.#options.onBlocked({ service, path, ...checked.blocked }).catch((error) =>
-        this.#log(`gurt model endpoint: a refusal could not be reported: ${describe(error)}`)
-      );
-    }
-    return errorAnswer(service, checked.refusal);
   }
 
   /** A streamed answer as a client reads it, every vault value replaced, event by event. */

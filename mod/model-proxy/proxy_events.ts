@@ -8,6 +8,7 @@ import type { TextRedaction } from "../vault/mod.ts";
 import type { TokenCounts } from "./prices.ts";
 import type { RefusalReason } from "./body_check.ts";
 import type { Service } from "./routes.ts";
+import type { ProviderTarget } from "./provider_routes.ts";
 
 /** Where one service is, and its key in the vault as it is now (null: the vault has none). */
 export interface ServiceTarget {
@@ -22,6 +23,8 @@ export interface ServiceTarget {
 /** The tokens one answer used, priced at the model's list rates (else the table's highest). */
 export interface UsageEvent {
   service: Service;
+  /** The owner's provider that answered ([models.providers.<name>]); absent: the built-in service. */
+  provider?: string;
   /** The model the request named, else the one the answer named. */
   model: string;
   /** US cents, an exact fraction where it falls so. */
@@ -52,6 +55,8 @@ export interface ModelBlockedEvent {
   reason: RefusalReason | "factory_path" | "factory_session";
   /** Where in the body (`messages[1].content[0].source`); names keys, never values. */
   at: string;
+  /** The base URL of the owner's provider the request was for; absent: the service's. */
+  baseUrl?: string;
 }
 
 /** What a billed request's hold names (charge_holds.ts): the request, the most it may cost. */
@@ -76,6 +81,12 @@ export interface ModelEndpointOptions {
   /** The Unix socket to listen on; a stale socket there is replaced. */
   socketPath: string;
   services: { anthropic: ServiceTarget; openai: ServiceTarget };
+  /**
+   * The owner's providers: a request whose model names one (`<name>/<model>`) or one its `models`
+   * lists goes there (provider_routes.ts) instead of to `services`. Not for a request that came to
+   * a service's own host through the box's TLS (tunnelRequest, factoryRequest).
+   */
+  providers?: readonly ProviderTarget[];
   /** Factory's API, for factoryRequest (absent: every Factory request is refused). */
   factory?: ServiceTarget;
   /**

@@ -23,6 +23,13 @@ const HOP_BY_HOP = new Set([
 /** The client's credentials: whatever it holds is a placeholder, and never leaves the box. */
 const CREDENTIALS = new Set(["x-api-key", "authorization"]);
 
+/**
+ * Other headers an SDK puts a key in (Azure's, Gemini's): towards a service through the endpoint,
+ * dropped as the credentials are, so the placeholder reaches no one; a provider's own key header
+ * is set after.
+ */
+const OTHER_KEYS = new Set(["api-key", "x-goog-api-key"]);
+
 /** The names a Connection header lists, lowercased. */
 function connectionNamed(headers: Headers): Set<string> {
   const named = new Set<string>();
@@ -42,14 +49,23 @@ function connectionNamed(headers: Headers): Set<string> {
  */
 export function serviceHeaders(
   incoming: Headers,
-  target: { service: Service; key: string; placeholder?: string },
+  target: {
+    service: Service;
+    key: string;
+    placeholder?: string;
+    /** A provider's: the header its key goes in (`authorization` is sent as a Bearer token). */
+    keyHeader?: string;
+    /** A provider's fixed headers, set over the client's. */
+    fixed?: Record<string, string>;
+  },
 ): Headers {
-  const { service, key, placeholder } = target;
+  const { service, key, placeholder, keyHeader, fixed } = target;
   const named = connectionNamed(incoming);
   const out = new Headers();
   for (const [name, value] of incoming) {
     if (HOP_BY_HOP.has(name) || named.has(name)) continue;
     if (name === "accept-encoding") continue;
+    if (placeholder === undefined && OTHER_KEYS.has(name)) continue;
     if (CREDENTIALS.has(name)) {
       if (placeholder === undefined) continue;
       const held = placeholderHeld(name, value, placeholder);
@@ -60,8 +76,11 @@ export function serviceHeaders(
     out.append(name, value);
   }
   if (placeholder !== undefined) return out;
-  if (service === "anthropic") out.set("x-api-key", key);
-  else out.set("authorization", `Bearer ${key}`);
+  for (const [name, value] of Object.entries(fixed ?? {})) out.set(name, value);
+  const header = (keyHeader ?? (service === "anthropic" ? "x-api-key" : "authorization"))
+    .toLowerCase();
+  // A client's header of that name holds its placeholder, never a key of its own.
+  out.set(header, header === "authorization" ? `Bearer ${key}` : key);
   return out;
 }
 

@@ -52,9 +52,15 @@ function isObject(value: unknown): value is Fields {
 /** Checks a request body of `route` (already read, and drawn on the task's total). */
 export function checkRequest(
   bytes: Uint8Array,
-  route: { service: Route["service"]; kind: string; path: string },
+  route: {
+    service: Route["service"];
+    kind: string;
+    path: string;
+    /** The model to send in place of the one the body names (a provider's `<name>/` dropped). */
+    sendModel?: (model: string) => string;
+  },
 ): RequestCheck {
-  const { service, kind, path } = route;
+  const { service, kind, path, sendModel } = route;
   // Counted before the parse, which would hold the core's own loop for seconds on millions.
   if (moreContainersThan(bytes, MOST_CONTAINERS)) {
     const message = tooManyValuesMessage(MOST_CONTAINERS);
@@ -68,6 +74,10 @@ export function checkRequest(
   }
   if (!isObject(parsed)) {
     return { kind: "refused", refusal: { error: "bad_request", message: notJsonMessage(path) } };
+  }
+  // The provider is chosen first, so that a refusal below is reported as the request to it.
+  if (sendModel !== undefined && typeof parsed.model === "string") {
+    parsed.model = sendModel(parsed.model);
   }
   // A background response is billed when it finishes, in an answer the endpoint never relays.
   if (

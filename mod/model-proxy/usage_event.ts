@@ -12,6 +12,8 @@ export interface UsageOf {
   service: Service;
   kind: NonNullable<Route["kind"]>;
   model: string | null;
+  /** The owner's provider the request went to, if not a built-in service. */
+  provider?: string;
   path: string;
   /** When the request arrived, by the endpoint's clock. */
   started: number;
@@ -25,6 +27,7 @@ export function usageEvent(usageOf: UsageOf, usage: AnswerUsage, now: number): U
   const price = chargedCents({ asked: model, answered: usage.model }, tokens);
   return {
     service: usageOf.service,
+    ...(usageOf.provider === undefined ? {} : { provider: usageOf.provider }),
     model,
     cents: price.cents,
     rates: price.listed ? "listed" : "highest",

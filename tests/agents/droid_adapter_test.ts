@@ -458,3 +458,29 @@ Deno.test({
     }
   },
 });
+
+Deno.test("Droid's custom model speaks its provider's API: an Anthropic-shaped gateway's claude model on Messages, an OpenRouter claude on Responses", () => {
+  const gateway = settingsOf({
+    ...CONTEXT,
+    model: "gateway/sonnet",
+    modelApi: { model: "gateway/sonnet", api: "anthropic" },
+  }).settings.customModels[0];
+  assertEquals([gateway.model, gateway.provider, gateway.baseUrl], [
+    "gateway/sonnet",
+    "anthropic",
+    "http://127.0.0.1:4100",
+  ]);
+  const routed = settingsOf({
+    ...CONTEXT,
+    model: "openrouter/claude-sonnet-4.5",
+    modelApi: { model: "openrouter/claude-sonnet-4.5", api: "openai-responses" },
+  }).settings.customModels[0];
+  assertEquals([routed.provider, routed.baseUrl], ["openai", "http://127.0.0.1:4100/v1"]);
+  // The API said of another model than the one Droid runs changes nothing.
+  const other = settingsOf({
+    ...CONTEXT,
+    model: "claude-sonnet-4-5",
+    modelApi: { model: "gateway/sonnet", api: "openai-chat" },
+  }).settings.customModels[0];
+  assertEquals(other.provider, "anthropic");
+});

@@ -57,6 +57,8 @@ export interface FakeAnthropicOptions {
   port?: number;
   /** A file each request is appended to, as a JSON line. */
   log?: string;
+  /** A path the fake serves the API under (a gateway's `/gateway`), before `/v1/messages`. */
+  basePath?: string;
 }
 
 /** A running fake. */
@@ -100,10 +102,17 @@ export function startFakeAnthropic(options: FakeAnthropicOptions = {}): FakeAnth
     { hostname: "127.0.0.1", port: options.port ?? 0, onListen: () => {} },
     async (req) => {
       const url = new URL(req.url);
+      const base = options.basePath ?? "";
+      // Under a base path, a request outside it is one the fake does not have.
+      if (base !== "") {
+        url.pathname = url.pathname.startsWith(`${base}/`)
+          ? url.pathname.slice(base.length)
+          : `/outside${url.pathname}`;
+      }
       const text = await req.text();
       const request: FakeAnthropicRequest = {
         method: req.method,
-        path: url.pathname + url.search,
+        path: new URL(req.url).pathname + url.search,
         headers: Object.fromEntries(req.headers),
         body: parse(text),
       };
@@ -139,7 +148,8 @@ export function startFakeAnthropic(options: FakeAnthropicOptions = {}): FakeAnth
   return {
     url: `http://127.0.0.1:${server.addr.port}`,
     requests,
-    messages: () => requests.filter((r) => r.path.split("?")[0] === "/v1/messages"),
+    messages: () =>
+      requests.filter((r) => r.path.split("?")[0] === `${options.basePath ?? ""}/v1/messages`),
     close: () => server.shutdown(),
   };
 }

@@ -519,3 +519,20 @@ Deno.test({
       assertEquals(Object.keys(config.provider.gurt.models), [HOSTILE]);
     }),
 });
+
+Deno.test("opencode speaks a provider's model in that provider's API, whatever the model's name says", () => {
+  const cases = [
+    ["gateway/claude-sonnet-4-5", "openai-chat", "@ai-sdk/openai-compatible"],
+    ["gateway/sonnet", "anthropic", "@ai-sdk/anthropic"],
+    ["groq/llama-3.3-70b", "openai-responses", "@ai-sdk/openai"],
+  ] as const;
+  for (const [model, api, npm] of cases) {
+    const gurt = configOf({ ...CONTEXT, model, modelApi: { model, api } }).provider.gurt;
+    assertEquals(gurt.npm, npm, model);
+  }
+  // Without it, the name decides as before.
+  const plain = configOf({ ...CONTEXT, model: "gateway/claude-sonnet-4-5" }).provider.gurt;
+  assertEquals(plain.npm, "@ai-sdk/openai-compatible");
+  const named = configOf({ ...CONTEXT, model: "claude-haiku-4-5", modelApi: null }).provider.gurt;
+  assertEquals(named.npm, "@ai-sdk/anthropic");
+});

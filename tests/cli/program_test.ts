@@ -59,3 +59,18 @@ Deno.test("gurt config prints the defaults and the overrides in effect", async (
     assertStringIncludes(run.stdout, "# models.model: from BOX_MODEL, over gurt.toml");
   });
 });
+
+Deno.test("gurt serve on a home whose provider names an unknown api exits 1 naming file, line and field", async () => {
+  await withHome(async (home) => {
+    await Deno.writeTextFile(
+      `${home}/gurt.toml`,
+      '[models.providers.groq]\nbase_url = "https://api.groq.com/openai/v1"\napi = "chat"\nkey = "GROQ_API_KEY"\n',
+    );
+    const run = await gurt(["--home", home, "serve"]);
+    assertEquals(run.code, 1, run.stdout + run.stderr);
+    assertStringIncludes(
+      run.stderr,
+      `${home}/gurt.toml:3: models.providers.groq.api: must be one of "anthropic", "openai-responses", "openai-chat"; see runbook.md#config-invalid`,
+    );
+  });
+});

@@ -74,3 +74,40 @@ Deno.test("a worker gets the FACTORY_API_KEY placeholder only when the vault hol
     undefined,
   );
 });
+
+Deno.test("a task whose model a provider serves needs that provider's key, not the built-in service's", async () => {
+  const toml = `[models.providers.local]
+base_url = "http://127.0.0.1:11434/v1"
+api = "openai-chat"
+key = "OLLAMA_KEY"
+models = ["qwen3-*"]
+`;
+  for (
+    const [vault, fails] of [[{ OPENAI_API_KEY: "sk-openai" }, true], [
+      { OLLAMA_KEY: "x" },
+      false,
+    ]] as const
+  ) {
+    const held: Record<string, string> = vault;
+    const box = await startBox({
+      toml,
+      core: { vault: { value: (name) => held[name], names: () => Object.keys(held) } },
+    });
+    try {
+      for (const model of ["local/llama3.2", "qwen3-coder"]) {
+        const task = await agentTask(box, "opencode", model);
+        const reason = String(task.endReason ?? "");
+        assertEquals(reason.includes("OLLAMA_KEY"), fails, `${model}: ${reason}`);
+        if (fails) {
+          assertEquals(task.state, "failed");
+          assertStringIncludes(reason, `served by provider local`);
+          assertStringIncludes(reason, "see runbook.md#provider-key-missing");
+        }
+        // Never the built-in service's key: the vault without OPENAI_API_KEY does not fail it.
+        assertEquals(reason.includes("OPENAI_API_KEY"), false, reason);
+      }
+    } finally {
+      await box.close();
+    }
+  }
+});

@@ -54,8 +54,9 @@ export function startFakeModel(script: ScriptedReply[]): FakeModel {
     const reply = script[next++] ?? { text: "(the script has ended)" };
     if (reply.hold !== undefined) await reply.hold;
     const stream = JSON.parse(raw).stream === true;
-    if (path === "/v1/messages") return anthropic(reply, stream, requests.length);
-    if (path === "/v1/chat/completions") {
+    // Under a provider's base path too (/api/v1/chat/completions, /gateway/v1/messages).
+    if (path.endsWith("/v1/messages")) return anthropic(reply, stream, requests.length);
+    if (path.endsWith("/chat/completions")) {
       const refusal = refusedByOpenAI(JSON.parse(raw));
       if (refusal !== null) return refusal;
       return openai(reply, stream, requests.length);
