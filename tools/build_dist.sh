@@ -94,7 +94,10 @@ build_compiled() {
   ln -s "$here/node_modules" "$stage/node_modules"
   (
     cd "$stage"
-    timeout 300 "$deno_bin" compile --quiet --unstable-worker-options --unstable-no-legacy-abort \
+    # --v8-flags: mod/config/code_dir.ts's V8_FLAGS, kept in the binary.
+    timeout 300 "$deno_bin" compile --quiet \
+      --v8-flags=--enable-experimental-regexp-engine,--enable-experimental-regexp-engine-on-excessive-backtracks \
+      --unstable-worker-options --unstable-no-legacy-abort \
       --allow-all --no-prompt --frozen --config deno.json --include mod --include dist.json \
       -o "$work/gurt" main.ts
   ) >"$work/compile.log" 2>&1 || return 1

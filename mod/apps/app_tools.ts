@@ -125,8 +125,39 @@ export function offeredTools(
   return { tools, leftOut };
 }
 
-const draft07 = new Ajv({ strict: false, allErrors: false, validateFormats: false });
-const draft2020 = new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
+/**
+ * Whether this process runs V8's linear regular-expression engine (the `l` flag, which gurt's
+ * V8_FLAGS turn on: mod/config/code_dir.ts).
+ */
+export const LINEAR_PATTERNS = (() => {
+  try {
+    new RegExp("a", "l");
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/**
+ * A schema's `pattern` and `patternProperties` are the app's, the strings they meet a task's: each
+ * is run by V8's linear engine, so no pattern can backtrack for ever on a task's input. A pattern
+ * that engine cannot run (a back-reference, a look-around, Unicode classes) makes its schema one
+ * that does not compile, and its tool is left out saying so. Without the engine (a process started
+ * without gurt's V8 flags, such as a test runner) patterns run as Ajv runs them.
+ */
+const linearPatterns = Object.assign(
+  (pattern: string, _flags: string) => new RegExp(pattern, "l"),
+  { code: "new RegExp" },
+);
+
+const ajvOptions = {
+  strict: false,
+  allErrors: false,
+  validateFormats: false,
+  ...(LINEAR_PATTERNS ? { code: { regExp: linearPatterns } } : {}),
+};
+const draft07 = new Ajv(ajvOptions);
+const draft2020 = new Ajv2020(ajvOptions);
 
 /** The largest input schema compiled, as JSON, and how deep it may nest. */
 const MAX_SCHEMA_CHARS = 256 * 1024;

@@ -4,7 +4,7 @@ import { providerKeys } from "./providers.ts";
 import { type PathInputs, resolveHome, resolveVault } from "./paths.ts";
 import type { FileConfig } from "./schema.ts";
 
-export { codeDir } from "./code_dir.ts";
+export { codeDir, V8_FLAGS } from "./code_dir.ts";
 export { ConfigError, parseConfig, parseStrictToml, type StrictTomlOptions } from "./load.ts";
 export { type PathInputs, resolveHome, resolveVault } from "./paths.ts";
 export {

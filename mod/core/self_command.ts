@@ -4,7 +4,7 @@
  * self-extracting dist/gurt unpacked itself into, or a checkout in development. Never the file a
  * user ran, whose unpacked copy is the same program already checked.
  */
-import { codeDir } from "../config/mod.ts";
+import { codeDir, V8_FLAGS } from "../config/mod.ts";
 
 /** The program and leading arguments that run `gurt ARGS…` the same way this process runs. */
 export function gurtInvocation(args: string[]): { program: string; args: string[] } {
@@ -16,6 +16,7 @@ export function gurtInvocation(args: string[]): { program: string; args: string[
     args: [
       "run",
       "--quiet",
+      V8_FLAGS,
       "--unstable-worker-options",
       "--unstable-no-legacy-abort",
       "--allow-all",

@@ -4,7 +4,7 @@
  * sentence an input that does not fit gets.
  */
 import { assert, assertEquals, assertThrows } from "../assert.ts";
-import { boxVerb, inputProblem, offeredTools } from "../../mod/apps/app_tools.ts";
+import { boxVerb, inputProblem, LINEAR_PATTERNS, offeredTools } from "../../mod/apps/app_tools.ts";
 
 const object = { type: "object", properties: { m: { type: "string" } }, required: ["m"] };
 
@@ -82,3 +82,35 @@ function nest(depth: number): Record<string, unknown> {
   for (let i = 0; i < depth; i++) inner = { type: "object", properties: { a: inner } };
   return { a: inner };
 }
+
+Deno.test({
+  name:
+    "schema patterns run in V8's linear engine: one that backtracks badly is fast, one it cannot run is left out",
+  ignore: !LINEAR_PATTERNS,
+  fn: () => {
+    const { tools, leftOut } = offeredTools("app", [
+      {
+        name: "redos",
+        inputSchema: { type: "object", properties: { s: { type: "string", pattern: "^(a+)+$" } } },
+      },
+      {
+        name: "backref",
+        inputSchema: { type: "object", properties: { s: { type: "string", pattern: "(a)\\1" } } },
+      },
+      {
+        name: "keys",
+        inputSchema: { type: "object", patternProperties: { "^(x+)+$": { type: "number" } } },
+      },
+    ], new Map());
+    assertEquals(tools.map((tool) => tool.boxName), ["app.keys", "app.redos"]);
+    assertEquals(leftOut.map((left) => left.serverName), ["backref"]);
+    assert(leftOut[0].problem.includes("linear"), leftOut[0].problem);
+    const [keys, redos] = tools;
+    // 2^40 steps for a backtracking engine; the test would not end.
+    assertEquals(
+      inputProblem(redos, { s: `${"a".repeat(40)}!` }),
+      'input/s must match pattern "^(a+)+$"',
+    );
+    assertEquals(inputProblem(keys, { [`${"x".repeat(40)}!`]: "n" }), null);
+  },
+});

@@ -1,6 +1,6 @@
 // A hostile MCP stdio server for the apps' confinement and failure tests (node, no packages).
 // argv[2] is its tool list: "probe" (tools that try things and say what they got), or a bad list:
-// "badnames", "dups", "badschema", "many", or "garbage" (a broken answer to initialize). Any other argv is ignored (a test puts a marker
+// "badnames", "dups", "badschema", "many", "redos", or "garbage" (a broken answer to initialize). Any other argv is ignored (a test puts a marker
 // there to find the process). Each start appends a line to $HOME/starts.
 "use strict";
 const fs = require("fs");
@@ -46,6 +46,17 @@ function tools() {
     ];
   }
   if (list === "many") return Array.from({ length: 1001 }, (_, i) => tool(`tool_${i}`));
+  // An input schema whose pattern backtracks exponentially on "aaaa…!".
+  if (list === "redos") {
+    return [
+      tool("echo"),
+      tool("match", {
+        type: "object",
+        properties: { s: { type: "string", pattern: "^(a+)+$" } },
+        required: ["s"],
+      }),
+    ];
+  }
   return PROBES.map((name) => tool(name));
 }
 

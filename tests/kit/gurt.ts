@@ -1,4 +1,5 @@
 /** Runs the real `gurt` (main.ts) as a child process, the way an owner would. */
+import { V8_FLAGS } from "../../mod/config/code_dir.ts";
 
 /** What a finished gurt command printed and how it exited. */
 export interface GurtRun {
@@ -14,6 +15,7 @@ export function gurtArgs(args: string[]): string[] {
   return [
     "run",
     "--quiet",
+    V8_FLAGS,
     "--unstable-worker-options",
     "--unstable-no-legacy-abort",
     "--allow-all",

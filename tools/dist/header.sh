@@ -55,7 +55,10 @@ gurt_seal() {
 
 gurt_run() {
   export DENO_NO_UPDATE_CHECK=1 # no call to dl.deno.land: the owner updates gurt, not Deno
-  exec "$gurt_dir/program/deno" run --quiet --unstable-worker-options \
+  # The V8 flags of mod/config/code_dir.ts's V8_FLAGS: a regular expression that backtracks too long
+  # goes on in V8's linear engine.
+  exec "$gurt_dir/program/deno" run --quiet \
+    --v8-flags=--enable-experimental-regexp-engine,--enable-experimental-regexp-engine-on-excessive-backtracks --unstable-worker-options \
     --unstable-no-legacy-abort --allow-all --no-prompt --frozen \
     --config "$gurt_dir/program/deno.json" "$gurt_dir/program/main.ts" "$@"
 }
