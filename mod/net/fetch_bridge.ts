@@ -9,6 +9,14 @@ import { Buffer } from "node:buffer";
 
 /** The most of a refused body read and dropped before its connection is cut (a task's 20 MiB). */
 const DRAIN_BYTES = 24 * 1024 * 1024;
+/**
+ * A body of at most this many declared bytes that came whole with its head (node:http parses the
+ * chunk read to its end before the request's first await) is given to the handler as bytes, not
+ * as a stream fed event by event; a larger one, or one still arriving, is a stream.
+ */
+const SMALL_BODY = 64 * 1024;
+/** The most of an answer gathered to be sent whole, with its length (a JSON answer's). */
+const IN_MEMORY_BYTES = 256 * 1024;
 
 /** What a door does with a request. */
 export type FetchHandler = (
@@ -46,7 +54,9 @@ export async function bridgeRequest(
   });
   let request: Request;
   try {
-    request = toRequest(incoming, gone.signal);
+    const declared = declaredLength(incoming);
+    if (declared > 0 && declared <= SMALL_BODY && !incoming.complete) await null;
+    request = toRequest(incoming, declared, gone.signal);
   } catch (error) {
     await send(outgoing, errorAnswer(400, unreadable(error)), options, gone.signal);
     return;
@@ -92,7 +102,19 @@ function unreadable(error: unknown): string {
   return `the request could not be read as HTTP: ${reason}`;
 }
 
-function toRequest(incoming: IncomingMessage, signal: AbortSignal): Request {
+/**
+ * The body's declared length: 0 when the request has none (no Content-Length and not chunked),
+ * -1 when it is chunked (or its length unreadable), so of a length not known before its end.
+ */
+function declaredLength(incoming: IncomingMessage): number {
+  if (incoming.headers["transfer-encoding"] !== undefined) return -1;
+  const length = incoming.headers["content-length"];
+  if (length === undefined) return 0;
+  const count = Number(length);
+  return Number.isSafeInteger(count) && count >= 0 ? count : -1;
+}
+
+function toRequest(incoming: IncomingMessage, declared: number, signal: AbortSignal): Request {
   const headers = new Headers();
   const raw = incoming.rawHeaders;
   for (let at = 0; at + 1 < raw.length; at += 2) {
@@ -115,7 +137,18 @@ function toRequest(incoming: IncomingMessage, signal: AbortSignal): Request {
   const url = absolute
     ? new URL(target)
     : new URL(`http://${headers.get("host") ?? "localhost"}${target}`);
-  const body = method === "GET" || method === "HEAD" ? null : bodyOf(incoming);
+  if (method === "GET" || method === "HEAD" || declared === 0) {
+    return new Request(url, { method, headers, signal });
+  }
+  if (declared > 0 && declared <= SMALL_BODY && incoming.complete) {
+    // Read whole already: the bytes in the message's buffer, without a stream.
+    const whole = incoming.read() as Uint8Array<ArrayBuffer> | null;
+    if (whole !== null && whole.byteLength === declared) {
+      return new Request(url, { method, headers, body: whole, signal });
+    }
+    if (whole !== null) incoming.unshift(whole);
+  }
+  const body = bodyOf(incoming);
   return new Request(url, { method, headers, body, signal, duplex: "half" } as RequestInit);
 }
 
@@ -198,9 +231,14 @@ async function send(
     while (true) {
       const { done, value } = await next;
       if (done) break;
-      if (!outgoing.write(value)) await drained(outgoing);
-      if (gone.aborted) return;
+      const room = outgoing.write(value);
+      // The next chunk is asked for while this one is written: one chunk ahead, no more.
       next = reader.read();
+      if (!room) {
+        next.catch(() => {});
+        await drained(outgoing);
+      }
+      if (gone.aborted) return;
     }
     outgoing.end();
   } catch (error) {
@@ -213,8 +251,9 @@ async function send(
 
 /**
  * The chunks of a body that come without waiting for a timer's turn, and the read still pending
- * when one would (a model's answer, a live feed); pending is null when the body ended, all in
- * memory.
+ * when one would (a model's answer, a live feed) or when they pass IN_MEMORY_BYTES (a long body
+ * made as fast as it is read goes as a stream, not gathered whole); pending is null when the body
+ * ended, all in memory.
  */
 async function bodyStart(
   reader: ReadableStreamDefaultReader<Uint8Array>,
@@ -224,6 +263,7 @@ async function bodyStart(
   const turn = Promise.withResolvers<"waiting">();
   const timer = setTimeout(() => turn.resolve("waiting"), 0);
   const chunks: Uint8Array[] = [];
+  let size = 0;
   try {
     while (true) {
       const read = reader.read();
@@ -231,6 +271,8 @@ async function bodyStart(
       if (next === "waiting") return { chunks, pending: read };
       if (next.done) return { chunks, pending: null };
       chunks.push(next.value);
+      size += next.value.byteLength;
+      if (size > IN_MEMORY_BYTES) return { chunks, pending: reader.read() };
     }
   } finally {
     clearTimeout(timer);
