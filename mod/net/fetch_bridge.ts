@@ -250,33 +250,39 @@ async function send(
 }
 
 /**
- * The chunks of a body that come without waiting for a timer's turn, and the read still pending
- * when one would (a model's answer, a live feed) or when they pass IN_MEMORY_BYTES (a long body
- * made as fast as it is read goes as a stream, not gathered whole); pending is null when the body
- * ended, all in memory.
+ * The chunks of a body that are already in memory (each read settles within a few turns of the
+ * microtask queue, as a Response made from a string or bytes does), and the read still pending
+ * when one is not (a model's answer, a live feed, whatever waits on I/O or a timer) or when they
+ * pass IN_MEMORY_BYTES (a long body made as fast as it is read goes as a stream, not gathered
+ * whole); pending is null when the body ended, all in memory.
  */
-async function bodyStart(
+export async function bodyStart(
   reader: ReadableStreamDefaultReader<Uint8Array>,
 ): Promise<
   { chunks: Uint8Array[]; pending: Promise<ReadableStreamReadResult<Uint8Array>> | null }
 > {
-  const turn = Promise.withResolvers<"waiting">();
-  const timer = setTimeout(() => turn.resolve("waiting"), 0);
   const chunks: Uint8Array[] = [];
   let size = 0;
-  try {
-    while (true) {
-      const read = reader.read();
-      const next = await Promise.race([read, turn.promise]);
-      if (next === "waiting") return { chunks, pending: read };
-      if (next.done) return { chunks, pending: null };
-      chunks.push(next.value);
-      size += next.value.byteLength;
-      if (size > IN_MEMORY_BYTES) return { chunks, pending: reader.read() };
-    }
-  } finally {
-    clearTimeout(timer);
+  while (true) {
+    const read = reader.read();
+    const next = await Promise.race([read, microtaskTurns(IN_MEMORY_TURNS)]);
+    if (next === WAITING) return { chunks, pending: read };
+    if (next.done) return { chunks, pending: null };
+    chunks.push(next.value);
+    size += next.value.byteLength;
+    if (size > IN_MEMORY_BYTES) return { chunks, pending: reader.read() };
   }
+}
+
+/** How many microtask turns a read of a body in memory may take (a few pipes of streams). */
+const IN_MEMORY_TURNS = 8;
+const WAITING = Symbol("waiting");
+
+/** Resolves after `turns` turns of the microtask queue, before any I/O or timer. */
+function microtaskTurns(turns: number): Promise<typeof WAITING> {
+  let chain: Promise<unknown> = Promise.resolve();
+  for (let turn = 1; turn < turns; turn++) chain = chain.then();
+  return chain.then(() => WAITING);
 }
 
 function drained(outgoing: ServerResponse): Promise<void> {
