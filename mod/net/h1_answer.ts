@@ -45,12 +45,16 @@ export async function writeAnswer(
   let head = `HTTP/1.1 ${status} ${response.statusText || reasonOf(status)}\r\n`;
   let length: string | null = null;
   let close = options.close;
+  let dated = false;
   for (const [name, value] of response.headers) {
     if (name === "content-length") length = value;
     else if (name === "connection") close ||= /(^|,)\s*close\s*(,|$)/i.test(value);
-    else if (name !== "transfer-encoding" && name !== "keep-alive") head += `${name}: ${value}\r\n`;
+    else if (name !== "transfer-encoding" && name !== "keep-alive") {
+      head += `${name}: ${value}\r\n`;
+      dated ||= name === "date";
+    }
   }
-  if (!response.headers.has("date")) head += `date: ${httpDate()}\r\n`;
+  if (!dated) head += `date: ${httpDate()}\r\n`;
   const bodiless = status < 200 || status === 204 || status === 304;
   const gone = options.gone;
   const write = async (parts: Uint8Array[]): Promise<boolean> => {
