@@ -115,15 +115,21 @@ function declaredLength(incoming: IncomingMessage): number {
 }
 
 function toRequest(incoming: IncomingMessage, declared: number, signal: AbortSignal): Request {
-  const headers = new Headers();
+  // Pairs, not a Headers: a Request made from pairs costs half as much.
+  const headers: [string, string][] = [];
+  let host: string | undefined;
   const raw = incoming.rawHeaders;
   for (let at = 0; at + 1 < raw.length; at += 2) {
     // HTTP/2's pseudo-headers (:path, :authority) are the request's target and host.
     if (raw[at].startsWith(":")) continue;
-    headers.append(raw[at], raw[at + 1]);
+    headers.push([raw[at], raw[at + 1]]);
+    if (host === undefined && raw[at].toLowerCase() === "host") host = raw[at + 1];
   }
   const authority = (incoming as { authority?: string }).authority;
-  if (!headers.has("host") && typeof authority === "string") headers.set("host", authority);
+  if (host === undefined && typeof authority === "string") {
+    host = authority;
+    headers.push(["host", authority]);
+  }
   const target = incoming.url ?? "/";
   // A client that takes the socket for a proxy (Deno's fetch with a Unix-socket client) sends
   // the absolute form, `http://task/v1/messages`.
@@ -134,9 +140,7 @@ function toRequest(incoming: IncomingMessage, declared: number, signal: AbortSig
   const method = incoming.method ?? "GET";
   // The host and the target joined as they came, as Deno.serve did: a Host that carries a path
   // is part of the path checked and sent.
-  const url = absolute
-    ? new URL(target)
-    : new URL(`http://${headers.get("host") ?? "localhost"}${target}`);
+  const url = absolute ? new URL(target) : new URL(`http://${host ?? "localhost"}${target}`);
   if (method === "GET" || method === "HEAD" || declared === 0) {
     return new Request(url, { method, headers, signal });
   }

@@ -78,7 +78,7 @@ export async function writeAnswer(
   }
   const reader = response.body.getReader();
   const stop = () => reader.cancel(gone.signal.reason).catch(() => {});
-  gone.signal.addEventListener("abort", stop, { once: true });
+  let listening = false;
   try {
     const start = await bodyStart(reader);
     if (start.pending === null) {
@@ -87,6 +87,13 @@ export async function writeAnswer(
       const bytes = inScratch(options.scratch, head, options.head ? undefined : whole);
       return { sent: await write([bytes]), close };
     }
+    // A body still coming: a client gone stops its read.
+    if (gone.signal.aborted) {
+      stop();
+      return { sent: false, close: true };
+    }
+    gone.signal.addEventListener("abort", stop, { once: true });
+    listening = true;
     if (options.head) {
       stop();
       if (length !== null) head += `content-length: ${length}\r\n`;
@@ -122,7 +129,7 @@ export async function writeAnswer(
     if (!gone.signal.aborted) options.onBrokenAnswer(error);
     return { sent: false, close: true };
   } finally {
-    gone.signal.removeEventListener("abort", stop);
+    if (listening) gone.signal.removeEventListener("abort", stop);
   }
 }
 
