@@ -9,6 +9,8 @@ import { bodyStart } from "./fetch_bridge.ts";
 
 /** Chunks written together smaller than this are joined into one write. */
 const JOIN_BELOW = 16 * 1024;
+/** The most of a streamed answer waiting while a write is under way. */
+const BATCH_BYTES = 128 * 1024;
 const encoder = new TextEncoder();
 const LAST_CHUNK = encoder.encode("0\r\n\r\n");
 const CRLF = encoder.encode("\r\n");
@@ -107,23 +109,25 @@ export async function writeAnswer(
       close = true;
       head += "connection: close\r\n";
     }
+    const pipe = new WritePipe(conn, (error) => gone.abort(error));
     const parts: Uint8Array[] = [encoder.encode(head + (close ? "" : connection) + "\r\n")];
     for (const chunk of start.chunks) frame(parts, chunk, chunked);
-    if (!(await write(parts))) return { sent: false, close: true };
+    await pipe.push(parts);
     let next = start.pending;
     while (true) {
       const { done, value } = await next;
       if (done) break;
-      if (gone.signal.aborted) return { sent: false, close: true };
-      // The next chunk is asked for while this one is written: one chunk ahead, no more.
+      if (gone.signal.aborted || pipe.failed !== null) break;
+      // The next chunk is asked for while this one is written.
       next = reader.read();
       next.catch(() => {});
       const framed: Uint8Array[] = [];
       frame(framed, value, chunked);
-      if (!(await write(framed))) return { sent: false, close: true };
+      await pipe.push(framed);
     }
-    if (gone.signal.aborted) return { sent: false, close: true };
-    if (chunked && !(await write([LAST_CHUNK]))) return { sent: false, close: true };
+    if (chunked && !gone.signal.aborted && pipe.failed === null) await pipe.push([LAST_CHUNK]);
+    await pipe.done();
+    if (pipe.failed !== null || gone.signal.aborted) return { sent: false, close: true };
     return { sent: true, close };
   } catch (error) {
     if (!gone.signal.aborted) options.onBrokenAnswer(error);
@@ -148,6 +152,57 @@ function inScratch(scratch: Uint8Array, head: string, body?: Uint8Array): Uint8A
   }
   const head8 = encoder.encode(head);
   return body === undefined ? head8 : join([head8, body]);
+}
+
+/**
+ * A streamed answer's writes: one at a time, and what comes while one is under way joined into
+ * the next (an answer of many small events costs a write per turn, not one per event); push
+ * waits while more than BATCH_BYTES wait, so a client that reads slowly holds the answer back.
+ */
+class WritePipe {
+  readonly #conn: Deno.Conn;
+  readonly #onFail: (error: unknown) => void;
+  #parts: Uint8Array[] = [];
+  #bytes = 0;
+  #writing: Promise<void> | null = null;
+  /** What a write failed with (the client gone); null while they work. */
+  failed: unknown = null;
+
+  /** `onFail` is told at once when a write fails (the client is gone). */
+  constructor(conn: Deno.Conn, onFail: (error: unknown) => void) {
+    this.#conn = conn;
+    this.#onFail = onFail;
+  }
+
+  async push(parts: Uint8Array[]): Promise<void> {
+    if (this.failed !== null) return;
+    for (const part of parts) {
+      this.#parts.push(part);
+      this.#bytes += part.byteLength;
+    }
+    if (this.#writing === null) this.#flush();
+    else if (this.#bytes >= BATCH_BYTES) await this.#writing;
+  }
+
+  /** Waits for every part pushed to be written (or a write to fail). */
+  async done(): Promise<void> {
+    while (this.#writing !== null) await this.#writing;
+  }
+
+  #flush(): void {
+    const parts = this.#parts;
+    this.#parts = [];
+    this.#bytes = 0;
+    this.#writing = writeParts(this.#conn, parts).then(() => {
+      this.#writing = null;
+      if (this.#parts.length > 0) this.#flush();
+    }, (error) => {
+      this.#writing = null;
+      this.failed = error ?? new Error("the write failed");
+      this.#parts = [];
+      this.#onFail(this.failed);
+    });
+  }
 }
 
 function frame(parts: Uint8Array[], chunk: Uint8Array, chunked: boolean): void {
