@@ -8,13 +8,25 @@
 import { Duplex } from "node:stream";
 import { Buffer } from "node:buffer";
 
+/**
+ * What one read asks for. Reads land in one buffer per connection and what came is copied out,
+ * so a connection costs one allocation, not one 16 KiB zeroed buffer per read.
+ */
 const READ_SIZE = 16 * 1024;
+/**
+ * The idle timer is not re-armed per read or write: activity stamps the clock, and the one timer
+ * armed checks the stamp when it fires and re-arms for what is left.
+ */
 /**
  * After node:http ends a connection, what the client still sends is read and dropped, so that a
  * client writing a body the door refused reads its answer; at most this much, this long.
  */
 const DRAIN_BYTES = 24 * 1024 * 1024;
 const DRAIN_MS = 5_000;
+/** Chunks written together smaller than this are joined into one write (a head and its body). */
+const JOIN_BELOW = 16 * 1024;
+/** The most a connection's writes hold before node:http is asked to wait (a chunk of 64 KiB). */
+const WRITE_HIGH_WATER = 128 * 1024;
 
 /** One accepted connection, as the socket node:http expects. */
 export class ConnStream extends Duplex {
@@ -22,14 +34,21 @@ export class ConnStream extends Duplex {
   #reading = false;
   #idleMs = 0;
   #idle: ReturnType<typeof setTimeout> | null = null;
+  /** When the armed idle timer fires (performance.now()). */
+  #idleAt = 0;
+  /** The last read or write (performance.now()). */
+  #lastActive = 0;
+  #buffer: Uint8Array | null = null;
   /** Bytes dropped since node:http ended the connection; -1 before. */
   #dropped = -1;
   #drainTimer: ReturnType<typeof setTimeout> | undefined;
 
   /** Wraps `conn`; closing the stream closes the connection. */
   constructor(conn: Deno.Conn) {
-    super({ allowHalfOpen: true });
+    super({ allowHalfOpen: true, writableHighWaterMark: WRITE_HIGH_WATER });
     this.#conn = conn;
+    // An answer goes as soon as it is written (node:http's servers ask the same of their sockets).
+    this.setNoDelay(true);
   }
 
   /** The connection's addresses, for the door's handler. */
@@ -53,10 +72,10 @@ export class ConnStream extends Duplex {
   }
 
   async #pull(): Promise<void> {
+    const buffer = this.#buffer ??= new Uint8Array(READ_SIZE);
     while (!this.destroyed) {
-      const buffer = new Uint8Array(READ_SIZE);
       const count = await this.#conn.read(buffer);
-      this.#active();
+      this.#touch();
       if (count === null) {
         if (this.#dropped >= 0) this.destroy();
         else this.push(null);
@@ -67,7 +86,7 @@ export class ConnStream extends Duplex {
         if (this.#dropped > DRAIN_BYTES) this.destroy();
         continue;
       }
-      if (!this.push(Buffer.from(buffer.buffer, 0, count))) break;
+      if (!this.push(Buffer.from(buffer.subarray(0, count)))) break;
     }
     this.#reading = false;
   }
@@ -85,17 +104,32 @@ export class ConnStream extends Duplex {
     chunks: { chunk: Uint8Array }[],
     done: (error?: Error | null) => void,
   ): void {
-    this.#writeAll(Buffer.concat(chunks.map((part) => part.chunk))).then(
-      () => done(),
-      (error) => done(error),
-    );
+    this.#writeChunks(chunks).then(() => done(), (error) => done(error));
+  }
+
+  /** Small chunks are joined into one write; a large one is written as it is, not copied. */
+  async #writeChunks(chunks: { chunk: Uint8Array }[]): Promise<void> {
+    let small: Uint8Array[] = [];
+    let smallBytes = 0;
+    for (const { chunk } of chunks) {
+      if (chunk.byteLength < JOIN_BELOW) {
+        small.push(chunk);
+        smallBytes += chunk.byteLength;
+        continue;
+      }
+      if (smallBytes > 0) await this.#writeAll(join(small, smallBytes));
+      small = [];
+      smallBytes = 0;
+      await this.#writeAll(chunk);
+    }
+    if (smallBytes > 0) await this.#writeAll(join(small, smallBytes));
   }
 
   async #writeAll(chunk: Uint8Array): Promise<void> {
     let at = 0;
     while (at < chunk.length) {
-      at += await this.#conn.write(chunk.subarray(at));
-      this.#active();
+      at += await this.#conn.write(at === 0 ? chunk : chunk.subarray(at));
+      this.#touch();
     }
   }
 
@@ -121,12 +155,24 @@ export class ConnStream extends Duplex {
   setTimeout(ms: number, listener?: () => void): this {
     this.#idleMs = ms;
     if (listener !== undefined) this.once("timeout", listener);
-    this.#active();
+    const now = performance.now();
+    this.#lastActive = now;
+    if (ms <= 0 || this.destroyed) this.#clearIdle();
+    // A timer that fires sooner than asked re-arms itself; one that fires later is re-armed.
+    else if (this.#idle === null || this.#idleAt > now + ms) this.#arm(ms);
     return this;
   }
 
-  /** Nothing to do on these connections; node:http calls it. */
-  setNoDelay(): this {
+  /** node:http asks for no delay (its default): a TCP connection sends each write at once. */
+  setNoDelay(noDelay = true): this {
+    const conn = this.#conn as Partial<Deno.TcpConn>;
+    if (typeof conn.setNoDelay === "function" && this.#conn.remoteAddr.transport === "tcp") {
+      try {
+        conn.setNoDelay(noDelay);
+      } catch {
+        // Closed already.
+      }
+    }
     return this;
   }
 
@@ -135,15 +181,40 @@ export class ConnStream extends Duplex {
     return this;
   }
 
-  #active(): void {
-    this.#clearIdle();
-    if (this.#idleMs > 0 && !this.destroyed) {
-      this.#idle = setTimeout(() => this.emit("timeout"), this.#idleMs);
-    }
+  /** A read or a write: the idle time starts again (a timer that fired is armed again). */
+  #touch(): void {
+    this.#lastActive = performance.now();
+    if (this.#idle === null && this.#idleMs > 0 && !this.destroyed) this.#arm(this.#idleMs);
+  }
+
+  #arm(ms: number): void {
+    if (this.#idle !== null) clearTimeout(this.#idle);
+    this.#idleAt = performance.now() + ms;
+    this.#idle = setTimeout(() => this.#idleCheck(), ms);
+  }
+
+  /** The armed timer fired: `timeout` if nothing moved for idleMs since, else wait the rest. */
+  #idleCheck(): void {
+    this.#idle = null;
+    if (this.#idleMs <= 0 || this.destroyed) return;
+    const left = this.#lastActive + this.#idleMs - performance.now();
+    if (left > 0) this.#arm(left);
+    else this.emit("timeout");
   }
 
   #clearIdle(): void {
     if (this.#idle !== null) clearTimeout(this.#idle);
     this.#idle = null;
   }
+}
+
+function join(chunks: Uint8Array[], size: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
+  const whole = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    whole.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return whole;
 }

@@ -9,6 +9,14 @@ import { Buffer } from "node:buffer";
 
 /** The most of a refused body read and dropped before its connection is cut (a task's 20 MiB). */
 const DRAIN_BYTES = 24 * 1024 * 1024;
+/**
+ * A body of at most this many declared bytes that came whole with its head (node:http parses the
+ * chunk read to its end before the request's first await) is given to the handler as bytes, not
+ * as a stream fed event by event; a larger one, or one still arriving, is a stream.
+ */
+const SMALL_BODY = 64 * 1024;
+/** The most of an answer gathered to be sent whole, with its length (a JSON answer's). */
+const IN_MEMORY_BYTES = 256 * 1024;
 
 /** What a door does with a request. */
 export type FetchHandler = (
@@ -46,7 +54,9 @@ export async function bridgeRequest(
   });
   let request: Request;
   try {
-    request = toRequest(incoming, gone.signal);
+    const declared = declaredLength(incoming);
+    if (declared > 0 && declared <= SMALL_BODY && !incoming.complete) await null;
+    request = toRequest(incoming, declared, gone.signal);
   } catch (error) {
     await send(outgoing, errorAnswer(400, unreadable(error)), options, gone.signal);
     return;
@@ -92,16 +102,34 @@ function unreadable(error: unknown): string {
   return `the request could not be read as HTTP: ${reason}`;
 }
 
-function toRequest(incoming: IncomingMessage, signal: AbortSignal): Request {
-  const headers = new Headers();
+/**
+ * The body's declared length: 0 when the request has none (no Content-Length and not chunked),
+ * -1 when it is chunked (or its length unreadable), so of a length not known before its end.
+ */
+function declaredLength(incoming: IncomingMessage): number {
+  if (incoming.headers["transfer-encoding"] !== undefined) return -1;
+  const length = incoming.headers["content-length"];
+  if (length === undefined) return 0;
+  const count = Number(length);
+  return Number.isSafeInteger(count) && count >= 0 ? count : -1;
+}
+
+function toRequest(incoming: IncomingMessage, declared: number, signal: AbortSignal): Request {
+  // Pairs, not a Headers: a Request made from pairs costs half as much.
+  const headers: [string, string][] = [];
+  let host: string | undefined;
   const raw = incoming.rawHeaders;
   for (let at = 0; at + 1 < raw.length; at += 2) {
     // HTTP/2's pseudo-headers (:path, :authority) are the request's target and host.
     if (raw[at].startsWith(":")) continue;
-    headers.append(raw[at], raw[at + 1]);
+    headers.push([raw[at], raw[at + 1]]);
+    if (host === undefined && raw[at].toLowerCase() === "host") host = raw[at + 1];
   }
   const authority = (incoming as { authority?: string }).authority;
-  if (!headers.has("host") && typeof authority === "string") headers.set("host", authority);
+  if (host === undefined && typeof authority === "string") {
+    host = authority;
+    headers.push(["host", authority]);
+  }
   const target = incoming.url ?? "/";
   // A client that takes the socket for a proxy (Deno's fetch with a Unix-socket client) sends
   // the absolute form, `http://task/v1/messages`.
@@ -112,10 +140,19 @@ function toRequest(incoming: IncomingMessage, signal: AbortSignal): Request {
   const method = incoming.method ?? "GET";
   // The host and the target joined as they came, as Deno.serve did: a Host that carries a path
   // is part of the path checked and sent.
-  const url = absolute
-    ? new URL(target)
-    : new URL(`http://${headers.get("host") ?? "localhost"}${target}`);
-  const body = method === "GET" || method === "HEAD" ? null : bodyOf(incoming);
+  const url = absolute ? new URL(target) : new URL(`http://${host ?? "localhost"}${target}`);
+  if (method === "GET" || method === "HEAD" || declared === 0) {
+    return new Request(url, { method, headers, signal });
+  }
+  if (declared > 0 && declared <= SMALL_BODY && incoming.complete) {
+    // Read whole already: the bytes in the message's buffer, without a stream.
+    const whole = incoming.read() as Uint8Array<ArrayBuffer> | null;
+    if (whole !== null && whole.byteLength === declared) {
+      return new Request(url, { method, headers, body: whole, signal });
+    }
+    if (whole !== null) incoming.unshift(whole);
+  }
+  const body = bodyOf(incoming);
   return new Request(url, { method, headers, body, signal, duplex: "half" } as RequestInit);
 }
 
@@ -198,9 +235,14 @@ async function send(
     while (true) {
       const { done, value } = await next;
       if (done) break;
-      if (!outgoing.write(value)) await drained(outgoing);
-      if (gone.aborted) return;
+      const room = outgoing.write(value);
+      // The next chunk is asked for while this one is written: one chunk ahead, no more.
       next = reader.read();
+      if (!room) {
+        next.catch(() => {});
+        await drained(outgoing);
+      }
+      if (gone.aborted) return;
     }
     outgoing.end();
   } catch (error) {
@@ -212,29 +254,39 @@ async function send(
 }
 
 /**
- * The chunks of a body that come without waiting for a timer's turn, and the read still pending
- * when one would (a model's answer, a live feed); pending is null when the body ended, all in
- * memory.
+ * The chunks of a body that are already in memory (each read settles within a few turns of the
+ * microtask queue, as a Response made from a string or bytes does), and the read still pending
+ * when one is not (a model's answer, a live feed, whatever waits on I/O or a timer) or when they
+ * pass IN_MEMORY_BYTES (a long body made as fast as it is read goes as a stream, not gathered
+ * whole); pending is null when the body ended, all in memory.
  */
-async function bodyStart(
+export async function bodyStart(
   reader: ReadableStreamDefaultReader<Uint8Array>,
 ): Promise<
   { chunks: Uint8Array[]; pending: Promise<ReadableStreamReadResult<Uint8Array>> | null }
 > {
-  const turn = Promise.withResolvers<"waiting">();
-  const timer = setTimeout(() => turn.resolve("waiting"), 0);
   const chunks: Uint8Array[] = [];
-  try {
-    while (true) {
-      const read = reader.read();
-      const next = await Promise.race([read, turn.promise]);
-      if (next === "waiting") return { chunks, pending: read };
-      if (next.done) return { chunks, pending: null };
-      chunks.push(next.value);
-    }
-  } finally {
-    clearTimeout(timer);
+  let size = 0;
+  while (true) {
+    const read = reader.read();
+    const next = await Promise.race([read, microtaskTurns(IN_MEMORY_TURNS)]);
+    if (next === WAITING) return { chunks, pending: read };
+    if (next.done) return { chunks, pending: null };
+    chunks.push(next.value);
+    size += next.value.byteLength;
+    if (size > IN_MEMORY_BYTES) return { chunks, pending: reader.read() };
   }
+}
+
+/** How many microtask turns a read of a body in memory may take (a few pipes of streams). */
+const IN_MEMORY_TURNS = 8;
+const WAITING = Symbol("waiting");
+
+/** Resolves after `turns` turns of the microtask queue, before any I/O or timer. */
+function microtaskTurns(turns: number): Promise<typeof WAITING> {
+  let chain: Promise<unknown> = Promise.resolve();
+  for (let turn = 1; turn < turns; turn++) chain = chain.then();
+  return chain.then(() => WAITING);
 }
 
 function drained(outgoing: ServerResponse): Promise<void> {

@@ -14,6 +14,7 @@ import type { Duplex } from "node:stream";
 import { acceptConnections } from "./accept_loop.ts";
 import { ConnStream } from "./conn_stream.ts";
 import { bridgeRequest, errorAnswer, type FetchHandler } from "./fetch_bridge.ts";
+import { H1Conn, type H1Door } from "./h1_conn.ts";
 
 export { type ConnInfo, errorAnswer, type FetchHandler } from "./fetch_bridge.ts";
 
@@ -87,41 +88,91 @@ export function serveGuardedOn(
 class Door implements GuardedServer {
   readonly #listener: Deno.Listener;
   readonly #options: GuardOptions;
-  readonly #http: http.Server;
+  /** node:http, for a TLS door's connections (HTTP/2 or HTTP/1.1 on TLS); null for the others. */
+  readonly #http: http.Server | null = null;
+  /** What an HTTP/1.1 connection needs of the door (every door but a TLS one). */
+  readonly #h1: H1Door;
+  #sweeper: ReturnType<typeof setInterval> | undefined;
   readonly #log: (line: string) => void;
-  readonly #open = new Set<ConnStream>();
+  readonly #open = new Set<ConnStream | H1Conn>();
   /** Connections with a request under way. */
   readonly #busy = new Map<ConnStream, number>();
   readonly #accepting: Promise<void>;
   #stopping = false;
   #capSaid = false;
   #idleDone: (() => void) | null = null;
-  readonly #answer: (
+  #answer: (
     incoming: http.IncomingMessage,
     outgoing: http.ServerResponse,
     on?: ConnStream,
-  ) => void;
+  ) => void = () => {};
 
   constructor(listener: Deno.Listener, handler: FetchHandler, options: GuardOptions) {
     this.#listener = listener;
     this.#options = options;
     this.#log = options.log ?? ((line) => console.error(line));
     const headerTimeoutMs = options.headerTimeoutMs ?? GUARD_DEFAULTS.headerTimeoutMs;
-    this.#http = http.createServer({
-      headersTimeout: headerTimeoutMs,
-      // A request's body may take as long as its client needs; only its head is timed.
-      requestTimeout: 0,
-      keepAliveTimeout: options.idleTimeoutMs ?? GUARD_DEFAULTS.idleTimeoutMs,
-      connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(headerTimeoutMs / 4))),
-    });
-    // A client that stops sending (a body cut short, then its half of the connection closed)
-    // still reads the answer that says so.
-    (this.#http as unknown as { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
     const onError = options.onError ??
       ((error: unknown) => {
         this.#log(`gurt: ${options.name}: a request failed: ${describe(error)}`);
         return errorAnswer(500, "the request failed inside gurt");
       });
+    // While the door closes, the answers it ends are not news.
+    const onBrokenAnswer = (error: unknown) => {
+      if (!this.#stopping) {
+        this.#log(`gurt: ${options.name}: an answer broke off: ${describe(error)}`);
+      }
+    };
+    const idleTimeoutMs = options.idleTimeoutMs ?? GUARD_DEFAULTS.idleTimeoutMs;
+    this.#h1 = {
+      name: options.name,
+      headerTimeoutMs,
+      idleTimeoutMs,
+      handler,
+      onError,
+      onBrokenAnswer,
+      stopping: () => this.#stopping,
+      requestEnded: (conn) => this.#requestEnded(conn),
+    };
+    if (options.tls === true) {
+      this.#http = this.#nodeHttp(handler, headerTimeoutMs, idleTimeoutMs, onError, onBrokenAnswer);
+    } else {
+      // The header and idle timeouts: each connection stamps its deadline, one sweep acts on it.
+      const every = Math.max(10, Math.min(1000, Math.floor(headerTimeoutMs / 4)));
+      const sweeper = setInterval(() => {
+        const now = performance.now();
+        for (const conn of this.#open) if (conn instanceof H1Conn) conn.sweep(now);
+      }, every);
+      Deno.unrefTimer(sweeper);
+      this.#sweeper = sweeper;
+    }
+    this.#accepting = acceptConnections(listener, {
+      name: options.name,
+      stopped: () => this.#stopping,
+      take: (conn) => this.#take(conn),
+      log: this.#log,
+    });
+  }
+
+  /** node:http for a TLS door: HTTP/2 or HTTP/1.1 as each connection's handshake chose. */
+  #nodeHttp(
+    handler: FetchHandler,
+    headerTimeoutMs: number,
+    idleTimeoutMs: number,
+    onError: (error: unknown) => Response,
+    onBrokenAnswer: (error: unknown) => void,
+  ): http.Server {
+    const options = this.#options;
+    const server = http.createServer({
+      headersTimeout: headerTimeoutMs,
+      // A request's body may take as long as its client needs; only its head is timed.
+      requestTimeout: 0,
+      keepAliveTimeout: idleTimeoutMs,
+      connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(headerTimeoutMs / 4))),
+    });
+    // A client that stops sending (a body cut short, then its half of the connection closed)
+    // still reads the answer that says so.
+    (server as unknown as { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
     this.#answer = (incoming, outgoing, on) => {
       const conn = on ?? incoming.socket as unknown as ConnStream;
       this.#busy.set(conn, (this.#busy.get(conn) ?? 0) + 1);
@@ -138,33 +189,23 @@ class Door implements GuardedServer {
       outgoing.once("close", () => conn.off("end", cut));
       bridgeRequest(incoming, outgoing, (request) => handler(request, conn.info), {
         onError,
-        // While the door closes, the answers it ends are not news.
-        onBrokenAnswer: (error) => {
-          if (!this.#stopping) {
-            this.#log(`gurt: ${options.name}: an answer broke off: ${describe(error)}`);
-          }
-        },
+        onBrokenAnswer,
       }).catch((error) => {
         this.#log(`gurt: ${options.name}: an answer could not be sent: ${describe(error)}`);
         outgoing.destroy();
       });
     };
-    this.#http.on("request", (incoming, outgoing) => this.#answer(incoming, outgoing));
+    server.on("request", (incoming, outgoing) => this.#answer(incoming, outgoing));
     // No door opens a tunnel (and fetch has no CONNECT request to give a handler): refused.
-    this.#http.on("connect", (_incoming: http.IncomingMessage, socket: Duplex) => {
+    server.on("connect", (_incoming: http.IncomingMessage, socket: Duplex) => {
       answerRaw(socket, 405, `${options.name} opens no tunnels: CONNECT is not served here`);
     });
-    this.#http.on("clientError", (error, socket) => this.#clientError(error, socket));
+    server.on("clientError", (error, socket) => this.#clientError(error, socket));
     // node:http starts timing heads when its server is listening, and keeps a connection alive
     // after an answer only while it is; this one never listens itself, its door does.
-    Object.defineProperty(this.#http, "listening", { get: () => !this.#stopping });
-    this.#http.emit("listening");
-    this.#accepting = acceptConnections(listener, {
-      name: options.name,
-      stopped: () => this.#stopping,
-      take: (conn) => this.#take(conn),
-      log: this.#log,
-    });
+    Object.defineProperty(server, "listening", { get: () => !this.#stopping });
+    server.emit("listening");
+    return server;
   }
 
   get addr(): Deno.Addr {
@@ -177,8 +218,8 @@ class Door implements GuardedServer {
 
   async shutdown(): Promise<void> {
     this.#stop();
-    for (const conn of this.#open) if (!this.#busy.has(conn)) conn.destroy();
-    if (this.#busy.size > 0) {
+    for (const conn of this.#open) if (!this.#isBusy(conn)) conn.destroy();
+    if (this.#busyCount() > 0) {
       const { promise, resolve } = Promise.withResolvers<void>();
       this.#idleDone = resolve;
       await promise;
@@ -201,7 +242,25 @@ class Door implements GuardedServer {
     } catch {
       // Already closed.
     }
-    this.#http.close();
+    this.#http?.close();
+    clearInterval(this.#sweeper);
+  }
+
+  #isBusy(conn: ConnStream | H1Conn): boolean {
+    return conn instanceof H1Conn ? conn.busy : this.#busy.has(conn);
+  }
+
+  #busyCount(): number {
+    let count = this.#busy.size;
+    for (const conn of this.#open) if (conn instanceof H1Conn && conn.busy) count++;
+    return count;
+  }
+
+  /** A request on an HTTP/1.1 connection ended; during shutdown an idle connection is closed. */
+  #requestEnded(conn: H1Conn): void {
+    if (!this.#stopping) return;
+    conn.destroy();
+    if (this.#busyCount() === 0) this.#idleDone?.();
   }
 
   /** A request on `conn` ended; during shutdown an idle connection is closed. */
@@ -214,7 +273,7 @@ class Door implements GuardedServer {
     this.#busy.delete(conn);
     if (!this.#stopping) return;
     conn.destroy();
-    if (this.#busy.size === 0) this.#idleDone?.();
+    if (this.#busyCount() === 0) this.#idleDone?.();
   }
 
   #take(conn: Deno.Conn): void {
@@ -227,29 +286,37 @@ class Door implements GuardedServer {
       refuse(conn, this.#busyText(most));
       return;
     }
+    if (this.#http === null) {
+      const served = new H1Conn(conn, this.#h1);
+      this.#open.add(served);
+      served.done.then(() => {
+        this.#open.delete(served);
+        if (this.#stopping && this.#busyCount() === 0) this.#idleDone?.();
+      });
+      return;
+    }
     const stream = new ConnStream(conn);
     this.#open.add(stream);
     stream.once("close", () => {
       this.#open.delete(stream);
-      if (this.#busy.delete(stream) && this.#busy.size === 0) this.#idleDone?.();
+      if (this.#busy.delete(stream) && this.#busyCount() === 0) this.#idleDone?.();
     });
     stream.on("error", () => {});
-    if (this.#options.tls === true) this.#takeTls(conn as Deno.TlsConn, stream);
-    else this.#http.emit("connection", stream);
+    this.#takeTls(conn as Deno.TlsConn, stream, this.#http);
   }
 
   /**
    * A TLS connection: its handshake (within the header timeout) says HTTP/2 or HTTP/1.1. Each
    * HTTP/2 connection has a server of its own, so its requests know their connection.
    */
-  #takeTls(conn: Deno.TlsConn, stream: ConnStream): void {
+  #takeTls(conn: Deno.TlsConn, stream: ConnStream, server: http.Server): void {
     const ms = this.#options.headerTimeoutMs ?? GUARD_DEFAULTS.headerTimeoutMs;
     const timer = setTimeout(() => stream.destroy(), ms);
     conn.handshake().then((shaken) => {
       clearTimeout(timer);
       if (stream.destroyed) return;
       if (shaken.alpnProtocol !== "h2") {
-        this.#http.emit("connection", stream);
+        server.emit("connection", stream);
         return;
       }
       const h2 = http2.createServer();
