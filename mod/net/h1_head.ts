@@ -93,7 +93,10 @@ export function parseHead(text: string): RequestHead {
     headers.push([name, value]);
     switch (name.length) {
       case 4:
-        if (name.toLowerCase() === "host") host = host === null ? value : host;
+        if (name.toLowerCase() === "host") {
+          if (host !== null) throw new HeadError(400, "the request has more than one Host header");
+          host = value;
+        }
         break;
       case 6:
         if (name.toLowerCase() === "expect") expectsContinue = /^100-continue$/i.test(value);
@@ -127,6 +130,9 @@ export function parseHead(text: string): RequestHead {
         }
         break;
     }
+  }
+  if (host === null && minor === 1) {
+    throw new HeadError(400, "the HTTP/1.1 request has no Host header");
   }
   if (chunked) {
     if (lengthText !== null || minor === 0) {
