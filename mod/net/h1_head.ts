@@ -86,7 +86,9 @@ export function parseHead(text: string): RequestHead {
         `the header line ${JSON.stringify(field.slice(0, 80))} is not a field`,
       );
     }
-    const value = field.slice(colon + 1).trim();
+    // Only OWS (SP and HTAB, RFC 9110 5.6.3) is trimmed: trim() would also take VT, FF and
+    // NBSP (the head is read as Latin-1), so `Content-Length: 0\x0b` would pass as 0.
+    const value = trimOws(field, colon + 1);
     if (BAD_VALUE.test(value)) {
       throw new HeadError(400, `the header ${name} holds a control character`);
     }
@@ -143,6 +145,21 @@ export function parseHead(text: string): RequestHead {
   const tokens = connection.split(",").map((token) => token.trim());
   const keepAlive = minor === 1 ? !tokens.includes("close") : tokens.includes("keep-alive");
   return { method, target, minor, headers, length, keepAlive, expectsContinue, host };
+}
+
+/** `field` from `from`, without the spaces and tabs at either end. */
+function trimOws(field: string, from: number): string {
+  let start = from;
+  let end = field.length;
+  while (start < end && (field.charCodeAt(start) === 0x20 || field.charCodeAt(start) === 0x09)) {
+    start++;
+  }
+  while (
+    end > start && (field.charCodeAt(end - 1) === 0x20 || field.charCodeAt(end - 1) === 0x09)
+  ) {
+    end--;
+  }
+  return field.slice(start, end);
 }
 
 /** The request's URL: the absolute form as it is, else the host and the path joined as they came. */
