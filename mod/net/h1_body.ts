@@ -57,11 +57,19 @@ export class BodyReader {
     return bytes;
   }
 
-  /** The body as a stream the handler reads; a cancel leaves the rest to drain(). */
-  stream(): ReadableStream<Uint8Array> {
+  /**
+   * The body as a stream the handler reads; a cancel leaves the rest to drain(). `beforeRead`
+   * is awaited before the first read (the door's 100 Continue).
+   */
+  stream(beforeRead?: () => Promise<void>): ReadableStream<Uint8Array> {
     return new ReadableStream<Uint8Array>({
       pull: async (controller) => {
         try {
+          if (beforeRead !== undefined) {
+            const first = beforeRead;
+            beforeRead = undefined;
+            await first();
+          }
           const piece = await this.next();
           if (piece === null) controller.close();
           else controller.enqueue(piece);

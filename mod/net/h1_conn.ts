@@ -178,10 +178,19 @@ export class H1Conn {
   async #exchange(head: RequestHead): Promise<boolean> {
     const gone = new AbortController();
     const body = new BodyReader(this.#reader, head.length);
-    if (head.expectsContinue && head.length !== 0) await this.#write(CONTINUE);
+    // 100 Continue goes when the handler first reads the body, not before: a request answered
+    // without its body is not asked for it (and the connection ends after that answer).
+    let waiting = head.expectsContinue && head.length !== 0;
+    const sendContinue = async () => {
+      if (!waiting) return;
+      waiting = false;
+      await this.#write(CONTINUE);
+    };
     let request: Request;
     try {
-      request = this.#request(head, body, gone.signal);
+      request = this.#request(head, body, gone.signal, sendContinue);
+      // A body that came whole with its head is the handler's already.
+      if (body.done) await sendContinue();
     } catch (error) {
       const refusal = Response.json({
         error: `the request could not be read as HTTP: ${describe(error)}`,
@@ -208,13 +217,18 @@ export class H1Conn {
     }
     const answer = await this.#answer(response, head, gone);
     answered = true;
-    if (!answer.sent || answer.close || gone.signal.aborted || body.failed) return false;
+    if (!answer.sent || answer.close || gone.signal.aborted || body.failed || waiting) return false;
     // What the handler left of the body is read and dropped, up to the drain's limit.
     if (!body.done && !(await body.drain(DRAIN_BYTES))) return false;
     return head.keepAlive;
   }
 
-  #request(head: RequestHead, body: BodyReader, signal: AbortSignal): Request {
+  #request(
+    head: RequestHead,
+    body: BodyReader,
+    signal: AbortSignal,
+    beforeRead: () => Promise<void>,
+  ): Request {
     const url = requestUrl(head.target, head.host);
     const { method, headers } = head;
     if (head.length === 0 || method === "GET" || method === "HEAD") {
@@ -227,7 +241,7 @@ export class H1Conn {
     return new Request(url, {
       method,
       headers,
-      body: body.stream(),
+      body: body.stream(beforeRead),
       signal,
       duplex: "half",
     } as RequestInit);

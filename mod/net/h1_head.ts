@@ -30,7 +30,7 @@ export interface RequestHead {
   length: number;
   /** Whether the connection stays open after the answer, as the client asked. */
   keepAlive: boolean;
-  /** `Expect: 100-continue`. */
+  /** `Expect: 100-continue` from an HTTP/1.1 client. */
   expectsContinue: boolean;
   host: string | null;
 }
@@ -101,7 +101,10 @@ export function parseHead(text: string): RequestHead {
         }
         break;
       case 6:
-        if (name.toLowerCase() === "expect") expectsContinue = /^100-continue$/i.test(value);
+        // An HTTP/1.0 client does not know 100 Continue (RFC 9110 10.1.1): its Expect is ignored.
+        if (name.toLowerCase() === "expect") {
+          expectsContinue = minor === 1 && /^100-continue$/i.test(value);
+        }
         break;
       case 10:
         if (name.toLowerCase() === "connection") connection += `,${value.toLowerCase()}`;
