@@ -10,6 +10,8 @@ import type { ConnReader } from "./h1_reader.ts";
 
 /** The longest chunk-size or trailer line read. */
 const MOST_LINE = 4096;
+/** The most of a chunked body's trailer section read, as of a head (16 KiB). */
+const MOST_TRAILERS = 16 * 1024;
 const CHUNK_SIZE = /^([0-9a-fA-F]{1,12})[ \t]*(;.*)?$/;
 const text = new TextDecoder();
 
@@ -161,8 +163,17 @@ export class BodyReader {
       this.#left = count;
       return true;
     }
-    // The last chunk: trailers, each read and dropped, to the blank line.
-    while ((await this.#line()) !== "");
+    // The last chunk: trailers, each read and dropped, to the blank line; no more of them than
+    // a head may be.
+    let trailers = 0;
+    for (let line = await this.#line(); line !== ""; line = await this.#line()) {
+      trailers += line.length + 2;
+      if (trailers > MOST_TRAILERS) {
+        throw new BodyFramingError(
+          "its trailers are larger than 16 KiB, the most a gurt door reads",
+        );
+      }
+    }
     this.#finish();
     return false;
   }
@@ -188,7 +199,7 @@ export class BodyReader {
 }
 
 /** A chunked body the client framed wrongly. */
-class BodyFramingError extends Error {
+export class BodyFramingError extends Error {
   constructor(what: string) {
     super(`the request's chunked body is not well framed: ${what}`);
     this.name = "BodyFramingError";

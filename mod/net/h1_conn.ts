@@ -17,7 +17,7 @@ import {
   requestUrl,
 } from "./h1_head.ts";
 import { type Answered, writeAnswer } from "./h1_answer.ts";
-import { BodyReader } from "./h1_body.ts";
+import { BodyFramingError, BodyReader } from "./h1_body.ts";
 import { ConnReader } from "./h1_reader.ts";
 
 /** The most a head may be, as node:http reads (16 KiB): past it, 431. */
@@ -213,7 +213,12 @@ export class H1Conn {
     try {
       response = await this.#door.handler(request, this.info);
     } catch (error) {
-      response = this.#door.onError(error);
+      // A body framed wrongly is the client's fault: 400, as a head that is.
+      response = error instanceof BodyFramingError
+        ? Response.json({ error: `the request is not HTTP/1.1 gurt can read (${error.message})` }, {
+          status: 400,
+        })
+        : this.#door.onError(error);
     }
     const answer = await this.#answer(response, head, gone);
     answered = true;
