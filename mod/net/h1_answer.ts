@@ -104,13 +104,11 @@ export async function writeAnswer(
     const chunked = length === null && !options.http10;
     if (length !== null) head += `content-length: ${length}\r\n`;
     else if (chunked) head += "transfer-encoding: chunked\r\n";
-    else {
-      // HTTP/1.0 and no length: the connection's end is the body's.
-      close = true;
-      head += "connection: close\r\n";
-    }
+    // HTTP/1.0 and no length: the connection's end is the body's.
+    else close = true;
+    head += close ? "connection: close\r\n" : connection;
     const pipe = new WritePipe(conn, (error) => gone.abort(error));
-    const parts: Uint8Array[] = [encoder.encode(head + (close ? "" : connection) + "\r\n")];
+    const parts: Uint8Array[] = [encoder.encode(head + "\r\n")];
     for (const chunk of start.chunks) frame(parts, chunk, chunked);
     await pipe.push(parts);
     let next = start.pending;
