@@ -49,7 +49,8 @@ export async function writeAnswer(
   let close = options.close;
   let dated = false;
   for (const [name, value] of response.headers) {
-    if (name === "content-length") length = value;
+    // A length that is not one (a handler's mistake) is dropped: the body frames itself.
+    if (name === "content-length") length = /^[0-9]{1,15}$/.test(value) ? value : null;
     else if (name === "connection") close ||= /(^|,)\s*close\s*(,|$)/i.test(value);
     else if (name !== "transfer-encoding" && name !== "keep-alive") {
       head += `${name}: ${value}\r\n`;
@@ -75,7 +76,8 @@ export async function writeAnswer(
     : "";
   if (response.body === null || bodiless) {
     response.body?.cancel().catch(() => {});
-    if (!bodiless) head += `content-length: ${length ?? "0"}\r\n`;
+    // No body is a body of 0 bytes, whatever the handler declared; a HEAD's length is its GET's.
+    if (!bodiless) head += `content-length: ${options.head ? length ?? "0" : "0"}\r\n`;
     return { sent: await write([inScratch(options.scratch, head + connection + "\r\n")]), close };
   }
   const reader = response.body.getReader();
@@ -85,7 +87,10 @@ export async function writeAnswer(
     const start = await bodyStart(reader);
     if (start.pending === null) {
       const whole = join(start.chunks);
-      head += `content-length: ${whole.byteLength}\r\n${connection}\r\n`;
+      const size = options.head && whole.byteLength === 0 && length !== null
+        ? length
+        : whole.byteLength;
+      head += `content-length: ${size}\r\n${connection}\r\n`;
       const bytes = inScratch(options.scratch, head, options.head ? undefined : whole);
       return { sent: await write([bytes]), close };
     }
@@ -107,25 +112,56 @@ export async function writeAnswer(
     // HTTP/1.0 and no length: the connection's end is the body's.
     else close = true;
     head += close ? "connection: close\r\n" : connection;
+    // A declared length is what goes, no byte more: a body that overruns it is cut there (its
+    // rest would be read as the next answer) and one that falls short ends the connection.
+    let left = length === null ? Infinity : Number(length);
+    const take = (chunk: Uint8Array): Uint8Array => {
+      const piece = chunk.byteLength > left ? chunk.subarray(0, left) : chunk;
+      left -= piece.byteLength;
+      return piece;
+    };
     const pipe = new WritePipe(conn, (error) => gone.abort(error));
     const parts: Uint8Array[] = [encoder.encode(head + "\r\n")];
-    for (const chunk of start.chunks) frame(parts, chunk, chunked);
+    let over = false;
+    for (const chunk of start.chunks) {
+      over ||= chunk.byteLength > left;
+      frame(parts, take(chunk), chunked);
+    }
     await pipe.push(parts);
     let next = start.pending;
-    while (true) {
+    while (!over) {
       const { done, value } = await next;
       if (done) break;
       if (gone.signal.aborted || pipe.failed !== null) break;
+      if (value.byteLength > left) {
+        over = true;
+        const framed: Uint8Array[] = [];
+        frame(framed, take(value), chunked);
+        await pipe.push(framed);
+        break;
+      }
       // The next chunk is asked for while this one is written.
       next = reader.read();
       next.catch(() => {});
       const framed: Uint8Array[] = [];
-      frame(framed, value, chunked);
+      frame(framed, take(value), chunked);
       await pipe.push(framed);
+    }
+    if (over) {
+      reader.cancel(new Error("the answer's body is longer than its content-length")).catch(
+        () => {},
+      );
     }
     if (chunked && !gone.signal.aborted && pipe.failed === null) await pipe.push([LAST_CHUNK]);
     await pipe.done();
     if (pipe.failed !== null || gone.signal.aborted) return { sent: false, close: true };
+    // A body other than its declared length: the connection cannot frame another answer.
+    if (over || left > 0 && left !== Infinity) {
+      options.onBrokenAnswer(
+        new Error(`the answer's body is not its content-length of ${length} bytes`),
+      );
+      return { sent: false, close: true };
+    }
     return { sent: true, close };
   } catch (error) {
     if (!gone.signal.aborted) options.onBrokenAnswer(error);
