@@ -81,7 +81,12 @@ export async function writeAnswer(
     return { sent: await write([inScratch(options.scratch, head + connection + "\r\n")]), close };
   }
   const reader = response.body.getReader();
-  const stop = () => reader.cancel(gone.signal.reason).catch(() => {});
+  /** The client went while the body was under way (or a write failed): its read stops. */
+  let lost = false;
+  const stop = () => {
+    lost = true;
+    reader.cancel(gone.signal.reason).catch(() => {});
+  };
   let listening = false;
   try {
     const start = await bodyStart(reader);
@@ -94,11 +99,9 @@ export async function writeAnswer(
       const bytes = inScratch(options.scratch, head, options.head ? undefined : whole);
       return { sent: await write([bytes]), close };
     }
-    // A body still coming: a client gone stops its read.
-    if (gone.signal.aborted) {
-      stop();
-      return { sent: false, close: true };
-    }
+    // A body still coming: a client gone from now on stops its read. One that ended its side
+    // before (its read saw the end) may still read, so its answer goes as an answer in memory
+    // does; a write that fails ends it.
     gone.signal.addEventListener("abort", stop, { once: true });
     listening = true;
     if (options.head) {
@@ -120,7 +123,9 @@ export async function writeAnswer(
       left -= piece.byteLength;
       return piece;
     };
-    const pipe = new WritePipe(conn, (error) => gone.abort(error));
+    // A write that fails aborts the signal, which stops the read; if it was aborted already
+    // (the client ended its side before), the read is stopped here.
+    const pipe = new WritePipe(conn, (error) => gone.signal.aborted ? stop() : gone.abort(error));
     const parts: Uint8Array[] = [encoder.encode(head + "\r\n")];
     let over = false;
     for (const chunk of start.chunks) {
@@ -132,7 +137,7 @@ export async function writeAnswer(
     while (!over) {
       const { done, value } = await next;
       if (done) break;
-      if (gone.signal.aborted || pipe.failed !== null) break;
+      if (lost || pipe.failed !== null) break;
       if (value.byteLength > left) {
         over = true;
         const framed: Uint8Array[] = [];
@@ -152,9 +157,9 @@ export async function writeAnswer(
         () => {},
       );
     }
-    if (chunked && !gone.signal.aborted && pipe.failed === null) await pipe.push([LAST_CHUNK]);
+    if (chunked && !lost && pipe.failed === null) await pipe.push([LAST_CHUNK]);
     await pipe.done();
-    if (pipe.failed !== null || gone.signal.aborted) return { sent: false, close: true };
+    if (pipe.failed !== null || lost) return { sent: false, close: true };
     // A body other than its declared length: the connection cannot frame another answer.
     if (over || left > 0 && left !== Infinity) {
       options.onBrokenAnswer(
