@@ -5,6 +5,7 @@
  * one is written and no more, so that a slow client holds the answer back.
  */
 import { reasonOf } from "./h1_head.ts";
+import type { Stall } from "./h1_reader.ts";
 import { bodyStart } from "./fetch_bridge.ts";
 
 /** Chunks written together smaller than this are joined into one write. */
@@ -29,6 +30,8 @@ export interface AnswerOptions {
   onBrokenAnswer(error: unknown): void;
   /** The connection's own buffer for a small answer, made whole in it without an allocation. */
   scratch: Uint8Array;
+  /** Told while a write waits on the client (the door's stall deadline). */
+  stall: Stall;
 }
 
 /** How an answer went: `sent` whole or not, and whether the connection must end after it. */
@@ -39,10 +42,11 @@ export interface Answered {
 
 /** Writes `response` on `conn`. */
 export async function writeAnswer(
-  conn: Deno.Conn,
+  conn: Writer,
   response: Response,
   options: AnswerOptions,
 ): Promise<Answered> {
+  conn = timedWrites(conn, options.stall);
   const status = response.status;
   let head = `HTTP/1.1 ${status} ${response.statusText || reasonOf(status)}\r\n`;
   let length: string | null = null;
@@ -176,6 +180,21 @@ export async function writeAnswer(
   }
 }
 
+/** What the answer is written to: the connection's write. */
+type Writer = Pick<Deno.Conn, "write">;
+
+/** `conn`'s writes, each told to `stall` while it waits. */
+function timedWrites(conn: Writer, stall: Stall): Writer {
+  return {
+    write: (bytes) => {
+      stall.begin();
+      const written = conn.write(bytes);
+      written.then(() => stall.end(), () => stall.end());
+      return written;
+    },
+  };
+}
+
 /**
  * The head (and a body) in the connection's scratch buffer when they fit (a head is ASCII, one
  * byte a character), else in a buffer of their own.
@@ -199,7 +218,7 @@ function inScratch(scratch: Uint8Array, head: string, body?: Uint8Array): Uint8A
  * waits while more than BATCH_BYTES wait, so a client that reads slowly holds the answer back.
  */
 class WritePipe {
-  readonly #conn: Deno.Conn;
+  readonly #conn: Writer;
   readonly #onFail: (error: unknown) => void;
   #parts: Uint8Array[] = [];
   #bytes = 0;
@@ -208,7 +227,7 @@ class WritePipe {
   failed: unknown = null;
 
   /** `onFail` is told at once when a write fails (the client is gone). */
-  constructor(conn: Deno.Conn, onFail: (error: unknown) => void) {
+  constructor(conn: Writer, onFail: (error: unknown) => void) {
     this.#conn = conn;
     this.#onFail = onFail;
   }
@@ -254,7 +273,7 @@ function frame(parts: Uint8Array[], chunk: Uint8Array, chunked: boolean): void {
 }
 
 /** Writes parts in order, joining runs of small ones into one write. */
-async function writeParts(conn: Deno.Conn, parts: Uint8Array[]): Promise<void> {
+async function writeParts(conn: Writer, parts: Uint8Array[]): Promise<void> {
   let run: Uint8Array[] = [];
   for (const part of parts) {
     if (part.byteLength < JOIN_BELOW) {
@@ -268,7 +287,7 @@ async function writeParts(conn: Deno.Conn, parts: Uint8Array[]): Promise<void> {
   if (run.length > 0) await writeAll(conn, join(run));
 }
 
-async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
+async function writeAll(conn: Writer, bytes: Uint8Array): Promise<void> {
   for (let at = 0; at < bytes.byteLength;) {
     at += await conn.write(at === 0 ? bytes : bytes.subarray(at));
   }

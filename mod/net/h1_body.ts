@@ -129,7 +129,9 @@ export class BodyReader {
         if (!(await this.#chunkStart())) return null;
       }
       const reader = this.#reader;
-      if (reader.buffered === 0 && (await reader.fill()) === null) throw new IncompleteBodyError();
+      if (reader.buffered === 0 && (await reader.fill(true)) === null) {
+        throw new IncompleteBodyError();
+      }
       const count = Math.min(this.#left, reader.buffered);
       const piece = copy ? reader.take(count) : reader.view(count);
       this.#left -= count;
@@ -184,7 +186,7 @@ export class BodyReader {
     let end = reader.findLineEnd();
     while (end < 0) {
       if (reader.buffered > MOST_LINE) throw new BodyFramingError("a chunk's line is too long");
-      if ((await reader.fill()) === null) throw new IncompleteBodyError();
+      if ((await reader.fill(true)) === null) throw new IncompleteBodyError();
       end = reader.findLineEnd();
     }
     const line = text.decode(reader.view(end));

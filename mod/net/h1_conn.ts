@@ -37,6 +37,8 @@ export interface H1Door {
   name: string;
   headerTimeoutMs: number;
   idleTimeoutMs: number;
+  /** How long a body's read or an answer's write may wait on the client. */
+  stallTimeoutMs: number;
   handler(request: Request, conn: { remoteAddr: Deno.Addr }): Response | Promise<Response>;
   onError(error: unknown): Response;
   onBrokenAnswer(error: unknown): void;
@@ -56,6 +58,18 @@ export class H1Conn {
   /** What the deadline ends: a head that is late (408), or an idle kept-alive connection. */
   #timing: "head" | "idle" = "head";
   #busy = false;
+  /** Reads and writes waiting on the client now, and when the sweep closes them (0: none). */
+  #waits = 0;
+  #stallDeadline = 0;
+  readonly #stall = {
+    begin: () => {
+      if (this.#waits++ === 0) this.#stallDeadline = performance.now() + this.#door.stallTimeoutMs;
+    },
+    end: () => {
+      // Each wait that ends is progress: the others are timed from now.
+      this.#stallDeadline = --this.#waits === 0 ? 0 : performance.now() + this.#door.stallTimeoutMs;
+    },
+  };
   #closed = false;
   #scratch: Uint8Array | null = null;
   /** Refused or ending: nothing more is read as a request; resolves when the end is done. */
@@ -67,6 +81,7 @@ export class H1Conn {
     this.#conn = conn;
     this.#door = door;
     this.#reader = new ConnReader(conn);
+    this.#reader.stall = this.#stall;
     if (conn.remoteAddr.transport === "tcp") {
       try {
         (conn as Deno.TcpConn).setNoDelay(true);
@@ -101,6 +116,17 @@ export class H1Conn {
 
   /** The door's sweep: a head past its time is answered 408, an idle connection closed. */
   sweep(now: number): void {
+    if (this.#stallDeadline !== 0 && now >= this.#stallDeadline && !this.#closed) {
+      // A body that sends nothing, or a client that reads nothing of its answer: the read or
+      // write fails, the handler's signal aborts.
+      this.#door.onBrokenAnswer(
+        new Error(
+          `the client sent or read nothing for ${this.#door.stallTimeoutMs} ms while its request was under way; see runbook.md#door-timeout`,
+        ),
+      );
+      this.destroy();
+      return;
+    }
     if (this.#deadline === 0 || now < this.#deadline || this.#closed) return;
     this.#deadline = 0;
     if (this.#timing === "idle" && this.#reader.buffered === 0) {
@@ -260,12 +286,18 @@ export class H1Conn {
       gone,
       onBrokenAnswer: (error) => this.#door.onBrokenAnswer(error),
       scratch: this.#scratch ??= new Uint8Array(SCRATCH_SIZE),
+      stall: this.#stall,
     });
   }
 
   async #write(bytes: Uint8Array): Promise<void> {
     for (let at = 0; at < bytes.length;) {
-      at += await this.#conn.write(at === 0 ? bytes : bytes.subarray(at));
+      this.#stall.begin();
+      try {
+        at += await this.#conn.write(at === 0 ? bytes : bytes.subarray(at));
+      } finally {
+        this.#stall.end();
+      }
     }
   }
 
