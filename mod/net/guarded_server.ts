@@ -31,6 +31,11 @@ export interface GuardOptions {
   headerTimeoutMs?: number;
   /** How long a kept-alive connection may wait for its next request (5 s). */
   idleTimeoutMs?: number;
+  /**
+   * How long a request's body may send nothing while it is read, or its answer's client read
+   * nothing while it is written (60 s): past it the connection is closed.
+   */
+  stallTimeoutMs?: number;
   /** Where log lines go; stderr by default. */
   log?(line: string): void;
   /** The answer when the handler throws; a 500 `{error}` by default. */
@@ -59,6 +64,7 @@ export const GUARD_DEFAULTS = {
   maxConnections: 128,
   headerTimeoutMs: 10_000,
   idleTimeoutMs: 5_000,
+  stallTimeoutMs: 60_000,
 } as const;
 
 /** Serves `handler` on `listen`, held as `options` say; throws if it cannot listen. */
@@ -128,6 +134,7 @@ class Door implements GuardedServer {
       name: options.name,
       headerTimeoutMs,
       idleTimeoutMs,
+      stallTimeoutMs: options.stallTimeoutMs ?? GUARD_DEFAULTS.stallTimeoutMs,
       handler,
       onError,
       onBrokenAnswer,
@@ -138,7 +145,8 @@ class Door implements GuardedServer {
       this.#http = this.#nodeHttp(handler, headerTimeoutMs, idleTimeoutMs, onError, onBrokenAnswer);
     } else {
       // The header and idle timeouts: each connection stamps its deadline, one sweep acts on it.
-      const every = Math.max(10, Math.min(1000, Math.floor(headerTimeoutMs / 4)));
+      const shortest = Math.min(headerTimeoutMs, this.#h1.stallTimeoutMs);
+      const every = Math.max(10, Math.min(1000, Math.floor(shortest / 4)));
       const sweeper = setInterval(() => {
         const now = performance.now();
         for (const conn of this.#open) if (conn instanceof H1Conn) conn.sweep(now);

@@ -5,6 +5,7 @@
  * one is written and no more, so that a slow client holds the answer back.
  */
 import { reasonOf } from "./h1_head.ts";
+import type { Stall } from "./h1_reader.ts";
 import { bodyStart } from "./fetch_bridge.ts";
 
 /** Chunks written together smaller than this are joined into one write. */
@@ -29,6 +30,8 @@ export interface AnswerOptions {
   onBrokenAnswer(error: unknown): void;
   /** The connection's own buffer for a small answer, made whole in it without an allocation. */
   scratch: Uint8Array;
+  /** Told while a write waits on the client (the door's stall deadline). */
+  stall: Stall;
 }
 
 /** How an answer went: `sent` whole or not, and whether the connection must end after it. */
@@ -39,17 +42,19 @@ export interface Answered {
 
 /** Writes `response` on `conn`. */
 export async function writeAnswer(
-  conn: Deno.Conn,
+  conn: Writer,
   response: Response,
   options: AnswerOptions,
 ): Promise<Answered> {
+  conn = timedWrites(conn, options.stall);
   const status = response.status;
   let head = `HTTP/1.1 ${status} ${response.statusText || reasonOf(status)}\r\n`;
   let length: string | null = null;
   let close = options.close;
   let dated = false;
   for (const [name, value] of response.headers) {
-    if (name === "content-length") length = value;
+    // A length that is not one (a handler's mistake) is dropped: the body frames itself.
+    if (name === "content-length") length = /^[0-9]{1,15}$/.test(value) ? value : null;
     else if (name === "connection") close ||= /(^|,)\s*close\s*(,|$)/i.test(value);
     else if (name !== "transfer-encoding" && name !== "keep-alive") {
       head += `${name}: ${value}\r\n`;
@@ -75,25 +80,32 @@ export async function writeAnswer(
     : "";
   if (response.body === null || bodiless) {
     response.body?.cancel().catch(() => {});
-    if (!bodiless) head += `content-length: ${length ?? "0"}\r\n`;
+    // No body is a body of 0 bytes, whatever the handler declared; a HEAD's length is its GET's.
+    if (!bodiless) head += `content-length: ${options.head ? length ?? "0" : "0"}\r\n`;
     return { sent: await write([inScratch(options.scratch, head + connection + "\r\n")]), close };
   }
   const reader = response.body.getReader();
-  const stop = () => reader.cancel(gone.signal.reason).catch(() => {});
+  /** The client went while the body was under way (or a write failed): its read stops. */
+  let lost = false;
+  const stop = () => {
+    lost = true;
+    reader.cancel(gone.signal.reason).catch(() => {});
+  };
   let listening = false;
   try {
     const start = await bodyStart(reader);
     if (start.pending === null) {
       const whole = join(start.chunks);
-      head += `content-length: ${whole.byteLength}\r\n${connection}\r\n`;
+      const size = options.head && whole.byteLength === 0 && length !== null
+        ? length
+        : whole.byteLength;
+      head += `content-length: ${size}\r\n${connection}\r\n`;
       const bytes = inScratch(options.scratch, head, options.head ? undefined : whole);
       return { sent: await write([bytes]), close };
     }
-    // A body still coming: a client gone stops its read.
-    if (gone.signal.aborted) {
-      stop();
-      return { sent: false, close: true };
-    }
+    // A body still coming: a client gone from now on stops its read. One that ended its side
+    // before (its read saw the end) may still read, so its answer goes as an answer in memory
+    // does; a write that fails ends it.
     gone.signal.addEventListener("abort", stop, { once: true });
     listening = true;
     if (options.head) {
@@ -104,30 +116,61 @@ export async function writeAnswer(
     const chunked = length === null && !options.http10;
     if (length !== null) head += `content-length: ${length}\r\n`;
     else if (chunked) head += "transfer-encoding: chunked\r\n";
-    else {
-      // HTTP/1.0 and no length: the connection's end is the body's.
-      close = true;
-      head += "connection: close\r\n";
+    // HTTP/1.0 and no length: the connection's end is the body's.
+    else close = true;
+    head += close ? "connection: close\r\n" : connection;
+    // A declared length is what goes, no byte more: a body that overruns it is cut there (its
+    // rest would be read as the next answer) and one that falls short ends the connection.
+    let left = length === null ? Infinity : Number(length);
+    const take = (chunk: Uint8Array): Uint8Array => {
+      const piece = chunk.byteLength > left ? chunk.subarray(0, left) : chunk;
+      left -= piece.byteLength;
+      return piece;
+    };
+    // A write that fails aborts the signal, which stops the read; if it was aborted already
+    // (the client ended its side before), the read is stopped here.
+    const pipe = new WritePipe(conn, (error) => gone.signal.aborted ? stop() : gone.abort(error));
+    const parts: Uint8Array[] = [encoder.encode(head + "\r\n")];
+    let over = false;
+    for (const chunk of start.chunks) {
+      over ||= chunk.byteLength > left;
+      frame(parts, take(chunk), chunked);
     }
-    const pipe = new WritePipe(conn, (error) => gone.abort(error));
-    const parts: Uint8Array[] = [encoder.encode(head + (close ? "" : connection) + "\r\n")];
-    for (const chunk of start.chunks) frame(parts, chunk, chunked);
     await pipe.push(parts);
     let next = start.pending;
-    while (true) {
+    while (!over) {
       const { done, value } = await next;
       if (done) break;
-      if (gone.signal.aborted || pipe.failed !== null) break;
+      if (lost || pipe.failed !== null) break;
+      if (value.byteLength > left) {
+        over = true;
+        const framed: Uint8Array[] = [];
+        frame(framed, take(value), chunked);
+        await pipe.push(framed);
+        break;
+      }
       // The next chunk is asked for while this one is written.
       next = reader.read();
       next.catch(() => {});
       const framed: Uint8Array[] = [];
-      frame(framed, value, chunked);
+      frame(framed, take(value), chunked);
       await pipe.push(framed);
     }
-    if (chunked && !gone.signal.aborted && pipe.failed === null) await pipe.push([LAST_CHUNK]);
+    if (over) {
+      reader.cancel(new Error("the answer's body is longer than its content-length")).catch(
+        () => {},
+      );
+    }
+    if (chunked && !lost && pipe.failed === null) await pipe.push([LAST_CHUNK]);
     await pipe.done();
-    if (pipe.failed !== null || gone.signal.aborted) return { sent: false, close: true };
+    if (pipe.failed !== null || lost) return { sent: false, close: true };
+    // A body other than its declared length: the connection cannot frame another answer.
+    if (over || left > 0 && left !== Infinity) {
+      options.onBrokenAnswer(
+        new Error(`the answer's body is not its content-length of ${length} bytes`),
+      );
+      return { sent: false, close: true };
+    }
     return { sent: true, close };
   } catch (error) {
     if (!gone.signal.aborted) options.onBrokenAnswer(error);
@@ -135,6 +178,21 @@ export async function writeAnswer(
   } finally {
     if (listening) gone.signal.removeEventListener("abort", stop);
   }
+}
+
+/** What the answer is written to: the connection's write. */
+type Writer = Pick<Deno.Conn, "write">;
+
+/** `conn`'s writes, each told to `stall` while it waits. */
+function timedWrites(conn: Writer, stall: Stall): Writer {
+  return {
+    write: (bytes) => {
+      stall.begin();
+      const written = conn.write(bytes);
+      written.then(() => stall.end(), () => stall.end());
+      return written;
+    },
+  };
 }
 
 /**
@@ -160,7 +218,7 @@ function inScratch(scratch: Uint8Array, head: string, body?: Uint8Array): Uint8A
  * waits while more than BATCH_BYTES wait, so a client that reads slowly holds the answer back.
  */
 class WritePipe {
-  readonly #conn: Deno.Conn;
+  readonly #conn: Writer;
   readonly #onFail: (error: unknown) => void;
   #parts: Uint8Array[] = [];
   #bytes = 0;
@@ -169,7 +227,7 @@ class WritePipe {
   failed: unknown = null;
 
   /** `onFail` is told at once when a write fails (the client is gone). */
-  constructor(conn: Deno.Conn, onFail: (error: unknown) => void) {
+  constructor(conn: Writer, onFail: (error: unknown) => void) {
     this.#conn = conn;
     this.#onFail = onFail;
   }
@@ -215,7 +273,7 @@ function frame(parts: Uint8Array[], chunk: Uint8Array, chunked: boolean): void {
 }
 
 /** Writes parts in order, joining runs of small ones into one write. */
-async function writeParts(conn: Deno.Conn, parts: Uint8Array[]): Promise<void> {
+async function writeParts(conn: Writer, parts: Uint8Array[]): Promise<void> {
   let run: Uint8Array[] = [];
   for (const part of parts) {
     if (part.byteLength < JOIN_BELOW) {
@@ -229,7 +287,7 @@ async function writeParts(conn: Deno.Conn, parts: Uint8Array[]): Promise<void> {
   if (run.length > 0) await writeAll(conn, join(run));
 }
 
-async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
+async function writeAll(conn: Writer, bytes: Uint8Array): Promise<void> {
   for (let at = 0; at < bytes.byteLength;) {
     at += await conn.write(at === 0 ? bytes : bytes.subarray(at));
   }

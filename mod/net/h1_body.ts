@@ -10,6 +10,8 @@ import type { ConnReader } from "./h1_reader.ts";
 
 /** The longest chunk-size or trailer line read. */
 const MOST_LINE = 4096;
+/** The most of a chunked body's trailer section read, as of a head (16 KiB). */
+const MOST_TRAILERS = 16 * 1024;
 const CHUNK_SIZE = /^([0-9a-fA-F]{1,12})[ \t]*(;.*)?$/;
 const text = new TextDecoder();
 
@@ -57,11 +59,19 @@ export class BodyReader {
     return bytes;
   }
 
-  /** The body as a stream the handler reads; a cancel leaves the rest to drain(). */
-  stream(): ReadableStream<Uint8Array> {
+  /**
+   * The body as a stream the handler reads; a cancel leaves the rest to drain(). `beforeRead`
+   * is awaited before the first read (the door's 100 Continue).
+   */
+  stream(beforeRead?: () => Promise<void>): ReadableStream<Uint8Array> {
     return new ReadableStream<Uint8Array>({
       pull: async (controller) => {
         try {
+          if (beforeRead !== undefined) {
+            const first = beforeRead;
+            beforeRead = undefined;
+            await first();
+          }
           const piece = await this.next();
           if (piece === null) controller.close();
           else controller.enqueue(piece);
@@ -119,7 +129,9 @@ export class BodyReader {
         if (!(await this.#chunkStart())) return null;
       }
       const reader = this.#reader;
-      if (reader.buffered === 0 && (await reader.fill()) === null) throw new IncompleteBodyError();
+      if (reader.buffered === 0 && (await reader.fill(true)) === null) {
+        throw new IncompleteBodyError();
+      }
       const count = Math.min(this.#left, reader.buffered);
       const piece = copy ? reader.take(count) : reader.view(count);
       this.#left -= count;
@@ -153,8 +165,17 @@ export class BodyReader {
       this.#left = count;
       return true;
     }
-    // The last chunk: trailers, each read and dropped, to the blank line.
-    while ((await this.#line()) !== "");
+    // The last chunk: trailers, each read and dropped, to the blank line; no more of them than
+    // a head may be.
+    let trailers = 0;
+    for (let line = await this.#line(); line !== ""; line = await this.#line()) {
+      trailers += line.length + 2;
+      if (trailers > MOST_TRAILERS) {
+        throw new BodyFramingError(
+          "its trailers are larger than 16 KiB, the most a gurt door reads",
+        );
+      }
+    }
     this.#finish();
     return false;
   }
@@ -165,7 +186,7 @@ export class BodyReader {
     let end = reader.findLineEnd();
     while (end < 0) {
       if (reader.buffered > MOST_LINE) throw new BodyFramingError("a chunk's line is too long");
-      if ((await reader.fill()) === null) throw new IncompleteBodyError();
+      if ((await reader.fill(true)) === null) throw new IncompleteBodyError();
       end = reader.findLineEnd();
     }
     const line = text.decode(reader.view(end));
@@ -180,7 +201,7 @@ export class BodyReader {
 }
 
 /** A chunked body the client framed wrongly. */
-class BodyFramingError extends Error {
+export class BodyFramingError extends Error {
   constructor(what: string) {
     super(`the request's chunked body is not well framed: ${what}`);
     this.name = "BodyFramingError";

@@ -17,7 +17,7 @@ import {
   requestUrl,
 } from "./h1_head.ts";
 import { type Answered, writeAnswer } from "./h1_answer.ts";
-import { BodyReader } from "./h1_body.ts";
+import { BodyFramingError, BodyReader } from "./h1_body.ts";
 import { ConnReader } from "./h1_reader.ts";
 
 /** The most a head may be, as node:http reads (16 KiB): past it, 431. */
@@ -37,6 +37,8 @@ export interface H1Door {
   name: string;
   headerTimeoutMs: number;
   idleTimeoutMs: number;
+  /** How long a body's read or an answer's write may wait on the client. */
+  stallTimeoutMs: number;
   handler(request: Request, conn: { remoteAddr: Deno.Addr }): Response | Promise<Response>;
   onError(error: unknown): Response;
   onBrokenAnswer(error: unknown): void;
@@ -56,6 +58,18 @@ export class H1Conn {
   /** What the deadline ends: a head that is late (408), or an idle kept-alive connection. */
   #timing: "head" | "idle" = "head";
   #busy = false;
+  /** Reads and writes waiting on the client now, and when the sweep closes them (0: none). */
+  #waits = 0;
+  #stallDeadline = 0;
+  readonly #stall = {
+    begin: () => {
+      if (this.#waits++ === 0) this.#stallDeadline = performance.now() + this.#door.stallTimeoutMs;
+    },
+    end: () => {
+      // Each wait that ends is progress: the others are timed from now.
+      this.#stallDeadline = --this.#waits === 0 ? 0 : performance.now() + this.#door.stallTimeoutMs;
+    },
+  };
   #closed = false;
   #scratch: Uint8Array | null = null;
   /** Refused or ending: nothing more is read as a request; resolves when the end is done. */
@@ -67,6 +81,7 @@ export class H1Conn {
     this.#conn = conn;
     this.#door = door;
     this.#reader = new ConnReader(conn);
+    this.#reader.stall = this.#stall;
     if (conn.remoteAddr.transport === "tcp") {
       try {
         (conn as Deno.TcpConn).setNoDelay(true);
@@ -101,6 +116,17 @@ export class H1Conn {
 
   /** The door's sweep: a head past its time is answered 408, an idle connection closed. */
   sweep(now: number): void {
+    if (this.#stallDeadline !== 0 && now >= this.#stallDeadline && !this.#closed) {
+      // A body that sends nothing, or a client that reads nothing of its answer: the read or
+      // write fails, the handler's signal aborts.
+      this.#door.onBrokenAnswer(
+        new Error(
+          `the client sent or read nothing for ${this.#door.stallTimeoutMs} ms while its request was under way; see runbook.md#door-timeout`,
+        ),
+      );
+      this.destroy();
+      return;
+    }
     if (this.#deadline === 0 || now < this.#deadline || this.#closed) return;
     this.#deadline = 0;
     if (this.#timing === "idle" && this.#reader.buffered === 0) {
@@ -178,10 +204,19 @@ export class H1Conn {
   async #exchange(head: RequestHead): Promise<boolean> {
     const gone = new AbortController();
     const body = new BodyReader(this.#reader, head.length);
-    if (head.expectsContinue && head.length !== 0) await this.#write(CONTINUE);
+    // 100 Continue goes when the handler first reads the body, not before: a request answered
+    // without its body is not asked for it (and the connection ends after that answer).
+    let waiting = head.expectsContinue && head.length !== 0;
+    const sendContinue = async () => {
+      if (!waiting) return;
+      waiting = false;
+      await this.#write(CONTINUE);
+    };
     let request: Request;
     try {
-      request = this.#request(head, body, gone.signal);
+      request = this.#request(head, body, gone.signal, sendContinue);
+      // A body that came whole with its head is the handler's already.
+      if (body.done) await sendContinue();
     } catch (error) {
       const refusal = Response.json({
         error: `the request could not be read as HTTP: ${describe(error)}`,
@@ -204,17 +239,27 @@ export class H1Conn {
     try {
       response = await this.#door.handler(request, this.info);
     } catch (error) {
-      response = this.#door.onError(error);
+      // A body framed wrongly is the client's fault: 400, as a head that is.
+      response = error instanceof BodyFramingError
+        ? Response.json({ error: `the request is not HTTP/1.1 gurt can read (${error.message})` }, {
+          status: 400,
+        })
+        : this.#door.onError(error);
     }
     const answer = await this.#answer(response, head, gone);
     answered = true;
-    if (!answer.sent || answer.close || gone.signal.aborted || body.failed) return false;
+    if (!answer.sent || answer.close || gone.signal.aborted || body.failed || waiting) return false;
     // What the handler left of the body is read and dropped, up to the drain's limit.
     if (!body.done && !(await body.drain(DRAIN_BYTES))) return false;
     return head.keepAlive;
   }
 
-  #request(head: RequestHead, body: BodyReader, signal: AbortSignal): Request {
+  #request(
+    head: RequestHead,
+    body: BodyReader,
+    signal: AbortSignal,
+    beforeRead: () => Promise<void>,
+  ): Request {
     const url = requestUrl(head.target, head.host);
     const { method, headers } = head;
     if (head.length === 0 || method === "GET" || method === "HEAD") {
@@ -227,7 +272,7 @@ export class H1Conn {
     return new Request(url, {
       method,
       headers,
-      body: body.stream(),
+      body: body.stream(beforeRead),
       signal,
       duplex: "half",
     } as RequestInit);
@@ -241,12 +286,18 @@ export class H1Conn {
       gone,
       onBrokenAnswer: (error) => this.#door.onBrokenAnswer(error),
       scratch: this.#scratch ??= new Uint8Array(SCRATCH_SIZE),
+      stall: this.#stall,
     });
   }
 
   async #write(bytes: Uint8Array): Promise<void> {
     for (let at = 0; at < bytes.length;) {
-      at += await this.#conn.write(at === 0 ? bytes : bytes.subarray(at));
+      this.#stall.begin();
+      try {
+        at += await this.#conn.write(at === 0 ? bytes : bytes.subarray(at));
+      } finally {
+        this.#stall.end();
+      }
     }
   }
 

@@ -30,7 +30,7 @@ export interface RequestHead {
   length: number;
   /** Whether the connection stays open after the answer, as the client asked. */
   keepAlive: boolean;
-  /** `Expect: 100-continue`. */
+  /** `Expect: 100-continue` from an HTTP/1.1 client. */
   expectsContinue: boolean;
   host: string | null;
 }
@@ -86,17 +86,25 @@ export function parseHead(text: string): RequestHead {
         `the header line ${JSON.stringify(field.slice(0, 80))} is not a field`,
       );
     }
-    const value = field.slice(colon + 1).trim();
+    // Only OWS (SP and HTAB, RFC 9110 5.6.3) is trimmed: trim() would also take VT, FF and
+    // NBSP (the head is read as Latin-1), so `Content-Length: 0\x0b` would pass as 0.
+    const value = trimOws(field, colon + 1);
     if (BAD_VALUE.test(value)) {
       throw new HeadError(400, `the header ${name} holds a control character`);
     }
     headers.push([name, value]);
     switch (name.length) {
       case 4:
-        if (name.toLowerCase() === "host") host = host === null ? value : host;
+        if (name.toLowerCase() === "host") {
+          if (host !== null) throw new HeadError(400, "the request has more than one Host header");
+          host = value;
+        }
         break;
       case 6:
-        if (name.toLowerCase() === "expect") expectsContinue = /^100-continue$/i.test(value);
+        // An HTTP/1.0 client does not know 100 Continue (RFC 9110 10.1.1): its Expect is ignored.
+        if (name.toLowerCase() === "expect") {
+          expectsContinue = minor === 1 && /^100-continue$/i.test(value);
+        }
         break;
       case 10:
         if (name.toLowerCase() === "connection") connection += `,${value.toLowerCase()}`;
@@ -128,6 +136,9 @@ export function parseHead(text: string): RequestHead {
         break;
     }
   }
+  if (host === null && minor === 1) {
+    throw new HeadError(400, "the HTTP/1.1 request has no Host header");
+  }
   if (chunked) {
     if (lengthText !== null || minor === 0) {
       throw new HeadError(400, "the request has both a Content-Length and chunked coding");
@@ -137,6 +148,21 @@ export function parseHead(text: string): RequestHead {
   const tokens = connection.split(",").map((token) => token.trim());
   const keepAlive = minor === 1 ? !tokens.includes("close") : tokens.includes("keep-alive");
   return { method, target, minor, headers, length, keepAlive, expectsContinue, host };
+}
+
+/** `field` from `from`, without the spaces and tabs at either end. */
+function trimOws(field: string, from: number): string {
+  let start = from;
+  let end = field.length;
+  while (start < end && (field.charCodeAt(start) === 0x20 || field.charCodeAt(start) === 0x09)) {
+    start++;
+  }
+  while (
+    end > start && (field.charCodeAt(end - 1) === 0x20 || field.charCodeAt(end - 1) === 0x09)
+  ) {
+    end--;
+  }
+  return field.slice(start, end);
 }
 
 /** The request's URL: the absolute form as it is, else the host and the path joined as they came. */

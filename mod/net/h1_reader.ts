@@ -10,9 +10,17 @@ const MOST_SIZE = 32 * 1024;
 const CR = 13;
 const LF = 10;
 
+/** Told when the door starts and stops waiting on its client (the door's stall deadline). */
+export interface Stall {
+  begin(): void;
+  end(): void;
+}
+
 /** Buffered reads of a connection. */
 export class ConnReader {
   readonly #conn: Deno.Conn;
+  /** Told of a read something waits on (a body's); set by the connection. */
+  stall: Stall | null = null;
   #buffer: Uint8Array<ArrayBuffer> | null = null;
   #start = 0;
   #end = 0;
@@ -90,8 +98,18 @@ export class ConnReader {
     this.#scanned = 0;
   }
 
-  /** Reads once more into the buffer: the bytes read, or null at the connection's end. */
-  fill(): Promise<number | null> {
+  /**
+   * Reads once more into the buffer: the bytes read, or null at the connection's end. A `timed`
+   * read (a body's) is what the door's stall deadline watches.
+   */
+  fill(timed = false): Promise<number | null> {
+    const stall = timed ? this.stall : null;
+    if (stall !== null) {
+      stall.begin();
+      const read = this.fill();
+      read.then(() => stall.end(), () => stall.end());
+      return read;
+    }
     if (this.#reading !== null) return this.#reading;
     if (this.#ended) return Promise.resolve(null);
     const buffer = this.#room();
