@@ -262,21 +262,26 @@ Deno.test("every POST route of both sockets answers bad bodies with a 4xx and a 
 Deno.test("path parameters that are not ids answer 400 or 404 on the admin socket", async () => {
   await withBox({}, async (box) => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ minLength: 1, maxLength: 40 }), async (text) => {
-        const id = encodeURIComponent(text);
-        for (
-          const [method, path] of [
-            ["GET", `/tasks/${id}`],
-            ["POST", `/tasks/${id}/stop`],
-            ["POST", `/approvals/${id}/approve`],
-            ["POST", `/approvals/${id}/refuse`],
-          ]
-        ) {
-          const answer = await rawJson(adminSocketPath(box.home), { method, path });
-          assert([400, 404].includes(answer.status), `${method} ${path}: ${answer.text}`);
-          assertEquals(typeof answer.body.error, "string");
-        }
-      }),
+      // "." and ".." are dot segments, not parameters: a URL reads /tasks/. as /tasks/ (a path no
+      // route answers, forbidden on this socket), as every HTTP stack does.
+      fc.asyncProperty(
+        fc.string({ minLength: 1, maxLength: 40 }).filter((text) => text !== "." && text !== ".."),
+        async (text) => {
+          const id = encodeURIComponent(text);
+          for (
+            const [method, path] of [
+              ["GET", `/tasks/${id}`],
+              ["POST", `/tasks/${id}/stop`],
+              ["POST", `/approvals/${id}/approve`],
+              ["POST", `/approvals/${id}/refuse`],
+            ]
+          ) {
+            const answer = await rawJson(adminSocketPath(box.home), { method, path });
+            assert([400, 404].includes(answer.status), `${method} ${path}: ${answer.text}`);
+            assertEquals(typeof answer.body.error, "string");
+          }
+        },
+      ),
       { numRuns: 100 },
     );
     assertEquals((await box.records()).length, 0);
