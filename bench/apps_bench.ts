@@ -16,7 +16,6 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { realFileOps } from "../mod/audit/mod.ts";
 import { adminSocketPath } from "../mod/config/mod.ts";
 import { readAppFolder } from "../mod/apps/mod.ts";
 import { postCall } from "../mod/net/mod.ts";
@@ -29,7 +28,7 @@ import {
   stopAllTasks,
 } from "../tests/kit/mod.ts";
 import { EVERYTHING, haveTestApps } from "../tests/apps/app_kit.ts";
-import { p50 } from "./measure.ts";
+import { fsyncTimes, p50 } from "./measure.ts";
 import { type BenchRow, printTable } from "./table.ts";
 
 const WARM_CALLS = 400;
@@ -116,21 +115,6 @@ async function timedCall(socket: string, tool: string, input: unknown): Promise<
   const took = performance.now() - started;
   if (answer.body.ok !== true) throw new Error(`${tool}: ${JSON.stringify(answer.body)}`);
   return took;
-}
-
-/** A short line appended and fdatasync'd in `dir`, as the audit writer does: ms each. */
-async function fsyncTimes(dir: string, rounds: number): Promise<number[]> {
-  const file = await Deno.open(`${dir}/floor.jsonl`, { append: true, create: true });
-  const line = new TextEncoder().encode(`${JSON.stringify({ seq: 1, hash: "0".repeat(64) })}\n`);
-  const times: number[] = [];
-  for (let i = 0; i < rounds; i++) {
-    const started = performance.now();
-    await realFileOps.write(file, line);
-    await realFileOps.syncData(file);
-    times.push(performance.now() - started);
-  }
-  file.close();
-  return times;
 }
 
 /** `node` starting the server bare: ms from spawn to the answer to tools/list. */

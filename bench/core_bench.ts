@@ -5,13 +5,12 @@
  * one-at-a-time figure; and the resident memory of `gurt serve` with 100 open tasks (worker
  * `none`), against the same process with none and against the 150 MB target.
  */
-import { realFileOps } from "../mod/audit/mod.ts";
 import { gurtInvocation } from "../mod/core/self_command.ts";
 import { adminSocketPath } from "../mod/config/mod.ts";
 import { postCall, requestJson } from "../mod/net/mod.ts";
 import { printTable } from "./table.ts";
 import { type Peer, startPeer, stopPeer } from "./peer_process.ts";
-import { p50 as median } from "./measure.ts";
+import { fsyncTimes, p50 as median } from "./measure.ts";
 
 const SEQUENTIAL_CALLS = 1000;
 const CONCURRENT_CALLERS = 32;
@@ -101,26 +100,6 @@ async function callSocket(socket: string, key: string): Promise<number> {
     throw new Error(`call failed: ${JSON.stringify(answer.body)}`);
   }
   return performance.now() - started;
-}
-
-/**
- * Appending a short line and fdatasync, `rounds` times, in the same file system as the home, with
- * the audit writer's own write and sync (the journal's are the same): the write in place, the
- * fdatasync awaited. (An awaited write as well would cost a trip through Deno's blocking pool that
- * no write of the path makes, and raise the floor.)
- */
-async function fsyncTimes(dir: string, rounds: number): Promise<number[]> {
-  const file = await Deno.open(`${dir}/floor.jsonl`, { append: true, create: true });
-  const line = new TextEncoder().encode(`${JSON.stringify({ seq: 1, hash: "0".repeat(64) })}\n`);
-  const times: number[] = [];
-  for (let i = 0; i < rounds; i++) {
-    const started = performance.now();
-    await realFileOps.write(file, line);
-    await realFileOps.syncData(file);
-    times.push(performance.now() - started);
-  }
-  file.close();
-  return times;
 }
 
 function rssMb(pid: number): number {

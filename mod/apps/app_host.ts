@@ -7,14 +7,7 @@
  * ctx.key from the request's `_meta["gurt/idempotency-key"]` (a call without one is refused).
  */
 import denoJson from "../../deno.json" with { type: "json" };
-import {
-  INVALID_PARAMS,
-  LATEST_PROTOCOL_VERSION,
-  type Method,
-  RpcError,
-  serveLines,
-  SUPPORTED_PROTOCOL_VERSIONS,
-} from "../mcp/mod.ts";
+import { initializeAnswer, INVALID_PARAMS, type Method, RpcError, serveLines } from "../mcp/mod.ts";
 import { IDEMPOTENCY_KEY_META, SECRET_ENV_PREFIX, type ToolContext } from "./app_sdk.ts";
 import { AppModuleError, checkAppModule, type CheckedTool } from "./app_shape.ts";
 
@@ -90,17 +83,12 @@ function hostMethods(
     _meta: { [SECRETS_META]: [...tool.secrets] },
   }));
   return {
-    initialize: (params) => {
-      const asked = params.protocolVersion;
-      const version = typeof asked === "string" && SUPPORTED_PROTOCOL_VERSIONS.includes(asked)
-        ? asked
-        : LATEST_PROTOCOL_VERSION;
-      return {
-        protocolVersion: version,
+    initialize: (params) =>
+      initializeAnswer(params, {
+        name: "gurt-app-host",
+        version: denoJson.version,
         capabilities: { tools: {} },
-        serverInfo: { name: "gurt-app-host", version: denoJson.version },
-      };
-    },
+      }),
     ping: () => ({}),
     "tools/list": () => ({ tools: listing }),
     "tools/call": (params, call) => {

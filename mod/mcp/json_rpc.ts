@@ -21,6 +21,25 @@ export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [
   "2024-10-07",
 ];
 
+/**
+ * What `initialize` answers: the client's protocol version when it is one spoken here, else the
+ * latest; the server's capabilities and name as given.
+ */
+export function initializeAnswer(
+  params: Record<string, unknown>,
+  server: { name: string; version: string; capabilities: Record<string, unknown> },
+): Record<string, unknown> {
+  const asked = params.protocolVersion;
+  const version = typeof asked === "string" && SUPPORTED_PROTOCOL_VERSIONS.includes(asked)
+    ? asked
+    : LATEST_PROTOCOL_VERSION;
+  return {
+    protocolVersion: version,
+    capabilities: server.capabilities,
+    serverInfo: { name: server.name, version: server.version },
+  };
+}
+
 /** JSON-RPC's error codes. */
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;

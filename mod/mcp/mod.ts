@@ -6,6 +6,7 @@
 export { askKey, CallKeys, canonical, mcpName, shortHash, toolName } from "./keys.ts";
 export { DEFAULT_WAIT_MS, parseWaitMs, type RelayArgs } from "./relay_args.ts";
 export {
+  initializeAnswer,
   INVALID_PARAMS,
   LATEST_PROTOCOL_VERSION,
   type Method,

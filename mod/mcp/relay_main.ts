@@ -16,14 +16,7 @@
  */
 import denoJson from "../../deno.json" with { type: "json" };
 import { postCall, requestJson, SocketUnreachableError } from "../net/mod.ts";
-import {
-  INVALID_PARAMS,
-  LATEST_PROTOCOL_VERSION,
-  type Method,
-  RpcError,
-  serveLines,
-  SUPPORTED_PROTOCOL_VERSIONS,
-} from "./json_rpc.ts";
+import { initializeAnswer, INVALID_PARAMS, type Method, RpcError, serveLines } from "./json_rpc.ts";
 import { askKey, CallKeys, toolName } from "./keys.ts";
 import {
   ASK_TOOL,
@@ -74,17 +67,12 @@ function relayMethods(args: RelayArgs, log: RelayLog): Record<string, Method> {
   let early: Promise<ToolListing[]> | null = readTools(args.socket);
   early.catch(() => {}); // tools/list reads them again
   return {
-    initialize: (params) => {
-      const asked = params.protocolVersion;
-      const version = typeof asked === "string" && SUPPORTED_PROTOCOL_VERSIONS.includes(asked)
-        ? asked
-        : LATEST_PROTOCOL_VERSION;
-      return {
-        protocolVersion: version,
+    initialize: (params) =>
+      initializeAnswer(params, {
+        name: "gurt",
+        version: denoJson.version,
         capabilities: { tools: {}, logging: {} },
-        serverInfo: { name: "gurt", version: denoJson.version },
-      };
-    },
+      }),
     ping: () => ({}),
     "logging/setLevel": (params) => log.setLevel(params),
     "tools/list": async () => {
