@@ -14,6 +14,7 @@ import {
 } from "../common/mod.ts";
 import { taskDir } from "../config/mod.ts";
 import { exactCents } from "../model-proxy/mod.ts";
+import { spendRows } from "./model_spend.ts";
 import { HomeSync } from "./home_sync.ts";
 import { addModelRoute } from "./model_route.ts";
 import { failureRefusal } from "./failure_refusal.ts";
@@ -24,7 +25,8 @@ import { askBody, callBody, costBody, stepBody, usageBody } from "./task_schemas
 /** What GET /task shows of a task. */
 export function publicTask(task: TaskHandle): Record<string, unknown> {
   const { user: _user, pid: _pid, ...shown } = task.record;
-  return { ...shown, spentCents: task.journal.state.spentCents };
+  const state = task.journal.state;
+  return { ...shown, spentCents: state.spentCents, spend: spendRows(state.models) };
 }
 
 /** The Hono app that answers one task's socket. */
