@@ -3,7 +3,7 @@
  * says about its task once its lines are read: steps, spending, and the answers by key.
  */
 import { z } from "zod";
-import { addUsage, isModelCharge, type ModelSpend, modelUsageLine } from "./model_spend.ts";
+import { addUsage, type ModelSpend, modelUsageLine } from "./model_spend.ts";
 
 /** What a /call answered: `{ok, output}` or `{ok: false, error}`. */
 export type CallAnswer = { ok: true; output: unknown } | { ok: false; error: string };
@@ -152,7 +152,7 @@ export interface JournalState {
   models: Map<string, ModelSpend>;
   /** The exact model spend of the model.usage lines, billionths of a cent. */
   modelNanocents: number;
-  /** The whole cents the cost lines of model charges say. */
+  /** The whole cents the cost lines of the model endpoint's charges (each names its hold) say. */
   modelCents: number;
 }
 
@@ -220,7 +220,8 @@ export function apply(state: JournalState, entry: JournalLine): void {
       break;
     case "cost":
       state.spentCents += entry.cents;
-      if (isModelCharge(entry.what)) state.modelCents += entry.cents;
+      // A model answer's charge names its hold; a task's own /cost and /usage lines never do.
+      if (entry.hold !== undefined) state.modelCents += entry.cents;
       if (entry.hold !== undefined) state.holds.delete(entry.hold);
       break;
     case "model.hold":

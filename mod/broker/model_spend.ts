@@ -87,11 +87,6 @@ export function spendRows(spend: Map<string, ModelSpend>): ModelSpend[] {
   );
 }
 
-/** Whether a cost line is a model answer's charge (its own, or a hold's, recovered or not). */
-export function isModelCharge(what: string): boolean {
-  return what === "model" || what.startsWith("model hold ");
-}
-
 /**
  * The part of a cent of model spend not yet charged as a whole cent: the exact spend of the
  * usage lines past the whole cents of the model charges, from 0 up to (not including) a cent.
