@@ -220,7 +220,10 @@ export class StreamUsage {
       this.#tokens = openaiTokens(event.usage);
       this.#model = modelOf(event) ?? this.#model;
       this.#reported = reportedNanocents(event.usage.cost) ?? this.#reported;
-      this.#final = true;
+      // The last usage chunk has no choices; a server that sends usage with every chunk (vLLM's
+      // continuous usage stats) has not said its whole usage until then.
+      const choices = event.choices;
+      this.#final = choices === undefined || (Array.isArray(choices) && choices.length === 0);
     }
   }
 }
