@@ -150,7 +150,7 @@ export interface JournalState {
   skipped: number;
   /** The spend by model (model_spend.ts), from the model.usage lines. */
   models: Map<string, ModelSpend>;
-  /** The exact model spend of the model.usage lines, billionths of a cent. */
+  /** The exact spend of the endpoint's model.usage lines (each names its hold), billionths of a cent. */
   modelNanocents: number;
   /** The whole cents the cost lines of the model endpoint's charges (each names its hold) say. */
   modelCents: number;
@@ -229,7 +229,9 @@ export function apply(state: JournalState, entry: JournalLine): void {
       break;
     case "model.usage":
       addUsage(state.models, entry);
-      state.modelNanocents += entry.nanocents;
+      // The endpoint's answers name their holds; a task's own /usage report (charged whole cents
+      // at once) carries no fraction.
+      if (entry.hold !== undefined) state.modelNanocents += entry.nanocents;
       break;
     case "model.settled":
       state.holds.delete(entry.hold);

@@ -12,6 +12,7 @@ function usage(model: string, nanocents: number, extra: Record<string, unknown> 
     tokens: { input: 10, output: 5, cacheWrite: 1, cacheRead: 2 },
     nanocents,
     rates: "listed",
+    hold: "h0",
     ...extra,
   });
 }
@@ -55,13 +56,16 @@ Deno.test("model.usage lines sum by model and provider, most expensive first, th
   assertEquals(state.modelNanocents, 1_300_000_005);
 });
 
-Deno.test("the part of a cent carried is the usage past the endpoint's whole-cent charges, which name their holds; a task's own /cost lines do not eat it", () => {
+Deno.test("the part of a cent carried is the endpoint's usage past its whole-cent charges, which name their holds; a task's own /cost and /usage lines neither eat nor add to it", () => {
   const lines = [usage("gpt-5", 600_000_000), cost(1)];
   assertEquals(carriedNanocents(readState(lines.join("\n") + "\n")), 600_000_000);
   lines.push(usage("gpt-5", 600_000_000), cost(1, "h1"));
   const state = readState(lines.join("\n") + "\n");
   assertEquals(carriedNanocents(state), 200_000_000);
   assertEquals(state.spentCents, 2);
+  // A task's own /usage report names no hold: charged whole cents at once, it carries nothing.
+  const reported = [...lines, usage("gpt-5", 300_000_000, { service: "task", hold: undefined })];
+  assertEquals(carriedNanocents(readState(reported.join("\n") + "\n")), 200_000_000);
   // A charge recovered at its bound, with no usage line, leaves nothing carried (never below 0).
   lines.push(cost(50, "h2"));
   assertEquals(carriedNanocents(readState(lines.join("\n") + "\n")), 0);

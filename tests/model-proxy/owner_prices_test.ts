@@ -170,3 +170,24 @@ Deno.test("a budget counts the exact spend: a 1¢ call after 0.6¢ of model answ
     },
   );
 });
+
+Deno.test("POST /usage takes the owner's price for a model the table lacks, and its report is a line of the task's spend", async () => {
+  const extra = `[models.prices."qwen3-coder"]\ninput = 0.5\noutput = 1.5\n`;
+  await withSpend({ extra }, async ({ box, task }) => {
+    const tokens = { input: 1_000_000, output: 1_000_000 };
+    const answer = await task.request("POST", "/usage", { model: "qwen3-coder", tokens });
+    // $0.50 + $1.50 = 200¢, whole.
+    assertEquals(answer, { status: 200, body: { ok: true, cents: 200 } });
+    const shown = (await box.admin("GET", `/tasks/${task.id}`)).body.task;
+    assertEquals(shown.spentCents, 200);
+    assertEquals(
+      shown.spend.map((row: { model: string; nanocents: number }) => [row.model, row.nanocents]),
+      [
+        ["qwen3-coder", 200_000_000_000],
+      ],
+    );
+    const unpriced = await task.request("POST", "/usage", { model: "mystery-7b", tokens });
+    assertEquals(unpriced.status, 400);
+    assertStringIncludes(unpriced.body.error, "see runbook.md#model-price");
+  });
+});
