@@ -5,7 +5,7 @@
  * spend (the part of a cent not yet charged included) survives a restart and counts toward the
  * budget. The answers come from a scripted fake at base URLs with paths.
  */
-import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import { assertEquals, assertStringIncludes } from "../assert.ts";
 import { grant, pendingApproval, until } from "../kit/mod.ts";
 import { journalWords } from "../../mod/owner-text/mod.ts";
 import { whole } from "./fake_services.ts";
