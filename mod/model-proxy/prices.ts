@@ -1,14 +1,17 @@
 /**
- * The box's one price of model tokens: a model's list rates from prices.json (dollars per million
- * tokens), a dated snapshot (`claude-sonnet-4-5-20250929`, `gpt-5-2025-08-07`) at its alias's.
- * Every list rate is a whole number of thousandths of a cent per million tokens (gpt-5-nano's
- * cached input is $0.005, half a cent), so a price is summed in those whole units and divided once:
- * the exact fraction of a cent, as near as a number can say it.
+ * The box's one price of model tokens: the owner's rates ([models.prices], over the table's), else
+ * a model's list rates from prices.json (dollars per million tokens), a dated snapshot
+ * (`claude-sonnet-4-5-20250929`, `gpt-5-2025-08-07`) at its alias's, else the table's highest.
+ * Every rate is a whole number of thousandths of a cent per million tokens (gpt-5-nano's cached
+ * input is $0.005, half a cent; the owner's are checked so), which is a billionth of a cent per
+ * token: a price is a whole number of billionths of a cent (chargedNanocents), exact. A cost a
+ * provider reports in dollars is turned into the same unit (reportedNanocents).
  *
- * Where the rounding is: exactCents rounds nothing. The model endpoint charges those fractions and
- * a task's meter (mod/core/task_model.ts) charges whole cents as they add up; `POST /usage` rounds
- * each report up to a whole cent at its call site (mod/broker/task_routes.ts). Both price the same
- * tokens of the same model from this table, under the same names. Pure.
+ * Where the rounding is: nothing here rounds but a reported cost past eleven decimals of a dollar.
+ * The model endpoint charges those billionths and a task's meter (mod/core/task_model.ts) charges
+ * whole cents as they add up; `POST /usage` rounds each report up to a whole cent at its call site
+ * (mod/broker/task_routes.ts). Both price the same tokens of the same model, under the same names.
+ * Pure.
  */
 import prices from "./prices.json" with { type: "json" };
 
