@@ -3,6 +3,7 @@
  * says about its task once its lines are read: steps, spending, and the answers by key.
  */
 import { z } from "zod";
+import { addUsage, type ModelSpend, modelUsageLine } from "./model_spend.ts";
 
 /** What a /call answered: `{ok, output}` or `{ok: false, error}`. */
 export type CallAnswer = { ok: true; output: unknown } | { ok: false; error: string };
@@ -103,6 +104,8 @@ export const journalLine = z.discriminatedUnion("type", [
     hold: z.string(),
     cents: z.number().int().min(0),
   }),
+  /** One answer's usage: its tokens and exact price (model_spend.ts). */
+  modelUsageLine,
   z.strictObject({
     type: z.literal("event"),
     time: z.string(),
@@ -145,6 +148,12 @@ export interface JournalState {
   holds: Map<string, { time: string; cents: number; owed: boolean }>;
   /** Lines that did not parse: a torn last line after a crash, never acknowledged. */
   skipped: number;
+  /** The spend by model (model_spend.ts), from the model.usage lines. */
+  models: Map<string, ModelSpend>;
+  /** The exact spend of the endpoint's model.usage lines (each names its hold), billionths of a cent. */
+  modelNanocents: number;
+  /** The whole cents the cost lines of the model endpoint's charges (each names its hold) say. */
+  modelCents: number;
 }
 
 /** The state of a journal with no lines. */
@@ -158,6 +167,9 @@ export function emptyState(): JournalState {
     asks: new Map(),
     holds: new Map(),
     skipped: 0,
+    models: new Map(),
+    modelNanocents: 0,
+    modelCents: 0,
   };
 }
 
@@ -208,10 +220,18 @@ export function apply(state: JournalState, entry: JournalLine): void {
       break;
     case "cost":
       state.spentCents += entry.cents;
+      // A model answer's charge names its hold; a task's own /cost and /usage lines never do.
+      if (entry.hold !== undefined) state.modelCents += entry.cents;
       if (entry.hold !== undefined) state.holds.delete(entry.hold);
       break;
     case "model.hold":
       state.holds.set(entry.hold, { time: entry.time, cents: entry.cents, owed: false });
+      break;
+    case "model.usage":
+      addUsage(state.models, entry);
+      // The endpoint's answers name their holds; a task's own /usage report (charged whole cents
+      // at once) carries no fraction.
+      if (entry.hold !== undefined) state.modelNanocents += entry.nanocents;
       break;
     case "model.settled":
       state.holds.delete(entry.hold);

@@ -34,6 +34,16 @@ export { type CallAnswer, Journal, type JournalLine } from "./journal.ts";
 export { loopModel } from "./model_route.ts";
 export { drawTaskBytes } from "./task_body.ts";
 export { TaskHandle } from "./task_handle.ts";
+export {
+  addUsage,
+  carriedNanocents,
+  centsText,
+  type ModelSpend,
+  type ModelUsageLine,
+  modelUsageLine,
+  NANOCENTS,
+  spendRows,
+} from "./model_spend.ts";
 export { recoverTaskJournals } from "./unrecorded.ts";
 export {
   chargeHeldCharges,

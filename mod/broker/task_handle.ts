@@ -2,6 +2,7 @@
 import type { Journal, KeyUse } from "./journal.ts";
 import { type HttpError, Mutex } from "../common/mod.ts";
 import type { TaskRecord } from "./task_store.ts";
+import { carriedNanocents, NANOCENTS } from "./model_spend.ts";
 
 /** The final answer of a call or an ask, or the note that its requester withdrew it. */
 export type FlowEnd<A> =
@@ -93,8 +94,12 @@ export class TaskHandle {
     while (this.trailing.size > 0) await Promise.all([...this.trailing]);
   }
 
-  /** Cents spent (from the journal) plus cents reserved. */
+  /**
+   * Cents spent (from the journal) plus cents reserved, plus the part of a cent of model spend not
+   * yet charged (model_spend.ts): the exact cost, a fraction where it falls so.
+   */
   committedCents(): number {
-    return this.journal.state.spentCents + this.reservedCents;
+    const state = this.journal.state;
+    return state.spentCents + this.reservedCents + carriedNanocents(state) / NANOCENTS;
   }
 }

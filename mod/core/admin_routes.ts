@@ -32,11 +32,13 @@ import {
   startTaskBody,
   stopTaskBody,
   type TaskRecordsAnswer,
+  type UsageAnswer,
 } from "../admin/mod.ts";
 import { type AuditLogIndex, checkpointOf, verifyLines } from "../audit/mod.ts";
 import { ApprovalChanges } from "./approval_changes.ts";
 import { grantViews } from "./grant_views.ts";
 import { followJournal } from "./journal_follow.ts";
+import { sinceOf, usageSince } from "./task_usage.ts";
 import type { TaskManager } from "./task_manager.ts";
 import { redactResponses, type Vault, vaultRoutes } from "../vault/mod.ts";
 import type { AppManager } from "./app_manager.ts";
@@ -148,6 +150,12 @@ export function adminRoutes(deps: AdminDeps, sources: AdminSources): Hono {
   });
 
   app.get("/tasks", async (c) => c.json({ tasks: await tasks.list() }));
+
+  app.get("/usage", async (c) => {
+    const since = sinceOf(c.req.query("since"));
+    const usage = await usageSince(deps.home, since);
+    return c.json({ since: since?.toISOString() ?? null, ...usage } satisfies UsageAnswer);
+  });
 
   app.post("/tasks", async (c) => {
     const body = parseJsonBody(await readBodyBytes(c.req.raw, 2 * 1024 * 1024), startTaskBody);

@@ -13,6 +13,7 @@ import {
   publicTask,
   readTask,
   readTasks,
+  spendRows,
   TaskHandle,
   type TaskRecord,
   taskRoutes,
@@ -435,7 +436,8 @@ export class TaskManager {
   async #endedView(id: string): Promise<Record<string, unknown>> {
     const journal = await this.#journalOf(id);
     const { user: _user, pid: _pid, ...shown } = await readTask(this.deps.home, id);
-    return { ...shown, spentCents: journal.state.spentCents };
+    const spend = spendRows(journal.state.models);
+    return { ...shown, spentCents: journal.state.spentCents, spend };
   }
 }
 

@@ -436,7 +436,7 @@ export const ROLE_TABLE: RoleTable = {
     permissions: cliPermissions,
     entry: new URL("../owner/task_main.ts", import.meta.url),
     stopsOnSignal: false,
-    commands: ["task"],
+    commands: ["task", "usage"],
   },
   "task watch": {
     role: "cli",
