@@ -200,6 +200,14 @@ export interface ApproveDeps extends AnswerDeps {
 
 const UNKNOWN_STATE: SessionState = { taint: "secret", untrusted: true };
 
+/**
+ * Waits until the kept table no longer lists an approval just taken, before its Approval record is
+ * written: a crash between the two then leaves it unanswered, never opened again after its answer.
+ */
+async function offDisk(deps: AnswerDeps): Promise<void> {
+  await deps.approvals.stored().catch(() => {});
+}
+
 /** Approves a pending approval: re-decides, records, and lets the call run if still allowed. */
 export async function approve(
   deps: ApproveDeps,
@@ -208,6 +216,7 @@ export async function approve(
   const { id, by } = answer;
   const entry = deps.approvals.take(id);
   if (entry === undefined) return { kind: "missing" };
+  await offDisk(deps);
   const { task, ask } = entry.context;
   const grants = ask === null ? null : await loadGrants(`${deps.home}/grants`, {
     appTools: deps.registry.appToolNames(),
@@ -270,6 +279,7 @@ export async function closeApproval(
   const { id } = how;
   const entry = deps.approvals.take(id);
   if (entry === undefined) return { kind: "missing" };
+  await offDisk(deps);
   const { task } = entry.context;
   const reason: DenyReason = how.answer === "refused" ? "approval_refused" : "approval_expired";
   const outcome: RecordedOutcome = { outcome: "denied", reason };

@@ -88,7 +88,8 @@ Deno.test("a stop of gurt serve keeps its pending approvals: the same numbers an
     assertEquals(again.body, { pending: true, approval: question });
     assertEquals((await serve.admin("GET", "/approvals")).body.items.length, 2);
 
-    assertEquals((await serve.admin("POST", `/approvals/${call}/approve`, {})).status, 200);
+    const approved = await gurt(["--home", home, "approve", String(call)]);
+    assertEquals([approved.code, approved.stdout.trim()], [0, `approved ${call}: runs`]);
     await until(async () => (await pay(home, task, "pay")).ok === true);
     const paid = await pay(home, task, "pay");
     assertEquals(paid.output.paid, 5);
