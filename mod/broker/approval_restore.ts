@@ -66,8 +66,10 @@ export async function restoreApprovals(
       opened.push(shown.approval);
       continue;
     }
-    await closeAtRestart(deps, { shown, reason: why });
-    counts.closed++;
+    const expired = Date.parse(shown.expires) <= deps.clock().getTime();
+    await closeAtRestart(deps, { shown, reason: why, expired });
+    if (expired) counts.expired++;
+    else counts.closed++;
   }
   const now = deps.clock().getTime();
   for (const id of opened) {
@@ -137,22 +139,24 @@ async function stateOf(home: string, task: string): Promise<SessionState> {
 
 /**
  * Closes a kept approval that cannot be opened again: an Approval record answered `refused` by
- * `restart`, with the reason. One the log cannot take is logged (and stays without an answer).
+ * `restart`, with the reason, or `expired` (as the expiry writes it) if its time ran out while the
+ * core was down. One the log cannot take is logged (and stays without an answer).
  */
 export async function closeAtRestart(
   deps: { home: string; audit: AuditAppender; log(line: string): void },
-  closing: { shown: PendingApproval; reason: string },
+  closing: { shown: PendingApproval; reason: string; expired?: boolean },
 ): Promise<void> {
   const { shown, reason } = closing;
   const state = await stateOf(deps.home, shown.task);
+  const expired = closing.expired === true;
   try {
     await deps.audit.append(approvalEvent(
       { task: shown.task, key: shown.key, tool: shown.tool, decision: shown.approval },
       {
-        answer: "refused",
-        by: "restart",
-        reason: `closed by the restart of gurt serve: ${reason}`,
-        outcome: { outcome: "denied", reason: "approval_refused" },
+        answer: expired ? "expired" : "refused",
+        by: expired ? null : "restart",
+        reason: expired ? null : `closed by the restart of gurt serve: ${reason}`,
+        outcome: { outcome: "denied", reason: expired ? "approval_expired" : "approval_refused" },
         grant: null,
         grantSha256: null,
         state,

@@ -322,8 +322,10 @@ export class Core {
       // Kept for a task that is not live now: closed, as its end would have.
       for (const list of kept.byTask.values()) {
         for (const shown of list.map((one) => one.shown)) {
-          await closeAtRestart(deps, { shown, reason: "its task is no longer live" });
-          reopened.closed++;
+          const expired = Date.parse(shown.expires) <= deps.clock().getTime();
+          await closeAtRestart(deps, { shown, reason: "its task is no longer live", expired });
+          if (expired) reopened.expired++;
+          else reopened.closed++;
         }
       }
       kept.byTask.clear();
