@@ -51,6 +51,19 @@ export const journalLine = z.discriminatedUnion("type", [
     /** As on the tool.call line; a denial has no tool.call line, so this binds its key. */
     input_sha256: sha256.optional(),
   }),
+  /**
+   * A key that joined another key's call (the same tool and input, in flight at once): it answers
+   * what that call's key answered, and charges nothing more.
+   */
+  z.strictObject({
+    type: z.literal("tool.joined"),
+    time: z.string(),
+    key: z.string(),
+    tool: z.string(),
+    /** The key of the call it joined. */
+    joined: z.string(),
+    input_sha256: sha256,
+  }),
   z.strictObject({
     type: z.literal("tool.unrecorded"),
     time: z.string(),
@@ -138,6 +151,8 @@ export interface JournalState {
   keys: Map<string, KeyUse>;
   /** For a key answered by a tool.result line naming its Result record: that seq and the cost. */
   recorded: Map<string, { result: number; cost: number }>;
+  /** The keys that joined each call's key (tool.joined lines): voided with it. */
+  joins: Map<string, string[]>;
   /** Each answered /ask key's answer, and the owner's reason for a refusal if they gave one. */
   asks: Map<string, AskAnswer>;
   /**
@@ -164,6 +179,7 @@ export function emptyState(): JournalState {
     calls: new Map(),
     keys: new Map(),
     recorded: new Map(),
+    joins: new Map(),
     asks: new Map(),
     holds: new Map(),
     skipped: 0,
@@ -206,11 +222,21 @@ export function apply(state: JournalState, entry: JournalLine): void {
       if (entry.result === undefined) state.recorded.delete(entry.key);
       else state.recorded.set(entry.key, { result: entry.result, cost: entry.cost });
       break;
+    case "tool.joined": {
+      useKey(state, entry.key, entry.tool, entry.input_sha256);
+      const answer = state.calls.get(entry.joined);
+      if (answer === undefined) break;
+      state.calls.set(entry.key, answer);
+      state.joins.set(entry.joined, [...(state.joins.get(entry.joined) ?? []), entry.key]);
+      break;
+    }
     case "tool.unrecorded": {
-      // Voids the answer only if it is still the one the line names.
+      // Voids the answer only if it is still the one the line names, and the keys that joined it.
       const recorded = state.recorded.get(entry.key);
       if (recorded?.result !== entry.result) break;
       state.calls.delete(entry.key);
+      for (const joined of state.joins.get(entry.key) ?? []) state.calls.delete(joined);
+      state.joins.delete(entry.key);
       state.spentCents -= recorded.cost;
       state.recorded.delete(entry.key);
       break;

@@ -6,9 +6,16 @@ export {
   closeApproval,
   closeTaskApprovals,
   expireDue,
+  type KeptRequest,
   type PendingApproval,
   withdrawAll,
 } from "./approvals.ts";
+export {
+  closeAtRestart,
+  type KeptApproval,
+  restoreApprovals,
+  type RestoreCounts,
+} from "./approval_restore.ts";
 export { ASK_TOOL, handleAsk } from "./ask_path.ts";
 export { failureRefusal } from "./failure_refusal.ts";
 export { CALL_PENDING } from "./call_path.ts";

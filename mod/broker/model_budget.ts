@@ -147,7 +147,7 @@ async function budgetFlow(
     costCents: null,
     created: now.toISOString(),
     expires,
-  }, { task, ask: null, flight, costCents: 0 });
+  }, { task, ask: null, flight, costCents: 0, kept: null });
   flight.markPending(step.seq);
   await task.journal.append({
     type: "event",

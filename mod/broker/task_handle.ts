@@ -23,6 +23,14 @@ export class InFlight<A> {
   waiters = 0;
   /** True when the last waiter left by dropping its connection, not by being answered. */
   requesterGone = false;
+  /** For a call: the key it was started with. */
+  key: string | null = null;
+  /**
+   * For a call: the other keys whose requests joined it (the same tool and input). Each is
+   * answered in the journal with its answer too (a tool.joined line), so that a retry of that key
+   * later gets it, never a new decision or a second charge.
+   */
+  readonly joiners = new Set<string>();
   #end!: (end: FlowEnd<A>) => void;
   #pending!: (approval: number) => void;
   #approval: number | null = null;

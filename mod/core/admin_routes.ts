@@ -121,7 +121,9 @@ export function adminRoutes(deps: AdminDeps, sources: AdminSources): Hono {
   );
 
   app.get("/audit", async (c) => {
-    const report = await auditIndex.summary();
+    const summary = await auditIndex.summary();
+    // The table says which approvals with no answer yet are still waiting for the owner.
+    const report = { ...summary, waiting: deps.approvals.list().map((one) => one.approval) };
     const { lines, status } = verifyLines(report);
     return c.json(
       {

@@ -34,6 +34,8 @@ export function journalWords(line: JournalLineView): string {
       return `call ${key} ${tool} ${json(line.input)} (decision ${line.decision})`;
     case "tool.result":
       return `result ${key} ${tool} ${json(line.answer)} cost ${line.cost}¢`;
+    case "tool.joined":
+      return `joined ${key} ${tool}: answered as ${text(line.joined, 200)}, charged once`;
     case "tool.unrecorded":
       return `void ${key}: its Result record (seq ${line.result}) was never written`;
     case "ask":
