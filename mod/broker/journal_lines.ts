@@ -160,7 +160,10 @@ export interface JournalState {
    * was written, and the cents to recover if the audit log has no record of its charge (what a
    * model.owed line said, else the most the request could cost).
    */
-  holds: Map<string, { time: string; cents: number; owed: boolean }>;
+  holds: Map<
+    string,
+    { time: string; cents: number; owed: boolean; service: string; model: string | null }
+  >;
   /** Lines that did not parse: a torn last line after a crash, never acknowledged. */
   skipped: number;
   /** The spend by model (model_spend.ts), from the model.usage lines. */
@@ -251,7 +254,13 @@ export function apply(state: JournalState, entry: JournalLine): void {
       if (entry.hold !== undefined) state.holds.delete(entry.hold);
       break;
     case "model.hold":
-      state.holds.set(entry.hold, { time: entry.time, cents: entry.cents, owed: false });
+      state.holds.set(entry.hold, {
+        time: entry.time,
+        cents: entry.cents,
+        owed: false,
+        service: entry.service,
+        model: entry.model,
+      });
       break;
     case "model.usage":
       addUsage(state.models, entry);

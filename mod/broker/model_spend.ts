@@ -22,8 +22,12 @@ export const modelUsageLine = z.strictObject({
   tokens: z.strictObject({ input: count, output: count, cacheWrite: count, cacheRead: count }),
   /** The exact price, billionths of a cent. */
   nanocents: count,
-  /** Where the price came from: the owner's rates, the shipped table, the provider, the highest. */
-  rates: z.enum(["owner", "listed", "reported", "highest"]),
+  /**
+   * Where the price came from: the owner's rates, the shipped table, the provider, the highest;
+   * "bound": a request whose answer was never read (gurt serve died under it), charged at the
+   * next start the most it could cost, its tokens unknown (0 here).
+   */
+  rates: z.enum(["owner", "listed", "reported", "highest", "bound"]),
   /** A stream cut short: charged its reported usage, or the most it could cost ("bound"). */
   cut: z.enum(["reported", "bound"]).optional(),
   hold: z.string().optional(),

@@ -77,6 +77,7 @@ const BASES: Record<string, string> = {
   owner: "at the owner's price",
   listed: "at the listed price",
   reported: "as the provider reported it",
+  bound: "at the most it could cost (its answer was never read: recovered at start)",
 };
 
 /** A model.usage journal line in words. */
