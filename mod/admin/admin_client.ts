@@ -177,10 +177,10 @@ export class AdminClient {
   /** The journal lines of task `id` after the first `after`, waiting up to `waitMs` for one. */
   journal(
     id: string,
-    options: { after: number; waitMs: number },
+    options: { after: number; waitMs: number; signal?: AbortSignal },
   ): Promise<AdminResult<z.infer<typeof journalPageAnswer>>> {
     const path = `/tasks/${pathPart(id)}/journal?after=${options.after}&wait=${options.waitMs}`;
-    return this.ask({ method: "GET", path }, journalPageAnswer);
+    return this.ask({ method: "GET", path, signal: options.signal }, journalPageAnswer);
   }
 
   /** The vault's key names, never a value. */

@@ -5,7 +5,7 @@ import type { ApprovalWatch } from "../approval_watch.ts";
 import type { PortalEnv } from "../context.ts";
 import type { LiveStreams } from "../live_events.ts";
 import { approvalsView, type PageQuery } from "../approvals_paging.ts";
-import { ApprovalsList, ApprovalsPage } from "../pages/approvals_page.tsx";
+import { ApprovalsList, ApprovalsPage, type TaskBriefs } from "../pages/approvals_page.tsx";
 import { adminOk, csrf, formText, type RouteDeps } from "./route_helpers.ts";
 
 const BY = "the owner, in the portal";
@@ -19,13 +19,14 @@ export function approvalRoutes(
   const app = new Hono<PortalEnv>();
   app.get("/approvals", async (c) => {
     const view = approvalsView(await pending(admin), pageQuery(c.req.query()));
+    const tasks = await taskBriefs(admin);
     const answered = c.req.query("answered");
     const outcome = c.req.query("outcome") ?? "";
     const notice = answered !== undefined && /^\d{1,16}$/.test(answered) && WORD.test(outcome)
       ? `Approval ${answered}: ${outcome.replaceAll("_", " ")}.`
       : null;
     return c.html(
-      <ApprovalsPage view={view} now={clock()} csrf={csrf(c)} notice={notice} />,
+      <ApprovalsPage view={view} tasks={tasks} now={clock()} csrf={csrf(c)} notice={notice} />,
     );
   });
   app.get("/events/approvals", (c) => {
@@ -36,7 +37,10 @@ export function approvalRoutes(
       subscribe: (listener) => approvals.onChange(listener),
       render: async () => {
         const view = approvalsView(await pending(admin), query);
-        return String(await <ApprovalsList view={view} now={clock()} csrf={token} />);
+        const tasks = await taskBriefs(admin);
+        return String(
+          await <ApprovalsList view={view} tasks={tasks} now={clock()} csrf={token} />,
+        );
       },
     });
   });
@@ -61,6 +65,12 @@ function pageQuery(query: Record<string, string>): PageQuery {
 
 async function pending(admin: AdminClient): Promise<PendingApprovalView[]> {
   return adminOk(await admin.approvals()).items;
+}
+
+/** Every task by id, for the cards' who and why. */
+export async function taskBriefs(admin: AdminClient): Promise<TaskBriefs> {
+  const tasks = adminOk(await admin.tasks()).tasks;
+  return new Map(tasks.map((task) => [task.id, task]));
 }
 
 function answeredQuery(id: string, outcome: AnsweredAnswer["outcome"]): string {
