@@ -103,12 +103,15 @@ export class AdminClient {
     );
   }
 
-  /** Refuses approval `id`, with the owner's reason if any. */
+  /** Refuses approval `id`, with the owner's reason if any; `by` names who refused. */
   refuse(
     id: ApprovalId,
-    options: { reason?: string } = {},
+    options: { reason?: string; by?: string } = {},
   ): Promise<AdminResult<z.infer<typeof answeredAnswer>>> {
-    const body = options.reason === undefined ? undefined : { reason: options.reason };
+    const body = options.reason === undefined && options.by === undefined ? undefined : {
+      ...(options.reason === undefined ? {} : { reason: options.reason }),
+      ...(options.by === undefined ? {} : { by: options.by }),
+    };
     return this.ask(
       { method: "POST", path: `/approvals/${pathPart(id)}/refuse`, body },
       answeredAnswer,

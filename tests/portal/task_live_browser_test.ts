@@ -161,6 +161,14 @@ Deno.test({
           await page.locator(`#approval-${id}`).getByRole("button", { name: "Approve" }).click();
           await page.waitForURL(/answered=/);
           assertEquals((await call.answer).ok, true);
+          // A refusal in the portal is recorded as the portal's, not as gurt refuse's.
+          const second = task.send("example.spend", { cents: 300 }, "k2");
+          const refused = await pendingApproval(pb.box, task, 30_000);
+          await page.goto(`${pb.origin}/approvals`);
+          await page.locator(`#approval-${refused}`).getByRole("button", { name: "Refuse" })
+            .click();
+          await page.waitForURL(/answered=/);
+          assertEquals((await second.answer).ok, false);
           await page.goto(`${pb.origin}/tasks/${task.id}`);
           const main = await page.locator("main").innerText();
           assertStringIncludes(main, `approval ${id} is waiting: example.spend`);
@@ -168,6 +176,10 @@ Deno.test({
           assertStringIncludes(
             await page.locator("#task-answered").innerText(),
             `approval ${id}: approved by the owner, in the portal`,
+          );
+          assertStringIncludes(
+            await page.locator("#task-answered").innerText(),
+            `approval ${refused}: refused by the owner, in the portal`,
           );
           assertStringIncludes(await page.locator("#task-spent").innerText(), "$2.50 (no budget)");
           await shoot(page, "task-no-script");

@@ -52,7 +52,7 @@ export function approvalRoutes(
   app.post("/approvals/:id/refuse", async (c) => {
     const id = c.req.param("id");
     const reason = formText(await c.req.parseBody(), "reason") || undefined;
-    const answer = adminOk(await admin.refuse(id, { reason }));
+    const answer = adminOk(await admin.refuse(id, { reason, by: BY }));
     return c.redirect(`/approvals?${answeredQuery(id, answer.outcome)}`, 303);
   });
 
