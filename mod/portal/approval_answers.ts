@@ -16,6 +16,8 @@ const KEPT = 10_000;
 export class ApprovalAnswers {
   readonly #admin: AdminClient;
   readonly #found = new Map<number, AuditRecordView>();
+  /** Where the look for an approval not found yet goes on: the log is not read again before it. */
+  readonly #from = new Map<number, number>();
 
   constructor(admin: AdminClient) {
     this.#admin = admin;
@@ -32,7 +34,7 @@ export class ApprovalAnswers {
   }
 
   async #look(task: string, id: number): Promise<AuditRecordView | null> {
-    let from = id + 1;
+    let from = this.#from.get(id) ?? id + 1;
     for (let page = 0; page < MAX_PAGES; page++) {
       const answer = await this.#admin.auditRecords({ from, limit: PAGE });
       if (!answer.ok) return null;
@@ -44,11 +46,14 @@ export class ApprovalAnswers {
       if (found !== undefined) {
         if (this.#found.size >= KEPT) this.#found.delete(this.#found.keys().next().value!);
         this.#found.set(id, found);
+        this.#from.delete(id);
         return found;
       }
-      if (records.length < PAGE) return null;
-      from = records[records.length - 1].seq + 1;
+      if (records.length > 0) from = records[records.length - 1].seq + 1;
+      if (records.length < PAGE) break;
     }
+    if (this.#from.size >= KEPT) this.#from.delete(this.#from.keys().next().value!);
+    this.#from.set(id, from);
     return null;
   }
 }

@@ -4,7 +4,7 @@ import type { AdminClient, AnsweredAnswer, PendingApprovalView } from "../../adm
 import type { ApprovalWatch } from "../approval_watch.ts";
 import type { PortalEnv } from "../context.ts";
 import type { LiveStreams } from "../live_events.ts";
-import { approvalsView, type PageQuery } from "../approvals_paging.ts";
+import { type ApprovalsView, approvalsView, type PageQuery } from "../approvals_paging.ts";
 import { ApprovalsList, ApprovalsPage, type TaskBriefs } from "../pages/approvals_page.tsx";
 import { adminOk, csrf, formText, type RouteDeps } from "./route_helpers.ts";
 
@@ -19,7 +19,7 @@ export function approvalRoutes(
   const app = new Hono<PortalEnv>();
   app.get("/approvals", async (c) => {
     const view = approvalsView(await pending(admin), pageQuery(c.req.query()));
-    const tasks = await taskBriefs(admin);
+    const tasks = await taskBriefs(admin, view);
     const answered = c.req.query("answered");
     const outcome = c.req.query("outcome") ?? "";
     const notice = answered !== undefined && /^\d{1,16}$/.test(answered) && WORD.test(outcome)
@@ -37,7 +37,7 @@ export function approvalRoutes(
       subscribe: (listener) => approvals.onChange(listener),
       render: async () => {
         const view = approvalsView(await pending(admin), query);
-        const tasks = await taskBriefs(admin);
+        const tasks = await taskBriefs(admin, view);
         return String(
           await <ApprovalsList view={view} tasks={tasks} now={clock()} csrf={token} />,
         );
@@ -67,9 +67,11 @@ async function pending(admin: AdminClient): Promise<PendingApprovalView[]> {
   return adminOk(await admin.approvals()).items;
 }
 
-/** Every task by id, for the cards' who and why. */
-export async function taskBriefs(admin: AdminClient): Promise<TaskBriefs> {
-  const tasks = adminOk(await admin.tasks()).tasks;
+/** The tasks of the cards shown, by id, for their who and why (none asked for a page of none). */
+export async function taskBriefs(admin: AdminClient, view: ApprovalsView): Promise<TaskBriefs> {
+  if (view.groups.length === 0) return new Map();
+  const shown = new Set(view.groups.map((group) => group.task));
+  const tasks = adminOk(await admin.tasks()).tasks.filter((task) => shown.has(task.id));
   return new Map(tasks.map((task) => [task.id, task]));
 }
 
