@@ -78,6 +78,7 @@ function eventWords(event: string, detail: Detail | null): string {
   if (event === "tool_denied" && detail !== null) {
     return `denied ${text(detail.name, 200)}: ${text(detail.reason, 200)}`;
   }
+  if (event === "unreadable") return "a journal line that is not JSON (damaged or cut short)";
   if (event === "net.blocked" && detail !== null) {
     return `net.blocked ${blockedText(detail, { words: true })}`;
   }

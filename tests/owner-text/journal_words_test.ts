@@ -125,6 +125,11 @@ Deno.test("journal events read as sentences: a waiting approval, and a blocked h
   // A reason of no known kind is shown as it came, as data.
   const odd = { ...blocked, detail: { ...blocked.detail, reason: "new_kind\n" } };
   assertEquals(journalWords(odd), "net.blocked api.example.com:443 (new_kind\\n)");
+  // A damaged line, as the core's follower hands it on, is said as such, not as JSON.
+  assertEquals(
+    journalWords({ type: "event", time: "", event: "unreadable", detail: null }),
+    "a journal line that is not JSON (damaged or cut short)",
+  );
   // gurt task watch keeps the reason's code (blockedText without words).
   assertEquals(blockedText(blocked.detail), "api.example.com:443 (not_listed)");
 });
