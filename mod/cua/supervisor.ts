@@ -37,6 +37,11 @@ export class Supervisor {
     return this.options.vncPassword !== null;
   }
 
+  /** Chromium's pid, which is also its process group's id, while it runs; else null. */
+  get chromePid(): number | null {
+    return this.#programs.get("chromium")?.pid ?? null;
+  }
+
   /** Whether the Chromium process is alive. */
   get chromeRunning(): boolean {
     return this.#programs.has("chromium");
@@ -227,6 +232,11 @@ export class Supervisor {
         `--user-data-dir=${profile}`,
         "--remote-debugging-address=127.0.0.1",
         `--remote-debugging-port=${this.options.cdpPort}`,
+        // The egress tunnel: every request through its proxy, loopback too ("<-loopback>" drops
+        // Chromium's implicit bypass); DevTools is a listener of Chromium's and not proxied.
+        ...(this.options.proxyServer
+          ? [`--proxy-server=${this.options.proxyServer}`, "--proxy-bypass-list=<-loopback>"]
+          : []),
         this.options.startUrl,
       ],
       env: { DISPLAY: this.options.display },

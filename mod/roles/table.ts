@@ -347,6 +347,26 @@ export function desktopPermissionNeeds(options: DesktopOptions): {
   };
 }
 
+/**
+ * The laptop's egress client (`gurt egress-tunnel`, docs/egress-tunnel.md), run by the owner on
+ * their own machine: it reads its token file, and dials the guest's WebSocket and each host the
+ * guest asks for. Net is whole because those hosts are any public host; its allow list and its
+ * refusal of private addresses are checked in code, on the resolved address. It writes nothing,
+ * runs nothing and reads no environment.
+ */
+function egressClientPermissions(places: { tokenFile: string }): RolePermissions {
+  return {
+    read: [codeDir(), places.tokenFile],
+    write: false,
+    net: true,
+    env: false,
+    run: false,
+    sys: false,
+    ffi: false,
+    import: false,
+  };
+}
+
 /** An address as Deno's net permissions spell it: IPv6 in brackets. */
 function host(bind: string): string {
   return bind.includes(":") && !bind.startsWith("[") ? `[${bind}]` : bind;
@@ -371,6 +391,7 @@ export interface RoleTable {
   config: RoleStart<OwnerPlaces>;
   portal: RoleStart<OwnerPlaces>;
   "portal-serve": RoleStart<PortalPlaces>;
+  "egress-tunnel": RoleStart<{ tokenFile: string }>;
 }
 
 /** The roles: each command's role, permissions and entry module. */
@@ -493,5 +514,12 @@ export const ROLE_TABLE: RoleTable = {
     entry: new URL("../portal/portal_main.ts", import.meta.url),
     stopsOnSignal: true,
     commands: ["portal-serve"],
+  },
+  "egress-tunnel": {
+    role: "egress-client",
+    permissions: egressClientPermissions,
+    entry: new URL("../egress-tunnel/client_main.ts", import.meta.url),
+    stopsOnSignal: true,
+    commands: ["egress-tunnel"],
   },
 };

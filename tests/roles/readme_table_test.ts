@@ -31,6 +31,7 @@ const LABELS: Record<RoleName, string> = {
   cli: "owner CLI",
   guest: "guest",
   portal: "portal",
+  "egress-client": "egress client",
 };
 
 interface ReadmeRow {
@@ -118,6 +119,7 @@ const WORDS = new Map<string, string>([
   ["127.0.0.1", "loopback"],
   ["[::1]", "loopback"],
   ["localhost", "loopback"],
+  ["/egress-token-file", "its token file"],
 ]);
 
 /** Every row of the table with its permissions for the places above, in each form it takes. */
@@ -190,6 +192,11 @@ function computed(): { name: keyof RoleTable; role: RoleName; permissions: RoleP
       name: "portal-serve",
       role: t["portal-serve"].role,
       permissions: t["portal-serve"].permissions({ home, listen: "127.0.0.1:7780" }),
+    },
+    {
+      name: "egress-tunnel",
+      role: t["egress-tunnel"].role,
+      permissions: t["egress-tunnel"].permissions({ tokenFile: "/egress-token-file" }),
     },
   ];
 }
