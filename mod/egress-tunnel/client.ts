@@ -8,6 +8,10 @@ import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { type Limits, PROTOCOL, ResetCode, targetOf } from "./frames.ts";
 import { Mux } from "./mux.ts";
+import { dialWs } from "./ws_conn.ts";
+
+/** The largest WebSocket message the client takes: a DATA frame of the largest size, and room. */
+const MAX_MESSAGE = 1024 * 1024;
 
 interface OpenLine {
   name: string;
@@ -107,33 +111,33 @@ export async function runClient(options: ClientOptions): Promise<void> {
 }
 
 /** One connection: resolves when it ends, true when it had attached. */
-function attachOnce(options: ClientOptions, log: (line: string) => void): Promise<boolean> {
-  return new Promise((resolve) => {
+async function attachOnce(options: ClientOptions, log: (line: string) => void): Promise<boolean> {
+  let dialed;
+  try {
+    // The token rides on the upgrade, never in the URL.
+    dialed = await dialWs(options.ws, { authorization: `Bearer ${options.token}` }, MAX_MESSAGE);
+  } catch (error) {
+    log(cannotAttach(options.ws, (error as Error).message));
+    return false;
+  }
+  if (!dialed.ok) {
+    log(cannotAttach(options.ws, dialed.reason));
+    return false;
+  }
+  const socket = dialed.ws;
+  return await new Promise((resolve) => {
     let mux: Mux | null = null;
-    let socket: WebSocket;
-    try {
-      // Deno's WebSocket takes headers: the token rides on the upgrade, never in the URL.
-      socket = new WebSocket(options.ws, {
-        headers: { authorization: `Bearer ${options.token}` },
-      } as unknown as string[]);
-    } catch (error) {
-      log(cannotAttach(options.ws, (error as Error).message));
-      resolve(false);
-      return;
-    }
-    socket.binaryType = "arraybuffer";
     const stop = () => socket.close(1000, "the client is stopping");
     options.signal?.addEventListener("abort", stop);
-    socket.onopen = () =>
-      socket.send(JSON.stringify({ type: "hello", protocol: PROTOCOL, client: "gurt" }));
-    socket.onmessage = (event) => {
+    socket.send(JSON.stringify({ type: "hello", protocol: PROTOCOL, client: "gurt" }));
+    socket.onmessage = (data) => {
       if (mux !== null) {
-        if (event.data instanceof ArrayBuffer) mux.receive(new Uint8Array(event.data));
+        if (typeof data !== "string") mux.receive(data);
         return;
       }
-      const welcome = parseWelcome(event.data);
+      const welcome = parseWelcome(data);
       if (welcome === null) {
-        log(cannotAttach(options.ws, `the guest answered ${String(event.data).slice(0, 200)}`));
+        log(cannotAttach(options.ws, `the guest answered ${String(data).slice(0, 200)}`));
         socket.close(1002, "no welcome");
         return;
       }
@@ -151,22 +155,21 @@ function attachOnce(options: ClientOptions, log: (line: string) => void): Promis
           if (!line) return;
           const ms = Math.round(performance.now() - line.started);
           log(
-            `egress-tunnel: stream ${end.id} ${line.name} (${line.address}) sent ${end.received} B, received ` +
-              `${end.sent} B, ${ms} ms${end.reset ? `, reset: ${end.reset.reason}` : ""}`,
+            `egress-tunnel: stream ${end.id} ${line.name} (${line.address}) sent ${end.received} B, ` +
+              `received ${end.sent} B, ${ms} ms${end.reset ? `, reset: ${end.reset.reason}` : ""}`,
           );
         },
       }, false);
     };
-    socket.onerror = () => {};
-    socket.onclose = async (event) => {
+    socket.onclose = (code, reason) => {
       options.signal?.removeEventListener("abort", stop);
       if (mux === null) {
-        log(cannotAttach(options.ws, event.reason || await whyRefused(options)));
+        log(cannotAttach(options.ws, reason || `the guest closed the connection (${code})`));
         resolve(false);
         return;
       }
       mux.close(1000, "closed");
-      log(`egress-tunnel: detached (${event.reason || `code ${event.code}`})`);
+      log(`egress-tunnel: detached (${reason || `code ${code}`})`);
       resolve(true);
     };
   });
@@ -209,18 +212,6 @@ async function open(
   }
   lines.set(id, { name, address: where.address, started });
   mux.accept(id, conn);
-}
-
-async function whyRefused(options: ClientOptions): Promise<string> {
-  try {
-    const response = await fetch(options.ws.replace(/^ws/, "http"), {
-      headers: { authorization: `Bearer ${options.token}` },
-      signal: AbortSignal.timeout(3000),
-    });
-    return `HTTP ${response.status}: ${(await response.text()).trim().slice(0, 200)}`;
-  } catch (error) {
-    return (error as Error).message;
-  }
 }
 
 function cannotAttach(url: string, why: string): string {

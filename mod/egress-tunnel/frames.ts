@@ -46,8 +46,8 @@ export interface Limits {
 
 /** The guest's defaults. */
 export const DEFAULT_LIMITS: Limits = {
-  window: 256 * 1024,
-  maxFrame: 16 * 1024,
+  window: 512 * 1024,
+  maxFrame: 64 * 1024,
   maxStreams: 64,
   pingSeconds: 10,
 };

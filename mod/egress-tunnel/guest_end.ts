@@ -79,11 +79,12 @@ export function startEgressTunnel(
   chromeGroup: () => number | null,
 ): EgressTunnel {
   const hub = new EgressHub(settings.token, DEFAULT_LIMITS);
-  const ws = Deno.serve({ ...settings.ws, onListen: () => {} }, (request) => hub.handle(request));
+  const ws = Deno.listen({ ...settings.ws, transport: "tcp" });
+  const attaching = hub.serve(ws);
   const listener = Deno.listen({ ...settings.proxy, transport: "tcp" });
   const check = new PeerCheck(chromeGroup);
   const serving = serveProxy(listener, hub, (peer, local) => check.refusal(peer, local));
-  const wsAddr = `${ws.addr.hostname}:${ws.addr.port}`;
+  const wsAddr = `${(ws.addr as Deno.NetAddr).hostname}:${(ws.addr as Deno.NetAddr).port}`;
   const proxyAddr = `${(listener.addr as Deno.NetAddr).hostname}:${
     (listener.addr as Deno.NetAddr).port
   }`;
@@ -101,8 +102,8 @@ export function startEgressTunnel(
     close: async () => {
       hub.close();
       listener.close();
-      await serving;
-      await ws.shutdown();
+      ws.close();
+      await Promise.all([serving, attaching]);
     },
   };
 }

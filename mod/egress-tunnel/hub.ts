@@ -13,6 +13,9 @@ import {
   ResetCode,
 } from "./frames.ts";
 import { Mux } from "./mux.ts";
+import { acceptOf, readHead, WsConn } from "./ws_conn.ts";
+
+const encoder = new TextEncoder();
 
 const HELLO_TIMEOUT_MS = 5_000;
 
@@ -42,42 +45,71 @@ export class EgressHub {
     return this.#current;
   }
 
-  /** Answers one request to the WebSocket listener. */
-  handle(request: Request): Response {
-    const auth = request.headers.get("authorization") ?? "";
-    if (!bearerMatches(auth, this.token)) {
-      return new Response(
-        "the egress tunnel needs Authorization: Bearer <BOX_EGRESS_TOKEN, else the host token>; " +
-          "see runbook.md#egress-tunnel-not-attached\n",
-        { status: 401, headers: { "www-authenticate": "Bearer" } },
-      );
-    }
-    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
-      return new Response(`the egress tunnel speaks ${PROTOCOL} over a WebSocket only\n`, {
-        status: 426,
-        headers: { upgrade: "websocket" },
+  /** Serves the WebSocket listener until it is closed. */
+  async serve(listener: Deno.Listener<Deno.TcpConn>): Promise<void> {
+    for (;;) {
+      let conn: Deno.TcpConn;
+      try {
+        conn = await listener.accept();
+      } catch {
+        return;
+      }
+      conn.setNoDelay(true);
+      this.#upgrade(conn).catch(() => {
+        try {
+          conn.close();
+        } catch {
+          // closed
+        }
       });
     }
-    const { socket, response } = Deno.upgradeWebSocket(request, { idleTimeout: 0 });
-    socket.binaryType = "arraybuffer";
+  }
+
+  async #upgrade(conn: Deno.TcpConn): Promise<void> {
+    const head = await readHead(conn);
+    if (head === null) return conn.close();
+    const auth = head.headers.get("authorization") ?? "";
+    if (!bearerMatches(auth, this.token)) {
+      return refuse(
+        conn,
+        "401 Unauthorized",
+        "the egress tunnel needs Authorization: Bearer <BOX_EGRESS_TOKEN, else the host token>; " +
+          "see runbook.md#egress-tunnel-cannot-attach",
+      );
+    }
+    const key = head.headers.get("sec-websocket-key");
+    if (
+      !head.lines[0].startsWith("GET ") ||
+      head.headers.get("upgrade")?.toLowerCase() !== "websocket" || key === null
+    ) {
+      return refuse(
+        conn,
+        "426 Upgrade Required",
+        `the egress tunnel speaks ${PROTOCOL} over a WebSocket only`,
+      );
+    }
+    await conn.write(encoder.encode(
+      "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+        `Sec-WebSocket-Accept: ${acceptOf(key)}\r\n\r\n`,
+    ));
+    const socket = new WsConn(conn, false, this.limits.maxFrame + 1024, head.rest);
     let mux: Mux | null = null;
     const timer = setTimeout(() => {
       if (mux === null) socket.close(1002, "no hello within 5 seconds");
     }, HELLO_TIMEOUT_MS);
-    socket.onmessage = (event) => {
+    socket.onmessage = (data) => {
       if (mux !== null) {
-        if (typeof event.data === "string") {
-          mux.close(1002, "bad frame: a text message after the hello");
-        } else mux.receive(new Uint8Array(event.data as ArrayBuffer));
+        if (typeof data === "string") mux.close(1002, "bad frame: a text message after the hello");
+        else mux.receive(data);
         return;
       }
       clearTimeout(timer);
-      const hello = typeof event.data === "string"
-        ? checkHello(event.data)
+      const hello = typeof data === "string"
+        ? checkHello(data)
         : { ok: false as const, reason: "the first message is not the text hello" };
       if (!hello.ok) {
         socket.send(JSON.stringify({ type: "error", reason: hello.reason }));
-        socket.close(1002, hello.reason.slice(0, 120));
+        socket.close(1002, hello.reason);
         return;
       }
       mux = this.#attach(socket);
@@ -86,8 +118,6 @@ export class EgressHub {
       clearTimeout(timer);
       mux?.close(1000, "the client left");
     };
-    socket.onerror = () => {};
-    return response;
   }
 
   /** Opens host:port through the attached client; resolves when the client answers. */
@@ -121,7 +151,7 @@ export class EgressHub {
     this.#current?.close(1001, "the guest is stopping");
   }
 
-  #attach(socket: WebSocket): Mux {
+  #attach(socket: WsConn): Mux {
     const replaced = this.#current !== null && !this.#current.closed;
     if (replaced) {
       this.log(
@@ -172,4 +202,16 @@ function bearerMatches(header: string, token: string): boolean {
   const given = new TextEncoder().encode(match[1]);
   const want = new TextEncoder().encode(token);
   return given.length === want.length && timingSafeEqual(given, want);
+}
+
+async function refuse(conn: Deno.Conn, status: string, reason: string): Promise<void> {
+  const body = encoder.encode(`${reason}\n`);
+  const head = `HTTP/1.1 ${status}\r\ncontent-type: text/plain; charset=utf-8\r\n` +
+    `content-length: ${body.length}\r\nwww-authenticate: Bearer\r\nconnection: close\r\n\r\n`;
+  try {
+    await conn.write(encoder.encode(head));
+    await conn.write(body);
+  } finally {
+    conn.close();
+  }
 }

@@ -12,21 +12,19 @@ export interface GuestEnd {
 /** Starts a guest end that admits every loopback peer (the peer check is tested apart). */
 export function startGuestEnd(token: string): GuestEnd {
   const hub = new EgressHub(token, undefined, () => {});
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-    (r) => hub.handle(r),
-  );
+  const server = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const attaching = hub.serve(server);
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const serving = serveProxy(listener, hub, () => Promise.resolve(null));
   return {
     hub,
-    ws: `ws://127.0.0.1:${server.addr.port}/`,
+    ws: `ws://127.0.0.1:${(server.addr as Deno.NetAddr).port}/`,
     proxy: { hostname: "127.0.0.1", port: (listener.addr as Deno.NetAddr).port },
     close: async () => {
       hub.close();
       listener.close();
-      await serving;
-      await server.shutdown();
+      server.close();
+      await Promise.all([serving, attaching]);
     },
   };
 }
