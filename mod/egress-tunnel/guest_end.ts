@@ -103,6 +103,7 @@ export function startEgressTunnel(
       hub.close();
       listener.close();
       ws.close();
+      check.close();
       await Promise.all([serving, attaching]);
     },
   };

@@ -7,56 +7,59 @@ import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { decide, isPrivateAddress } from "../../mod/egress-tunnel/mod.ts";
 import { PeerCheck } from "../../mod/egress-tunnel/peer_check.ts";
 
-Deno.test("the peer check admits a connection from a process of the admitted group and refuses this process's own", async () => {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  // A stand-in for Chromium: its own process group (detached), holding a connection to us.
-  const child = new Deno.Command("bash", {
-    args: ["-c", `exec 3<>/dev/tcp/127.0.0.1/${port}; read -u 3 line`],
-    detached: true,
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
-  const check = new PeerCheck(() => child.pid);
-  try {
-    const fromChild = await listener.accept();
-    assertEquals(
-      await check.refusal(
-        fromChild.remoteAddr as Deno.NetAddr,
-        fromChild.localAddr as Deno.NetAddr,
-      ),
-      null,
-    );
-    const mine = await Deno.connect({ hostname: "127.0.0.1", port });
-    const fromMe = await listener.accept();
-    const refused = await check.refusal(
-      fromMe.remoteAddr as Deno.NetAddr,
-      fromMe.localAddr as Deno.NetAddr,
-    );
-    assertStringIncludes(refused ?? "", "does not come from the guest's Chromium");
-    const none = new PeerCheck(() => null);
-    assertStringIncludes(
-      await none.refusal(
-        fromChild.remoteAddr as Deno.NetAddr,
-        fromChild.localAddr as Deno.NetAddr,
-      ) ??
-        "",
-      "Chromium is not running",
-    );
-    mine.close();
-    fromMe.close();
-    await fromChild.write(new TextEncoder().encode("bye\n"));
-    fromChild.close();
-  } finally {
+for (const perl of [true, false]) {
+  Deno.test(`the peer check (${perl ? "its Perl helper" : "the shell script"}) admits a connection from a process of the admitted group and refuses this process's own`, async () => {
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = (listener.addr as Deno.NetAddr).port;
+    // A stand-in for Chromium: its own process group (detached), holding a connection to us.
+    const child = new Deno.Command("bash", {
+      args: ["-c", `exec 3<>/dev/tcp/127.0.0.1/${port}; read -u 3 line`],
+      detached: true,
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    const check = new PeerCheck(() => child.pid, { perl });
     try {
-      child.kill("SIGKILL");
-    } catch {
-      // gone
+      const fromChild = await listener.accept();
+      assertEquals(
+        await check.refusal(
+          fromChild.remoteAddr as Deno.NetAddr,
+          fromChild.localAddr as Deno.NetAddr,
+        ),
+        null,
+      );
+      const mine = await Deno.connect({ hostname: "127.0.0.1", port });
+      const fromMe = await listener.accept();
+      const refused = await check.refusal(
+        fromMe.remoteAddr as Deno.NetAddr,
+        fromMe.localAddr as Deno.NetAddr,
+      );
+      assertStringIncludes(refused ?? "", "does not come from the guest's Chromium");
+      const none = new PeerCheck(() => null);
+      assertStringIncludes(
+        await none.refusal(
+          fromChild.remoteAddr as Deno.NetAddr,
+          fromChild.localAddr as Deno.NetAddr,
+        ) ??
+          "",
+        "Chromium is not running",
+      );
+      mine.close();
+      fromMe.close();
+      await fromChild.write(new TextEncoder().encode("bye\n"));
+      fromChild.close();
+    } finally {
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // gone
+      }
+      await child.status;
+      check.close();
+      listener.close();
     }
-    await child.status;
-    listener.close();
-  }
-});
+  });
+}
 
 Deno.test("the client refuses private and loopback addresses unless listed, and --deny-private even then", async () => {
   for (
