@@ -31,7 +31,7 @@ const LABELS: Record<RoleName, string> = {
   cli: "owner CLI",
   guest: "guest",
   portal: "portal",
-  "egress-client": "egress client",
+  "egress-client": "laptop",
 };
 
 interface ReadmeRow {
