@@ -118,7 +118,13 @@ export class WsConn {
   }
 
   async #readLoop(): Promise<void> {
-    const chunk = new Uint8Array(256 * 1024);
+    // One store the socket is read into and frames are parsed from in place: what is unparsed is
+    // moved to its start when the room behind it runs short. It holds the largest message.
+    const store = new Uint8Array(this.maxMessage + 14 + 256 * 1024);
+    store.set(this.#buffer);
+    let start = 0;
+    let end = this.#buffer.length;
+    this.#buffer = store.subarray(start, end);
     let pieces: Uint8Array[] = [];
     let pieceBytes = 0;
     let opcodeOf = 0;
@@ -126,9 +132,17 @@ export class WsConn {
       for (;;) {
         const frame = this.#parse();
         if (frame === "wait") {
-          const count = await this.conn.read(chunk);
+          start = this.#buffer.byteOffset - store.byteOffset;
+          end = start + this.#buffer.length;
+          if (store.length - end < 64 * 1024) {
+            store.copyWithin(0, start, end);
+            end -= start;
+            start = 0;
+          }
+          const count = await this.conn.read(store.subarray(end));
           if (count === null) return this.#end(1006, "the connection ended");
-          this.#buffer = append(this.#buffer, chunk.subarray(0, count));
+          end += count;
+          this.#buffer = store.subarray(start, end);
           continue;
         }
         if (frame === "bad") return this.#protocolError("a frame over the size limit or unmasked");
