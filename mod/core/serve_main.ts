@@ -32,6 +32,7 @@ export default async function main(args: ServeArgs): Promise<number> {
   const portal = await PortalProcess.start({
     home: args.config.home,
     listen: args.config.portal.listen,
+    listenSet: args.config.portalListenSet,
     log: core.deps.log,
   });
   await stop.promise;

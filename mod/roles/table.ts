@@ -13,6 +13,7 @@ import type { Config } from "../config/mod.ts";
 // command, `gurt mcp` included, which must answer its agent within 150 ms.
 import { codeDir } from "../config/code_dir.ts";
 import { adminSocketPath, ownerTokenPath, portalAddrPath } from "../config/home_paths.ts";
+import { parseListenAddress } from "../config/listen_address.ts";
 import { SYSTEM_PATHS } from "../runtime/system_layout.ts";
 import { TASK_ETC_PATHS } from "../sandbox/etc_paths.ts";
 import { type DesktopOptions, socketOf } from "../cua/options.ts";
@@ -268,14 +269,17 @@ function portalLinkPermissions(places: OwnerPlaces): RolePermissions {
  */
 function portalPermissions(places: PortalPlaces): RolePermissions {
   const admin = adminSocketPath(places.home);
-  const listen = /^\[?([^\]]+)\]?:(\d{1,5})$/.exec(places.listen);
-  if (listen === null) {
-    throw new Error(`[portal] listen = ${JSON.stringify(places.listen)} is not host:port`);
+  const listen = parseListenAddress(places.listen);
+  if ("problem" in listen) {
+    throw new Error(
+      `[portal] listen = ${JSON.stringify(places.listen)} ${listen.problem}; ` +
+        "see runbook.md#config-invalid",
+    );
   }
   return {
     read: [codeDir(), ownerTokenPath(places.home), admin],
     write: [admin],
-    net: [`${host(listen[1])}:${listen[2]}`, `unix:${admin}`],
+    net: [`${host(listen.hostname)}:${listen.port}`, `unix:${admin}`],
     env: false,
     run: false,
     sys: false,

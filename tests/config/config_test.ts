@@ -6,7 +6,7 @@ import {
   resolveHome,
   resolveVault,
 } from "../../mod/config/mod.ts";
-import { withHome } from "../kit/mod.ts";
+import { gurt, withHome } from "../kit/mod.ts";
 
 Deno.test("an unknown key names the file, the line and the dotted key", () => {
   const text = "[approvals]\nttl_ms = 5\n\n# note\nttl_mz = 3\n";
@@ -59,7 +59,18 @@ Deno.test("an empty file gives every default", () => {
     tmp_bytes: 1024 * 1024 * 1024,
     home_bytes: 8 * 1024 * 1024 * 1024,
   });
-  assertEquals(config.portal.listen, "127.0.0.1:7780");
+  // Not set: loadConfig fills in 127.0.0.1:7780 and says it was not chosen.
+  assertEquals(config.portal, {});
+});
+
+Deno.test("[portal] listen not set is 127.0.0.1:7780, not chosen; set, it is chosen", async () => {
+  await withHome(async (home) => {
+    const config = loadConfig({ home, env: {}, root: false });
+    assertEquals([config.portal.listen, config.portalListenSet], ["127.0.0.1:7780", false]);
+    await Deno.writeTextFile(`${home}/gurt.toml`, '[portal]\nlisten = "127.0.0.1:7780"\n');
+    const set = loadConfig({ home, env: {}, root: false });
+    assertEquals([set.portal.listen, set.portalListenSet], ["127.0.0.1:7780", true]);
+  });
 });
 
 Deno.test("the model request cap and the worker log's size are read, and nonsense is refused with its key", () => {
@@ -80,6 +91,26 @@ Deno.test("the model request cap and the worker log's size are read, and nonsens
     const error = assertThrows(() => parseConfig("g.toml", text), ConfigError);
     assertEquals([error.line, error.key], [2, key], text);
   }
+});
+
+Deno.test("a portal port above 65535 is refused at load, by `gurt config` too", async () => {
+  for (const listen of ["127.0.0.1:99999", "[::1]:65536", "localhost:07780"]) {
+    const error = assertThrows(
+      () => parseConfig("g.toml", `[portal]\nlisten = "${listen}"\n`),
+      ConfigError,
+      "not a number from 0 (any free port) to 65535",
+    );
+    assertEquals([error.line, error.key], [2, "portal.listen"]);
+  }
+  for (const listen of ["127.0.0.1:65535", "[::1]:0", "localhost:7780"]) {
+    parseConfig("g.toml", `[portal]\nlisten = "${listen}"\n`);
+  }
+  await withHome(async (home) => {
+    const run = await gurt(["--home", home, "config"]);
+    assertEquals(run.code, 1, run.stdout);
+    assertStringIncludes(run.stderr, "portal.listen: has the port 99999");
+    assertStringIncludes(run.stderr, "see runbook.md#config-invalid");
+  }, { files: { "gurt.toml": '[portal]\nlisten = "127.0.0.1:99999"\n' } });
 });
 
 Deno.test("a portal address that is not loopback is refused", () => {
