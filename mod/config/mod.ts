@@ -1,12 +1,21 @@
 /** gurt's configuration: the box home, the vault path and gurt.toml, with overrides. */
 import { ConfigError, lineOfField, parseConfig } from "./load.ts";
 import { providerKeys } from "./providers.ts";
-import { type PathInputs, resolveHome, resolveVault } from "./paths.ts";
+import { type PathInputs, resolveHome, vaultChoice, type VaultSource } from "./paths.ts";
 import type { FileConfig } from "./schema.ts";
 
 export { codeDir, V8_FLAGS } from "./code_dir.ts";
 export { ConfigError, parseConfig, parseStrictToml, type StrictTomlOptions } from "./load.ts";
-export { type PathInputs, resolveHome, resolveVault } from "./paths.ts";
+export {
+  type PathInputs,
+  resolveHome,
+  resolveVault,
+  ROOT_HOME,
+  ROOT_VAULT,
+  vaultChoice,
+  type VaultSource,
+  vaultWhy,
+} from "./paths.ts";
 export { type ListenAddress, parseListenAddress } from "./listen_address.ts";
 export {
   adminSocketPath,
@@ -52,6 +61,8 @@ export interface Config extends Omit<FileConfig, "vault" | "portal"> {
   home: string;
   /** The vault file. */
   vault: string;
+  /** Where its path came from: BOX_VAULT, gurt.toml's `[vault] path`, the machine's or the home's. */
+  vaultFrom: VaultSource;
   /** gurt.toml's `[vault]` table (`vault` itself is the vault file's path). */
   vaultSettings: FileConfig["vault"];
   /** gurt.toml, which may not exist. */
@@ -73,7 +84,6 @@ export const CONFIG_ENV = [
 /** Loads the configuration: paths from flags and environment, then gurt.toml if it exists. */
 export function loadConfig(inputs: PathInputs): Config {
   const home = resolveHome(inputs);
-  const vault = resolveVault(home, inputs);
   const file = `${home}/gurt.toml`;
   let text: string | undefined;
   try {
@@ -84,13 +94,15 @@ export function loadConfig(inputs: PathInputs): Config {
     }
   }
   const { vault: vaultSettings, portal, ...parsed } = parseConfig(file, text ?? "");
+  const vault = vaultChoice(home, inputs, vaultSettings.path);
   const config: Config = {
     ...parsed,
     portal: { listen: portal.listen ?? DEFAULT_PORTAL_LISTEN },
     portalListenSet: portal.listen !== undefined,
     vaultSettings,
     home,
-    vault,
+    vault: vault.path,
+    vaultFrom: vault.source,
     file,
   };
   const wait = inputs.env.BOX_APPROVAL_WAIT_MS;

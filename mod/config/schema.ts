@@ -158,6 +158,13 @@ export const configSchema = z.strictObject({
     }).optional(),
   }).prefault({}),
   vault: z.strictObject({
+    /**
+     * The vault file, an absolute path; BOX_VAULT is used over it. Not set: /etc/box/vault.env as
+     * root with the default home, else the home's vault.env.
+     */
+    path: z.string().regex(/^\/[^\0]*[^/\0]$/, {
+      message: "must be an absolute path to a file, such as /etc/box/vault.env",
+    }).optional(),
     /** Where a new ANTHROPIC_API_KEY is tried (GET {base}/v1/models) before it is saved. */
     anthropic_base_url: z.string().regex(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, {
       message: "must be an http or https URL such as https://api.anthropic.com",

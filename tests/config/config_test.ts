@@ -131,10 +131,33 @@ Deno.test("the home comes from --home, then BOX_HOME, then root's default, then 
   assertThrows(() => resolveHome({ home: "rel", env, root: false }), Error, "absolute");
 });
 
-Deno.test("the vault is BOX_VAULT, else /etc/box/vault.env as root, else in the home", () => {
+Deno.test("the vault is BOX_VAULT, else [vault] path, else /etc/box/vault.env as root with the default home, else in the home", () => {
   assertEquals(resolveVault("/h", { env: { BOX_VAULT: "/v.env" }, root: false }), "/v.env");
-  assertEquals(resolveVault("/h", { env: {}, root: true }), "/etc/box/vault.env");
+  assertEquals(
+    resolveVault("/h", { env: { BOX_VAULT: "/v.env" }, root: true }, "/c.env"),
+    "/v.env",
+  );
+  assertEquals(resolveVault("/h", { env: {}, root: true }, "/c.env"), "/c.env");
+  assertEquals(resolveVault("/var/lib/gurt", { env: {}, root: true }), "/etc/box/vault.env");
+  // A home of its own (a test's, a second box's) has its own vault, as root too.
+  assertEquals(resolveVault("/h", { env: {}, root: true }), "/h/vault.env");
   assertEquals(resolveVault("/h", { env: {}, root: false }), "/h/vault.env");
+  assertEquals(resolveVault("/var/lib/gurt", { env: {}, root: false }), "/var/lib/gurt/vault.env");
+});
+
+Deno.test("[vault] path in gurt.toml chooses the vault, and must be absolute", async () => {
+  await withHome(async (home) => {
+    const config = loadConfig({ home, env: {}, root: true });
+    assertEquals([config.vault, config.vaultFrom], ["/srv/keys/vault.env", "[vault] path"]);
+    const over = loadConfig({ home, env: { BOX_VAULT: "/v.env" }, root: true });
+    assertEquals([over.vault, over.vaultFrom], ["/v.env", "BOX_VAULT"]);
+  }, { files: { "gurt.toml": '[vault]\npath = "/srv/keys/vault.env"\n' } });
+  const error = assertThrows(
+    () => parseConfig("g.toml", '[vault]\npath = "keys/vault.env"\n'),
+    ConfigError,
+    "absolute path",
+  );
+  assertEquals([error.line, error.key], [2, "vault.path"]);
 });
 
 Deno.test("BOX_APPROVAL_WAIT_MS overrides gurt.toml and must be a positive integer", async () => {
