@@ -367,6 +367,7 @@ export interface RoleTable {
   guest: RoleStart<GuestPlaces>;
   approvals: RoleStart<OwnerPlaces>;
   task: RoleStart<OwnerPlaces>;
+  tools: RoleStart<OwnerPlaces>;
   "task watch": RoleStart<OwnerPlaces>;
   vault: RoleStart<OwnerPlaces>;
   app: RoleStart<OwnerPlaces>;
@@ -448,6 +449,13 @@ export const ROLE_TABLE: RoleTable = {
     entry: new URL("../owner/watch_main.ts", import.meta.url),
     stopsOnSignal: false,
     commands: ["task"],
+  },
+  tools: {
+    role: "cli",
+    permissions: cliPermissions,
+    entry: new URL("../owner/tools_main.ts", import.meta.url),
+    stopsOnSignal: false,
+    commands: ["tools"],
   },
   vault: {
     role: "cli",
