@@ -15,6 +15,7 @@ export {
   ROLE_TABLE,
   type RoleStart,
   type RoleTable,
+  type StandInPlaces,
   type TaskPlaces,
 } from "./table.ts";
 export { codeDir } from "../config/code_dir.ts";

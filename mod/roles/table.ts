@@ -79,6 +79,13 @@ export interface PortalPlaces {
   listen: string;
 }
 
+/** Where the model stand-in (`gurt dev model-stand-in`) listens. */
+export interface StandInPlaces {
+  /** 127.0.0.1, ::1 or localhost. */
+  hostname: string;
+  port: number;
+}
+
 /** What a module app's host's permissions are computed from (mod/cli/app_host_start.ts). */
 export interface AppHostPlaces {
   /** The app's module, by its absolute path: its folder is read. */
@@ -289,6 +296,24 @@ function portalPermissions(places: PortalPlaces): RolePermissions {
 }
 
 /**
+ * The model stand-in (`gurt dev model-stand-in`, for trying gurt offline): it answers model
+ * requests on its loopback port from a script, and reaches nothing else: no box home, no vault,
+ * no other host, no program.
+ */
+function standInPermissions(places: StandInPlaces): RolePermissions {
+  return {
+    read: [codeDir()],
+    write: false,
+    net: [`${host(places.hostname)}:${places.port}`],
+    env: false,
+    run: false,
+    sys: false,
+    ffi: false,
+    import: false,
+  };
+}
+
+/**
  * The guest (`gurt guest`, its exec and host services, docs/guest-api.md): the workspace jail, its
  * token files, the X display, and its two ports. It may not read the box home. It runs programs for
  * /v1/exec, so `run` is whole: the sandbox around the guest is what bounds them. With `--desktop`
@@ -376,6 +401,7 @@ export interface RoleTable {
   config: RoleStart<OwnerPlaces>;
   portal: RoleStart<OwnerPlaces>;
   "portal-serve": RoleStart<PortalPlaces>;
+  "model-stand-in": RoleStart<StandInPlaces>;
 }
 
 /** The roles: each command's role, permissions and entry module. */
@@ -505,5 +531,12 @@ export const ROLE_TABLE: RoleTable = {
     entry: new URL("../portal/portal_main.ts", import.meta.url),
     stopsOnSignal: true,
     commands: ["portal-serve"],
+  },
+  "model-stand-in": {
+    role: "stand-in",
+    permissions: standInPermissions,
+    entry: new URL("../stand-in/stand_in_main.ts", import.meta.url),
+    stopsOnSignal: true,
+    commands: ["dev"],
   },
 };
