@@ -38,9 +38,11 @@ export function bannerHtml(
   const [first] = problems;
   const where = first.line === null ? first.file : `${first.file}:${first.line}`;
   const more = problems.length === 1 ? "" : ` (and ${problems.length - 1} more)`;
+  const said = `${where}: ${first.problem}${more}`;
+  const stop = /[.?!]$/.test(said) ? "" : ".";
   return `<div class="error grants-banner" role="alert"><p><strong>The grant files are invalid: ` +
-    `every call of every task is denied.</strong> ${escapeHtml(`${where}: ${first.problem}`)}` +
-    `${more}. Fix the file, then run <code>gurt grants check</code>; the ` +
+    `every call of every task is denied.</strong> ${escapeHtml(said)}${stop} Fix the file, ` +
+    `then run <code>gurt grants check</code>; the ` +
     `<a href="/grants">Grants</a> page lists every problem (runbook.md#grants-invalid).</p></div>`;
 }
 

@@ -3,6 +3,7 @@
  * every call is denied and names the first problem (escaped); it goes once they are fixed.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import { chromium } from "playwright-core";
 import { grant } from "../kit/mod.ts";
 import { PAGES } from "../../mod/portal/pages/layout.tsx";
 import { startPortalBox } from "./helpers.ts";
@@ -44,4 +45,38 @@ Deno.test("every signed-in page shows the invalid-grants banner, escaped, until 
   } finally {
     await box.close();
   }
+});
+
+Deno.test({
+  name: "in Chromium, the banner is the first thing of each page's main part, seen and announced",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const artifacts = new URL("../artifacts/portal/", import.meta.url).pathname;
+    await Deno.mkdir(artifacts, { recursive: true });
+    const browser = await chromium.launch({
+      executablePath: "/usr/bin/chromium",
+      args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
+    });
+    const typo = grant({ tool: "example.echo" }).replace("result_class", "resultclass");
+    const box = await startPortalBox({ grants: { echo: typo } });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+      await page.goto(await box.link());
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.waitForURL(`${box.origin}/approvals`);
+      for (const path of ["/approvals", "/tasks", "/grants"]) {
+        await page.goto(`${box.origin}${path}`);
+        const alert = page.locator("main > .grants-banner[role=alert]");
+        assert(await alert.isVisible(), `${path}: the banner is not shown`);
+        const text = await alert.innerText();
+        assertStringIncludes(text, BANNER);
+        assertStringIncludes(text, "resultclass: unknown field; did you mean result_class?");
+        await page.screenshot({ path: `${artifacts}grants-banner${path.replace("/", "-")}.png` });
+      }
+    } finally {
+      await box.close();
+      await browser.close();
+    }
+  },
 });
