@@ -13,7 +13,13 @@ import type { Config } from "../config/mod.ts";
 // command, `gurt mcp` included, which must answer its agent within 150 ms.
 import { codeDir } from "../config/code_dir.ts";
 import { adminSocketPath, ownerTokenPath, portalAddrPath } from "../config/home_paths.ts";
-import { parseListenAddress } from "../config/listen_address.ts";
+import {
+  host,
+  portalPermissions,
+  type PortalPlaces,
+  standInPermissions,
+  type StandInPlaces,
+} from "./loopback_roles.ts";
 import { SYSTEM_PATHS } from "../runtime/system_layout.ts";
 import { TASK_ETC_PATHS } from "../sandbox/etc_paths.ts";
 import { type DesktopOptions, socketOf } from "../cua/options.ts";
@@ -70,20 +76,6 @@ export interface OwnerPlaces {
   config: Config;
   /** Files outside the box home the command reads, such as `audit verify --checkpoint FILE`. */
   files?: string[];
-}
-
-/** What the portal's permissions are computed from. */
-export interface PortalPlaces {
-  home: string;
-  /** `[portal] listen`, `host:port` on loopback. */
-  listen: string;
-}
-
-/** Where the model stand-in (`gurt dev model-stand-in`) listens. */
-export interface StandInPlaces {
-  /** 127.0.0.1, ::1 or localhost. */
-  hostname: string;
-  port: number;
 }
 
 /** What a module app's host's permissions are computed from (mod/cli/app_host_start.ts). */
@@ -268,52 +260,6 @@ function portalLinkPermissions(places: OwnerPlaces): RolePermissions {
 }
 
 /**
- * The owner's portal (`gurt portal-serve`, started and watched by `gurt serve`): the owner's pages
- * and API on its loopback port, every read and every act through the admin socket. It reads the
- * owner token and nothing else of the box home: no vault, no audit log, no grants. It writes
- * nothing (connecting to a Unix socket is a write to its path in Deno), runs no program, and
- * reaches no network but its own listener and the admin socket.
- */
-function portalPermissions(places: PortalPlaces): RolePermissions {
-  const admin = adminSocketPath(places.home);
-  const listen = parseListenAddress(places.listen);
-  if ("problem" in listen) {
-    throw new Error(
-      `[portal] listen = ${JSON.stringify(places.listen)} ${listen.problem}; ` +
-        "see runbook.md#config-invalid",
-    );
-  }
-  return {
-    read: [codeDir(), ownerTokenPath(places.home), admin],
-    write: [admin],
-    net: [`${host(listen.hostname)}:${listen.port}`, `unix:${admin}`],
-    env: false,
-    run: false,
-    sys: false,
-    ffi: false,
-    import: false,
-  };
-}
-
-/**
- * The model stand-in (`gurt dev model-stand-in`, for trying gurt offline): it answers model
- * requests on its loopback port from a script, and reaches nothing else: no box home, no vault,
- * no other host, no program.
- */
-function standInPermissions(places: StandInPlaces): RolePermissions {
-  return {
-    read: [codeDir()],
-    write: false,
-    net: [`${host(places.hostname)}:${places.port}`],
-    env: false,
-    run: false,
-    sys: false,
-    ffi: false,
-    import: false,
-  };
-}
-
-/**
  * The guest (`gurt guest`, its exec and host services, docs/guest-api.md): the workspace jail, its
  * token files, the X display, and its two ports. It may not read the box home. It runs programs for
  * /v1/exec, so `run` is whole: the sandbox around the guest is what bounds them. With `--desktop`
@@ -374,11 +320,6 @@ export function desktopPermissionNeeds(options: DesktopOptions): {
     // whole process group (Deno.kill of -pid) needs run unscoped.
     run: true,
   };
-}
-
-/** An address as Deno's net permissions spell it: IPv6 in brackets. */
-function host(bind: string): string {
-  return bind.includes(":") && !bind.startsWith("[") ? `[${bind}]` : bind;
 }
 
 /** Every command that starts a role, by the name its command file launches it with. */
