@@ -13,7 +13,12 @@ import {
   opencodeAdapter,
   opencodeWire,
 } from "../../mod/agents/opencode.ts";
-import { contentText, isTitleRequest, PENDING_WORDS, startFakeChat } from "../../mod/stand-in/chat.ts";
+import {
+  contentText,
+  isTitleRequest,
+  PENDING_WORDS,
+  startFakeChat,
+} from "../../mod/stand-in/chat.ts";
 import { startFakeResponses } from "../../mod/stand-in/responses.ts";
 import { startFakeAnthropic } from "../../mod/stand-in/anthropic.ts";
 import { readStandInLog, standInMcp } from "./stand_in_mcp.ts";

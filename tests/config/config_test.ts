@@ -146,11 +146,12 @@ Deno.test("the vault is BOX_VAULT, else [vault] path, else /etc/box/vault.env as
 });
 
 Deno.test("[vault] path in gurt.toml chooses the vault, and must be absolute", async () => {
-  await withHome(async (home) => {
+  await withHome((home) => {
     const config = loadConfig({ home, env: {}, root: true });
     assertEquals([config.vault, config.vaultFrom], ["/srv/keys/vault.env", "[vault] path"]);
     const over = loadConfig({ home, env: { BOX_VAULT: "/v.env" }, root: true });
     assertEquals([over.vault, over.vaultFrom], ["/v.env", "BOX_VAULT"]);
+    return Promise.resolve();
   }, { files: { "gurt.toml": '[vault]\npath = "/srv/keys/vault.env"\n' } });
   const error = assertThrows(
     () => parseConfig("g.toml", '[vault]\npath = "keys/vault.env"\n'),
