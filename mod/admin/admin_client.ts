@@ -22,6 +22,7 @@ import {
   tasksAnswer,
   taskShowAnswer,
   toolsAnswer,
+  usageAnswer,
   vaultChangedAnswer,
   vaultKeysAnswer,
 } from "./admin_schemas.ts";
@@ -147,6 +148,12 @@ export class AdminClient {
   /** The newest audit records that name task `id`. */
   taskRecords(id: string): Promise<AdminResult<z.infer<typeof taskRecordsAnswer>>> {
     return this.ask({ method: "GET", path: `/tasks/${pathPart(id)}/records` }, taskRecordsAnswer);
+  }
+
+  /** Every task's model spend by model, from `since` (a date or time) on when given. */
+  usage(since?: string): Promise<AdminResult<z.infer<typeof usageAnswer>>> {
+    const query = since === undefined ? "" : `?since=${encodeURIComponent(since)}`;
+    return this.ask({ method: "GET", path: `/usage${query}` }, usageAnswer);
   }
 
   /** Every task, newest first. */

@@ -7,6 +7,7 @@ import { registerGrantsCommand } from "./grants_command.ts";
 import { registerApprovalCommands } from "./approvals_command.ts";
 import { registerServeCommand } from "./serve_command.ts";
 import { registerTaskCommands } from "./task_command.ts";
+import { registerUsageCommand } from "./usage_command.ts";
 import { registerTestWorkerCommand } from "./test_worker_command.ts";
 import { registerGuestCommand } from "./guest_command.ts";
 import { registerVaultCommand } from "./vault_command.ts";
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
     .configureOutput({ outputError: (text, write) => write(text) });
   registerServeCommand(program);
   registerTaskCommands(program);
+  registerUsageCommand(program);
   registerApprovalCommands(program);
   registerConfigCommand(program);
   registerAuditCommand(program);

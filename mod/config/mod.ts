@@ -33,6 +33,7 @@ export {
   type ProviderApi,
   type ProviderConfig,
 } from "./providers.ts";
+export { type ModelPrice } from "./prices.ts";
 export {
   type CanonicalHost,
   canonicalHost,

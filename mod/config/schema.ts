@@ -3,6 +3,7 @@ import { z } from "zod";
 import { canonicalHost, hostEntryProblem, parseHostEntry } from "./host_entry.ts";
 import { parseListenAddress } from "./listen_address.ts";
 import { providersSchema } from "./providers.ts";
+import { pricesSchema } from "./prices.ts";
 
 const positiveMs = z.number().int().positive();
 
@@ -193,6 +194,10 @@ export const configSchema = z.strictObject({
      * as `<name>/<model>`, or a model its `models` lists.
      */
     providers: providersSchema,
+    /**
+     * The owner's rates by model (prices.ts), dollars per million tokens, over the shipped table's.
+     */
+    prices: pricesSchema,
   }).prefault({}),
   runtime: z.strictObject({
     /** How long one built-in call may run before its whole sandbox is killed. */

@@ -10,5 +10,6 @@ export type { AuditArgs } from "./audit_main.ts";
 export type { GrantsJob, KeptToolList } from "./grants_main.ts";
 export type { TaskArgs } from "./task_main.ts";
 export type { ToolsArgs } from "./tools_main.ts";
+export type { UsageArgs } from "./usage_main.ts";
 export type { VaultArgs } from "./vault_main.ts";
 export type { WatchArgs } from "./watch_main.ts";

@@ -227,6 +227,8 @@ function cliPermissions(places: OwnerPlaces): RolePermissions {
       config.file,
       `${config.home}/audit`,
       `${config.home}/grants`,
+      // The core's open approvals, which `gurt audit verify` shows as waiting, not abandoned.
+      `${config.home}/run/approvals-open.json`,
       admin,
       ...(places.files ?? []),
     ],
@@ -408,7 +410,7 @@ export const ROLE_TABLE: RoleTable = {
     permissions: cliPermissions,
     entry: new URL("../owner/task_main.ts", import.meta.url),
     stopsOnSignal: false,
-    commands: ["task"],
+    commands: ["task", "usage"],
   },
   "task watch": {
     role: "cli",
