@@ -87,6 +87,18 @@ export const grantsCheckAnswer = z.object({
   dormant: z.array(z.object({ file: z.string(), tool: z.string() })).default([]),
 });
 
+/** Every tool of the box, for `gurt tools` (GET /grants/tools: the tools a grant may name). */
+export const toolsAnswer = z.object({
+  tools: z.array(z.object({
+    name: z.string(),
+    description: z.string(),
+    readOnly: z.boolean(),
+    costCents: z.number().int().nonnegative().nullable(),
+    app: z.string().nullable(),
+    input: z.unknown(),
+  })),
+});
+
 const TASK_STATES = ["running", "waiting", "done", "failed", "stopped"] as const;
 
 const tokens = z.number().int().nonnegative();

@@ -17,6 +17,8 @@ import { registerLoopCommand } from "./loop_command.ts";
 import { registerMcpCommand } from "./mcp_command.ts";
 import { registerAppHostCommand } from "./app_host_command.ts";
 import { registerAgentRunCommand } from "./agent_run_command.ts";
+import { registerToolsCommand } from "./tools_command.ts";
+import { registerDevCommand } from "./dev_command.ts";
 import { versionLine } from "./version_line.ts";
 
 /** Builds the whole `gurt` program; each family registers its own subcommands. */
@@ -54,5 +56,7 @@ export function buildProgram(): Command {
   registerMcpCommand(program);
   registerAppHostCommand(program);
   registerAgentRunCommand(program);
+  registerToolsCommand(program);
+  registerDevCommand(program);
   return program;
 }
