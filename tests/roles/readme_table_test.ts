@@ -103,6 +103,7 @@ const WORDS = new Map<string, string>([
   [`${home}/apps/one/tools.json`, "each app's `tools.json`"],
   [ownerTokenPath(home), "the owner token"],
   [portalAddrPath(home), "`run/portal.addr`"],
+  [`${home}/run/approvals-open.json`, "`run/approvals-open.json`"],
   [workspace, "the workspace"],
   ["/token-file", "its token files"],
   ["/tmp/.X11-unix", "the X socket"],
