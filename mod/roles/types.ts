@@ -9,6 +9,7 @@ export type RoleName =
   | "cli"
   | "guest"
   | "portal"
+  | "stand-in"
   | "egress-client";
 
 /**
