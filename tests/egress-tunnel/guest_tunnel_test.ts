@@ -110,6 +110,15 @@ Deno.test({
         ws: `127.0.0.1:${wsPort}`,
         proxy: `127.0.0.1:${proxyPort}`,
       });
+      // An exec never sees the tunnel's token (the guest wipes it with its other secrets).
+      const exec = await fetch(`${line.exec}/v1/exec`, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({ command: "env; cat /proc/$PPID/environ" }),
+      });
+      const ran = await exec.json();
+      assert(ran.stdout.includes("HOME="), "the exec ran");
+      assert(!ran.stdout.includes(EGRESS_TOKEN), "an exec saw BOX_EGRESS_TOKEN");
       browser = await chromium.connectOverCDP("http://127.0.0.1:9222");
       const page = browser.contexts()[0].pages()[0] ?? await browser.contexts()[0].newPage();
 
