@@ -10,6 +10,8 @@ export {
   withdrawAll,
 } from "./approvals.ts";
 export { ASK_TOOL, handleAsk } from "./ask_path.ts";
+export { canonicalJson } from "./canonical_json.ts";
+export { decisionEvent } from "./records.ts";
 export { failureRefusal } from "./failure_refusal.ts";
 export { CALL_PENDING } from "./call_path.ts";
 export {

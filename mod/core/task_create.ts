@@ -39,6 +39,7 @@ export async function createTask(
     user: null,
     pid: null,
     hosts: spec.hosts,
+    workdirs: [], // decided after the task_started record (task_workdirs.ts)
   };
   await writeTask(deps.home, record);
   await deps.audit.append({

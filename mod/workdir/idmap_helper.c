@@ -1,0 +1,225 @@
+/*
+ * gurt's id-map helper: mounts the owner's folder for one task, id-mapped, at a staging path.
+ *
+ *   idmap-helper SOURCE TARGET OWNER_UID OWNER_GID TASK_UID TASK_GID RO
+ *
+ * Run as root by the core (mod/workdir/idmap.ts). It opens SOURCE with openat2 and
+ * RESOLVE_NO_SYMLINKS (no component of the path may be a link, so nothing the folder's owner or a
+ * task put there can send the mount elsewhere), checks that what it opened is a directory owned by
+ * OWNER_UID, makes a user namespace whose only mapping is OWNER -> TASK (uid and gid), clones the
+ * opened folder's mount (open_tree, not recursive: what is mounted below the folder is not shown),
+ * gives the clone that id-mapping with nosuid and nodev (and read-only when RO is 1), and moves it
+ * to TARGET. Through that mount the owner's files are the task's user's, a file the task's user
+ * makes is the owner's on disk, and every other user's file belongs to no one the task may be (it
+ * shows as 65534 and cannot be changed through the mount, nor created as).
+ *
+ * On failure it writes `gurt-idmap: STEP errno NNN` to stderr and exits 1; a SOURCE that is not a
+ * directory of OWNER_UID's exits 2, a path with a link in it exits 3. No libc. Built by
+ * tools/build_idmap_helper.sh into idmap_helper_elf.ts. x86-64 Linux.
+ */
+
+#define SYS_write 1
+#define SYS_close 3
+#define SYS_fstat 5
+#define SYS_pause 34
+#define SYS_clone 56
+#define SYS_exit 60
+#define SYS_wait4 61
+#define SYS_kill 62
+#define SYS_openat 257
+#define SYS_open_tree 428
+#define SYS_move_mount 429
+#define SYS_openat2 437
+#define SYS_mount_setattr 442
+
+#define AT_FDCWD -100
+#define AT_EMPTY_PATH 0x1000
+#define O_RDONLY 0
+#define O_WRONLY 1
+#define O_DIRECTORY 0200000
+#define O_CLOEXEC 02000000
+#define O_PATH 010000000
+#define RESOLVE_NO_SYMLINKS 0x04
+#define OPEN_TREE_CLONE 1
+#define MOVE_MOUNT_F_EMPTY_PATH 0x04
+#define MOUNT_ATTR_RDONLY 0x1
+#define MOUNT_ATTR_NOSUID 0x2
+#define MOUNT_ATTR_NODEV 0x4
+#define MOUNT_ATTR_IDMAP 0x100000
+#define CLONE_NEWUSER 0x10000000
+#define SIGCHLD 17
+#define SIGKILL 9
+#define ELOOP 40
+#define S_IFMT 0170000
+#define S_IFDIR 0040000
+
+struct open_how {
+  unsigned long flags;
+  unsigned long mode;
+  unsigned long resolve;
+};
+
+struct mount_attr {
+  unsigned long attr_set;
+  unsigned long attr_clr;
+  unsigned long propagation;
+  unsigned long userns_fd;
+};
+
+struct kstat {
+  unsigned long dev, ino, nlink;
+  unsigned int mode, uid, gid, pad0;
+  unsigned long rdev;
+  long size, blksize, blocks;
+  unsigned long times[6];
+  long reserved[3];
+};
+
+static long syscall5(long number, long a, long b, long c, long d, long e) {
+  long result;
+  register long r10 __asm__("r10") = d;
+  register long r8 __asm__("r8") = e;
+  __asm__ volatile("syscall"
+                   : "=a"(result)
+                   : "a"(number), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8)
+                   : "rcx", "r11", "memory");
+  return result;
+}
+
+static long length(const char *text) {
+  long n = 0;
+  while (text[n] != 0) n++;
+  return n;
+}
+
+static void say(const char *text) { syscall5(SYS_write, 2, (long)text, length(text), 0, 0); }
+
+static void __attribute__((noreturn)) leave(long code) {
+  for (;;) syscall5(SYS_exit, code, 0, 0, 0, 0);
+}
+
+static void __attribute__((noreturn)) fail(const char *step, long error, long code) {
+  char digits[24];
+  int at = 23;
+  digits[at] = 0;
+  long value = error < 0 ? -error : error;
+  do {
+    digits[--at] = (char)('0' + value % 10);
+    value /= 10;
+  } while (value > 0 && at > 0);
+  say("gurt-idmap: ");
+  say(step);
+  say(" errno ");
+  say(digits + at);
+  say("\n");
+  leave(code);
+}
+
+static long number(const char *text) {
+  long value = 0;
+  if (*text == 0) fail("bad number", 22, 1);
+  for (; *text != 0; text++) {
+    if (*text < '0' || *text > '9') fail("bad number", 22, 1);
+    value = value * 10 + (*text - '0');
+  }
+  return value;
+}
+
+/* Writes "INSIDE OUTSIDE 1\n" to /proc/PID/WHAT. */
+static void write_map(long pid, const char *what, const char *inside, const char *outside) {
+  char path[64];
+  char digits[24];
+  int at = 23;
+  digits[at] = 0;
+  long value = pid;
+  do {
+    digits[--at] = (char)('0' + value % 10);
+    value /= 10;
+  } while (value > 0 && at > 0);
+  int n = 0;
+  const char *parts[] = {"/proc/", digits + at, "/", what};
+  for (int i = 0; i < 4; i++) {
+    for (const char *c = parts[i]; *c != 0 && n < 63; c++) path[n++] = *c;
+  }
+  path[n] = 0;
+  char line[64];
+  n = 0;
+  const char *fields[] = {inside, " ", outside, " 1\n"};
+  for (int i = 0; i < 4; i++) {
+    for (const char *c = fields[i]; *c != 0 && n < 63; c++) line[n++] = *c;
+  }
+  long fd = syscall5(SYS_openat, AT_FDCWD, (long)path, O_WRONLY | O_CLOEXEC, 0, 0);
+  if (fd < 0) fail("open map", fd, 1);
+  long wrote = syscall5(SYS_write, fd, (long)line, n, 0, 0);
+  if (wrote != n) fail("write map", wrote, 1);
+  syscall5(SYS_close, fd, 0, 0, 0, 0);
+}
+
+int helper_main(long *stack) {
+  long argc = stack[0];
+  char **argv = (char **)(stack + 1);
+  if (argc != 8) fail("usage: SOURCE TARGET OWNER_UID OWNER_GID TASK_UID TASK_GID RO", 22, 1);
+  long owner = number(argv[3]);
+  number(argv[4]);
+  number(argv[5]);
+  number(argv[6]);
+  long readonly = number(argv[7]);
+
+  struct open_how how = {O_PATH | O_DIRECTORY | O_CLOEXEC, 0, RESOLVE_NO_SYMLINKS};
+  long folder = syscall5(SYS_openat2, AT_FDCWD, (long)argv[1], (long)&how, sizeof how, 0);
+  if (folder == -ELOOP) fail("linked path", folder, 3);
+  if (folder < 0) fail("open source", folder, 1);
+  struct kstat st;
+  long got = syscall5(SYS_fstat, folder, (long)&st, 0, 0, 0);
+  if (got < 0) fail("stat source", got, 1);
+  if ((st.mode & S_IFMT) != S_IFDIR || (long)st.uid != owner) fail("not the owner's folder", 1, 2);
+
+  long child = syscall5(SYS_clone, CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0);
+  if (child < 0) fail("clone", child, 1);
+  if (child == 0) {
+    for (;;) syscall5(SYS_pause, 0, 0, 0, 0, 0);
+  }
+  write_map(child, "uid_map", argv[3], argv[5]);
+  write_map(child, "gid_map", argv[4], argv[6]);
+  char ns[64];
+  {
+    char digits[24];
+    int at = 23;
+    digits[at] = 0;
+    long value = child;
+    do {
+      digits[--at] = (char)('0' + value % 10);
+      value /= 10;
+    } while (value > 0 && at > 0);
+    int n = 0;
+    const char *parts[] = {"/proc/", digits + at, "/ns/user"};
+    for (int i = 0; i < 3; i++) {
+      for (const char *c = parts[i]; *c != 0 && n < 63; c++) ns[n++] = *c;
+    }
+    ns[n] = 0;
+  }
+  long userns = syscall5(SYS_openat, AT_FDCWD, (long)ns, O_RDONLY | O_CLOEXEC, 0, 0);
+  syscall5(SYS_kill, child, SIGKILL, 0, 0, 0);
+  syscall5(SYS_wait4, child, 0, 0, 0, 0);
+  if (userns < 0) fail("open user namespace", userns, 1);
+
+  long tree = syscall5(SYS_open_tree, folder, (long)"", OPEN_TREE_CLONE | O_CLOEXEC | AT_EMPTY_PATH,
+                       0, 0);
+  if (tree < 0) fail("open_tree", tree, 1);
+  struct mount_attr attr = {MOUNT_ATTR_IDMAP | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0, 0,
+                            (unsigned long)userns};
+  if (readonly == 1) attr.attr_set |= MOUNT_ATTR_RDONLY;
+  long set = syscall5(SYS_mount_setattr, tree, (long)"", AT_EMPTY_PATH, (long)&attr, sizeof attr);
+  if (set < 0) fail("mount_setattr", set, 1);
+  long moved = syscall5(SYS_move_mount, tree, (long)"", AT_FDCWD, (long)argv[2],
+                        MOVE_MOUNT_F_EMPTY_PATH);
+  if (moved < 0) fail("move_mount", moved, 1);
+  leave(0);
+}
+
+/* The kernel enters here with argc at the top of the stack. */
+__asm__(".globl _start\n"
+        "_start:\n"
+        "  mov %rsp, %rdi\n"
+        "  and $-16, %rsp\n"
+        "  call helper_main\n");

@@ -1,0 +1,195 @@
+/**
+ * A task's workdirs on the host: each checked (a folder of the grant path's owner, not root's, no
+ * link on its way), id-mapped at tasks/<id>/workdirs/<n> (idmap.ts), listed, and turned into the
+ * binds its sandbox lays at the folder's own path: the folder, then read-only over it the protected
+ * paths and the covered `.env*` files (protected_paths.ts). At the task's end: listed again, the
+ * placeholders the sandbox made removed, unmounted, and the writes summarized (listing.ts).
+ */
+import { type CoverBind, coverBinds } from "./protected_paths.ts";
+import { listFolder, type Listing, summarizeWrites, type WriteSummary } from "./listing.ts";
+import { IdmapError, idmapMount, installIdmapHelper } from "./idmap.ts";
+
+/** A workdir as task.json keeps it. */
+export interface WorkdirRecord {
+  path: string;
+  readOnly: boolean;
+  /** The mode of the grant that allowed it: auto, or ask (approved by the owner). */
+  mode: "auto" | "ask";
+  grant: string;
+  includeEnvFiles: boolean;
+}
+
+/** One workdir mounted for a live task. */
+export interface MountedWorkdir {
+  record: WorkdirRecord;
+  staging: string;
+  covers: CoverBind[];
+  start: Listing;
+}
+
+/** A bind the task's sandbox makes, in order: `source` on the host at `dest` inside. */
+export interface WorkdirBind {
+  source: string;
+  dest: string;
+  writable: boolean;
+}
+
+const REFUSED = "see runbook.md#workdir-refused";
+
+/** The uid and gid of each path (not following a last link), by stat(1): the core may not read them. */
+async function owners(paths: readonly string[]): Promise<{ uid: number; gid: number }[]> {
+  const out = await new Deno.Command("stat", {
+    args: ["-c", "%u %g", "--", ...paths],
+    clearEnv: true,
+    env: { PATH: "/usr/bin:/bin", LC_ALL: "C" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  const lines = new TextDecoder().decode(out.stdout).trim().split("\n");
+  if (!out.success || lines.length !== paths.length) {
+    throw new Error(`the workdir ${paths.at(-1)} or its grant's path does not exist; ${REFUSED}`);
+  }
+  return lines.map((line) => {
+    const [uid, gid] = line.split(" ").map(Number);
+    return { uid, gid };
+  });
+}
+
+/** Mounts workdir `index` of task `dir` for its user; throws a sentence when it may not be. */
+export async function mountWorkdir(
+  record: WorkdirRecord,
+  places: {
+    dir: string;
+    index: number;
+    grantPath: string;
+    helper: string;
+    extra: readonly string[];
+  },
+  user: { uid: number; gid: number },
+): Promise<MountedWorkdir> {
+  const [grantOwner, folder] = await owners([places.grantPath, record.path]);
+  if (grantOwner.uid === 0) {
+    throw new Error(
+      `the workdir ${record.path}: its grant's path ${places.grantPath} belongs to root, and no task writes as root; ${REFUSED}`,
+    );
+  }
+  if (folder.uid !== grantOwner.uid) {
+    throw new Error(
+      `the workdir ${record.path} belongs to uid ${folder.uid}, not to uid ${grantOwner.uid} who owns its grant's path ${places.grantPath}; ${REFUSED}`,
+    );
+  }
+  const base = `${places.dir}/workdirs`;
+  await Deno.mkdir(base, { recursive: true, mode: 0o711 });
+  await Deno.chmod(base, 0o711);
+  await placeholders(base);
+  const staging = `${base}/${places.index}`;
+  await unmount(staging); // what a killed core left
+  await Deno.mkdir(staging, { recursive: true, mode: 0o700 });
+  await installIdmapHelper(places.helper);
+  try {
+    await idmapMount(places.helper, { source: record.path, target: staging }, {
+      owner: { uid: grantOwner.uid, gid: folder.gid },
+      task: user,
+      readOnly: record.readOnly,
+    });
+  } catch (error) {
+    if (!(error instanceof IdmapError)) throw error;
+    const why = error.refusal === "linked"
+      ? "has a symbolic link on its way (a workdir is named by its real path)"
+      : error.refusal === "not_owner"
+      ? `is not a folder of uid ${grantOwner.uid}'s`
+      : `could not be mounted for the task (${error.said})`;
+    throw new Error(`the workdir ${record.path} ${why}; ${REFUSED}`);
+  }
+  try {
+    const start = listFolder(staging);
+    const covers = coverBinds(start, {
+      readOnly: record.readOnly,
+      includeEnvFiles: record.includeEnvFiles,
+      extra: places.extra,
+    });
+    return { record, staging, covers, start };
+  } catch (error) {
+    await unmount(staging);
+    throw error;
+  }
+}
+
+/** The empty read-only file and folder laid over covered and missing paths (root's). */
+async function placeholders(base: string): Promise<void> {
+  await Deno.writeFile(`${base}/empty`, new Uint8Array(), { mode: 0o444 });
+  await Deno.chmod(`${base}/empty`, 0o444);
+  await Deno.mkdir(`${base}/empty.d`, { recursive: true, mode: 0o555 });
+  await Deno.chmod(`${base}/empty.d`, 0o555);
+}
+
+/** The sandbox's binds for a task's workdirs, its working directory, and whether any is writable. */
+export function workdirBinds(
+  mounted: readonly MountedWorkdir[],
+  dir: string,
+): { binds: WorkdirBind[]; cwd: string | null; writable: boolean } {
+  const binds: WorkdirBind[] = [];
+  for (const one of mounted) {
+    const path = one.record.path;
+    binds.push({ source: one.staging, dest: path, writable: !one.record.readOnly });
+    for (const cover of one.covers) {
+      const source = cover.from === "folder"
+        ? `${one.staging}/${cover.rel}`
+        : cover.from === "emptyDir"
+        ? `${dir}/workdirs/empty.d`
+        : `${dir}/workdirs/empty`;
+      binds.push({ source, dest: `${path}/${cover.rel}`, writable: false });
+    }
+  }
+  return {
+    binds,
+    cwd: mounted[0]?.record.path ?? null,
+    writable: mounted.some((one) => !one.record.readOnly),
+  };
+}
+
+/**
+ * Ends a workdir once its sandbox is gone: lists it, removes the empty placeholders the sandbox
+ * made for missing protected paths (and the folders it made for them), unmounts it, and returns the
+ * summary of the task's writes.
+ */
+export async function finishWorkdir(one: MountedWorkdir): Promise<WriteSummary> {
+  const end = listFolder(one.staging);
+  const made = one.covers.filter((cover) => cover.made).map((cover) => cover.rel);
+  const parents = new Set<string>();
+  for (const rel of made) {
+    const parts = rel.split("/");
+    for (let i = 1; i < parts.length; i++) {
+      const above = parts.slice(0, i).join("/");
+      if (!one.start.entries.has(above)) parents.add(above);
+    }
+  }
+  const gone = new Set<string>();
+  const byDepth = [...made, ...parents].sort((a, b) => b.split("/").length - a.split("/").length);
+  for (const rel of byDepth) {
+    const path = `${one.staging}/${rel}`;
+    const info = await Deno.lstat(path).catch(() => null);
+    if (info === null) continue;
+    const empty = info.isFile
+      ? info.size === 0
+      : info.isDirectory && [...Deno.readDirSync(path)].length === 0;
+    if (!empty || info.isSymlink) continue;
+    if (await Deno.remove(path).then(() => true, () => false)) gone.add(rel);
+  }
+  for (const rel of gone) end.entries.delete(rel);
+  await unmount(one.staging);
+  await Deno.remove(one.staging).catch(() => {});
+  return summarizeWrites(one.record.path, one.start, end);
+}
+
+/** Unmounts a staging mount, lazily where it is busy; nothing when it is not mounted. */
+async function unmount(path: string): Promise<void> {
+  const run = (args: string[]) =>
+    new Deno.Command("umount", { args, stdin: "null", stdout: "null", stderr: "null" }).output();
+  for (let i = 0; i < 4; i++) {
+    const out = await run([path]).catch(() => null);
+    if (out === null || !out.success) break;
+  }
+  await run(["-l", path]).catch(() => null);
+}
