@@ -113,6 +113,9 @@ export const taskView = z.object({
   spentCents: z.number(),
   /** The task's own egress host list (none for a task made before it had one). */
   hosts: z.array(z.string()).default([]),
+  /** The owner's folders mounted in the task (`--workdir`), with their grants' modes. */
+  workdirs: z.array(z.object({ path: z.string(), readOnly: z.boolean(), mode: z.string() }))
+    .default([]),
 });
 export type TaskView = z.infer<typeof taskView>;
 

@@ -6,7 +6,7 @@ import {
   type StartTaskInput,
 } from "../admin/mod.ts";
 import type { TaskShowAnswer, TaskView } from "../admin/mod.ts";
-import { journalWords, shownText } from "../owner-text/mod.ts";
+import { journalWords, shownText, workdirText } from "../owner-text/mod.ts";
 import { printOwner } from "./owner_print.ts";
 
 /** What the owner asked. */
@@ -79,6 +79,7 @@ function printTask(body: TaskShowAnswer): void {
     ? "none but gurt.toml's [egress] hosts"
     : task.hosts.join(", ");
   printOwner(`  hosts ${shownText(hosts)}`);
+  for (const workdir of task.workdirs) printOwner(`  workdir ${workdirText(workdir)}`);
   printOwner(`  created ${task.created}${task.ended ? `, ended ${task.ended}` : ""}`);
   if (body.pending.length > 0) printOwner(`  pending approvals ${body.pending.join(", ")}`);
   if (task.prompt !== "") printOwner(`  prompt ${shownText(task.prompt)}`);

@@ -16,6 +16,7 @@ import {
   workdirBox,
 } from "./workdir_kit.ts";
 import { PROTECTED_PATHS } from "../../mod/workdir/mod.ts";
+import { gurt, until } from "../kit/mod.ts";
 
 const asRoot = Deno.uid() === 0;
 
@@ -111,6 +112,12 @@ Deno.test({
       assertEquals(records[decision].outcome, { outcome: "allowed" });
       assertEquals(records[decision].grant, "shop");
       assertEquals(JSON.parse(records[decision].arguments), { path: tree.shop, read_only: false });
+      // gurt task show names the workdir and its mode, and the summary in words.
+      const shown = await gurt(["--home", box.home, "task", "show", task.id]);
+      assertEquals(shown.code, 0, shown.stderr);
+      assertStringIncludes(shown.stdout, `workdir ${tree.shop} (writable, grant auto)`);
+      assertStringIncludes(shown.stdout, `workdir ${tree.shop}: 2 added, 0 changed, 0 removed`);
+      assertStringIncludes(shown.stdout, "+ notes.txt none -> 6 B");
     } finally {
       await box.close();
       await Deno.remove(tree.top, { recursive: true });
@@ -264,6 +271,55 @@ Deno.test({
       const end = await endOf(box, third.body.task.id);
       assertEquals(end.task.state, "done", end.log);
       assertStringIncludes(end.log, "first");
+    } finally {
+      await box.close();
+      await Deno.remove(tree.top, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "a workdir whose grant says ask waits for the owner: gurt approve N mounts it and the worker starts; a refusal fails the task with nothing mounted",
+  ignore: !asRoot,
+  fn: async () => {
+    const tree = await makeOwnerTree();
+    const box = await workdirBox(tree, { mode: "ask" });
+    try {
+      for (const answer of ["approve", "refuse"] as const) {
+        const started = await startWorkdirTask(box, `echo ${answer} > ${answer}.txt`, [{
+          path: tree.shop,
+          readOnly: false,
+        }]);
+        assertEquals(started.status, 200, JSON.stringify(started.body));
+        const id = started.body.task.id;
+        let pending: number[] = [];
+        await until(async () => {
+          pending = (await box.admin("GET", "/approvals")).body.items
+            .filter((a: { task: string }) => a.task === id).map((a: { approval: number }) =>
+              a.approval
+            );
+          return pending.length === 1;
+        }, 30_000);
+        // Nothing of the task has run, nothing is mounted yet.
+        assertEquals(await Deno.lstat(`${tree.shop}/${answer}.txt`).catch(() => null), null);
+        const said = await gurt(["--home", box.home, answer, String(pending[0])]);
+        assertEquals(said.code, 0, said.stderr);
+        const end = await endOf(box, id);
+        if (answer === "approve") {
+          assertEquals(end.task.state, "done", end.log);
+          assertEquals(await Deno.readTextFile(`${tree.shop}/approve.txt`), "approve\n");
+          assertEquals(ownerOf(`${tree.shop}/approve.txt`), OWNER);
+        } else {
+          assertEquals(end.task.state, "failed");
+          assertStringIncludes(end.task.endReason, "the owner refused the workdir");
+          assertEquals(await Deno.lstat(`${tree.shop}/refuse.txt`).catch(() => null), null);
+        }
+      }
+      const decisions = (await box.records()).map((r) => r.event).filter((r) =>
+        r.type === "decision" && r.tool === "task.workdir"
+      );
+      assertEquals(decisions.map((r) => r.outcome), [{ outcome: "ask" }, { outcome: "ask" }]);
     } finally {
       await box.close();
       await Deno.remove(tree.top, { recursive: true });
