@@ -110,6 +110,8 @@ export async function spawnWorker(
     ca: caBundle !== null,
     factory: places.factory,
   });
+  // The task's first workdir, its working directory, named for a worker that changes its own.
+  if (places.workdir?.cwd) env.BOX_WORKDIR = places.workdir.cwd;
   const readOnly: string[] = [];
   if (task.worker.kind === "test") {
     ({ program, args } = gurtInvocation(["test-worker", "--script", task.worker.script]));
