@@ -220,13 +220,34 @@ export class TaskWorkdirs {
     this.#mounted.delete(handle.id);
     for (const one of mounted ?? []) {
       try {
-        const summary = await finishWorkdir(one);
+        const { protectedChanges, ...summary } = await finishWorkdir(one);
+        const time = this.deps.clock().toISOString();
         await handle.journal.append({
           type: "event",
-          time: this.deps.clock().toISOString(),
+          time,
           event: "workdir.writes",
           detail: summary,
         });
+        // A change under a read-only protected path (the mount should make it impossible), and one
+        // under a protected name deeper in the folder, which only its top is protected against.
+        const flagged = [
+          ...protectedChanges.breached.map((path) => ({
+            path,
+            reason: "changed despite read-only",
+          })),
+          ...protectedChanges.nested.map((path) => ({
+            path,
+            reason: "written under a protected name below the workdir's top; review it",
+          })),
+        ];
+        for (const { path, reason } of flagged.slice(0, 100)) {
+          await handle.journal.append({
+            type: "event",
+            time,
+            event: "fs.blocked",
+            detail: { workdir: one.record.path, path, reason },
+          });
+        }
       } catch (error) {
         this.deps.log(
           `gurt: the workdir ${one.record.path} of task ${handle.id} could not be finished: ${error}`,

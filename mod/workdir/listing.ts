@@ -136,3 +136,20 @@ export function summarizeWrites(
     truncated: before.truncated || after.truncated,
   };
 }
+
+/** Every path (file, link or folder) added, changed or removed between two listings. */
+export function changedPaths(before: Listing, after: Listing): string[] {
+  const out: string[] = [];
+  for (const [path, now] of after.entries) {
+    const was = before.entries.get(path);
+    if (
+      was === undefined || was.kind !== now.kind ||
+      (now.kind !== "dir" &&
+        (was.size !== now.size || was.mtime !== now.mtime || was.ctime !== now.ctime))
+    ) {
+      out.push(path);
+    }
+  }
+  for (const path of before.entries.keys()) if (!after.entries.has(path)) out.push(path);
+  return out.sort();
+}

@@ -15,9 +15,11 @@ export {
   coverBinds,
   LinkedProtectedPath,
   PROTECTED_PATHS,
+  protectedChanges,
   protectedPathProblem,
 } from "./protected_paths.ts";
 export {
+  changedPaths,
   type ListedEntry,
   listFolder,
   type Listing,

@@ -121,3 +121,30 @@ export class LinkedProtectedPath extends Error {
     );
   }
 }
+
+/**
+ * What the end-of-task comparison says of the protected paths (the core cannot see a write the
+ * kernel refused: the read-only mount answers EROFS and leaves no trace): `breached`, a change
+ * under a protected path that was mounted read-only, which the mount should have made impossible;
+ * `nested`, a change under a protected name deeper in the folder (`vendor/x/.git/hooks/…`,
+ * `sub/.vscode/…`), which only the folder's top is protected against and the owner should review.
+ */
+export function protectedChanges(
+  changed: readonly string[],
+  covers: readonly CoverBind[],
+): { breached: string[]; nested: string[] } {
+  const guarded = covers.filter((cover) => cover.why === "protected").map((cover) => cover.rel);
+  const under = (path: string, rel: string) => path === rel || path.startsWith(`${rel}/`);
+  const breached = changed.filter((path) => guarded.some((rel) => under(path, rel)));
+  const names = PROTECTED_PATHS.map((entry) => entry.path);
+  const nested = changed.filter((path) =>
+    !breached.includes(path) &&
+    names.some((name) => {
+      const at = path.indexOf(`/${name}`);
+      if (at < 0) return false;
+      const rest = path.slice(at + 1);
+      return under(rest, name);
+    })
+  );
+  return { breached, nested };
+}

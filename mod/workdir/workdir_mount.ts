@@ -5,8 +5,14 @@
  * paths and the covered `.env*` files (protected_paths.ts). At the task's end: listed again, the
  * placeholders the sandbox made removed, unmounted, and the writes summarized (listing.ts).
  */
-import { type CoverBind, coverBinds } from "./protected_paths.ts";
-import { listFolder, type Listing, summarizeWrites, type WriteSummary } from "./listing.ts";
+import { type CoverBind, coverBinds, protectedChanges } from "./protected_paths.ts";
+import {
+  changedPaths,
+  listFolder,
+  type Listing,
+  summarizeWrites,
+  type WriteSummary,
+} from "./listing.ts";
 import { IdmapError, idmapMount, installIdmapHelper } from "./idmap.ts";
 
 /** A workdir as task.json keeps it. */
@@ -154,7 +160,9 @@ export function workdirBinds(
  * made for missing protected paths (and the folders it made for them), unmounts it, and returns the
  * summary of the task's writes.
  */
-export async function finishWorkdir(one: MountedWorkdir): Promise<WriteSummary> {
+export async function finishWorkdir(
+  one: MountedWorkdir,
+): Promise<WriteSummary & { protectedChanges: { breached: string[]; nested: string[] } }> {
   const end = listFolder(one.staging);
   const made = one.covers.filter((cover) => cover.made).map((cover) => cover.rel);
   const parents = new Set<string>();
@@ -180,7 +188,8 @@ export async function finishWorkdir(one: MountedWorkdir): Promise<WriteSummary> 
   for (const rel of gone) end.entries.delete(rel);
   await unmount(one.staging);
   await Deno.remove(one.staging).catch(() => {});
-  return summarizeWrites(one.record.path, one.start, end);
+  const flagged = protectedChanges(changedPaths(one.start, end), one.covers);
+  return { ...summarizeWrites(one.record.path, one.start, end), protectedChanges: flagged };
 }
 
 /** Unmounts a staging mount, lazily where it is busy; nothing when it is not mounted. */

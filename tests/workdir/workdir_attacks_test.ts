@@ -46,6 +46,7 @@ Deno.test({
         echo "cwd $(pwd)"
         echo hello > notes.txt && echo wrote notes
         mkdir -p made/deeper && echo deep > made/deeper/file.txt && echo wrote deep
+        mkdir -p vendor/lib/.git/hooks && echo nested > vendor/lib/.git/hooks/post-checkout
         echo "env [$(cat .env)] envrc [$(cat .envrc)]"
         ${protectedWrites.join("\n")}
         try_ 'rm -rf .git/hooks' rm-hooks
@@ -96,12 +97,20 @@ Deno.test({
       assert(mounted.read_only_paths.includes(".git/hooks"), JSON.stringify(mounted));
       const [writes] = events(journal, "workdir.writes");
       assertEquals(writes.workdir, tree.shop);
-      assertEquals(writes.added, 2, JSON.stringify(writes));
+      assertEquals(writes.added, 3, JSON.stringify(writes));
       assertEquals(writes.files.added.map((f: { path: string }) => f.path), [
         "made/deeper/file.txt",
         "notes.txt",
+        "vendor/lib/.git/hooks/post-checkout",
       ]);
       assertEquals(writes.files.added[1].after, 6);
+      // No protected path changed; the hook below the top is flagged for the owner's review.
+      const flagged = events(journal, "fs.blocked");
+      assertEquals(flagged.map((f) => f.path), [
+        "vendor/lib/.git/hooks",
+        "vendor/lib/.git/hooks/post-checkout",
+      ]);
+      assertStringIncludes(flagged[0].reason, "below the workdir's top");
       assertEquals(writes.changed + writes.removed, 0, JSON.stringify(writes));
       // The Decision record came before the task ran.
       const records = (await box.records()).map((r) => r.event);
@@ -116,7 +125,8 @@ Deno.test({
       const shown = await gurt(["--home", box.home, "task", "show", task.id]);
       assertEquals(shown.code, 0, shown.stderr);
       assertStringIncludes(shown.stdout, `workdir ${tree.shop} (writable, grant auto)`);
-      assertStringIncludes(shown.stdout, `workdir ${tree.shop}: 2 added, 0 changed, 0 removed`);
+      assertStringIncludes(shown.stdout, `workdir ${tree.shop}: 3 added, 0 changed, 0 removed`);
+      assertStringIncludes(shown.stdout, "blocked vendor/lib/.git/hooks/post-checkout");
       assertStringIncludes(shown.stdout, "+ notes.txt none -> 6 B");
     } finally {
       await box.close();

@@ -11,6 +11,7 @@ import {
   LinkedProtectedPath,
   type Listing,
   parseWorkdir,
+  protectedChanges,
   summarizeWrites,
 } from "../../mod/workdir/mod.ts";
 import { assertBuildsAsCheckedIn } from "../kit/mod.ts";
@@ -186,5 +187,29 @@ Deno.test("the checked-in id-map helper is exactly what idmap_helper.c builds to
   await assertBuildsAsCheckedIn(
     { script: "build_idmap_helper.sh", elf: "workdir/idmap_helper_elf.ts" },
     "id-map helper",
+  );
+});
+
+Deno.test("the end's comparison flags a change under a read-only protected path as breached, and one under a protected name deeper in the folder as nested", () => {
+  const covers = coverBinds(listing({ ".git": "dir", ".git/hooks": "dir" }), {
+    readOnly: false,
+    includeEnvFiles: true,
+    extra: [],
+  });
+  assertEquals(
+    protectedChanges(
+      [
+        ".git/hooks/pre-commit",
+        ".git/index",
+        "a/.vscode/settings.json",
+        "a/vscode",
+        "sub/.git/config",
+      ],
+      covers,
+    ),
+    {
+      breached: [".git/hooks/pre-commit"],
+      nested: ["a/.vscode/settings.json", "sub/.git/config"],
+    },
   );
 });
