@@ -10,7 +10,7 @@ export function idmapHelperElf(): Uint8Array {
 }
 
 /** Why the helper refused a folder, by its exit code. */
-export type IdmapRefusal = "not_owner" | "linked" | "failed";
+export type IdmapRefusal = "not_owner" | "linked" | "root_grant" | "failed";
 
 /** The helper's failure: its refusal and its own line. */
 export class IdmapError extends Error {
@@ -19,32 +19,38 @@ export class IdmapError extends Error {
   }
 }
 
+/** The helpers this process has written, by path: each is written once per core. */
+const installed = new Set<string>();
+
 /** Writes the helper to `path` (0700, root's) unless it is there with these bytes. */
 export async function installIdmapHelper(path: string): Promise<void> {
+  if (installed.has(path)) return;
   const bytes = idmapHelperElf();
   const now = await Deno.readFile(path).catch(() => null);
-  if (now !== null && now.length === bytes.length && now.every((b, i) => b === bytes[i])) return;
+  if (now !== null && now.length === bytes.length && now.every((b, i) => b === bytes[i])) {
+    installed.add(path);
+    return;
+  }
   const temporary = `${path}.${crypto.randomUUID()}.tmp`;
   await Deno.writeFile(temporary, bytes, { mode: 0o700 });
   await Deno.rename(temporary, path);
+  installed.add(path);
 }
 
-/** Mounts `source` at `target`, the uid and gid `owner` mapped to `task`'s. */
+/**
+ * Mounts `source` at `target`, the uid of the grant path's owner (who must own `source` too, and
+ * not be root) and `source`'s group mapped to `task`'s.
+ */
 export async function idmapMount(
   helper: string,
-  places: { source: string; target: string },
-  ids: {
-    owner: { uid: number; gid: number };
-    task: { uid: number; gid: number };
-    readOnly: boolean;
-  },
+  places: { source: string; target: string; grantPath: string },
+  ids: { task: { uid: number; gid: number }; readOnly: boolean },
 ): Promise<void> {
   const out = await new Deno.Command(helper, {
     args: [
       places.source,
       places.target,
-      String(ids.owner.uid),
-      String(ids.owner.gid),
+      places.grantPath,
       String(ids.task.uid),
       String(ids.task.gid),
       ids.readOnly ? "1" : "0",
@@ -56,6 +62,12 @@ export async function idmapMount(
   }).output();
   if (out.success) return;
   const said = new TextDecoder().decode(out.stderr).trim();
-  const refusal = out.code === 2 ? "not_owner" : out.code === 3 ? "linked" : "failed";
+  const refusal = out.code === 2
+    ? "not_owner"
+    : out.code === 3
+    ? "linked"
+    : out.code === 4
+    ? "root_grant"
+    : "failed";
   throw new IdmapError(refusal, said);
 }

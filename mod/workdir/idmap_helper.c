@@ -1,12 +1,13 @@
 /*
  * gurt's id-map helper: mounts the owner's folder for one task, id-mapped, at a staging path.
  *
- *   idmap-helper SOURCE TARGET OWNER_UID OWNER_GID TASK_UID TASK_GID RO
+ *   idmap-helper SOURCE TARGET GRANT_PATH TASK_UID TASK_GID RO
  *
- * Run as root by the core (mod/workdir/idmap.ts). It opens SOURCE with openat2 and
- * RESOLVE_NO_SYMLINKS (no component of the path may be a link, so nothing the folder's owner or a
- * task put there can send the mount elsewhere), checks that what it opened is a directory owned by
- * OWNER_UID, makes a user namespace whose only mapping is OWNER -> TASK (uid and gid), clones the
+ * Run as root by the core (mod/workdir/idmap.ts). It opens GRANT_PATH and SOURCE with openat2 and
+ * RESOLVE_NO_SYMLINKS (no component of either path may be a link, so nothing the folder's owner or
+ * a task put there can send the mount elsewhere), checks that both are directories, that the grant
+ * path's owner is not root and that SOURCE has the same owner, then makes a user namespace whose
+ * only mapping is that owner -> TASK_UID and SOURCE's group -> TASK_GID, clones the
  * opened folder's mount (open_tree, not recursive: what is mounted below the folder is not shown),
  * gives the clone that id-mapping with nosuid and nodev (and read-only when RO is 1), and moves it
  * to TARGET. Through that mount the owner's files are the task's user's, a file the task's user
@@ -14,7 +15,8 @@
  * shows as 65534 and cannot be changed through the mount, nor created as).
  *
  * On failure it writes `gurt-idmap: STEP errno NNN` to stderr and exits 1; a SOURCE that is not a
- * directory of OWNER_UID's exits 2, a path with a link in it exits 3. No libc. Built by
+ * directory of the grant path owner's exits 2 (its owner's uid as the errno), a path with a link
+ * in it exits 3, a grant path of root's (or not a directory) exits 4. No libc. Built by
  * tools/build_idmap_helper.sh into idmap_helper_elf.ts. x86-64 Linux.
  */
 
@@ -125,6 +127,26 @@ static long number(const char *text) {
   return value;
 }
 
+/* Writes VALUE in decimal into OUT (24 bytes), returning where its digits start. */
+static char *decimal(long value, char *out) {
+  int at = 23;
+  out[at] = 0;
+  do {
+    out[--at] = (char)('0' + value % 10);
+    value /= 10;
+  } while (value > 0 && at > 0);
+  return out + at;
+}
+
+/* Opens PATH as an O_PATH directory with no link followed anywhere on it, or exits. */
+static long open_folder(const char *path, const char *what) {
+  struct open_how how = {O_PATH | O_DIRECTORY | O_CLOEXEC, 0, RESOLVE_NO_SYMLINKS};
+  long fd = syscall5(SYS_openat2, AT_FDCWD, (long)path, (long)&how, sizeof how, 0);
+  if (fd == -ELOOP) fail("linked path", fd, 3);
+  if (fd < 0) fail(what, fd, 1);
+  return fd;
+}
+
 /* Writes "INSIDE OUTSIDE 1\n" to /proc/PID/WHAT. */
 static void write_map(long pid, const char *what, const char *inside, const char *outside) {
   char path[64];
@@ -158,29 +180,37 @@ static void write_map(long pid, const char *what, const char *inside, const char
 int helper_main(long *stack) {
   long argc = stack[0];
   char **argv = (char **)(stack + 1);
-  if (argc != 8) fail("usage: SOURCE TARGET OWNER_UID OWNER_GID TASK_UID TASK_GID RO", 22, 1);
-  long owner = number(argv[3]);
+  if (argc != 7) fail("usage: SOURCE TARGET GRANT_PATH TASK_UID TASK_GID RO", 22, 1);
   number(argv[4]);
   number(argv[5]);
-  number(argv[6]);
-  long readonly = number(argv[7]);
+  long readonly = number(argv[6]);
 
-  struct open_how how = {O_PATH | O_DIRECTORY | O_CLOEXEC, 0, RESOLVE_NO_SYMLINKS};
-  long folder = syscall5(SYS_openat2, AT_FDCWD, (long)argv[1], (long)&how, sizeof how, 0);
-  if (folder == -ELOOP) fail("linked path", folder, 3);
-  if (folder < 0) fail("open source", folder, 1);
+  long grant = open_folder(argv[3], "open grant path");
   struct kstat st;
-  long got = syscall5(SYS_fstat, folder, (long)&st, 0, 0, 0);
+  long got = syscall5(SYS_fstat, grant, (long)&st, 0, 0, 0);
+  if (got < 0) fail("stat grant path", got, 1);
+  if (st.uid == 0) fail("root's grant path", 0, 4);
+  long owner = st.uid;
+  long folder = open_folder(argv[1], "open source");
+  got = syscall5(SYS_fstat, folder, (long)&st, 0, 0, 0);
   if (got < 0) fail("stat source", got, 1);
-  if ((st.mode & S_IFMT) != S_IFDIR || (long)st.uid != owner) fail("not the owner's folder", 1, 2);
+  char owner_uid[24], owner_gid[24];
+  char *uid_text = decimal(owner, owner_uid);
+  if ((long)st.uid != owner) {
+    say("gurt-idmap: the grant path's owner is ");
+    say(uid_text);
+    say("\n");
+    fail("not the owner's folder", st.uid, 2);
+  }
+  char *gid_text = decimal(st.gid, owner_gid);
 
   long child = syscall5(SYS_clone, CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0);
   if (child < 0) fail("clone", child, 1);
   if (child == 0) {
     for (;;) syscall5(SYS_pause, 0, 0, 0, 0, 0);
   }
-  write_map(child, "uid_map", argv[3], argv[5]);
-  write_map(child, "gid_map", argv[4], argv[6]);
+  write_map(child, "uid_map", uid_text, argv[4]);
+  write_map(child, "gid_map", gid_text, argv[5]);
   char ns[64];
   {
     char digits[24];

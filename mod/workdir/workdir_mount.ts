@@ -42,26 +42,6 @@ export interface WorkdirBind {
 
 const REFUSED = "see runbook.md#workdir-refused";
 
-/** The uid and gid of each path (not following a last link), by stat(1): the core may not read them. */
-async function owners(paths: readonly string[]): Promise<{ uid: number; gid: number }[]> {
-  const out = await new Deno.Command("stat", {
-    args: ["-c", "%u %g", "--", ...paths],
-    clearEnv: true,
-    env: { PATH: "/usr/bin:/bin", LC_ALL: "C" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "null",
-  }).output();
-  const lines = new TextDecoder().decode(out.stdout).trim().split("\n");
-  if (!out.success || lines.length !== paths.length) {
-    throw new Error(`the workdir ${paths.at(-1)} or its grant's path does not exist; ${REFUSED}`);
-  }
-  return lines.map((line) => {
-    const [uid, gid] = line.split(" ").map(Number);
-    return { uid, gid };
-  });
-}
-
 /** Mounts workdir `index` of task `dir` for its user; throws a sentence when it may not be. */
 export async function mountWorkdir(
   record: WorkdirRecord,
@@ -74,39 +54,24 @@ export async function mountWorkdir(
   },
   user: { uid: number; gid: number },
 ): Promise<MountedWorkdir> {
-  const [grantOwner, folder] = await owners([places.grantPath, record.path]);
-  if (grantOwner.uid === 0) {
-    throw new Error(
-      `the workdir ${record.path}: its grant's path ${places.grantPath} belongs to root, and no task writes as root; ${REFUSED}`,
-    );
-  }
-  if (folder.uid !== grantOwner.uid) {
-    throw new Error(
-      `the workdir ${record.path} belongs to uid ${folder.uid}, not to uid ${grantOwner.uid} who owns its grant's path ${places.grantPath}; ${REFUSED}`,
-    );
-  }
   const base = `${places.dir}/workdirs`;
-  await Deno.mkdir(base, { recursive: true, mode: 0o711 });
-  await Deno.chmod(base, 0o711);
   await placeholders(base);
   const staging = `${base}/${places.index}`;
-  await unmount(staging); // what a killed core left
   await Deno.mkdir(staging, { recursive: true, mode: 0o700 });
+  // What a killed core left mounted there (the staging folder is then on another device).
+  if (Deno.statSync(staging).dev !== Deno.statSync(base).dev) await unmount(staging);
   await installIdmapHelper(places.helper);
   try {
-    await idmapMount(places.helper, { source: record.path, target: staging }, {
-      owner: { uid: grantOwner.uid, gid: folder.gid },
-      task: user,
-      readOnly: record.readOnly,
-    });
+    await idmapMount(places.helper, {
+      source: record.path,
+      target: staging,
+      grantPath: places.grantPath,
+    }, { task: user, readOnly: record.readOnly });
   } catch (error) {
     if (!(error instanceof IdmapError)) throw error;
-    const why = error.refusal === "linked"
-      ? "has a symbolic link on its way (a workdir is named by its real path)"
-      : error.refusal === "not_owner"
-      ? `is not a folder of uid ${grantOwner.uid}'s`
-      : `could not be mounted for the task (${error.said})`;
-    throw new Error(`the workdir ${record.path} ${why}; ${REFUSED}`);
+    throw new Error(
+      `the workdir ${record.path} ${refusalText(error, places.grantPath)}; ${REFUSED}`,
+    );
   }
   try {
     const start = listFolder(staging);
@@ -122,8 +87,29 @@ export async function mountWorkdir(
   }
 }
 
-/** The empty read-only file and folder laid over covered and missing paths (root's). */
+/** The helper's refusal in words. */
+function refusalText(error: IdmapError, grantPath: string): string {
+  const numbers = [...error.said.matchAll(/([0-9]+)\n?/g)].map((match) => match[1]);
+  switch (error.refusal) {
+    case "linked":
+      return "has a symbolic link on its way (a workdir, and its grant's path, are named by their real paths)";
+    case "not_owner": {
+      const [owner, found] = [numbers[0], numbers.at(-1)];
+      return `belongs to uid ${found}, not to uid ${owner} who owns its grant's path ${grantPath}`;
+    }
+    case "root_grant":
+      return `has a grant path (${grantPath}) that belongs to root (or is not a folder), and no task writes as root`;
+    default:
+      return `could not be mounted for the task (${error.said})`;
+  }
+}
+
+/** The empty read-only file and folder laid over covered and missing paths (root's), once. */
 async function placeholders(base: string): Promise<void> {
+  const there = (path: string) => Deno.lstat(path).then(() => true, () => false);
+  if (await there(`${base}/empty.d`)) return;
+  await Deno.mkdir(base, { recursive: true, mode: 0o711 });
+  await Deno.chmod(base, 0o711);
   await Deno.writeFile(`${base}/empty`, new Uint8Array(), { mode: 0o444 });
   await Deno.chmod(`${base}/empty`, 0o444);
   await Deno.mkdir(`${base}/empty.d`, { recursive: true, mode: 0o555 });
@@ -192,13 +178,10 @@ export async function finishWorkdir(
   return { ...summarizeWrites(one.record.path, one.start, end), protectedChanges: flagged };
 }
 
-/** Unmounts a staging mount, lazily where it is busy; nothing when it is not mounted. */
+/** Unmounts a staging mount, lazily where it is busy. */
 async function unmount(path: string): Promise<void> {
   const run = (args: string[]) =>
-    new Deno.Command("umount", { args, stdin: "null", stdout: "null", stderr: "null" }).output();
-  for (let i = 0; i < 4; i++) {
-    const out = await run([path]).catch(() => null);
-    if (out === null || !out.success) break;
-  }
-  await run(["-l", path]).catch(() => null);
+    new Deno.Command("umount", { args, stdin: "null", stdout: "null", stderr: "null" }).output()
+      .then((out) => out.success, () => false);
+  if (!(await run([path]))) await run(["-l", path]);
 }
