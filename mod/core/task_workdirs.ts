@@ -155,7 +155,7 @@ export class TaskWorkdirs {
         },
       });
     }
-    return workdirBinds(mounted, dir);
+    return workdirBinds(mounted);
   }
 
   /** Refuses a workdir another live task has (or is mounting), one holding the other. */

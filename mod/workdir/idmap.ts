@@ -39,14 +39,23 @@ export async function installIdmapHelper(path: string): Promise<void> {
 
 /**
  * Mounts `source` at `target`, the uid of the grant path's owner (who must own `source` too, and
- * not be root) and `source`'s group mapped to `task`'s.
+ * not be root) and `source`'s group mapped to `task`'s. With `covers`, once the mount is there the
+ * helper waits while `covers` lists it and says what to lay over it (lines `KIND REL`, see
+ * idmap_helper.c), then lays each; a `covers` that throws leaves the mount bare, and is rethrown.
  */
 export async function idmapMount(
   helper: string,
-  places: { source: string; target: string; grantPath: string },
+  places: {
+    source: string;
+    target: string;
+    grantPath: string;
+    empty?: { file: string; dir: string };
+  },
   ids: { task: { uid: number; gid: number }; readOnly: boolean },
+  covers?: () => string[],
 ): Promise<void> {
-  const out = await new Deno.Command(helper, {
+  const empty = places.empty;
+  const child = new Deno.Command(helper, {
     args: [
       places.source,
       places.target,
@@ -54,20 +63,55 @@ export async function idmapMount(
       String(ids.task.uid),
       String(ids.task.gid),
       ids.readOnly ? "1" : "0",
+      ...(empty === undefined || covers === undefined ? [] : [empty.file, empty.dir]),
     ],
     clearEnv: true,
-    stdin: "null",
-    stdout: "null",
+    stdin: "piped",
+    stdout: "piped",
     stderr: "piped",
-  }).output();
-  if (out.success) return;
-  const said = new TextDecoder().decode(out.stderr).trim();
-  const refusal = out.code === 2
-    ? "not_owner"
-    : out.code === 3
-    ? "linked"
-    : out.code === 4
-    ? "root_grant"
-    : "failed";
-  throw new IdmapError(refusal, said);
+  }).spawn();
+  const stderr = new Response(child.stderr).text();
+  const writer = child.stdin.getWriter();
+  let thrown: unknown = null;
+  if (covers !== undefined && empty !== undefined) {
+    const said = await firstLine(child.stdout);
+    if (said === "mounted") {
+      let lines: string[] = [];
+      try {
+        lines = covers();
+      } catch (error) {
+        thrown = error;
+      }
+      await writer.write(new TextEncoder().encode(lines.map((line) => `${line}\n`).join("")))
+        .catch(() => {});
+    }
+  } else {
+    await child.stdout.cancel();
+  }
+  await writer.close().catch(() => {});
+  const status = await child.status;
+  const said = (await stderr).trim();
+  if (!status.success) {
+    const refusal = status.code === 2
+      ? "not_owner"
+      : status.code === 3
+      ? "linked"
+      : status.code === 4
+      ? "root_grant"
+      : "failed";
+    throw new IdmapError(refusal, said);
+  }
+  if (thrown !== null) throw thrown;
+}
+
+/** The first line of a stream (the rest is read and dropped), or "" at its end. */
+async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
+  let text = "";
+  const decoder = new TextDecoder();
+  for await (const chunk of stream) {
+    text += decoder.decode(chunk, { stream: true });
+    if (text.includes("\n")) break;
+  }
+  stream.cancel().catch(() => {});
+  return text.split("\n")[0];
 }

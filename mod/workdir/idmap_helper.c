@@ -1,7 +1,7 @@
 /*
  * gurt's id-map helper: mounts the owner's folder for one task, id-mapped, at a staging path.
  *
- *   idmap-helper SOURCE TARGET GRANT_PATH TASK_UID TASK_GID RO
+ *   idmap-helper SOURCE TARGET GRANT_PATH TASK_UID TASK_GID RO [EMPTY_FILE EMPTY_DIR]
  *
  * Run as root by the core (mod/workdir/idmap.ts). It opens GRANT_PATH and SOURCE with openat2 and
  * RESOLVE_NO_SYMLINKS (no component of either path may be a link, so nothing the folder's owner or
@@ -14,12 +14,22 @@
  * makes is the owner's on disk, and every other user's file belongs to no one the task may be (it
  * shows as 65534 and cannot be changed through the mount, nor created as).
  *
+ * With EMPTY_FILE and EMPTY_DIR it then writes `mounted` and a newline on stdout, reads lines
+ * `KIND REL` on stdin until its end (the core lists the folder through the mount meanwhile, and
+ * sends what to cover), and lays each cover over the mount, read-only, nosuid and nodev, for
+ * bubblewrap's recursive bind to carry in: for each KIND REL (REL relative to the folder, reached with no link
+ * followed and never above it), `f` binds the mount's own REL read-only (a protected path), `e` and
+ * `E` bind EMPTY_FILE or EMPTY_DIR over an existing REL (a covered .env file or folder), and `F` and
+ * `D` first make REL as an empty file or folder of the owner's (its missing parents too), then bind
+ * EMPTY_FILE or EMPTY_DIR over it (a protected path that is missing, so the task cannot make it).
+ *
  * On failure it writes `gurt-idmap: STEP errno NNN` to stderr and exits 1; a SOURCE that is not a
  * directory of the grant path owner's exits 2 (its owner's uid as the errno), a path with a link
  * in it exits 3, a grant path of root's (or not a directory) exits 4. No libc. Built by
  * tools/build_idmap_helper.sh into idmap_helper_elf.ts. x86-64 Linux.
  */
 
+#define SYS_read 0
 #define SYS_write 1
 #define SYS_close 3
 #define SYS_fstat 5
@@ -33,6 +43,8 @@
 #define SYS_move_mount 429
 #define SYS_openat2 437
 #define SYS_mount_setattr 442
+#define SYS_mkdirat 258
+#define SYS_fchownat 260
 
 #define AT_FDCWD -100
 #define AT_EMPTY_PATH 0x1000
@@ -44,6 +56,15 @@
 #define RESOLVE_NO_SYMLINKS 0x04
 #define OPEN_TREE_CLONE 1
 #define MOVE_MOUNT_F_EMPTY_PATH 0x04
+#define MOVE_MOUNT_T_EMPTY_PATH 0x40
+#define RESOLVE_BENEATH 0x08
+#define O_CREAT 0100
+#define O_EXCL 0200
+#define O_NOFOLLOW 0400000
+#define AT_SYMLINK_NOFOLLOW 0x100
+#define AT_RECURSIVE 0x8000
+#define EEXIST 17
+#define ENOENT 2
 #define MOUNT_ATTR_RDONLY 0x1
 #define MOUNT_ATTR_NOSUID 0x2
 #define MOUNT_ATTR_NODEV 0x4
@@ -177,10 +198,59 @@ static void write_map(long pid, const char *what, const char *inside, const char
   syscall5(SYS_close, fd, 0, 0, 0, 0);
 }
 
+/* Opens the folder of REL's last component beneath DIR, making each missing folder on the way as
+ * the owner's (MAKE), with no link followed and never above DIR; *last is that component. */
+static long parent_of(long dir, char *rel, char **last, long make, long uid, long gid) {
+  long cur = dir;
+  char *part = rel;
+  for (char *c = rel; *c != 0; c++) {
+    if (*c != '/') continue;
+    *c = 0;
+    struct open_how how = {O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
+                           RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH};
+    long next = syscall5(SYS_openat2, cur, (long)part, (long)&how, sizeof how, 0);
+    if (next == -ENOENT && make) {
+      long made = syscall5(SYS_mkdirat, cur, (long)part, 0755, 0, 0);
+      if (made < 0 && made != -EEXIST) fail("mkdir a cover's folder", made, 1);
+      syscall5(SYS_fchownat, cur, (long)part, uid, gid, AT_SYMLINK_NOFOLLOW);
+      next = syscall5(SYS_openat2, cur, (long)part, (long)&how, sizeof how, 0);
+    }
+    if (next == -ELOOP) fail("linked path", next, 3);
+    if (next < 0) fail("open a cover's folder", next, 1);
+    *c = '/';
+    cur = next;
+    part = c + 1;
+  }
+  *last = part;
+  return cur;
+}
+
+/* Binds a read-only, nosuid, nodev clone of SOURCE_FD's PATH (a path, or "" for the fd itself)
+ * over REL beneath TREE. */
+static void cover(long source_fd, const char *path, long tree, char *rel) {
+  long flags = OPEN_TREE_CLONE | O_CLOEXEC | AT_SYMLINK_NOFOLLOW | (path[0] == 0 ? AT_EMPTY_PATH : 0);
+  long clone = syscall5(SYS_open_tree, source_fd, (long)path, flags, 0, 0);
+  if (clone < 0) fail("open_tree a cover", clone, 1);
+  struct mount_attr attr = {MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0, 0, 0};
+  long set = syscall5(SYS_mount_setattr, clone, (long)"", AT_EMPTY_PATH, (long)&attr, sizeof attr);
+  if (set < 0) fail("mount_setattr a cover", set, 1);
+  struct open_how how = {O_PATH | O_CLOEXEC, 0, RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH};
+  long at = syscall5(SYS_openat2, tree, (long)rel, (long)&how, sizeof how, 0);
+  if (at == -ELOOP) fail("linked path", at, 3);
+  if (at < 0) fail("open a cover's place", at, 1);
+  long moved = syscall5(SYS_move_mount, clone, (long)"", at, (long)"",
+                        MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
+  if (moved < 0) fail("move_mount a cover", moved, 1);
+  syscall5(SYS_close, at, 0, 0, 0, 0);
+  syscall5(SYS_close, clone, 0, 0, 0, 0);
+}
+
 int helper_main(long *stack) {
   long argc = stack[0];
   char **argv = (char **)(stack + 1);
-  if (argc != 7) fail("usage: SOURCE TARGET GRANT_PATH TASK_UID TASK_GID RO", 22, 1);
+  if (argc != 7 && argc != 9) {
+    fail("usage: SOURCE TARGET GRANT_PATH TASK_UID TASK_GID RO [EMPTY_FILE EMPTY_DIR]", 22, 1);
+  }
   number(argv[4]);
   number(argv[5]);
   long readonly = number(argv[6]);
@@ -244,6 +314,46 @@ int helper_main(long *stack) {
   long moved = syscall5(SYS_move_mount, tree, (long)"", AT_FDCWD, (long)argv[2],
                         MOVE_MOUNT_F_EMPTY_PATH);
   if (moved < 0) fail("move_mount", moved, 1);
+  if (argc == 7) leave(0);
+  syscall5(SYS_write, 1, (long)"mounted\n", 8, 0, 0);
+  static char covers[1 << 20];
+  long have = 0;
+  for (;;) {
+    long got = syscall5(SYS_read, 0, (long)(covers + have), (long)sizeof covers - 1 - have, 0, 0);
+    if (got < 0) fail("read the covers", got, 1);
+    if (got == 0) break;
+    have += got;
+    if (have >= (long)sizeof covers - 1) fail("too many covers", 7, 1);
+  }
+  covers[have] = 0;
+  for (char *line = covers; *line != 0;) {
+    char *end = line;
+    while (*end != 0 && *end != '\n') end++;
+    char *next = *end == 0 ? end : end + 1;
+    *end = 0;
+    if (line[0] == 0 || line[1] != ' ' || line[2] == 0) fail("a bad cover line", 22, 1);
+    char kind = line[0];
+    char *rel = line + 2;
+    line = next;
+    if (kind == 'F' || kind == 'D') {
+      char *last;
+      long dir = parent_of(folder, rel, &last, 1, owner, st.gid);
+      long made = kind == 'D'
+                      ? syscall5(SYS_mkdirat, dir, (long)last, 0755, 0, 0)
+                      : syscall5(SYS_openat, dir, (long)last,
+                                 O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644, 0);
+      if (made < 0 && made != -EEXIST) fail("make a cover's place", made, 1);
+      if (made >= 0 && kind == 'F') syscall5(SYS_close, made, 0, 0, 0, 0);
+      if (made >= 0) syscall5(SYS_fchownat, dir, (long)last, owner, st.gid, AT_SYMLINK_NOFOLLOW);
+    }
+    if (kind == 'f') {
+      char *last;
+      long dir = parent_of(tree, rel, &last, 0, 0, 0);
+      cover(dir, last, tree, rel);
+    } else {
+      cover(AT_FDCWD, kind == 'D' || kind == 'E' ? argv[8] : argv[7], tree, rel);
+    }
+  }
   leave(0);
 }
 

@@ -61,30 +61,45 @@ export async function mountWorkdir(
   // What a killed core left mounted there (the staging folder is then on another device).
   if (Deno.statSync(staging).dev !== Deno.statSync(base).dev) await unmount(staging);
   await installIdmapHelper(places.helper);
+  // The helper mounts the folder, waits while it is listed through the mount, then lays the covers
+  // the listing calls for over it (one process; bubblewrap binds the mount with them, recursively).
+  let start: Listing = { entries: new Map(), truncated: false };
+  let covers: CoverBind[] = [];
   try {
-    await idmapMount(places.helper, {
-      source: record.path,
-      target: staging,
-      grantPath: places.grantPath,
-    }, { task: user, readOnly: record.readOnly });
+    await idmapMount(
+      places.helper,
+      {
+        source: record.path,
+        target: staging,
+        grantPath: places.grantPath,
+        empty: { file: `${base}/empty`, dir: `${base}/empty.d` },
+      },
+      { task: user, readOnly: record.readOnly },
+      () => {
+        start = listFolder(staging);
+        covers = coverBinds(start, {
+          readOnly: record.readOnly,
+          includeEnvFiles: record.includeEnvFiles,
+          extra: places.extra,
+        });
+        return covers.map((cover) => `${coverKind(cover)} ${cover.rel}`);
+      },
+    );
   } catch (error) {
+    await unmount(staging);
     if (!(error instanceof IdmapError)) throw error;
     throw new Error(
       `the workdir ${record.path} ${refusalText(error, places.grantPath)}; ${REFUSED}`,
     );
   }
-  try {
-    const start = listFolder(staging);
-    const covers = coverBinds(start, {
-      readOnly: record.readOnly,
-      includeEnvFiles: record.includeEnvFiles,
-      extra: places.extra,
-    });
-    return { record, staging, covers, start };
-  } catch (error) {
-    await unmount(staging);
-    throw error;
-  }
+  return { record, staging, covers, start };
+}
+
+/** The helper's letter for a cover (idmap_helper.c). */
+function coverKind(cover: CoverBind): string {
+  if (cover.from === "folder") return "f";
+  if (cover.from === "emptyFile") return cover.made ? "F" : "e";
+  return cover.made ? "D" : "E";
 }
 
 /** The helper's refusal in words. */
@@ -119,20 +134,12 @@ async function placeholders(base: string): Promise<void> {
 /** The sandbox's binds for a task's workdirs, its working directory, and whether any is writable. */
 export function workdirBinds(
   mounted: readonly MountedWorkdir[],
-  dir: string,
 ): { binds: WorkdirBind[]; cwd: string | null; writable: boolean } {
   const binds: WorkdirBind[] = [];
   for (const one of mounted) {
     const path = one.record.path;
+    // Its covers are mounts over the staging mount: bubblewrap's bind is recursive.
     binds.push({ source: one.staging, dest: path, writable: !one.record.readOnly });
-    for (const cover of one.covers) {
-      const source = cover.from === "folder"
-        ? `${one.staging}/${cover.rel}`
-        : cover.from === "emptyDir"
-        ? `${dir}/workdirs/empty.d`
-        : `${dir}/workdirs/empty`;
-      binds.push({ source, dest: `${path}/${cover.rel}`, writable: false });
-    }
   }
   return {
     binds,
@@ -150,6 +157,18 @@ export async function finishWorkdir(
   one: MountedWorkdir,
 ): Promise<WriteSummary & { protectedChanges: { breached: string[]; nested: string[] } }> {
   const end = listFolder(one.staging);
+  // Under a cover the end's listing sees the cover, which nothing could change: the start's holds.
+  for (const cover of one.covers) {
+    const under = (path: string) => path === cover.rel || path.startsWith(`${cover.rel}/`);
+    for (const path of [...end.entries.keys()]) if (under(path)) end.entries.delete(path);
+    if (cover.made) continue;
+    for (const [path, entry] of one.start.entries) if (under(path)) end.entries.set(path, entry);
+  }
+  // The covers come off (deepest first), then the places made for them, then the mount.
+  const deepest = [...one.covers].sort((a, b) => depth(b.rel) - depth(a.rel));
+  if (deepest.length > 0) {
+    await runUmount(deepest.map((cover) => `${one.staging}/${cover.rel}`));
+  }
   const made = one.covers.filter((cover) => cover.made).map((cover) => cover.rel);
   const parents = new Set<string>();
   for (const rel of made) {
@@ -159,29 +178,32 @@ export async function finishWorkdir(
       if (!one.start.entries.has(above)) parents.add(above);
     }
   }
-  const gone = new Set<string>();
-  const byDepth = [...made, ...parents].sort((a, b) => b.split("/").length - a.split("/").length);
-  for (const rel of byDepth) {
+  for (const rel of [...made, ...parents].sort((a, b) => depth(b) - depth(a))) {
     const path = `${one.staging}/${rel}`;
     const info = await Deno.lstat(path).catch(() => null);
-    if (info === null) continue;
+    if (info === null || info.isSymlink) continue;
     const empty = info.isFile
       ? info.size === 0
       : info.isDirectory && [...Deno.readDirSync(path)].length === 0;
-    if (!empty || info.isSymlink) continue;
-    if (await Deno.remove(path).then(() => true, () => false)) gone.add(rel);
+    if (empty && await Deno.remove(path).then(() => true, () => false)) end.entries.delete(rel);
   }
-  for (const rel of gone) end.entries.delete(rel);
   await unmount(one.staging);
   await Deno.remove(one.staging).catch(() => {});
   const flagged = protectedChanges(changedPaths(one.start, end), one.covers);
   return { ...summarizeWrites(one.record.path, one.start, end), protectedChanges: flagged };
 }
 
-/** Unmounts a staging mount, lazily where it is busy. */
+function depth(rel: string): number {
+  return rel.split("/").length;
+}
+
+/** umount(8) of `paths`, whether it succeeded. */
+function runUmount(args: string[]): Promise<boolean> {
+  return new Deno.Command("umount", { args, stdin: "null", stdout: "null", stderr: "null" })
+    .output().then((out) => out.success, () => false);
+}
+
+/** Unmounts a staging mount with what is mounted over it, lazily where it is busy. */
 async function unmount(path: string): Promise<void> {
-  const run = (args: string[]) =>
-    new Deno.Command("umount", { args, stdin: "null", stdout: "null", stderr: "null" }).output()
-      .then((out) => out.success, () => false);
-  if (!(await run([path]))) await run(["-l", path]);
+  if (!(await runUmount(["-R", path]))) await runUmount(["-R", "-l", path]);
 }
