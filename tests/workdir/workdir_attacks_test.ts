@@ -336,3 +336,48 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "a read-only workdir (PATH:ro) refuses every write, and a grant with include_env_files shows the .env files",
+  ignore: !asRoot,
+  fn: async () => {
+    const tree = await makeOwnerTree();
+    const box = await workdirBox(tree, { includeEnv: true });
+    try {
+      const script = `${TRY}
+        echo "env [$(cat .env)]"
+        cat src/app.py
+        try_ 'echo x > new.txt' write-new
+        try_ 'echo x >> src/app.py' append
+        try_ 'rm src/app.py' remove
+        try_ 'mkdir made' mkdir
+        try_ 'echo x > .env' write-env`;
+      const started = await startWorkdirTask(box, script, [{ path: tree.shop, readOnly: true }]);
+      const { task, log, journal } = await endOf(box, started.body.task.id);
+      assertEquals(task.state, "done", log);
+      assertStringIncludes(log, "env [API_KEY=sk-live-owner]");
+      assertStringIncludes(log, 'print("hi")');
+      for (const what of ["write-new", "append", "remove", "mkdir", "write-env"]) {
+        assertStringIncludes(log, `BLOCKED ${what}: `);
+      }
+      assert(!/ALLOWED/.test(log), log);
+      assertStringIncludes(log, "Read-only file system");
+      const [mounted] = events(journal, "workdir.mounted");
+      assertEquals(mounted.mode, "ro");
+      const [writes] = events(journal, "workdir.writes");
+      assertEquals([writes.added, writes.changed, writes.removed], [0, 0, 0]);
+      assertEquals(await Deno.lstat(`${tree.shop}/new.txt`).catch(() => null), null);
+      assertEquals(task.workdirs, [{
+        path: tree.shop,
+        readOnly: true,
+        mode: "auto",
+        grant: "shop",
+        includeEnvFiles: true,
+      }]);
+    } finally {
+      await box.close();
+      await Deno.remove(tree.top, { recursive: true });
+    }
+  },
+});
