@@ -160,6 +160,7 @@ export class TaskManager {
     if (this.options.asRoot) {
       await this.#removeStrayUsers();
       await this.#homes.unmountAll(new Set(this.#live.keys())); // a killed core's, not live now
+      await this.#workdirs.sweep(new Set(this.#live.keys()));
     }
     return restored;
   }

@@ -25,6 +25,7 @@ import {
   type WorkdirRequest,
 } from "../workdir/mod.ts";
 import { taskDir } from "../config/mod.ts";
+import { mountPoints } from "../sandbox/mod.ts";
 
 /** What a task's sandbox is given of its workdirs. */
 export interface WorkdirPlaces {
@@ -252,6 +253,27 @@ export class TaskWorkdirs {
         this.deps.log(
           `gurt: the workdir ${one.record.path} of task ${handle.id} could not be finished: ${error}`,
         );
+      }
+    }
+  }
+
+  /**
+   * Unmounts the workdirs a killed core left mounted (tasks/<id>/workdirs/<n>) of tasks that are
+   * not live now; what went wrong goes to the log.
+   */
+  async sweep(live: ReadonlySet<string>): Promise<void> {
+    const prefix = `${this.deps.home}/tasks/`;
+    for (const point of await mountPoints().catch(() => [])) {
+      const match = /^([a-z0-9]{1,24})\/workdirs\/[0-9]+$/.exec(point.slice(prefix.length));
+      if (!point.startsWith(prefix) || match === null || live.has(match[1])) continue;
+      const out = await new Deno.Command("umount", {
+        args: ["-R", "-l", point],
+        stdin: "null",
+        stdout: "null",
+        stderr: "null",
+      }).output().catch(() => null);
+      if (out?.success !== true) {
+        this.deps.log(`gurt: the workdir mount ${point} of an ended task could not be unmounted`);
       }
     }
   }

@@ -381,3 +381,37 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "a task with a workdir caught by a gurt serve restart gets it again: its restarted worker runs in the folder, and its end unmounts it",
+  ignore: !asRoot,
+  fn: async () => {
+    const tree = await makeOwnerTree();
+    const box = await workdirBox(tree);
+    try {
+      const started = await startWorkdirTask(
+        box,
+        `echo run >> runs.txt; while [ ! -e release ]; do sleep 0.05; done`,
+        [{ path: tree.shop }],
+      );
+      const id = started.body.task.id;
+      const runs = () => Deno.readTextFile(`${tree.shop}/runs.txt`).catch(() => "");
+      await until(async () => (await runs()) === "run\n", 30_000);
+      await box.restart();
+      await until(async () => (await runs()) === "run\nrun\n", 30_000);
+      await Deno.writeTextFile(`${tree.shop}/release`, "");
+      const end = await endOf(box, id);
+      assertEquals(end.task.state, "done", end.log);
+      assertEquals(ownerOf(`${tree.shop}/runs.txt`), OWNER);
+      const mounts = await new Deno.Command("findmnt", { args: ["-rn", "-o", "TARGET"] }).output();
+      const left = new TextDecoder().decode(mounts.stdout).split("\n")
+        .filter((point) => point.startsWith(`${box.home}/tasks/${id}/workdirs`));
+      assertEquals(left, []);
+      assertEquals(events(end.journal, "workdir.mounted").length, 2);
+    } finally {
+      await box.close();
+      await Deno.remove(tree.top, { recursive: true });
+    }
+  },
+});
