@@ -39,7 +39,6 @@ export async function createTask(
     user: null,
     pid: null,
     hosts: spec.hosts,
-    workdirs: [], // decided after the task_started record (task_workdirs.ts)
   };
   await writeTask(deps.home, record);
   await deps.audit.append({

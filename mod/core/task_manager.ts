@@ -116,7 +116,7 @@ export class TaskManager {
       await writeTask(this.deps.home, record);
     }
     // One the owner must approve first is answered while the task waits: the start does not.
-    if (record.workdirs.some((workdir) => workdir.mode === "ask")) {
+    if ((record.workdirs ?? []).some((workdir) => workdir.mode === "ask")) {
       this.#open(record, { fresh: true }).catch((error) =>
         this.deps.log(`gurt: task ${id} could not be opened: ${error}`)
       );

@@ -111,7 +111,7 @@ export class TaskWorkdirs {
     handle: TaskHandle,
     user: { uid: number; gid: number } | null,
   ): Promise<WorkdirPlaces | null> {
-    const records = handle.record.workdirs;
+    const records = handle.record.workdirs ?? [];
     if (records.length === 0) return null;
     if (user === null) {
       throw new Error(
