@@ -21,7 +21,10 @@
  * followed and never above it), `f` binds the mount's own REL read-only (a protected path), `e` and
  * `E` bind EMPTY_FILE or EMPTY_DIR over an existing REL (a covered .env file or folder), and `F` and
  * `D` first make REL as an empty file or folder of the owner's (its missing parents too), then bind
- * EMPTY_FILE or EMPTY_DIR over it (a protected path that is missing, so the task cannot make it).
+ * EMPTY_FILE or EMPTY_DIR over it (a protected path that is missing, so the task cannot make it),
+ * and `p` pins the folder REL (made as the owner's where missing) with a writable clone of itself:
+ * a mount point cannot be renamed or removed, so the folder above a protected path (`.git`) cannot
+ * be moved aside for one without it.
  *
  * On failure it writes `gurt-idmap: STEP errno NNN` to stderr and exits 1; a SOURCE that is not a
  * directory of the grant path owner's exits 2 (its owner's uid as the errno), a path with a link
@@ -227,11 +230,12 @@ static long parent_of(long dir, char *rel, char **last, long make, long uid, lon
 
 /* Binds a read-only, nosuid, nodev clone of SOURCE_FD's PATH (a path, or "" for the fd itself)
  * over REL beneath TREE. */
-static void cover(long source_fd, const char *path, long tree, char *rel) {
+static void cover(long source_fd, const char *path, long tree, char *rel, long writable) {
   long flags = OPEN_TREE_CLONE | O_CLOEXEC | AT_SYMLINK_NOFOLLOW | (path[0] == 0 ? AT_EMPTY_PATH : 0);
   long clone = syscall5(SYS_open_tree, source_fd, (long)path, flags, 0, 0);
   if (clone < 0) fail("open_tree a cover", clone, 1);
-  struct mount_attr attr = {MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0, 0, 0};
+  struct mount_attr attr = {MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, 0, 0, 0};
+  if (!writable) attr.attr_set |= MOUNT_ATTR_RDONLY;
   long set = syscall5(SYS_mount_setattr, clone, (long)"", AT_EMPTY_PATH, (long)&attr, sizeof attr);
   if (set < 0) fail("mount_setattr a cover", set, 1);
   struct open_how how = {O_PATH | O_CLOEXEC, 0, RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH};
@@ -335,10 +339,10 @@ int helper_main(long *stack) {
     char kind = line[0];
     char *rel = line + 2;
     line = next;
-    if (kind == 'F' || kind == 'D') {
+    if (kind == 'F' || kind == 'D' || kind == 'p') {
       char *last;
       long dir = parent_of(folder, rel, &last, 1, owner, st.gid);
-      long made = kind == 'D'
+      long made = kind != 'F'
                       ? syscall5(SYS_mkdirat, dir, (long)last, 0755, 0, 0)
                       : syscall5(SYS_openat, dir, (long)last,
                                  O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644, 0);
@@ -346,12 +350,12 @@ int helper_main(long *stack) {
       if (made >= 0 && kind == 'F') syscall5(SYS_close, made, 0, 0, 0, 0);
       if (made >= 0) syscall5(SYS_fchownat, dir, (long)last, owner, st.gid, AT_SYMLINK_NOFOLLOW);
     }
-    if (kind == 'f') {
+    if (kind == 'f' || kind == 'p') {
       char *last;
       long dir = parent_of(tree, rel, &last, 0, 0, 0);
-      cover(dir, last, tree, rel);
+      cover(dir, last, tree, rel, kind == 'p');
     } else {
-      cover(AT_FDCWD, kind == 'D' || kind == 'E' ? argv[8] : argv[7], tree, rel);
+      cover(AT_FDCWD, kind == 'D' || kind == 'E' ? argv[8] : argv[7], tree, rel, 0);
     }
   }
   leave(0);

@@ -50,11 +50,15 @@ export function protectedPathProblem(path: string): string | null {
 export interface CoverBind {
   /** Relative to the workdir's top. */
   rel: string;
-  /** "folder": the staging mount's own entry, read-only; "emptyFile"/"emptyDir": a placeholder. */
-  from: "folder" | "emptyFile" | "emptyDir";
+  /**
+   * "folder": the staging mount's own entry, read-only; "emptyFile"/"emptyDir": a placeholder;
+   * "pin": the folder above a protected path, bound writable over itself so that it cannot be
+   * renamed or removed (a mount point), which would put a protected path's place out of reach.
+   */
+  from: "folder" | "emptyFile" | "emptyDir" | "pin";
   /** Whether the entry was missing at the start: the bind's mountpoint is removed at the end. */
   made: boolean;
-  why: "protected" | "env";
+  why: "protected" | "env" | "pin";
 }
 
 /** The binds over a workdir, parents before children; throws where a protected path is a link. */
@@ -94,6 +98,12 @@ export function coverBinds(
       if (!under) continue;
       const entry = listing.entries.get(path);
       if (entry?.kind === "link") throw new LinkedProtectedPath(path);
+      for (let i = 1; i < parts.length; i++) {
+        const above = parts.slice(0, i).join("/");
+        if (out.has(above)) continue;
+        const made = listing.entries.get(above) === undefined;
+        out.set(above, { rel: above, from: "pin", made, why: "pin" });
+      }
       if (entry === undefined) {
         out.set(path, {
           rel: path,

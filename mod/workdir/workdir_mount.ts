@@ -98,6 +98,7 @@ export async function mountWorkdir(
 /** The helper's letter for a cover (idmap_helper.c). */
 function coverKind(cover: CoverBind): string {
   if (cover.from === "folder") return "f";
+  if (cover.from === "pin") return "p";
   if (cover.from === "emptyFile") return cover.made ? "F" : "e";
   return cover.made ? "D" : "E";
 }
@@ -158,7 +159,7 @@ export async function finishWorkdir(
 ): Promise<WriteSummary & { protectedChanges: { breached: string[]; nested: string[] } }> {
   const end = listFolder(one.staging);
   // Under a cover the end's listing sees the cover, which nothing could change: the start's holds.
-  for (const cover of one.covers) {
+  for (const cover of one.covers.filter((cover) => cover.from !== "pin")) {
     const under = (path: string) => path === cover.rel || path.startsWith(`${cover.rel}/`);
     for (const path of [...end.entries.keys()]) if (under(path)) end.entries.delete(path);
     if (cover.made) continue;

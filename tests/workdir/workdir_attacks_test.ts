@@ -51,6 +51,9 @@ Deno.test({
         ${protectedWrites.join("\n")}
         try_ 'rm -rf .git/hooks' rm-hooks
         try_ 'mv .vscode elsewhere' mv-vscode
+        try_ 'mv .git .git-aside' mv-git
+        try_ 'rmdir .git' rm-git
+        try_ 'mv .git/hooks .git/hooks-aside' mv-hooks
         try_ 'echo x > .env' write-env
         echo done`;
       const started = await startWorkdirTask(box, script, [{ path: tree.shop }]);
@@ -78,12 +81,13 @@ Deno.test({
           `${path} failed otherwise: ${line}`,
         );
       }
-      for (const what of ["rm-hooks", "mv-vscode", "write-env"]) {
+      for (const what of ["rm-hooks", "mv-vscode", "mv-git", "rm-git", "mv-hooks", "write-env"]) {
         assertStringIncludes(log, `BLOCKED ${what}`);
       }
       // Nothing of them reached the host, and no placeholder was left behind.
       assertEquals(await Deno.readTextFile(`${tree.shop}/.git/config`), configBefore);
       assertEquals(hooks(), hookBefore);
+      assertEquals(await Deno.lstat(`${tree.shop}/.git-aside`).catch(() => null), null);
       for (
         const path of [".vscode", ".claude", ".mcp.json", ".bashrc", "deploy.sh", ".gitmodules"]
       ) {
