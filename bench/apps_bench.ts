@@ -27,7 +27,7 @@ import {
   startTask,
   stopAllTasks,
 } from "../tests/kit/mod.ts";
-import { EVERYTHING, haveTestApps } from "../tests/apps/app_kit.ts";
+import { EVERYTHING, everythingManifest, haveTestApps } from "../tests/apps/app_kit.ts";
 import { fsyncTimes, p50 } from "./measure.ts";
 import { type BenchRow, printTable } from "./table.ts";
 
@@ -44,8 +44,7 @@ if (!haveTestApps) {
 }
 
 const sources = await Deno.makeTempDir({ prefix: "gurt-apps-bench-src-" });
-const manifest = ['kind = "mcp"', `command = ["node", ${JSON.stringify(EVERYTHING)}, "stdio"]`, ""]
-  .join("\n");
+const manifest = everythingManifest();
 await Deno.writeTextFile(`${sources}/app.toml`, manifest);
 const files = await readAppFolder(sources);
 

@@ -21,6 +21,8 @@ import {
   taskRecordsAnswer,
   tasksAnswer,
   taskShowAnswer,
+  toolsAnswer,
+  usageAnswer,
   vaultChangedAnswer,
   vaultKeysAnswer,
 } from "./admin_schemas.ts";
@@ -119,6 +121,11 @@ export class AdminClient {
     return this.ask({ method: "GET", path: "/grants/check" }, grantsCheckAnswer);
   }
 
+  /** Every tool of the box: the built-ins, gurt's own and the installed apps'. */
+  tools(): Promise<AdminResult<z.infer<typeof toolsAnswer>>> {
+    return this.ask({ method: "GET", path: "/grants/tools" }, toolsAnswer);
+  }
+
   /** Every grant file, each read on its own, and the problems of the set. */
   grants(): Promise<AdminResult<z.infer<typeof grantsAnswer>>> {
     return this.ask({ method: "GET", path: "/grants" }, grantsAnswer);
@@ -141,6 +148,12 @@ export class AdminClient {
   /** The newest audit records that name task `id`. */
   taskRecords(id: string): Promise<AdminResult<z.infer<typeof taskRecordsAnswer>>> {
     return this.ask({ method: "GET", path: `/tasks/${pathPart(id)}/records` }, taskRecordsAnswer);
+  }
+
+  /** Every task's model spend by model, from `since` (a date or time) on when given. */
+  usage(since?: string): Promise<AdminResult<z.infer<typeof usageAnswer>>> {
+    const query = since === undefined ? "" : `?since=${encodeURIComponent(since)}`;
+    return this.ask({ method: "GET", path: `/usage${query}` }, usageAnswer);
   }
 
   /** Every task, newest first. */

@@ -97,7 +97,48 @@ export const grantsCheckAnswer = z.object({
   dormant: z.array(z.object({ file: z.string(), tool: z.string() })).default([]),
 });
 
+/** Every tool of the box, for `gurt tools` (GET /grants/tools: the tools a grant may name). */
+export const toolsAnswer = z.object({
+  tools: z.array(z.object({
+    name: z.string(),
+    description: z.string(),
+    readOnly: z.boolean(),
+    costCents: z.number().int().nonnegative().nullable(),
+    app: z.string().nullable(),
+    input: z.unknown(),
+  })),
+});
+
 const TASK_STATES = ["running", "waiting", "done", "failed", "stopped"] as const;
+
+const tokens = z.number().int().nonnegative();
+
+/**
+ * What one model (at one provider, null for the built-in service) cost a task, or every task:
+ * its answers, tokens of each kind, the exact cost in billionths of a cent, how many answers had
+ * no price (charged at the highest listed rate) and how many were cut short at their bound.
+ */
+export const spendRowView = z.object({
+  model: z.string(),
+  provider: z.string().nullable(),
+  requests: tokens,
+  input: tokens,
+  output: tokens,
+  cacheWrite: tokens,
+  cacheRead: tokens,
+  nanocents: tokens,
+  unpriced: tokens,
+  bounded: tokens,
+});
+export type SpendRowView = z.infer<typeof spendRowView>;
+
+/** `GET /usage?since=DATE`: the spend by model of every task's answers since then (all if none). */
+export const usageAnswer = z.object({
+  since: z.string().nullable(),
+  tasks: tokens,
+  models: z.array(spendRowView),
+});
+export type UsageAnswer = z.infer<typeof usageAnswer>;
 
 /** A task as the owner sees it: task.json without its user and pid, with what it has spent. */
 export const taskView = z.object({
@@ -111,6 +152,8 @@ export const taskView = z.object({
   ended: z.string().nullable(),
   endReason: z.string().nullable(),
   spentCents: z.number(),
+  /** Its spend by model, from its journal's model.usage lines, most expensive first. */
+  spend: z.array(spendRowView).default([]),
   /** The task's own egress host list (none for a task made before it had one). */
   hosts: z.array(z.string()).default([]),
   /** The owner's folders mounted in the task (`--workdir`), with their grants' modes. */
@@ -127,7 +170,7 @@ export type ListedTask = z.infer<typeof listedTask>;
 export const tasksAnswer = z.object({ tasks: z.array(listedTask) });
 
 /** A task as task.json holds it, as `POST /tasks` and `POST /tasks/:id/stop` answer it. */
-export const taskRecordView = taskView.omit({ spentCents: true });
+export const taskRecordView = taskView.omit({ spentCents: true, spend: true });
 
 /** `POST /tasks` and `POST /tasks/:id/stop`. */
 export const taskAnswer = z.object({ task: taskRecordView });

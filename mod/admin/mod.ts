@@ -26,6 +26,8 @@ export {
   MAX_RECORDS_PAGE,
   type PendingApprovalView,
   refuseBody,
+  type SpendRowView,
+  spendRowView,
   type StartTask,
   startTaskBody,
   type StartTaskInput,
@@ -33,6 +35,8 @@ export {
   type TaskRecordsAnswer,
   type TaskShowAnswer,
   type TaskView,
+  type UsageAnswer,
+  usageAnswer,
   type VaultKeyView,
 } from "./admin_schemas.ts";
 export {

@@ -17,6 +17,32 @@ export interface HomeReport extends ChainReport {
   dir: string;
   /** The checkpoint file given, if any. */
   checkpoint: string | null;
+  /**
+   * Of `abandoned`, the approvals the core keeps open (its table, or the file a stopped core left
+   * for its next start to open again): waiting for the owner, not abandoned. Absent: none known.
+   */
+  waiting?: number[];
+}
+
+/**
+ * The numbers of the approvals the core keeps open, from `run/approvals-open.json`
+ * (mod/core/open_approvals.ts writes it): empty when there is none, or it cannot be read.
+ */
+export async function keptOpenApprovals(home: string): Promise<number[]> {
+  let data: unknown;
+  try {
+    data = JSON.parse(await Deno.readTextFile(`${home}/run/approvals-open.json`));
+  } catch {
+    return [];
+  }
+  const listed = (data as { approvals?: unknown })?.approvals;
+  if (!Array.isArray(listed)) return [];
+  const numbers: number[] = [];
+  for (const one of listed) {
+    const approval = (one as { shown?: { approval?: unknown } })?.shown?.approval;
+    if (typeof approval === "number" && Number.isSafeInteger(approval)) numbers.push(approval);
+  }
+  return numbers;
 }
 
 /** Options of verifyHome. */
@@ -61,7 +87,11 @@ export async function verifyHome(
     next = i + 1 < names.length ? read(names[i + 1]) : null;
     await feedFile(machine, file);
   }
-  return { ...machine.finish(), dir, checkpoint: options.checkpoint ?? null };
+  const report = machine.finish();
+  const kept = new Set(await keptOpenApprovals(home));
+  const waiting = report.abandoned.filter((seq) => kept.has(seq));
+  const homeReport: HomeReport = { ...report, dir, checkpoint: options.checkpoint ?? null };
+  return waiting.length === 0 ? homeReport : { ...homeReport, waiting };
 }
 
 /**
@@ -162,7 +192,15 @@ export function verifyLines(report: HomeReport): { lines: string[]; status: numb
         `${at.broke.file}:${at.broke.line}`,
     );
   }
-  for (const seq of report.abandoned) lines.push(`approval ${seq}: pending or abandoned`);
+  const waiting = new Set(report.waiting ?? []);
+  for (const seq of report.abandoned) {
+    lines.push(
+      waiting.has(seq)
+        ? `approval ${seq}: waiting for the owner`
+        : `approval ${seq}: abandoned, no answer recorded (its requester left, or gurt serve ` +
+          "stopped with it open before approvals were kept across restarts)",
+    );
+  }
   for (const seq of report.unfinished) lines.push(`call ${seq}: running or unfinished`);
   for (const at of report.clock_warnings) {
     lines.push(`clock warning at ${at.file}:${at.line}: the time went backwards`);

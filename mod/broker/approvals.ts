@@ -1,5 +1,6 @@
 /**
- * The table of pending approvals, in memory (docs/grants.md#approvals). Every kind shares it: an
+ * The table of pending approvals, in memory, which the core keeps on disk too as it changes, for a
+ * restart to open them again (approval_restore.ts; docs/grants.md#approvals). Every kind shares it: an
  * ask grant, a call over budget, a worker's /ask. An entry's id is its Decision record's seq.
  * Whoever takes an entry out of the table answers it: approve, refuse, expiry, the task ending, or
  * its requester going away. Everyone else finds it gone. JavaScript runs one handler at a time, so
@@ -21,6 +22,7 @@ import type { ToolRegistry } from "../tools/mod.ts";
 import { approvalEvent, type RecordedOutcome } from "./records.ts";
 import { auditFailure } from "./result_record.ts";
 import type { InFlight, TaskHandle } from "./task_handle.ts";
+import type { AskBody } from "./task_schemas.ts";
 
 /** The answer to a pending approval, from whoever took it out of the table. */
 export type Verdict =
@@ -33,6 +35,18 @@ export type Verdict =
   }
   | { kind: "withdrawn" };
 
+/**
+ * What a restart needs to open an approval again (approval_restore.ts): the call as the task sent
+ * it, or the /ask's body. Null for one that cannot come back (a model request over budget, whose
+ * request ends with the core), or whose input holds a vault value, which is kept nowhere.
+ */
+export type KeptRequest =
+  | {
+    kind: "call";
+    call: { tool: string; key: string; input: unknown; raw: string; inputSha256: string };
+  }
+  | { kind: "ask"; ask: Omit<AskBody, "waitMs"> };
+
 /** What the answerer of an approval needs. */
 export interface ApprovalContext {
   task: TaskHandle;
@@ -40,6 +54,8 @@ export interface ApprovalContext {
   ask: Ask | null;
   flight: InFlight<unknown>;
   costCents: number;
+  /** What opens it again after a restart; null if nothing can. */
+  kept: KeptRequest | null;
 }
 
 /** The approvals table of the core. */
@@ -67,6 +83,11 @@ export interface PendingEntry<C, V> {
   readonly context: C;
   /** Resolves once, with the verdict, when the entry is answered. */
   readonly verdict: Promise<V>;
+  /**
+   * Resolves once the core has it on disk, for a restart to open again (or at once where nothing
+   * keeps the table): a request answers pending only then.
+   */
+  stored: Promise<void>;
   /** How many requests are waiting on it right now. */
   waiters: number;
   /** Called by the one who took the entry. */
@@ -77,6 +98,8 @@ export interface PendingEntry<C, V> {
 export class ApprovalTable<C, V> {
   readonly #entries = new Map<number, PendingEntry<C, V>>();
   readonly #listeners = new Set<(changed: PendingApproval) => void>();
+  /** Resolves once the table as it is now is on disk; the core sets it (open_approvals.ts). */
+  stored: () => Promise<void> = () => Promise.resolve();
 
   /** Adds an entry for `shown`; the id is shown.approval. */
   add(shown: PendingApproval, context: C): PendingEntry<C, V> {
@@ -85,9 +108,17 @@ export class ApprovalTable<C, V> {
     }
     let settle!: (verdict: V) => void;
     const verdict = new Promise<V>((resolve) => (settle = resolve));
-    const entry: PendingEntry<C, V> = { shown, context, verdict, waiters: 0, settle };
+    const entry: PendingEntry<C, V> = {
+      shown,
+      context,
+      verdict,
+      stored: Promise.resolve(),
+      waiters: 0,
+      settle,
+    };
     this.#entries.set(shown.approval, entry);
     this.#changed(shown);
+    entry.stored = this.stored().catch(() => {}); // a write that fails is logged by its writer
     return entry;
   }
 
@@ -103,6 +134,11 @@ export class ApprovalTable<C, V> {
   /** The entry with this id, still pending. */
   get(id: number): PendingEntry<C, V> | undefined {
     return this.#entries.get(id);
+  }
+
+  /** Every pending entry, oldest first. */
+  entries(): PendingEntry<C, V>[] {
+    return [...this.#entries.values()].sort((a, b) => a.shown.approval - b.shown.approval);
   }
 
   /** Every pending approval, oldest first. */
@@ -164,6 +200,14 @@ export interface ApproveDeps extends AnswerDeps {
 
 const UNKNOWN_STATE: SessionState = { taint: "secret", untrusted: true };
 
+/**
+ * Waits until the kept table no longer lists an approval just taken, before its Approval record is
+ * written: a crash between the two then leaves it unanswered, never opened again after its answer.
+ */
+async function offDisk(deps: AnswerDeps): Promise<void> {
+  await deps.approvals.stored().catch(() => {});
+}
+
 /** Approves a pending approval: re-decides, records, and lets the call run if still allowed. */
 export async function approve(
   deps: ApproveDeps,
@@ -172,6 +216,7 @@ export async function approve(
   const { id, by } = answer;
   const entry = deps.approvals.take(id);
   if (entry === undefined) return { kind: "missing" };
+  await offDisk(deps);
   const { task, ask } = entry.context;
   const grants = ask === null ? null : await loadGrants(`${deps.home}/grants`, {
     appTools: deps.registry.appToolNames(),
@@ -234,6 +279,7 @@ export async function closeApproval(
   const { id } = how;
   const entry = deps.approvals.take(id);
   if (entry === undefined) return { kind: "missing" };
+  await offDisk(deps);
   const { task } = entry.context;
   const reason: DenyReason = how.answer === "refused" ? "approval_refused" : "approval_expired";
   const outcome: RecordedOutcome = { outcome: "denied", reason };
@@ -284,8 +330,9 @@ export async function closeTaskApprovals(deps: AnswerDeps, task: string): Promis
 }
 
 /**
- * Withdraws every pending approval when the core closes: nothing is written (the decisions show as
- * abandoned), and each waiting request answers pending, so its worker asks again after the restart.
+ * Withdraws every pending approval when the core closes: nothing is written (the core has kept them
+ * on disk, and the next start opens them again), and each waiting request answers pending, so its
+ * worker asks again after the restart, and waits on the same approval.
  */
 export function withdrawAll(approvals: Approvals): void {
   for (const shown of approvals.list()) {

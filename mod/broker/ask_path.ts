@@ -14,6 +14,7 @@ import { type WaitDeps, waitOn } from "./waiting.ts";
 import { giveApprovalSlot, takeApprovalSlot } from "./approval_cap.ts";
 import { type HttpError, isDiskFull } from "../common/mod.ts";
 import { failureRefusal } from "./failure_refusal.ts";
+import type { KeptRequest, PendingApproval } from "./approvals.ts";
 
 /** What an ask uses: the task's state, the audit log, the journal's redaction, the approvals. */
 export type AskDeps =
@@ -41,29 +42,46 @@ export async function handleAsk(
   const { body } = request;
   const answered = task.journal.state.asks.get(body.key);
   if (answered !== undefined) return responseOf(answered);
-  let flight = task.asksByKey.get(body.key);
-  if (flight === undefined) {
-    const started = new InFlight<unknown>();
-    flight = started;
-    task.asksByKey.set(body.key, started);
-    askFlow(ctx, { body, flight: started })
-      .catch((error) => {
-        // A line a full disk refused is the box's state, not a bug of the core's.
-        const how = isDiskFull(error) || failureRefusal(error) !== null
-          ? "could not be recorded"
-          : "failed inside the core";
-        deps.log(`gurt: ask ${body.key} of task ${task.id} ${how}: ${error}`);
-        return { kind: "answer" as const, answer: NO };
-      })
-      .then((end) => started.finish(end))
-      .finally(() => task.asksByKey.delete(body.key));
-  }
+  const flight = task.asksByKey.get(body.key) ?? startAsk(ctx, { body });
   const end = await waitOn(deps, { flight, signal: request.signal, waitMs: body.waitMs });
   if (end.kind === "answer") return responseOf(end.answer as AskAnswer);
   if (end.kind === "refused") throw end.error;
   // Pending, or withdrawn (see handleCall), when the flow no longer waits on an approval.
   const approval = end.kind === "pending" ? flight.approval : null;
   return approval === null ? { pending: true } : { pending: true, approval };
+}
+
+/** An ask's approval opened again at a restart: its seq, the state, what the owner was shown. */
+export interface RestoredAsk {
+  seq: number;
+  state: SessionState;
+  shown: PendingApproval;
+}
+
+/**
+ * Starts an ask as the task's ask in flight for its key, which requests with the key join until
+ * it ends; `restored`, an approval opened again at a restart (approval_restore.ts).
+ */
+export function startAsk(
+  ctx: TaskContext<AskDeps>,
+  ask: { body: AskBody; restored?: RestoredAsk },
+): InFlight<unknown> {
+  const { deps, task } = ctx;
+  const { body } = ask;
+  const started = new InFlight<unknown>();
+  task.asksByKey.set(body.key, started);
+  askFlow(ctx, { body, flight: started, restored: ask.restored })
+    .catch((error) => {
+      // A line a full disk refused is the box's state, not a bug of the core's.
+      const how = isDiskFull(error) || failureRefusal(error) !== null
+        ? "could not be recorded"
+        : "failed inside the core";
+      deps.log(`gurt: ask ${body.key} of task ${task.id} ${how}: ${error}`);
+      return { kind: "answer" as const, answer: NO };
+    })
+    .then((end) => started.finish(end))
+    .finally(() => task.asksByKey.delete(body.key));
+  return started;
 }
 
 /** A no whose reason is not the owner's: the box could not ask, or could not keep the answer. */
@@ -76,7 +94,7 @@ function responseOf(answer: AskAnswer): AskResponse {
 
 async function askFlow(
   ctx: TaskContext<AskDeps>,
-  ask: { body: AskBody; flight: InFlight<unknown> },
+  ask: { body: AskBody; flight: InFlight<unknown>; restored?: RestoredAsk },
 ): Promise<
   { kind: "answer"; answer: AskAnswer } | { kind: "withdrawn" } | {
     kind: "refused";
@@ -88,11 +106,16 @@ async function askFlow(
   // The question's arguments as the owner sees them: not its key, nor how long one request waits.
   const { key: _key, waitMs: _waitMs, ...shown } = body;
   const argumentsText = canonicalJson(shown);
-  // Past the task's open approvals, refused before its record (approval_cap.ts).
-  const full = takeApprovalSlot(deps, task);
-  if (full !== null) return { kind: "refused", error: full };
+  // Past the task's open approvals, refused before its record (approval_cap.ts); one restored
+  // was open before, and holds its slot whatever the limit is now.
+  if (ask.restored === undefined) {
+    const full = takeApprovalSlot(deps, task);
+    if (full !== null) return { kind: "refused", error: full };
+  } else {
+    task.openApprovals++;
+  }
   try {
-    return await askOnce(ctx, { body, flight, argumentsText });
+    return await askOnce(ctx, { body, flight, argumentsText, restored: ask.restored });
   } finally {
     giveApprovalSlot(task);
   }
@@ -100,11 +123,16 @@ async function askFlow(
 
 async function askOnce(
   ctx: TaskContext<AskDeps>,
-  ask: { body: AskBody; flight: InFlight<unknown>; argumentsText: string },
+  ask: {
+    body: AskBody;
+    flight: InFlight<unknown>;
+    argumentsText: string;
+    restored?: RestoredAsk;
+  },
 ): Promise<{ kind: "answer"; answer: AskAnswer } | { kind: "withdrawn" }> {
   const { deps, task } = ctx;
-  const { body, flight, argumentsText } = ask;
-  const step = await task.ledger.exclusive(async () => {
+  const { body, flight, argumentsText, restored } = ask;
+  const step = restored ?? await task.ledger.exclusive(async () => {
     let state: SessionState;
     try {
       state = await readSessionState(deps.home, task.id);
@@ -126,14 +154,16 @@ async function askOnce(
   });
   if (step === null) return { kind: "answer", answer: NO };
   const now = deps.clock();
-  await task.journal.append({
-    type: "ask",
-    time: now.toISOString(),
-    key: body.key,
-    question: deps.redact(body.question),
-    approval: step.seq,
-  });
-  const entry = deps.approvals.add({
+  if (restored === undefined) {
+    await task.journal.append({
+      type: "ask",
+      time: now.toISOString(),
+      key: body.key,
+      question: deps.redact(body.question),
+      approval: step.seq,
+    });
+  }
+  const shown: PendingApproval = restored?.shown ?? {
     approval: step.seq,
     task: task.id,
     key: body.key,
@@ -145,7 +175,13 @@ async function askOnce(
     costCents: body.costCents ?? null,
     created: now.toISOString(),
     expires: new Date(now.getTime() + deps.config.approvals.ttl_ms).toISOString(),
-  }, { task, ask: null, flight, costCents: 0 });
+  };
+  // What a restart opens it again with: the question, unless it holds a vault value.
+  const { waitMs: _wait, ...asked } = body;
+  const kept: KeptRequest | null = deps.redact(argumentsText) === argumentsText
+    ? { kind: "ask", ask: asked }
+    : null;
+  const entry = deps.approvals.add(shown, { task, ask: null, flight, costCents: 0, kept });
   flight.markPending(step.seq);
   const verdict = await entry.verdict;
   if (verdict.kind === "withdrawn") return verdict;

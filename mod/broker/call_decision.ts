@@ -88,8 +88,9 @@ export function toolFacts(ctx: TaskContext<DecisionDeps>, body: CallBody): ToolF
 /**
  * The outcome of a call and the session state it was decided with. The state is read in every
  * case, so the Decision record shows the taint as it was; only one that cannot be read is
- * recorded as the most restrictive. A call whose cost, with the cents the task spent and those
- * its running calls reserved, would pass the budget asks the owner.
+ * recorded as the most restrictive. A call with a cost of its own that, with the cents the task
+ * spent and those its running calls reserved, would pass the budget asks the owner; a free call
+ * takes nothing, so a task already over its budget still makes it as its grant says (seed 003).
  */
 export async function decideCall(
   ctx: TaskContext<DecisionDeps>,
@@ -109,7 +110,7 @@ export async function decideCall(
     load: call.grants,
     state,
     now: deps.clock(),
-    overBudget: budget !== null && task.committedCents() + tool.cost > budget,
+    overBudget: budget !== null && tool.cost > 0 && task.committedCents() + tool.cost > budget,
     offered: tool.listed,
     inputValid: tool.valid,
   });

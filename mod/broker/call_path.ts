@@ -7,7 +7,7 @@
  */
 import { canonicalJson, inputDigest } from "./canonical_json.ts";
 import type { KeyedCall } from "./call_decision.ts";
-import { type CallDeps, transact } from "./call_transaction.ts";
+import { type CallDeps, type ResumedAsk, transact } from "./call_transaction.ts";
 import type { TaskContext } from "./deps.ts";
 import { HttpError, isDiskFull } from "../common/mod.ts";
 import { denialText } from "../policy/mod.ts";
@@ -45,24 +45,52 @@ export async function handleCall(
   if (used !== null && !sameCall(used, body)) throw keyReused(body.key, used.tool);
   const answered = task.journal.state.calls.get(body.key);
   if (answered !== undefined) return answered;
-  const inputKey = `${body.tool}\u0000${canonicalJson(body.input)}`;
-  let flight = task.callsByKey.get(body.key) ?? task.callsByInput.get(inputKey);
+  let flight = task.callsByKey.get(body.key) ?? task.callsByInput.get(inputKeyOf(body));
   if (flight === undefined) {
-    const started = new InFlight<unknown>({ tool: body.tool, inputSha256: body.inputSha256 });
-    flight = started;
-    task.callsByKey.set(body.key, started);
-    task.callsByInput.set(inputKey, started);
-    runFlow(ctx, { body, flight: started }).finally(() => {
-      task.callsByKey.delete(body.key);
-      task.callsByInput.delete(inputKey);
-    });
+    flight = startCall(ctx, { body });
+  } else if (flight.key !== null && flight.key !== body.key && !flight.joiners.has(body.key)) {
+    // Joins another key's call: its key now names that call, and is answered with it.
+    flight.joiners.add(body.key);
+    task.callsByKey.set(body.key, flight);
   }
   const end = await waitOn(ctx.deps, { flight, signal: request.signal, waitMs });
-  if (end.kind === "answer") return end.answer as CallAnswer;
+  if (end.kind === "answer") {
+    // Joined after the call's joiners were written: this key's line now.
+    if (flight.joiners.has(body.key)) await answerJoiners(ctx, flight);
+    return end.answer as CallAnswer;
+  }
   if (end.kind === "refused") throw end.error;
   // Withdrawn: the requester dropped its connection (nobody reads this) or the core is closing
   // (the worker asks again after the restart, and the call is decided afresh).
   return CALL_PENDING;
+}
+
+/** What names a call by its tool and canonical input, for requests with other keys to join it. */
+function inputKeyOf(body: KeyedCall): string {
+  return `${body.tool}\u0000${canonicalJson(body.input)}`;
+}
+
+/**
+ * Starts a call's transaction as the task's call in flight for its key and its input, which
+ * requests join until it ends; `resumed`, an approval opened again at a restart.
+ */
+export function startCall(
+  ctx: TaskContext<CallDeps>,
+  call: { body: KeyedCall; resumed?: ResumedAsk },
+): InFlight<unknown> {
+  const { task } = ctx;
+  const { body } = call;
+  const inputKey = inputKeyOf(body);
+  const started = new InFlight<unknown>({ tool: body.tool, inputSha256: body.inputSha256 });
+  started.key = body.key;
+  task.callsByKey.set(body.key, started);
+  task.callsByInput.set(inputKey, started);
+  runFlow(ctx, { body, flight: started, resumed: call.resumed }).finally(() => {
+    task.callsByKey.delete(body.key);
+    task.callsByInput.delete(inputKey);
+    for (const key of started.joiners) task.callsByKey.delete(key);
+  });
+  return started;
 }
 
 /** Whether a key used for `used` may answer `call`: the same tool, and the same input if known. */
@@ -85,10 +113,12 @@ function keyReused(key: string, tool: string): HttpError {
 /** Runs the call's transaction and ends its flight; a failure inside the core is logged. */
 async function runFlow(
   ctx: TaskContext<CallDeps>,
-  call: { body: KeyedCall; flight: InFlight<unknown> },
+  call: { body: KeyedCall; flight: InFlight<unknown>; resumed?: ResumedAsk },
 ): Promise<void> {
   try {
-    call.flight.finish(await transact(ctx, call));
+    const end = await transact(ctx, call);
+    if (end.kind === "answer") await answerJoiners(ctx, call.flight);
+    call.flight.finish(end);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const what = `call ${call.body.key} of task ${ctx.task.id}`;
@@ -105,5 +135,30 @@ async function runFlow(
       kind: "answer",
       answer: { ok: false, error: "the call failed inside gurt" },
     });
+  }
+}
+
+/**
+ * Answers the keys that joined `flight` with its answer in the journal (a tool.joined line each),
+ * once its own key's answer is there; a key whose line cannot be written is logged and left
+ * unanswered (a retry of it is then decided afresh, as before it joined).
+ */
+async function answerJoiners(ctx: TaskContext<CallDeps>, flight: InFlight<unknown>): Promise<void> {
+  const { task, deps } = ctx;
+  const first = flight.key;
+  if (first === null || flight.call === null) return;
+  const state = task.journal.state;
+  for (const key of flight.joiners) {
+    if (!state.calls.has(first) || state.calls.has(key)) continue;
+    await task.journal.append({
+      type: "tool.joined",
+      time: deps.clock().toISOString(),
+      key,
+      tool: flight.call.tool,
+      joined: first,
+      input_sha256: flight.call.inputSha256 as string,
+    }).catch((error) =>
+      deps.log(`gurt: the key ${key} that joined call ${first} was not journalled: ${error}`)
+    );
   }
 }

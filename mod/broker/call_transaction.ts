@@ -47,6 +47,7 @@ import { auditFailure } from "./result_record.ts";
 import type { FlowEnd, InFlight } from "./task_handle.ts";
 import { giveApprovalSlot, takeApprovalSlot } from "./approval_cap.ts";
 import type { HttpError } from "../common/mod.ts";
+import type { KeptRequest, PendingApproval } from "./approvals.ts";
 
 /**
  * What a call's transaction uses: what deciding and running it use, the grants' reporter, the
@@ -73,10 +74,24 @@ const TRANSIENT: ReadonlySet<DenyReason> = new Set([
   "state_unreadable",
 ]);
 
-/** Decides, records, asks, runs and records one call; ends with its answer, or withdrawn. */
+/**
+ * A call's approval opened again at a restart (approval_restore.ts): its Ask as decided again at
+ * the start, its Decision record's seq, the state, and what the owner was shown before.
+ */
+export interface ResumedAsk {
+  ask: Ask;
+  seq: number;
+  state: SessionState;
+  shown: PendingApproval;
+}
+
+/**
+ * Decides, records, asks, runs and records one call; ends with its answer, or withdrawn. A call
+ * `resumed` at a restart starts at step 2, waiting on its approval as it was.
+ */
 export async function transact(
   ctx: Ctx,
-  call: { body: KeyedCall; flight: InFlight<unknown> },
+  call: { body: KeyedCall; flight: InFlight<unknown>; resumed?: ResumedAsk },
 ): Promise<FlowEnd<CallAnswer>> {
   const { deps, task } = ctx;
   const { body, flight } = call;
@@ -88,14 +103,20 @@ export async function transact(
   const reservation = new Reservation(task);
   try {
     // 1. The Decision record, on disk before anything else happens.
-    const decided = await decisionStep(ctx, { body, tool, reservation });
+    const decided: Decided = call.resumed === undefined
+      ? await decisionStep(ctx, { body, tool, reservation })
+      : { kind: "ask", ...call.resumed };
     if (decided.kind === "denied") {
       // An input its schema refused says what was wrong with it (the task's own input, and only
       // for a tool of the task's: an unlisted tool's schema is not quoted).
       const detail = decided.reason === "invalid_arguments" && tool.listed
         ? tool.problem
         : undefined;
-      return await denied(journal, { reason: decided.reason, detail });
+      // A tool outside the task's list is recorded as no_grant, and told as what it is.
+      const text = decided.reason === "no_grant" && !tool.listed
+        ? notATaskTool(body.tool, task.record.tools)
+        : undefined;
+      return await denied(journal, { reason: decided.reason, detail, text });
     }
     if (decided.kind === "refused") return decided;
     let decision: Decision;
@@ -132,7 +153,7 @@ export async function transact(
 type Decided =
   | { kind: "denied"; reason: DenyReason }
   | { kind: "allowed"; decision: Decision; seq: number }
-  | { kind: "ask"; ask: Ask; seq: number; state: SessionState }
+  | { kind: "ask"; ask: Ask; seq: number; state: SessionState; shown?: PendingApproval }
   | { kind: "refused"; error: HttpError };
 
 /**
@@ -197,7 +218,7 @@ async function approvalStep(
     body: KeyedCall;
     flight: InFlight<unknown>;
     journal: CallJournal;
-    step: { ask: Ask; seq: number; state: SessionState };
+    step: { ask: Ask; seq: number; state: SessionState; shown?: PendingApproval };
     tool: ToolFacts;
   },
 ): Promise<Answered> {
@@ -208,7 +229,8 @@ async function approvalStep(
   let expires = now.getTime() + deps.config.approvals.ttl_ms;
   if (step.ask.expires !== null) expires = Math.min(expires, step.ask.expires.getTime());
   const until = new Date(expires).toISOString();
-  const entry = deps.approvals.add({
+  // Restored at a restart: its number, times and text as the owner saw them.
+  const shown: PendingApproval = step.shown ?? {
     approval: step.seq,
     task: task.id,
     key: body.key,
@@ -220,18 +242,45 @@ async function approvalStep(
     costCents: cost === 0 ? null : cost,
     created: now.toISOString(),
     expires: until,
-  }, { task, ask: step.ask, flight, costCents: cost });
+  };
+  const entry = deps.approvals.add(shown, {
+    task,
+    ask: step.ask,
+    flight,
+    costCents: cost,
+    kept: keptCall(deps, body),
+  });
   flight.markPending(step.seq);
-  // A notice for the owner's view: what it shows is fetched from the admin socket.
+  // A notice for the owner's view: what it shows is fetched from the admin socket. Said again for
+  // one a restart opened again, so that a follower of the journal (gurt task watch) sees it.
   await call.journal.event("approval_pending", {
     approval: step.seq,
     tool: body.tool,
-    expires: until,
+    expires: shown.expires,
+    ...(step.shown === undefined ? {} : { restored: true }),
   });
   const verdict = await entry.verdict;
   if (verdict.kind !== "approved") return verdict;
   if (verdict.decision === null) throw new Error("an approved call came back without a decision");
   return { kind: "approved", decision: verdict.decision };
+}
+
+/** What a task that called a tool outside its list is told: which tools it has. */
+function notATaskTool(tool: string, tools: readonly string[]): string {
+  const shown = tools.length === 0 ? "none" : tools.slice(0, 50).join(", ");
+  return `Denied: ${JSON.stringify(tool.slice(0, 200))} is not one of this task's tools ` +
+    `(its tools: ${shown}); the owner chooses them with gurt task start --tools.`;
+}
+
+/**
+ * What a restart needs to open the call's approval again: the call as the task sent it, unless its
+ * input holds a vault value (then the approval closes at the restart, and the call asks afresh).
+ */
+function keptCall(deps: Pick<BrokerDeps, "redact">, body: KeyedCall): KeptRequest | null {
+  const serialised = JSON.stringify(body.input);
+  if (deps.redact(serialised) !== serialised || deps.redact(body.raw) !== body.raw) return null;
+  const { tool, key, input, raw, inputSha256 } = body;
+  return { kind: "call", call: { tool, key, input, raw, inputSha256 } };
 }
 
 /** Closes an approved call whose requester went away before it ran: a failed Result record. */
@@ -250,10 +299,10 @@ async function unrun(
  */
 async function denied(
   journal: CallJournal,
-  denial: { reason: DenyReason; askedFor?: AskWhy; detail?: string },
+  denial: { reason: DenyReason; askedFor?: AskWhy; detail?: string; text?: string },
 ): Promise<FlowEnd<CallAnswer>> {
   const { reason, askedFor } = denial;
-  const text = denialText(reason, { askedFor });
+  const text = denial.text ?? denialText(reason, { askedFor });
   const error = denial.detail === undefined
     ? text
     : `${text.replace(/\.$/, "")}: ${denial.detail}.`;

@@ -18,6 +18,7 @@ import { auditDir, fileNameFor, listAuditFiles } from "../audit/mod.ts";
 import type { AuditAppender } from "../common/mod.ts";
 import { taskDir } from "../config/mod.ts";
 import { Journal } from "./journal.ts";
+import { type ModelUsageLine, NANOCENTS } from "./model_spend.ts";
 import { isLive, readTasks } from "./task_store.ts";
 
 /** The `what` of a model charge's cost record, naming its hold; `recovered` when charged at start. */
@@ -34,6 +35,9 @@ export interface HeldCharge {
   cents: number;
   /** True when the cents are the answer's priced usage (model.owed), not the hold's most. */
   owed: boolean;
+  /** The hold's service and model, for the usage line of a charge at its most. */
+  service: string;
+  model: string | null;
 }
 
 /** The folder of tasks whose charge the log could not take while they ran. */
@@ -66,9 +70,7 @@ export async function settleHeldCharges(
     const journal = await Journal.open(`${taskDir(home, id)}/journal.jsonl`);
     journal.close();
     if (journal.state.holds.size === 0) await unmark(home, id);
-    for (const [hold, { time, cents, owed }] of journal.state.holds) {
-      open.push({ task: id, hold, cents, owed, time });
-    }
+    for (const [hold, held] of journal.state.holds) open.push({ task: id, hold, ...held });
   }
   const held: HeldCharge[] = [];
   const notices: string[] = [];
@@ -106,7 +108,7 @@ export async function chargeHeldCharges(
 ): Promise<string[]> {
   const clock = options.clock ?? (() => new Date());
   const notices: string[] = [];
-  for (const { task, hold, cents, owed } of options.held) {
+  for (const { task, hold, cents, owed, service, model } of options.held) {
     const what = holdWhat(hold, true);
     try {
       await options.audit.append({ type: "cost", task, cents, what });
@@ -118,8 +120,11 @@ export async function chargeHeldCharges(
       );
       continue;
     }
-    // Not written: the record is in the log, where the next start finds it.
-    const listed = await listCharge(home, { task, line: { cents, what, hold }, clock });
+    // Not written: the record is in the log, where the next start finds it. A charge at its most
+    // had no answer read, so no usage line: one goes first, for the spend by model (its tokens
+    // unknown), or the table by model would leave it out.
+    const usage = owed ? undefined : boundUsage({ service, model, cents, hold }, clock);
+    const listed = await listCharge(home, { task, line: { cents, what, hold }, clock, usage });
     if (listed !== null) notices.push(listed);
     const which = owed ? "its answer's usage" : "the most the request could cost";
     notices.push(
@@ -134,12 +139,18 @@ export async function chargeHeldCharges(
 /** Writes a charge's journal line: null, or a notice that it could not be written. */
 async function listCharge(
   home: string,
-  charge: { task: string; line: { cents: number; what: string; hold: string }; clock: () => Date },
+  charge: {
+    task: string;
+    line: { cents: number; what: string; hold: string };
+    clock: () => Date;
+    usage?: ModelUsageLine;
+  },
 ): Promise<string | null> {
-  const { task, line, clock } = charge;
+  const { task, line, clock, usage } = charge;
   try {
     const journal = await Journal.open(`${taskDir(home, task)}/journal.jsonl`);
     try {
+      if (usage !== undefined) await journal.append(usage);
       await journal.append({ type: "cost", time: clock().toISOString(), ...line });
       if (journal.state.holds.size === 0) await unmark(home, task);
     } finally {
@@ -151,6 +162,24 @@ async function listCharge(
       `could not be written (${(error as Error).message}); the next start writes it; ` +
       "see runbook.md#model-charge-recovered";
   }
+}
+
+/** The usage line of a hold charged at its most: no tokens known, its cents exactly. */
+function boundUsage(
+  held: { service: string; model: string | null; cents: number; hold: string },
+  clock: () => Date,
+): ModelUsageLine {
+  return {
+    type: "model.usage",
+    time: clock().toISOString(),
+    service: held.service,
+    model: held.model ?? "(no model named)",
+    tokens: { input: 0, output: 0, cacheWrite: 0, cacheRead: 0 },
+    nanocents: held.cents * NANOCENTS,
+    rates: "bound",
+    cut: "bound",
+    hold: held.hold,
+  };
 }
 
 /** The tasks marked in broker/unsettled/. */

@@ -3,6 +3,7 @@
  * says about its task once its lines are read: steps, spending, and the answers by key.
  */
 import { z } from "zod";
+import { addUsage, type ModelSpend, modelUsageLine } from "./model_spend.ts";
 
 /** What a /call answered: `{ok, output}` or `{ok: false, error}`. */
 export type CallAnswer = { ok: true; output: unknown } | { ok: false; error: string };
@@ -49,6 +50,19 @@ export const journalLine = z.discriminatedUnion("type", [
     result: z.number().int().min(0).optional(),
     /** As on the tool.call line; a denial has no tool.call line, so this binds its key. */
     input_sha256: sha256.optional(),
+  }),
+  /**
+   * A key that joined another key's call (the same tool and input, in flight at once): it answers
+   * what that call's key answered, and charges nothing more.
+   */
+  z.strictObject({
+    type: z.literal("tool.joined"),
+    time: z.string(),
+    key: z.string(),
+    tool: z.string(),
+    /** The key of the call it joined. */
+    joined: z.string(),
+    input_sha256: sha256,
   }),
   z.strictObject({
     type: z.literal("tool.unrecorded"),
@@ -103,6 +117,8 @@ export const journalLine = z.discriminatedUnion("type", [
     hold: z.string(),
     cents: z.number().int().min(0),
   }),
+  /** One answer's usage: its tokens and exact price (model_spend.ts). */
+  modelUsageLine,
   z.strictObject({
     type: z.literal("event"),
     time: z.string(),
@@ -135,6 +151,8 @@ export interface JournalState {
   keys: Map<string, KeyUse>;
   /** For a key answered by a tool.result line naming its Result record: that seq and the cost. */
   recorded: Map<string, { result: number; cost: number }>;
+  /** The keys that joined each call's key (tool.joined lines): voided with it. */
+  joins: Map<string, string[]>;
   /** Each answered /ask key's answer, and the owner's reason for a refusal if they gave one. */
   asks: Map<string, AskAnswer>;
   /**
@@ -142,9 +160,18 @@ export interface JournalState {
    * was written, and the cents to recover if the audit log has no record of its charge (what a
    * model.owed line said, else the most the request could cost).
    */
-  holds: Map<string, { time: string; cents: number; owed: boolean }>;
+  holds: Map<
+    string,
+    { time: string; cents: number; owed: boolean; service: string; model: string | null }
+  >;
   /** Lines that did not parse: a torn last line after a crash, never acknowledged. */
   skipped: number;
+  /** The spend by model (model_spend.ts), from the model.usage lines. */
+  models: Map<string, ModelSpend>;
+  /** The exact spend of the endpoint's model.usage lines (each names its hold), billionths of a cent. */
+  modelNanocents: number;
+  /** The whole cents the cost lines of the model endpoint's charges (each names its hold) say. */
+  modelCents: number;
 }
 
 /** The state of a journal with no lines. */
@@ -155,9 +182,13 @@ export function emptyState(): JournalState {
     calls: new Map(),
     keys: new Map(),
     recorded: new Map(),
+    joins: new Map(),
     asks: new Map(),
     holds: new Map(),
     skipped: 0,
+    models: new Map(),
+    modelNanocents: 0,
+    modelCents: 0,
   };
 }
 
@@ -194,11 +225,21 @@ export function apply(state: JournalState, entry: JournalLine): void {
       if (entry.result === undefined) state.recorded.delete(entry.key);
       else state.recorded.set(entry.key, { result: entry.result, cost: entry.cost });
       break;
+    case "tool.joined": {
+      useKey(state, entry.key, entry.tool, entry.input_sha256);
+      const answer = state.calls.get(entry.joined);
+      if (answer === undefined) break;
+      state.calls.set(entry.key, answer);
+      state.joins.set(entry.joined, [...(state.joins.get(entry.joined) ?? []), entry.key]);
+      break;
+    }
     case "tool.unrecorded": {
-      // Voids the answer only if it is still the one the line names.
+      // Voids the answer only if it is still the one the line names, and the keys that joined it.
       const recorded = state.recorded.get(entry.key);
       if (recorded?.result !== entry.result) break;
       state.calls.delete(entry.key);
+      for (const joined of state.joins.get(entry.key) ?? []) state.calls.delete(joined);
+      state.joins.delete(entry.key);
       state.spentCents -= recorded.cost;
       state.recorded.delete(entry.key);
       break;
@@ -208,10 +249,24 @@ export function apply(state: JournalState, entry: JournalLine): void {
       break;
     case "cost":
       state.spentCents += entry.cents;
+      // A model answer's charge names its hold; a task's own /cost and /usage lines never do.
+      if (entry.hold !== undefined) state.modelCents += entry.cents;
       if (entry.hold !== undefined) state.holds.delete(entry.hold);
       break;
     case "model.hold":
-      state.holds.set(entry.hold, { time: entry.time, cents: entry.cents, owed: false });
+      state.holds.set(entry.hold, {
+        time: entry.time,
+        cents: entry.cents,
+        owed: false,
+        service: entry.service,
+        model: entry.model,
+      });
+      break;
+    case "model.usage":
+      addUsage(state.models, entry);
+      // The endpoint's answers name their holds; a task's own /usage report (charged whole cents
+      // at once) carries no fraction.
+      if (entry.hold !== undefined) state.modelNanocents += entry.nanocents;
       break;
     case "model.settled":
       state.holds.delete(entry.hold);

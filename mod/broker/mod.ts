@@ -6,9 +6,16 @@ export {
   closeApproval,
   closeTaskApprovals,
   expireDue,
+  type KeptRequest,
   type PendingApproval,
   withdrawAll,
 } from "./approvals.ts";
+export {
+  closeAtRestart,
+  type KeptApproval,
+  restoreApprovals,
+  type RestoreCounts,
+} from "./approval_restore.ts";
 export { ASK_TOOL, handleAsk } from "./ask_path.ts";
 export { canonicalJson } from "./canonical_json.ts";
 export { decisionEvent } from "./records.ts";
@@ -36,6 +43,16 @@ export { type CallAnswer, Journal, type JournalLine } from "./journal.ts";
 export { loopModel } from "./model_route.ts";
 export { drawTaskBytes } from "./task_body.ts";
 export { TaskHandle } from "./task_handle.ts";
+export {
+  addUsage,
+  carriedNanocents,
+  centsText,
+  type ModelSpend,
+  type ModelUsageLine,
+  modelUsageLine,
+  NANOCENTS,
+  spendRows,
+} from "./model_spend.ts";
 export { recoverTaskJournals } from "./unrecorded.ts";
 export {
   chargeHeldCharges,

@@ -16,6 +16,7 @@ import { denialText } from "../policy/mod.ts";
 import { canonicalJson } from "./canonical_json.ts";
 import type { BrokerDeps, TaskContext, Verdict } from "./deps.ts";
 import { decisionEvent } from "./records.ts";
+import { centsText } from "./model_spend.ts";
 import { auditFailure } from "./result_record.ts";
 import { type FlowEnd, InFlight, type TaskHandle } from "./task_handle.ts";
 import { type WaitDeps, waitOn } from "./waiting.ts";
@@ -102,12 +103,13 @@ async function budgetFlow(
   const { deps, task } = ctx;
   const { facts, flight } = ask;
   const now = deps.clock();
-  const spentCents = task.committedCents();
+  const spentCents = Number(task.committedCents().toFixed(4));
   const budgetCents = task.record.budgetCents;
-  const why =
-    `task ${task.id}'s model spend, ${spentCents}¢, is at or past its budget of ${budgetCents}¢: approve to send its requests to ${
-      SERVICE_NAMES[facts.service] ?? facts.service
-    } (${facts.model ?? "no model named"}) until it spends more`;
+  const why = `task ${task.id}'s model spend, ${
+    centsText(spentCents)
+  }, is at or past its budget of ${budgetCents}¢: approve to send its requests to ${
+    SERVICE_NAMES[facts.service] ?? facts.service
+  } (${facts.model ?? "no model named"}) until it spends more`;
   const argumentsText = canonicalJson({ ...facts, spentCents, budgetCents, why });
   const key = `model.budget ${now.toISOString()}`;
   const step = await task.ledger.exclusive(async () => {
@@ -145,7 +147,7 @@ async function budgetFlow(
     costCents: null,
     created: now.toISOString(),
     expires,
-  }, { task, ask: null, flight, costCents: 0 });
+  }, { task, ask: null, flight, costCents: 0, kept: null });
   flight.markPending(step.seq);
   await task.journal.append({
     type: "event",
@@ -165,8 +167,9 @@ async function budgetFlow(
 
 /** The sentence for a request still waiting on the owner when its wait ended. */
 function waitingMessage(task: TaskHandle, approval: number | null): string {
-  const spend =
-    `this task's model spend (${task.committedCents()}¢) is at or past its budget (${task.record.budgetCents}¢)`;
+  const spend = `this task's model spend (${
+    centsText(task.committedCents())
+  }) is at or past its budget (${task.record.budgetCents}¢)`;
   const answer = approval === null
     ? "the owner's approval was withdrawn (gurt serve is stopping, or every request waiting on it left)"
     : `it waits for the owner to answer approval ${approval} (gurt approve ${approval}, or gurt refuse ${approval})`;
@@ -179,8 +182,9 @@ function refusedMessage(
   verdict: Extract<Verdict, { kind: "denied" }> | null,
   redact: (text: string) => string = (text) => text,
 ): string {
-  const spend =
-    `this task's model spend (${task.committedCents()}¢) is at or past its budget (${task.record.budgetCents}¢)`;
+  const spend = `this task's model spend (${
+    centsText(task.committedCents())
+  }) is at or past its budget (${task.record.budgetCents}¢)`;
   let why: string;
   if (verdict === null) {
     why = `the box could not ask the owner (${denialText("audit_unavailable")})`;

@@ -2,6 +2,7 @@
 import type { Journal, KeyUse } from "./journal.ts";
 import { type HttpError, Mutex } from "../common/mod.ts";
 import type { TaskRecord } from "./task_store.ts";
+import { carriedNanocents, NANOCENTS } from "./model_spend.ts";
 
 /** The final answer of a call or an ask, or the note that its requester withdrew it. */
 export type FlowEnd<A> =
@@ -22,6 +23,14 @@ export class InFlight<A> {
   waiters = 0;
   /** True when the last waiter left by dropping its connection, not by being answered. */
   requesterGone = false;
+  /** For a call: the key it was started with. */
+  key: string | null = null;
+  /**
+   * For a call: the other keys whose requests joined it (the same tool and input). Each is
+   * answered in the journal with its answer too (a tool.joined line), so that a retry of that key
+   * later gets it, never a new decision or a second charge.
+   */
+  readonly joiners = new Set<string>();
   #end!: (end: FlowEnd<A>) => void;
   #pending!: (approval: number) => void;
   #approval: number | null = null;
@@ -93,8 +102,12 @@ export class TaskHandle {
     while (this.trailing.size > 0) await Promise.all([...this.trailing]);
   }
 
-  /** Cents spent (from the journal) plus cents reserved. */
+  /**
+   * Cents spent (from the journal) plus cents reserved, plus the part of a cent of model spend not
+   * yet charged (model_spend.ts): the exact cost, a fraction where it falls so.
+   */
   committedCents(): number {
-    return this.journal.state.spentCents + this.reservedCents;
+    const state = this.journal.state;
+    return state.spentCents + this.reservedCents + carriedNanocents(state) / NANOCENTS;
   }
 }

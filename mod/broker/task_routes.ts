@@ -13,7 +13,8 @@ import {
   syncDirectory,
 } from "../common/mod.ts";
 import { taskDir } from "../config/mod.ts";
-import { exactCents } from "../model-proxy/mod.ts";
+import { chargedNanocents } from "../model-proxy/mod.ts";
+import { NANOCENTS, spendRows } from "./model_spend.ts";
 import { HomeSync } from "./home_sync.ts";
 import { addModelRoute } from "./model_route.ts";
 import { failureRefusal } from "./failure_refusal.ts";
@@ -24,7 +25,8 @@ import { askBody, callBody, costBody, stepBody, usageBody } from "./task_schemas
 /** What GET /task shows of a task. */
 export function publicTask(task: TaskHandle): Record<string, unknown> {
   const { user: _user, pid: _pid, ...shown } = task.record;
-  return { ...shown, spentCents: task.journal.state.spentCents };
+  const state = task.journal.state;
+  return { ...shown, spentCents: state.spentCents, spend: spendRows(state.models) };
 }
 
 /** The Hono app that answers one task's socket. */
@@ -84,14 +86,29 @@ export function taskRoutes(deps: BrokerDeps, task: TaskHandle): Hono {
   app.post("/usage", async (c) => {
     const usage = parseJsonBody(await body(c.req.raw, small), usageBody);
     const { cacheWrite = 0, cacheRead = 0 } = usage.tokens;
-    const price = exactCents(usage.model, { ...usage.tokens, cacheWrite, cacheRead });
-    if (price === null) {
-      throw new HttpError(400, `the model ${usage.model} is not in gurt's price table`);
+    const tokens = { ...usage.tokens, cacheWrite, cacheRead };
+    // The owner's rates ([models.prices]), else the table's, as the endpoint prices an answer.
+    const price = chargedNanocents([usage.model], tokens, deps.config.models.prices);
+    if (price.basis === "highest") {
+      throw new HttpError(
+        400,
+        `the model ${usage.model} is not in gurt's price table nor [models.prices]; see runbook.md#model-price`,
+      );
     }
     // A report is charged whole cents, its price rounded up (the model endpoint's own answers are
     // charged their exact fractions, which the task's meter adds up).
-    const cents = Math.ceil(price);
+    const cents = Math.ceil(price.nanocents / NANOCENTS);
     await charge(ctx, { cents, what: usage.what ?? "model", model: usage.model });
+    // Its spend by model (model_spend.ts), service "task": no hold, so no fraction is carried.
+    await task.journal.append({
+      type: "model.usage",
+      time: deps.clock().toISOString(),
+      service: "task",
+      model: usage.model,
+      tokens,
+      nanocents: price.nanocents,
+      rates: price.basis,
+    });
     return c.json({ ok: true, cents });
   });
 

@@ -33,11 +33,14 @@ export async function waitOn<A>(
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
   });
-  const pending = flight.pending.then(() =>
-    new Promise<{ kind: "pending" }>((resolve) => {
-      timer = setTimeout(() => resolve({ kind: "pending" }), waitMs);
-    })
-  );
+  // Pending is answered once the approval is on disk too: a restart, even a crash, opens it again.
+  const pending = flight.pending.then(async (id) => {
+    await new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, waitMs);
+    });
+    await deps.approvals.get(id)?.stored;
+    return { kind: "pending" as const };
+  });
   try {
     const end = await Promise.race([flight.done, pending, dropped]);
     flight.waiters--;

@@ -127,6 +127,8 @@ function environmentHelp(): string {
   const desktop: [string, string][] = [
     ["BOX_DISPLAY", `the X display (default: ${DISPLAY_DEFAULTS.display})`],
     ["BOX_DISPLAY_GEOM", `its WIDTHxHEIGHTxDEPTH (default: ${DISPLAY_DEFAULTS.geometry})`],
+    ["BOX_CDP_PORT", `Chromium's DevTools port on 127.0.0.1 (default: ${CDP_PORT})`],
+    ["BOX_CHROME_PROFILE", "Chromium's profile folder (default: ~/chrome-profile)"],
     ["BOX_CUA", "0 turns computer use off: /v1/cua answers 503 (default: 1)"],
     ["BOX_VNC_PASSWORD", "starts VNC and noVNC on 6080 with it (default: none, no VNC)"],
     [
@@ -137,7 +139,9 @@ function environmentHelp(): string {
   const table = (list: [string, string][]) =>
     list.map(([name, text]) => `  ${name.padEnd(26)}${text}`).join("\n");
   return `\nEnvironment (read at start; times in ms, sizes in bytes):\n${table(rows)}\n` +
-    `\nWith --desktop (Chromium's DevTools on 127.0.0.1:${CDP_PORT}):\n${table(desktop)}\n`;
+    `\nWith --desktop (two guests on one machine each need their own display, DevTools port and profile):\n${
+      table(desktop)
+    }\n`;
 }
 
 function port(value: string): number {

@@ -7,6 +7,7 @@ import { registerGrantsCommand } from "./grants_command.ts";
 import { registerApprovalCommands } from "./approvals_command.ts";
 import { registerServeCommand } from "./serve_command.ts";
 import { registerTaskCommands } from "./task_command.ts";
+import { registerUsageCommand } from "./usage_command.ts";
 import { registerTestWorkerCommand } from "./test_worker_command.ts";
 import { registerGuestCommand } from "./guest_command.ts";
 import { registerVaultCommand } from "./vault_command.ts";
@@ -16,6 +17,8 @@ import { registerLoopCommand } from "./loop_command.ts";
 import { registerMcpCommand } from "./mcp_command.ts";
 import { registerAppHostCommand } from "./app_host_command.ts";
 import { registerAgentRunCommand } from "./agent_run_command.ts";
+import { registerToolsCommand } from "./tools_command.ts";
+import { registerDevCommand } from "./dev_command.ts";
 import { versionLine } from "./version_line.ts";
 
 /** Builds the whole `gurt` program; each family registers its own subcommands. */
@@ -39,6 +42,7 @@ export function buildProgram(): Command {
     .configureOutput({ outputError: (text, write) => write(text) });
   registerServeCommand(program);
   registerTaskCommands(program);
+  registerUsageCommand(program);
   registerApprovalCommands(program);
   registerConfigCommand(program);
   registerAuditCommand(program);
@@ -52,5 +56,7 @@ export function buildProgram(): Command {
   registerMcpCommand(program);
   registerAppHostCommand(program);
   registerAgentRunCommand(program);
+  registerToolsCommand(program);
+  registerDevCommand(program);
   return program;
 }

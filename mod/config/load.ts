@@ -130,7 +130,10 @@ function lineOfKey(text: string, path: string[]): number | undefined {
     const line = lines[i].trim();
     const header = /^\[\s*([^\]]+?)\s*\]/.exec(line);
     if (header) {
-      table = header[1].split(".").map((part) => part.trim().replace(/^"|"$/g, ""));
+      // A quoted part may hold dots: [models.prices."gpt-4.1"].
+      table = (header[1].match(/"[^"]*"|[^."]+/g) ?? []).map((part) =>
+        part.trim().replace(/^"|"$/g, "")
+      ).filter((part) => part !== "");
       if (sameKey(table, path)) return i + 1;
       continue;
     }

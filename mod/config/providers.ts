@@ -108,6 +108,14 @@ export const providerSchema = z.strictObject({
       message: "must be a model's name, or a prefix ending in *, such as llama-*",
     }),
   ).default([]),
+  /**
+   * "reported": its answers are charged the cost it reports itself (OpenRouter's `usage.cost`,
+   * LiteLLM's `x-litellm-response-cost` header); an answer that reports none is priced as any.
+   * Absent: priced by [models.prices], else the shipped table.
+   */
+  prices: z.literal("reported", {
+    message: 'must be "reported" (charge the cost the provider reports), or be left out',
+  }).optional(),
 });
 
 /** One provider, after defaults. */

@@ -1,7 +1,9 @@
 /** The schema of gurt.toml: every key, its type and its default, strict. */
 import { z } from "zod";
 import { canonicalHost, hostEntryProblem, parseHostEntry } from "./host_entry.ts";
+import { parseListenAddress } from "./listen_address.ts";
 import { providersSchema } from "./providers.ts";
+import { pricesSchema } from "./prices.ts";
 
 const positiveMs = z.number().int().positive();
 
@@ -159,12 +161,23 @@ export const configSchema = z.strictObject({
     home_bytes: z.number().int().min(16 * 1024 * 1024).default(1024 * 1024 * 1024),
   }).prefault({}),
   portal: z.strictObject({
-    /** The owner API and portal's loopback address. */
-    listen: z.string().regex(/^127\.0\.0\.1:\d{1,5}$|^\[::1\]:\d{1,5}$|^localhost:\d{1,5}$/, {
-      message: "must be a loopback address with a port, such as 127.0.0.1:7780",
-    }).default("127.0.0.1:7780"),
+    /**
+     * The owner API and portal's loopback address. Not set, it is 127.0.0.1:7780, or a free port
+     * when that one is taken (Config's portalListenSet says which).
+     */
+    listen: z.string().superRefine((value, context) => {
+      const parsed = parseListenAddress(value);
+      if ("problem" in parsed) context.addIssue({ code: "custom", message: parsed.problem });
+    }).optional(),
   }).prefault({}),
   vault: z.strictObject({
+    /**
+     * The vault file, an absolute path; BOX_VAULT is used over it. Not set: /etc/box/vault.env as
+     * root with the default home, else the home's vault.env.
+     */
+    path: z.string().regex(/^\/[^\0]*[^/\0]$/, {
+      message: "must be an absolute path to a file, such as /etc/box/vault.env",
+    }).optional(),
     /** Where a new ANTHROPIC_API_KEY is tried (GET {base}/v1/models) before it is saved. */
     anthropic_base_url: z.string().regex(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, {
       message: "must be an http or https URL such as https://api.anthropic.com",
@@ -193,6 +206,10 @@ export const configSchema = z.strictObject({
      * as `<name>/<model>`, or a model its `models` lists.
      */
     providers: providersSchema,
+    /**
+     * The owner's rates by model (prices.ts), dollars per million tokens, over the shipped table's.
+     */
+    prices: pricesSchema,
   }).prefault({}),
   runtime: z.strictObject({
     /** How long one built-in call may run before its whole sandbox is killed. */

@@ -32,11 +32,13 @@ import {
   startTaskBody,
   stopTaskBody,
   type TaskRecordsAnswer,
+  type UsageAnswer,
 } from "../admin/mod.ts";
 import { type AuditLogIndex, checkpointOf, verifyLines } from "../audit/mod.ts";
 import { ApprovalChanges } from "./approval_changes.ts";
 import { grantViews } from "./grant_views.ts";
 import { followJournal } from "./journal_follow.ts";
+import { sinceOf, usageSince } from "./task_usage.ts";
 import type { TaskManager } from "./task_manager.ts";
 import { redactResponses, type Vault, vaultRoutes } from "../vault/mod.ts";
 import type { AppManager } from "./app_manager.ts";
@@ -113,13 +115,17 @@ export function adminRoutes(deps: AdminDeps, sources: AdminSources): Hono {
     });
   });
 
+  app.get("/grants/tools", (c) => c.json({ tools: deps.registry.catalog() }));
+
   app.get(
     "/grants",
     async (c) => c.json(await grantViews(deps.home, deps.registry.appToolNames())),
   );
 
   app.get("/audit", async (c) => {
-    const report = await auditIndex.summary();
+    const summary = await auditIndex.summary();
+    // The table says which approvals with no answer yet are still waiting for the owner.
+    const report = { ...summary, waiting: deps.approvals.list().map((one) => one.approval) };
     const { lines, status } = verifyLines(report);
     return c.json(
       {
@@ -148,6 +154,12 @@ export function adminRoutes(deps: AdminDeps, sources: AdminSources): Hono {
   });
 
   app.get("/tasks", async (c) => c.json({ tasks: await tasks.list() }));
+
+  app.get("/usage", async (c) => {
+    const since = sinceOf(c.req.query("since"));
+    const usage = await usageSince(deps.home, since);
+    return c.json({ since: since?.toISOString() ?? null, ...usage } satisfies UsageAnswer);
+  });
 
   app.post("/tasks", async (c) => {
     const body = parseJsonBody(await readBodyBytes(c.req.raw, 2 * 1024 * 1024), startTaskBody);

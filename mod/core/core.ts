@@ -9,9 +9,12 @@ import {
   ApprovalTable,
   type BrokerDeps,
   chargeHeldCharges,
+  closeAtRestart,
   expireDue,
   type HeldCharge,
   recoverTaskJournals,
+  restoreApprovals,
+  type RestoreCounts,
   settleHeldCharges,
   type VaultView,
   type Verdict,
@@ -23,7 +26,7 @@ import { answerRedaction, redactingAppender, Vault } from "../vault/mod.ts";
 import { adminRoutes } from "./admin_routes.ts";
 import { ensureHomeLayout, serveSocket } from "./home_layout.ts";
 import { TaskManager } from "./task_manager.ts";
-import { closedAtStart, OpenApprovals } from "./open_approvals.ts";
+import { keptAtStart, OpenApprovals, restoredNotice } from "./open_approvals.ts";
 import { homesNotice, TaskSandboxes } from "../sandbox/mod.ts";
 import { openBoxCa } from "../box-ca/mod.ts";
 import { openTlsFront } from "../egress/mod.ts";
@@ -35,6 +38,7 @@ import { AppCatalog, type InstalledApp, loadApps } from "../apps/mod.ts";
 import { appConnector } from "./app_launch.ts";
 import { AppManager } from "./app_manager.ts";
 import { createHash } from "node:crypto";
+import { GrantsWatch } from "./grants_watch.ts";
 
 /** The most characters of one line of the core's log (a task's own lines are cut shorter first). */
 const LOG_LINE_MAX = 8000;
@@ -87,7 +91,7 @@ export class Core {
     /** The installed apps, whose servers stop when the core does. */
     readonly apps: AppCatalog,
     private readonly closing: AbortController,
-    /** The list of open approvals on disk, for the next start to say how many it closed. */
+    /** The open approvals on disk, for the next start to open again. */
     private readonly open: OpenApprovals,
   ) {}
 
@@ -171,11 +175,19 @@ export class Core {
         runtime = started.runtime;
         notices.push(...started.notices);
       }
-      const closed = await closedAtStart(config.home);
-      if (closed !== null) notices.push(closed);
+      const kept = await keptAtStart(config.home);
+      if (kept.notice !== null) notices.push(kept.notice);
       const approvals = new ApprovalTable<ApprovalContext, Verdict>();
       const open = new OpenApprovals(config.home, log);
-      approvals.onChange(() => open.note(approvals.list()));
+      const noteOpen = () =>
+        open.note(
+          approvals.entries().map((entry) => ({
+            shown: entry.shown,
+            kept: entry.context.kept,
+          })),
+        );
+      approvals.onChange(noteOpen);
+      approvals.stored = () => open.flushed();
       const closing = new AbortController();
       const keyProblem = (app: string, declared: readonly string[], name: string) => {
         try {
@@ -243,6 +255,14 @@ export class Core {
         readSecret: vault.readSecret,
       });
       notices.push(...await loadApps(config.home, apps));
+      // Said now, and when a file changes, not first at a task's call.
+      const grantsWatch = await GrantsWatch.start({
+        home: config.home,
+        appTools: () => deps.registry.appToolNames(),
+        reporter: deps.grantsReporter,
+        log,
+      });
+      closing.signal.addEventListener("abort", () => void grantsWatch.close());
       const appManager = new AppManager({
         deps,
         catalog: apps,
@@ -254,10 +274,25 @@ export class Core {
       // answers itself (the TLS front), so an agent that ignores its base URL still never holds a key.
       const ca = await openBoxCa(`${config.home}/ca`);
       const front = openTlsFront({ leaf: (host) => ca.leaf(host), log });
+      const reopened: RestoreCounts = { restored: 0, expired: 0, closed: 0 };
+      const reopenedByTask = new Map<string, { count: number; first: number }>();
       const tasks = new TaskManager(deps, {
         asRoot,
         sandboxes: sandbox.sandboxes,
         interception: { front, caBundle: ca.bundlePath },
+        reopenApprovals: async (ctx) => {
+          const list = kept.byTask.get(ctx.task.id);
+          if (list === undefined) return;
+          kept.byTask.delete(ctx.task.id);
+          const counts = await restoreApprovals(ctx, list);
+          reopened.restored += counts.restored;
+          reopened.expired += counts.expired;
+          reopened.closed += counts.closed;
+          reopenedByTask.set(ctx.task.id, {
+            count: counts.restored,
+            first: list[0].shown.approval,
+          });
+        },
       });
       const socket = adminSocketPath(config.home);
       const auditIndex = new AuditLogIndex(config.home);
@@ -293,6 +328,20 @@ export class Core {
       );
       const restored = await tasks.restore();
       if (restored.length > 0) notices.push(`gurt: reopened tasks ${restored.join(", ")}`);
+      // Kept for a task that is not live now: closed, as its end would have.
+      for (const list of kept.byTask.values()) {
+        for (const shown of list.map((one) => one.shown)) {
+          const expired = Date.parse(shown.expires) <= deps.clock().getTime();
+          await closeAtRestart(deps, { shown, reason: "its task is no longer live", expired });
+          if (expired) reopened.expired++;
+          else reopened.closed++;
+        }
+      }
+      kept.byTask.clear();
+      noteOpen(); // the file now lists what is open, or is gone
+      await open.flushed();
+      const reopenedLine = restoredNotice(reopened, reopenedByTask);
+      if (reopenedLine !== null) notices.push(reopenedLine);
       core.#startExpiry(Math.min(1000, Math.max(10, Math.floor(config.approvals.ttl_ms / 4))));
       return core;
     } catch (error) {
@@ -314,7 +363,7 @@ export class Core {
   async close(): Promise<void> {
     clearInterval(this.#expiry);
     this.closing.abort(new Error("gurt serve is closing"));
-    await this.open.stop(); // the next start says how many approvals this stop closed
+    await this.open.stop(); // kept for the next start, which opens them again
     await this.tasks.close(); // withdraws every pending approval first
     await this.tasks.options.interception?.front.close();
     await this.apps.close();

@@ -8,6 +8,7 @@
 import {
   admitModelRequest,
   type BrokerDeps,
+  carriedNanocents,
   charge,
   drawTaskBytes,
   holdWhat,
@@ -87,6 +88,7 @@ export async function openTaskDoors(
         }),
       journal: (line) => task.journal.append(line),
       unsettled: () => markUnsettled(deps.home, task.id),
+      carried: () => carriedNanocents(task.journal.state),
       clock: deps.clock,
       blocked,
       redaction: deps.redaction,

@@ -13,6 +13,7 @@ import {
   publicTask,
   readTask,
   readTasks,
+  spendRows,
   TaskHandle,
   type TaskRecord,
   taskRoutes,
@@ -74,6 +75,11 @@ export class TaskManager {
        * leaves, and the CA bundle (the CA then the system roots) each task is told to trust.
        */
       interception?: { front: TlsFront; caBundle: string };
+      /**
+       * At a restart: opens a reopened task's kept approvals again, before its socket answers
+       * (mod/broker/approval_restore.ts), so that its worker's requests join them.
+       */
+      reopenApprovals?: (ctx: { deps: BrokerDeps; task: TaskHandle }) => Promise<void>;
     },
   ) {
     const { home, config, log } = deps;
@@ -274,6 +280,11 @@ export class TaskManager {
     try {
       journal = await Journal.open(`${dir}/journal.jsonl`, { redact: this.deps.redact });
       handle = new TaskHandle(record, journal, socket);
+      if (!options.fresh) {
+        await this.options.reopenApprovals?.({ deps, task: handle }).catch((error) =>
+          this.deps.log(`gurt: task ${record.id}'s approvals could not be opened again: ${error}`)
+        );
+      }
       await Deno.chmod(dir, 0o700); // bind inside a private folder: no window before the chmod
       const app = taskRoutes(deps, handle);
       server = await serveSocket(socket, (request) => app.fetch(request), {
@@ -297,6 +308,7 @@ export class TaskManager {
       log,
     };
     this.#live.set(record.id, live);
+    if (!options.fresh) this.#pendingChanged(record.id); // waiting, if approvals were opened again
     let child: Deno.ChildProcess | null;
     let step = "its user could not be made ready";
     const egressPath = `${dir}/egress.sock`;
@@ -459,7 +471,8 @@ export class TaskManager {
   async #endedView(id: string): Promise<Record<string, unknown>> {
     const journal = await this.#journalOf(id);
     const { user: _user, pid: _pid, ...shown } = await readTask(this.deps.home, id);
-    return { ...shown, spentCents: journal.state.spentCents };
+    const spend = spendRows(journal.state.models);
+    return { ...shown, spentCents: journal.state.spentCents, spend };
   }
 }
 

@@ -9,7 +9,12 @@
  * at or past its budget has its next model request held for the owner (the broker's
  * admitModelRequest): refused, 403 in the service's format; still waiting, 429.
  */
-import type { JournalLine, ModelAdmission, ModelRequestFacts } from "../broker/mod.ts";
+import {
+  type JournalLine,
+  type ModelAdmission,
+  type ModelRequestFacts,
+  NANOCENTS,
+} from "../broker/mod.ts";
 import type { Config, ProviderConfig } from "../config/mod.ts";
 import { PLACEHOLDER_KEY } from "../sandbox/mod.ts";
 import type { TextRedaction } from "../vault/mod.ts";
@@ -20,6 +25,7 @@ import {
   type ProviderTarget,
   serveModelEndpoint,
   type ServiceTarget,
+  type UsageEvent,
 } from "../model-proxy/mod.ts";
 
 /** What the endpoint of one task needs from the core. */
@@ -33,6 +39,8 @@ export interface TaskModelOptions {
   charge(cost: { cents: number; model: string; hold?: string }): Promise<void>;
   /** Appends a line to the task's journal and syncs it (a hold, its settling). */
   journal(line: JournalLine): Promise<void>;
+  /** The part of a cent of model spend the journal has not yet seen charged, in billionths. */
+  carried(): number;
   /** Marks the task as holding a charge the audit log could not take (held_charges.ts). */
   unsettled(): Promise<void>;
   clock(): Date;
@@ -54,6 +62,7 @@ export interface TaskModelOptions {
 export async function openTaskModel(options: TaskModelOptions): Promise<ModelEndpoint> {
   const models = options.config.models;
   const meter = new CentMeter();
+  meter.owe(options.carried());
   const now = () => options.clock().toISOString();
   const owed = async (hold: string, cents: number) => {
     await options.journal({ type: "model.owed", time: now(), hold, cents }).catch((error) =>
@@ -83,6 +92,7 @@ export async function openTaskModel(options: TaskModelOptions): Promise<ModelEnd
     ),
     factorySessions: () => keptSessions(options.steps()),
     placeholder: PLACEHOLDER_KEY,
+    prices: models.prices,
     holds: {
       open: async ({ service, model, path, cents }) => {
         const hold = crypto.randomUUID().replaceAll("-", "").slice(0, 16);
@@ -101,7 +111,14 @@ export async function openTaskModel(options: TaskModelOptions): Promise<ModelEnd
       close: (hold) => options.journal({ type: "model.settled", time: now(), hold }),
     },
     onUsage: async (usage) => {
-      const whole = meter.add(usage.cents);
+      // The exact account first (model_spend.ts): tokens, billionths of a cent, where the price
+      // came from. The whole cents below are the audit's.
+      await options.journal(usageLine(usage, now())).catch((error) =>
+        options.log(
+          `gurt: task ${options.task}: a model answer's usage was not journalled: ${error}`,
+        )
+      );
+      const whole = meter.add(usage.nanocents);
       const hold = usage.hold;
       if (whole === 0) {
         // Less than a cent so far, carried to the next answer: nothing to record for this one.
@@ -113,7 +130,7 @@ export async function openTaskModel(options: TaskModelOptions): Promise<ModelEnd
       } catch (error) {
         // Not written: owed. With a hold, its charge is recovered at the next start (with these
         // cents when the journal takes them); without one, charged with the next charge here.
-        if (hold === undefined) meter.owe(whole);
+        if (hold === undefined) meter.owe(whole * NANOCENTS);
         else await owed(hold, whole);
         throw error;
       }
@@ -163,6 +180,23 @@ function providerTarget(
       return { headers };
     },
     models: provider.models,
+    reported: provider.prices === "reported",
+  };
+}
+
+/** The model.usage journal line of an answer's usage. */
+function usageLine(usage: UsageEvent, time: string): JournalLine {
+  return {
+    type: "model.usage",
+    time,
+    service: usage.service,
+    ...(usage.provider === undefined ? {} : { provider: usage.provider }),
+    model: usage.model,
+    tokens: usage.tokens,
+    nanocents: usage.nanocents,
+    rates: usage.rates,
+    ...(usage.cut === undefined ? {} : { cut: usage.cut }),
+    ...(usage.hold === undefined ? {} : { hold: usage.hold }),
   };
 }
 
@@ -190,19 +224,22 @@ function refusalOf(admission: ModelAdmission): AdmitRefusal | null {
   return { status: 429, message: "gurt: the request's client left; see runbook.md#model-budget" };
 }
 
-/** Fractions of a cent summed for one task; add() gives the whole cents now due. */
+/**
+ * Billionths of a cent summed for one task, exactly (whole numbers); add() gives the whole cents
+ * now due.
+ */
 class CentMeter {
   #owed = 0;
 
-  add(cents: number): number {
-    this.#owed += cents;
-    const whole = Math.floor(this.#owed + 1e-9);
-    this.#owed -= whole;
+  add(nanocents: number): number {
+    this.#owed += nanocents;
+    const whole = Math.floor(this.#owed / NANOCENTS);
+    this.#owed -= whole * NANOCENTS;
     return whole;
   }
 
-  /** Puts back whole cents a charge could not write. */
-  owe(cents: number): void {
-    this.#owed += cents;
+  /** Puts back billionths of a cent: carried from before, or whole cents a charge could not write. */
+  owe(nanocents: number): void {
+    this.#owed += nanocents;
   }
 }

@@ -211,24 +211,7 @@ export class Supervisor {
     const program = RunningProgram.start({
       name: "Chromium",
       command: "chromium",
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--no-default-browser-check",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--password-store=basic",
-        // A container's /dev/shm is small; a crash restarted by the watcher asks nothing.
-        "--disable-dev-shm-usage",
-        "--hide-crash-restore-bubble",
-        "--start-maximized",
-        `--user-data-dir=${profile}`,
-        "--remote-debugging-address=127.0.0.1",
-        `--remote-debugging-port=${this.options.cdpPort}`,
-        this.options.startUrl,
-      ],
+      args: chromiumArgs(this.options, profile),
       env: { DISPLAY: this.options.display },
     });
     this.#watch("chromium", program);
@@ -325,4 +308,29 @@ async function answers(host: string, port: number): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** Chromium's command line for the desktop: its profile, its DevTools port, its first page. */
+export function chromiumArgs(options: DesktopOptions, profile: string): string[] {
+  return [
+    "--no-sandbox",
+    // Without it Chromium lays "You are using an unsupported command-line flag:
+    // --no-sandbox" over every page, where it takes the first click.
+    "--test-type",
+    "--disable-gpu",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--password-store=basic",
+    // A container's /dev/shm is small; a crash restarted by the watcher asks nothing.
+    "--disable-dev-shm-usage",
+    "--hide-crash-restore-bubble",
+    "--start-maximized",
+    `--user-data-dir=${profile}`,
+    "--remote-debugging-address=127.0.0.1",
+    `--remote-debugging-port=${options.cdpPort}`,
+    options.startUrl,
+  ];
 }

@@ -5,13 +5,18 @@
  * line by line; only an event whose data names a `"usage"` key is parsed, since inside a JSON
  * string that word's quotes would be escaped. Pure.
  */
-import type { TokenCounts } from "./prices.ts";
+import { reportedNanocents, type TokenCounts } from "./prices.ts";
 import type { RouteKind } from "./routes.ts";
 
 /** What an answer reported: its tokens and the model that answered, each when it said. */
 export interface AnswerUsage {
   tokens: TokenCounts | null;
   model: string | null;
+  /**
+   * The cost the answer reported itself (OpenRouter's `usage.cost`), billionths of a cent; absent
+   * when it reported none.
+   */
+  reported?: number | null;
 }
 
 type Fields = Record<string, unknown>;
@@ -91,7 +96,8 @@ export function wholeAnswerUsage(kind: RouteKind, text: string): AnswerUsage {
   const tokens = kind === "messages"
     ? anthropicTokens(answer.usage, null)
     : openaiTokens(answer.usage);
-  return { tokens, model: modelOf(answer) };
+  const reported = reportedNanocents(answer.usage.cost);
+  return { tokens, model: modelOf(answer), ...(reported === null ? {} : { reported }) };
 }
 
 /**
@@ -111,6 +117,8 @@ export class StreamUsage {
   #eventNamed = false;
   #tokens: TokenCounts | null = null;
   #model: string | null = null;
+  #reported: number | null = null;
+  #final = false;
 
   constructor(kind: RouteKind) {
     this.#kind = kind;
@@ -118,7 +126,16 @@ export class StreamUsage {
 
   /** What the answer has reported so far. */
   get usage(): AnswerUsage {
-    return { tokens: this.#tokens, model: this.#model };
+    const reported = this.#reported;
+    return { tokens: this.#tokens, model: this.#model, ...(reported === null ? {} : { reported }) };
+  }
+
+  /**
+   * Whether the usage said so far is the answer's whole: its last usage (Anthropic's
+   * message_delta, a Responses usage, a Chat usage chunk) was read, not only message_start's.
+   */
+  get final(): boolean {
+    return this.#final;
   }
 
   /** Takes the next bytes of the answer. */
@@ -189,15 +206,24 @@ export class StreamUsage {
         }
       } else if (event.type === "message_delta" && isObject(event.usage)) {
         this.#tokens = anthropicTokens(event.usage, this.#tokens);
+        this.#reported = reportedNanocents(event.usage.cost) ?? this.#reported;
+        this.#final = true;
       }
     } else if (this.#kind === "responses") {
       if (isObject(event.response) && isObject(event.response.usage)) {
         this.#tokens = openaiTokens(event.response.usage);
         this.#model = modelOf(event.response) ?? this.#model;
+        this.#reported = reportedNanocents(event.response.usage.cost) ?? this.#reported;
+        this.#final = true;
       }
     } else if (isObject(event.usage)) {
       this.#tokens = openaiTokens(event.usage);
       this.#model = modelOf(event) ?? this.#model;
+      this.#reported = reportedNanocents(event.usage.cost) ?? this.#reported;
+      // The last usage chunk has no choices; a server that sends usage with every chunk (vLLM's
+      // continuous usage stats) has not said its whole usage until then.
+      const choices = event.choices;
+      this.#final = choices === undefined || (Array.isArray(choices) && choices.length === 0);
     }
   }
 }

@@ -8,14 +8,19 @@
  */
 import { cutShort } from "./answer_usage.ts";
 import { usageEvent, type UsageOf } from "./usage_event.ts";
+import type { OwnerPrices } from "./prices.ts";
 
 /**
  * The whole cents a request may cost at most: as a stream cut before it said its usage is charged
  * (cutShort), its body's bytes as input and its most output (`most`, all choices), rounded up.
  */
-export function mostCents(usageOf: UsageOf, limits: { bodyBytes: number; most: number }): number {
+export function mostCents(
+  usageOf: UsageOf,
+  limits: { bodyBytes: number; most: number },
+  owner?: OwnerPrices,
+): number {
   const usage = cutShort({ model: null, tokens: null }, limits);
-  const event = usageEvent(usageOf, usage, usageOf.started);
+  const event = usageEvent(usageOf, usage, usageOf.started, { owner });
   return Math.ceil((event?.cents ?? 0) - 1e-9);
 }
 

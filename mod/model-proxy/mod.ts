@@ -16,7 +16,13 @@ export type {
   UsageEvent,
 } from "./proxy_events.ts";
 export { type ProviderApi, providerOf, type ProviderTarget } from "./provider_routes.ts";
-export { exactCents, type TokenCounts } from "./prices.ts";
+export {
+  chargedNanocents,
+  exactCents,
+  type OwnerPrices,
+  type PriceBasis,
+  type TokenCounts,
+} from "./prices.ts";
 export { findRefusal, type Refusal, type RefusalReason } from "./body_check.ts";
 export { type Service } from "./routes.ts";
 export { KEY_NAMES, noKeyMessage } from "./service_errors.ts";

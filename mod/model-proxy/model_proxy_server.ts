@@ -12,13 +12,7 @@ import type { ModelEndpoint, ModelEndpointOptions, ServiceTarget } from "./proxy
 import { admitAnswer, type AdmitRequest } from "./admission.ts";
 import { type AnswerOptions, redactingAnswerStream } from "./stream_redaction.ts";
 import { meteredStream } from "./answer_stream.ts";
-import {
-  type AnswerUsage,
-  cutShort,
-  DEFAULT_MOST_OUTPUT,
-  metered,
-  StreamUsage,
-} from "./answer_usage.ts";
+import { cutShort, DEFAULT_MOST_OUTPUT, metered, StreamUsage } from "./answer_usage.ts";
 import { type BodyLimits, checkedBody } from "./request_body.ts";
 import {
   createdSession,
@@ -37,8 +31,9 @@ import {
   noKeyMessage,
   unreachableMessage,
 } from "./service_errors.ts";
-import { usageEvent, type UsageOf } from "./usage_event.ts";
-import { holdUnwrittenMessage, mostCents } from "./charge_holds.ts";
+import type { UsageOf } from "./usage_event.ts";
+import { ownerFree, reportedNanocents } from "./prices.ts";
+import { AnswerCharges } from "./answer_charges.ts";
 import { wholeAnswer } from "./whole_answer.ts";
 
 /** The event format each streaming route's answers are redacted by. */
@@ -69,7 +64,7 @@ class TaskEndpoint implements ModelEndpoint {
   readonly #closing = new AbortController();
   /** Rejects once the endpoint is closing. */
   readonly #closingNow: Promise<never>;
-  readonly #reports = new Set<Promise<unknown>>();
+  readonly #charges: AnswerCharges;
   /** The Factory sessions this task made through the endpoint. */
   readonly #sessions = new Set<string>();
   readonly #most: number;
@@ -89,6 +84,7 @@ class TaskEndpoint implements ModelEndpoint {
     this.#drawBytes = options.drawBytes ?? (() => null);
     this.#clock = options.clock ?? Date.now;
     this.#log = options.log ?? ((line) => console.error(line));
+    this.#charges = new AnswerCharges(options, { clock: this.#clock, log: this.#log });
     const signal = this.#closing.signal;
     this.#closingNow = new Promise<never>((_, reject) => {
       signal.addEventListener("abort", () => reject(signal.reason), { once: true });
@@ -139,7 +135,7 @@ class TaskEndpoint implements ModelEndpoint {
     // Closes every connection, where shutdown() would wait for a client that never finishes
     // sending its body.
     await this.#server?.close();
-    await Promise.allSettled([...this.#reports]);
+    await this.#charges.settled();
     await Deno.remove(this.#options.socketPath).catch(() => {});
   }
 
@@ -291,11 +287,12 @@ class TaskEndpoint implements ModelEndpoint {
     let model: string | null = null;
     let choices = 1;
     let most: number | null = null;
-    const picked: { provider?: ProviderTarget } = {};
+    const picked: { provider?: ProviderTarget; model?: string } = {};
     if (hasJsonBody(kind)) {
       const sendModel = providers.length === 0 ? undefined : (named: string) => {
         const found = providerOf(named, providers);
         picked.provider = found?.provider;
+        picked.model = found?.model;
         return found?.model ?? named;
       };
       const baseUrl = () => picked.provider?.baseUrl;
@@ -321,7 +318,10 @@ class TaskEndpoint implements ModelEndpoint {
         : { error: "no_key" as const, message: noKeyMessage(named) };
       return errorAnswer(service, refusal);
     }
-    if (metered(kind) && this.#options.admit !== undefined) {
+    // A model the owner prices at 0 costs nothing, so no budget holds it.
+    const free = provider?.reported !== true &&
+      ownerFree([model ?? "", picked.model ?? ""], this.#options.prices);
+    if (metered(kind) && this.#options.admit !== undefined && !free) {
       const refusal = await this.#admitted({ service, model, path: url.pathname }, request);
       if (refusal !== null) {
         release();
@@ -336,10 +336,18 @@ class TaskEndpoint implements ModelEndpoint {
         message: auditDownMessage("sent"),
       });
     }
-    const usageOf = { service, provider: provider?.name, kind, model, path: url.pathname, started };
+    const usageOf: UsageOf = {
+      service,
+      provider: provider?.name,
+      kind,
+      model,
+      path: url.pathname,
+      started,
+    };
+    Object.assign(usageOf, { sentModel: picked.model, reported: provider?.reported });
     // Audit before action: the most it may cost is written down before it leaves.
     const limits = { bodyBytes: body?.length ?? 0, most: (most ?? DEFAULT_MOST_OUTPUT) * choices };
-    const hold = await this.#hold(usageOf, limits);
+    const hold = await this.#charges.hold(usageOf, limits);
     if (hold instanceof Response) {
       release();
       return hold;
@@ -367,10 +375,12 @@ class TaskEndpoint implements ModelEndpoint {
       });
     } catch (error) {
       release();
-      this.#unhold(hold);
+      this.#charges.unhold(hold);
       const message = unreachableMessage(base, `cannot be reached (${describe(error)})`);
       return errorAnswer(service, { error: "unreachable", message });
     }
+    // LiteLLM's own cost of the answer, for a provider whose prices are "reported".
+    const header = reportedNanocents(upstream.headers.get("x-litellm-response-cost"));
     // A vault value the service echoes in a header is redacted as one in its body is.
     const redact = this.#options.redaction?.();
     const headers = answerHeaders(upstream.headers, {
@@ -381,22 +391,32 @@ class TaskEndpoint implements ModelEndpoint {
     const streams = this.#options.redaction === undefined || STREAM_FORMATS[kind] !== undefined;
     if (type.includes("text/event-stream") && upstream.body !== null && streams) {
       const meter = metered(kind) && upstream.ok ? new StreamUsage(kind) : null;
-      if (meter === null) this.#unhold(hold);
+      if (meter === null) this.#charges.unhold(hold);
       const answer = meteredStream(upstream.body, {
         meter,
         end: (whole) => {
           release();
           if (meter === null) return;
-          // A stream cut before its last event (the client left) may not have said its usage:
-          // it is charged what it could have cost at most, not nothing.
-          const usage = whole ? meter.usage : cutShort(meter.usage, limits);
-          this.#trail(this.#report(usageOf, usage, hold));
+          // A stream cut before its last event (the client left) may not have said its whole
+          // usage: then it is charged what it could have cost at most, not nothing.
+          const cut = whole ? undefined : meter.final ? "reported" : "bound";
+          const usage = cut === "bound" ? cutShort(meter.usage, limits) : meter.usage;
+          const said = cut === "bound" ? null : header;
+          this.#charges.trail(this.#charges.report(usageOf, usage, { hold, header: said, cut }));
         },
       });
-      return new Response(this.#redactedStream(answer, { kind, choices }), {
-        status: upstream.status,
-        headers,
-      });
+      const redaction = this.#options.redaction;
+      const format = STREAM_FORMATS[kind];
+      const redacted = redaction === undefined || format === undefined
+        ? answer
+        : answer.pipeThrough(
+          redactingAnswerStream(redaction(), {
+            kind: format,
+            choices,
+            cut: (why) => this.#cut(why),
+          }),
+        );
+      return new Response(redacted, { status: upstream.status, headers });
     }
     return await wholeAnswer(upstream, {
       headers,
@@ -406,8 +426,8 @@ class TaskEndpoint implements ModelEndpoint {
       redaction: this.#options.redaction,
       log: this.#log,
       // Not billed (an error, a route the service does not bill): its hold is settled.
-      unbilled: () => this.#unhold(hold),
-      report: (usage) => this.#report(usageOf, usage, hold),
+      unbilled: () => this.#charges.unhold(hold),
+      report: (usage) => this.#charges.report(usageOf, usage, { hold, header }),
     });
   }
 
@@ -423,72 +443,8 @@ class TaskEndpoint implements ModelEndpoint {
     return refusal === null ? null : admitAnswer(asked.service, refusal);
   }
 
-  /** A streamed answer as a client reads it, every vault value replaced, event by event. */
-  #redactedStream(
-    answer: ReadableStream<Uint8Array>,
-    stream: { kind: RouteKind; choices: number },
-  ): ReadableStream<Uint8Array> {
-    const format = STREAM_FORMATS[stream.kind];
-    if (this.#options.redaction === undefined || format === undefined) return answer;
-    return answer.pipeThrough(redactingAnswerStream(this.#options.redaction(), {
-      kind: format,
-      choices: stream.choices,
-      cut: (reason) => this.#log(`gurt model endpoint: a streamed answer was cut off: ${reason}`),
-    }));
-  }
-
-  /**
-   * The hold of a billed request, written before it is sent (charge_holds.ts): its id, null when
-   * there is none to write, or the answer refusing the request when it could not be written.
-   */
-  async #hold(
-    usageOf: UsageOf,
-    limits: { bodyBytes: number; most: number },
-  ): Promise<string | null | Response> {
-    const holds = this.#options.holds;
-    if (holds === undefined || !metered(usageOf.kind)) return null;
-    const { service, model, path } = usageOf;
-    try {
-      return await holds.open({ service, model, path, cents: mostCents(usageOf, limits) });
-    } catch (error) {
-      this.#log(`gurt model endpoint: a request's hold could not be written: ${describe(error)}`);
-      return errorAnswer(service, {
-        error: "audit_unavailable",
-        message: holdUnwrittenMessage(describe(error)),
-      });
-    }
-  }
-
-  /** Settles the hold of a request that ended with no usage to charge. */
-  #unhold(hold: string | null): void {
-    if (hold === null) return;
-    this.#trail(
-      this.#options.holds!.close(hold).catch((error) => {
-        this.#log(`gurt model endpoint: a request's hold was not settled: ${describe(error)}`);
-      }),
-    );
-  }
-
-  /** Prices and reports an answer's usage; a report that fails is logged, never thrown. */
-  #report(usageOf: UsageOf, usage: AnswerUsage, hold: string | null): Promise<boolean> {
-    const priced = usageEvent(usageOf, usage, this.#clock());
-    if (priced === null) {
-      this.#unhold(hold);
-      return Promise.resolve(true);
-    }
-    const event = hold === null ? priced : { ...priced, hold };
-    const model = event.model;
-    return this.#options.onUsage(event).then(() => true, (error) => {
-      this.#log(
-        `gurt model endpoint: the usage of a ${model} answer was not recorded: ${describe(error)}`,
-      );
-      return false;
-    });
-  }
-
-  /** Keeps a report that runs after its answer has gone, so close() waits for it. */
-  #trail(report: Promise<unknown>): void {
-    this.#reports.add(report);
-    report.finally(() => this.#reports.delete(report));
+  /** Says a streamed answer was cut off by its redaction (an event it could not read). */
+  #cut(reason: string): void {
+    this.#log(`gurt model endpoint: a streamed answer was cut off: ${reason}`);
   }
 }

@@ -27,6 +27,8 @@ export interface ProviderTarget {
   headers(): { headers: Record<string, string> } | { missing: string };
   /** The models it serves besides `<name>/<model>`: names, or prefixes ending in `*`. */
   models: readonly string[];
+  /** Its answers are charged the cost they report (`prices = "reported"`). */
+  reported?: boolean;
 }
 
 /** The provider a model picks and the model sent to it, or null for a built-in service's. */

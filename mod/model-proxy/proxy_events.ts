@@ -5,7 +5,7 @@
  */
 import type { AdmitRefusal, AdmitRequest } from "./admission.ts";
 import type { TextRedaction } from "../vault/mod.ts";
-import type { TokenCounts } from "./prices.ts";
+import type { OwnerPrices, PriceBasis, TokenCounts } from "./prices.ts";
 import type { RefusalReason } from "./body_check.ts";
 import type { Service } from "./routes.ts";
 import type { ProviderTarget } from "./provider_routes.ts";
@@ -20,20 +20,31 @@ export interface ServiceTarget {
   key(): string | null;
 }
 
-/** The tokens one answer used, priced at the model's list rates (else the table's highest). */
+/**
+ * The tokens one answer used, priced at the owner's rates, else the model's list rates, else the
+ * table's highest; or, for a provider whose prices are "reported", the cost it reported.
+ */
 export interface UsageEvent {
   service: Service;
   /** The owner's provider that answered ([models.providers.<name>]); absent: the built-in service. */
   provider?: string;
   /** The model the request named, else the one the answer named. */
   model: string;
-  /** US cents, an exact fraction where it falls so. */
+  /** US cents, an exact fraction where it falls so (nanocents / 1e9). */
   cents: number;
+  /** The exact price in billionths of a cent, a whole number. */
+  nanocents: number;
   /**
-   * "listed": at the model's rates in mod/model-proxy/prices.json (a dated snapshot at its alias's).
-   * "highest": the table lists neither model named, so the table's highest rate of each kind.
+   * "owner": at the owner's rates ([models.prices]). "listed": at the model's rates in
+   * mod/model-proxy/prices.json (a dated snapshot at its alias's). "reported": the cost the
+   * provider reported. "highest": no price for either model named, so the table's highest rates.
    */
-  rates: "listed" | "highest";
+  rates: PriceBasis;
+  /**
+   * A stream cut short before its end: "reported" charged the whole usage it had said, "bound"
+   * the most it could cost (it had not said its whole usage). Absent: the answer ended.
+   */
+  cut?: "reported" | "bound";
   tokens: TokenCounts;
   /** The path asked for (`/v1/messages`). */
   path: string;
@@ -87,6 +98,8 @@ export interface ModelEndpointOptions {
    * a service's own host through the box's TLS (tunnelRequest, factoryRequest).
    */
   providers?: readonly ProviderTarget[];
+  /** The owner's rates by model ([models.prices]), over the shipped table's. */
+  prices?: OwnerPrices;
   /** Factory's API, for factoryRequest (absent: every Factory request is refused). */
   factory?: ServiceTarget;
   /**

@@ -6,6 +6,7 @@
  */
 import type { JournalLineView } from "../admin/mod.ts";
 import { shownText } from "./escape.ts";
+import { usageWords } from "./spend_text.ts";
 import { workdirEventWords } from "./workdir_words.ts";
 
 type Detail = Record<string, unknown>;
@@ -34,6 +35,8 @@ export function journalWords(line: JournalLineView): string {
       return `call ${key} ${tool} ${json(line.input)} (decision ${line.decision})`;
     case "tool.result":
       return `result ${key} ${tool} ${json(line.answer)} cost ${line.cost}¢`;
+    case "tool.joined":
+      return `joined ${key} ${tool}: answered as ${text(line.joined, 200)}, charged once`;
     case "tool.unrecorded":
       return `void ${key}: its Result record (seq ${line.result}) was never written`;
     case "ask":
@@ -46,6 +49,8 @@ export function journalWords(line: JournalLineView): string {
       return `hold ${text(line.hold, 40)}: ${text(line.service, 40)} ${text(line.path, 400)} (${
         text(line.model ?? "no model named", 200)
       }), at most ${line.cents}¢`;
+    case "model.usage":
+      return usageWords(line);
     case "model.settled":
       return `hold ${text(line.hold, 40)} settled, no whole cent charged`;
     case "model.owed":

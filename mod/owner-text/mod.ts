@@ -6,4 +6,12 @@ export { answerText, approvalBlock, ARGUMENTS_MAX } from "./approvals_format.ts"
 export { SHOWN_LINES_MAX, SHOWN_MAX, shownLines, type ShownOptions, shownText } from "./escape.ts";
 export { blockedText, journalWords } from "./journal_words.ts";
 export { CONTINUED, terminalRows } from "./terminal_rows.ts";
+export {
+  dollarsText,
+  spendNotes,
+  spendTable,
+  totalNanocents,
+  unpricedText,
+  usageWords,
+} from "./spend_text.ts";
 export { workdirEventWords, workdirText } from "./workdir_words.ts";

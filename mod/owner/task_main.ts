@@ -6,18 +6,28 @@ import {
   type StartTaskInput,
 } from "../admin/mod.ts";
 import type { TaskShowAnswer, TaskView } from "../admin/mod.ts";
-import { journalWords, shownText, workdirText } from "../owner-text/mod.ts";
+import {
+  dollarsText,
+  journalWords,
+  shownText,
+  spendTable,
+  totalNanocents,
+  workdirText,
+} from "../owner-text/mod.ts";
 import { printOwner } from "./owner_print.ts";
+import { type UsageArgs, usageMain } from "./usage_main.ts";
 
 /** What the owner asked. */
 export type TaskArgs =
   | { socket: string; action: "start"; body: StartTaskInput }
   | { socket: string; action: "list" }
   | { socket: string; action: "show"; id: string }
-  | { socket: string; action: "stop"; id: string };
+  | { socket: string; action: "stop"; id: string }
+  | UsageArgs;
 
 /** Prints the answer; exit status 1 when the core refused. */
 export default async function main(args: TaskArgs): Promise<number> {
+  if (args.action === "usage") return await usageMain(args);
   const admin = new AdminClient(args.socket);
   const refused = (error: string) => {
     console.error(`gurt task ${args.action}: ${error}`);
@@ -62,7 +72,9 @@ function printList(tasks: ListedTask[]): void {
   for (const task of tasks) {
     const pending = task.pending.length > 0 ? `  pending ${task.pending.join(",")}` : "";
     const prompt = shownText(task.prompt, { max: 60 });
-    printOwner(`${task.id}  ${task.state}  ${money(task)}${pending}  ${prompt}`);
+    // The exact model spend beside the whole cents charged.
+    const models = `models ${dollarsText(totalNanocents(task.spend))}`;
+    printOwner(`${task.id}  ${task.state}  ${money(task)}  ${models}${pending}  ${prompt}`);
   }
 }
 
@@ -74,6 +86,8 @@ function printTask(body: TaskShowAnswer): void {
     }`,
   );
   printOwner(`  spent ${money(task)}`);
+  printOwner("  spend by model:");
+  for (const line of spendTable(task.spend)) printOwner(`    ${line}`);
   printOwner(`  tools ${task.tools.map((tool) => shownText(tool, { max: 200 })).join(", ")}`);
   const hosts = task.hosts.length === 0
     ? "none but gurt.toml's [egress] hosts"

@@ -13,6 +13,13 @@ import type { Config } from "../config/mod.ts";
 // command, `gurt mcp` included, which must answer its agent within 150 ms.
 import { codeDir } from "../config/code_dir.ts";
 import { adminSocketPath, ownerTokenPath, portalAddrPath } from "../config/home_paths.ts";
+import {
+  host,
+  portalPermissions,
+  type PortalPlaces,
+  standInPermissions,
+  type StandInPlaces,
+} from "./loopback_roles.ts";
 import { SYSTEM_PATHS } from "../runtime/system_layout.ts";
 import { TASK_ETC_PATHS } from "../sandbox/etc_paths.ts";
 import { type DesktopOptions, socketOf } from "../cua/options.ts";
@@ -69,13 +76,6 @@ export interface OwnerPlaces {
   config: Config;
   /** Files outside the box home the command reads, such as `audit verify --checkpoint FILE`. */
   files?: string[];
-}
-
-/** What the portal's permissions are computed from. */
-export interface PortalPlaces {
-  home: string;
-  /** `[portal] listen`, `host:port` on loopback. */
-  listen: string;
 }
 
 /** What a module app's host's permissions are computed from (mod/cli/app_host_start.ts). */
@@ -227,6 +227,8 @@ function cliPermissions(places: OwnerPlaces): RolePermissions {
       config.file,
       `${config.home}/audit`,
       `${config.home}/grants`,
+      // The core's open approvals, which `gurt audit verify` shows as waiting, not abandoned.
+      `${config.home}/run/approvals-open.json`,
       admin,
       ...(places.files ?? []),
     ],
@@ -252,31 +254,6 @@ function portalLinkPermissions(places: OwnerPlaces): RolePermissions {
     write: false,
     net: false,
     env: ["NO_COLOR", "FORCE_COLOR", "CLICOLOR_FORCE", "TERM", "COLUMNS"],
-    run: false,
-    sys: false,
-    ffi: false,
-    import: false,
-  };
-}
-
-/**
- * The owner's portal (`gurt portal-serve`, started and watched by `gurt serve`): the owner's pages
- * and API on its loopback port, every read and every act through the admin socket. It reads the
- * owner token and nothing else of the box home: no vault, no audit log, no grants. It writes
- * nothing (connecting to a Unix socket is a write to its path in Deno), runs no program, and
- * reaches no network but its own listener and the admin socket.
- */
-function portalPermissions(places: PortalPlaces): RolePermissions {
-  const admin = adminSocketPath(places.home);
-  const listen = /^\[?([^\]]+)\]?:(\d{1,5})$/.exec(places.listen);
-  if (listen === null) {
-    throw new Error(`[portal] listen = ${JSON.stringify(places.listen)} is not host:port`);
-  }
-  return {
-    read: [codeDir(), ownerTokenPath(places.home), admin],
-    write: [admin],
-    net: [`${host(listen[1])}:${listen[2]}`, `unix:${admin}`],
-    env: false,
     run: false,
     sys: false,
     ffi: false,
@@ -347,11 +324,6 @@ export function desktopPermissionNeeds(options: DesktopOptions): {
   };
 }
 
-/** An address as Deno's net permissions spell it: IPv6 in brackets. */
-function host(bind: string): string {
-  return bind.includes(":") && !bind.startsWith("[") ? `[${bind}]` : bind;
-}
-
 /** Every command that starts a role, by the name its command file launches it with. */
 export interface RoleTable {
   serve: RoleStart<CorePlaces>;
@@ -363,6 +335,7 @@ export interface RoleTable {
   guest: RoleStart<GuestPlaces>;
   approvals: RoleStart<OwnerPlaces>;
   task: RoleStart<OwnerPlaces>;
+  tools: RoleStart<OwnerPlaces>;
   "task watch": RoleStart<OwnerPlaces>;
   vault: RoleStart<OwnerPlaces>;
   app: RoleStart<OwnerPlaces>;
@@ -371,6 +344,7 @@ export interface RoleTable {
   config: RoleStart<OwnerPlaces>;
   portal: RoleStart<OwnerPlaces>;
   "portal-serve": RoleStart<PortalPlaces>;
+  "model-stand-in": RoleStart<StandInPlaces>;
 }
 
 /** The roles: each command's role, permissions and entry module. */
@@ -436,7 +410,7 @@ export const ROLE_TABLE: RoleTable = {
     permissions: cliPermissions,
     entry: new URL("../owner/task_main.ts", import.meta.url),
     stopsOnSignal: false,
-    commands: ["task"],
+    commands: ["task", "usage"],
   },
   "task watch": {
     role: "cli",
@@ -444,6 +418,13 @@ export const ROLE_TABLE: RoleTable = {
     entry: new URL("../owner/watch_main.ts", import.meta.url),
     stopsOnSignal: false,
     commands: ["task"],
+  },
+  tools: {
+    role: "cli",
+    permissions: cliPermissions,
+    entry: new URL("../owner/tools_main.ts", import.meta.url),
+    stopsOnSignal: false,
+    commands: ["tools"],
   },
   vault: {
     role: "cli",
@@ -493,5 +474,12 @@ export const ROLE_TABLE: RoleTable = {
     entry: new URL("../portal/portal_main.ts", import.meta.url),
     stopsOnSignal: true,
     commands: ["portal-serve"],
+  },
+  "model-stand-in": {
+    role: "stand-in",
+    permissions: standInPermissions,
+    entry: new URL("../stand-in/stand_in_main.ts", import.meta.url),
+    stopsOnSignal: true,
+    commands: ["dev"],
   },
 };

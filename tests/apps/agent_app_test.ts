@@ -15,8 +15,8 @@ import { REDACTED } from "../../mod/vault/mod.ts";
 import { readAppFolder } from "../../mod/apps/mod.ts";
 import { filesHolding, stepTexts } from "../agents/agent_box.ts";
 import { claudeSkip, withClaudeBox } from "../agents/claude_box.ts";
-import type { FakeBody } from "../agents/fake_anthropic.ts";
-import { EVERYTHING, haveTestApps } from "./app_kit.ts";
+import type { FakeBody } from "../../mod/stand-in/anthropic.ts";
+import { EVERYTHING, everythingManifest, haveTestApps } from "./app_kit.ts";
 
 const APP = "everyagent";
 
@@ -64,13 +64,7 @@ Deno.test({
       try {
         await Deno.writeTextFile(
           `${source}/app.toml`,
-          [
-            'kind = "mcp"',
-            `command = ["node", ${JSON.stringify(EVERYTHING)}, "stdio"]`,
-            "[secrets.EVERYTHING_TOKEN]",
-            'env = "EVERYTHING_TOKEN"',
-            "",
-          ].join("\n"),
+          everythingManifest({ token: true }),
         );
         const added = await box.admin("POST", "/apps", {
           name: APP,

@@ -9,22 +9,14 @@
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { gurt, type GurtRun, taskRequest } from "../kit/mod.ts";
-import { type AppBox, EVERYTHING, haveTestApps, startAppBox } from "./app_kit.ts";
+import { type AppBox, everythingManifest, haveTestApps, startAppBox } from "./app_kit.ts";
 
 const SECRET = "sk-everything-cli-0123456789abcdef";
 
 /** server-everything with no key, for the tests that need no vault. */
-const PLAIN = `kind = "mcp"\ncommand = ["node", ${JSON.stringify(EVERYTHING)}, "stdio"]\n`;
+const PLAIN = everythingManifest();
 
-const MANIFEST = [
-  'kind = "mcp"',
-  `command = ["node", ${JSON.stringify(EVERYTHING)}, "stdio"]`,
-  "[secrets.EVERYTHING_TOKEN]",
-  'env = "EVERYTHING_TOKEN"',
-  "[tools.get_sum]",
-  "cost_cents = 2",
-  "",
-].join("\n");
+const MANIFEST = everythingManifest({ token: true, extra: ["[tools.get_sum]", "cost_cents = 2"] });
 
 function cli(box: AppBox, ...args: string[]): Promise<GurtRun> {
   return gurt(["--home", box.home, ...args], { env: { BOX_VAULT: `${box.home}/vault.env` } });

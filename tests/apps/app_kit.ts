@@ -24,6 +24,20 @@ export const MEMORY = `${TEST_APPS}/server-memory/dist/index.js`;
 export const POSTGRES = `${TEST_APPS}/server-postgres/dist/index.js`;
 
 /** Whether the test servers are installed (install.sh --test, as root). */
+/**
+ * The app.toml of server-everything over stdio: with the key EVERYTHING_TOKEN in its environment
+ * where `token`, and `extra` lines after (a [tools.x] table, say).
+ */
+export function everythingManifest(options: { token?: boolean; extra?: string[] } = {}): string {
+  return [
+    'kind = "mcp"',
+    `command = ["node", ${JSON.stringify(EVERYTHING)}, "stdio"]`,
+    ...(options.token ? ["[secrets.EVERYTHING_TOKEN]", 'env = "EVERYTHING_TOKEN"'] : []),
+    ...(options.extra ?? []),
+    "",
+  ].join("\n");
+}
+
 export const haveTestApps = await Deno.stat(EVERYTHING).then(() => true, () => false);
 
 /** A running box for app tests. */

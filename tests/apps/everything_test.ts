@@ -4,7 +4,7 @@
  * holds its declared key and no other vault value, and the task getting that value redacted.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { EVERYTHING, haveTestApps, startAppBox } from "./app_kit.ts";
+import { everythingManifest, haveTestApps, startAppBox } from "./app_kit.ts";
 
 const SECRET = "sk-everything-0123456789abcdef";
 const OTHER = "sk-other-key-fedcba9876543210";
@@ -19,15 +19,7 @@ Deno.test({
       await box.setKey("OTHER_TOKEN", OTHER);
       const source = await box.source(
         "everything",
-        [
-          'kind = "mcp"',
-          `command = ["node", ${JSON.stringify(EVERYTHING)}, "stdio"]`,
-          "[secrets.EVERYTHING_TOKEN]",
-          'env = "EVERYTHING_TOKEN"',
-          "[tools.get_sum]",
-          "cost_cents = 2",
-          "",
-        ].join("\n"),
+        everythingManifest({ token: true, extra: ["[tools.get_sum]", "cost_cents = 2"] }),
       );
       const added = await box.add(source, "everything");
       assertEquals(added.status, 200, JSON.stringify(added.body));

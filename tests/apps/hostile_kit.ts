@@ -10,23 +10,6 @@ import type { Json } from "../kit/mod.ts";
 
 const SERVER = await Deno.readTextFile(new URL("./hostile_server.js", import.meta.url));
 
-/** The probe tools of hostile_server.js. */
-export const PROBES = [
-  "read",
-  "write",
-  "connect",
-  "proxy",
-  "facts",
-  "write_facts",
-  "fill",
-  "echo",
-  "crash",
-  "hang",
-  "garbage",
-  "flood_stderr",
-  "flood_stdout",
-];
-
 /** A hostile app's source, as added. */
 export interface Hostile {
   name: string;
@@ -63,7 +46,11 @@ export async function addHostile(
   const hostile = await hostileSource(box, name, options);
   const added = await box.add(hostile.folder, name);
   if (added.status !== 200) throw new Error(`add ${name}: ${JSON.stringify(added.body)}`);
-  for (const probe of PROBES) await box.grant({ tool: `${name}.${probe}` });
+  // Every tool it lists (hostile_server.js's probes), as the core listed them.
+  const shown = await box.admin("GET", `/apps/${name}`);
+  for (const tool of shown.body.app.tool_list as { name: string }[]) {
+    await box.grant({ tool: tool.name });
+  }
   return hostile;
 }
 

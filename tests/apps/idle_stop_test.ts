@@ -6,7 +6,7 @@
  */
 import { assertEquals } from "../assert.ts";
 import { until } from "../kit/mod.ts";
-import { EVERYTHING, haveTestApps, startAppBox } from "./app_kit.ts";
+import { everythingManifest, haveTestApps, startAppBox } from "./app_kit.ts";
 
 Deno.test({
   name: "a call right after an app's idle stop starts its server again and is answered",
@@ -17,9 +17,7 @@ Deno.test({
     try {
       const source = await box.source(
         "idler",
-        ['kind = "mcp"', `command = ["node", ${JSON.stringify(EVERYTHING)}, "stdio"]`, ""].join(
-          "\n",
-        ),
+        everythingManifest(),
       );
       const added = await box.add(source, "idler");
       assertEquals(added.status, 200, JSON.stringify(added.body));

@@ -26,7 +26,7 @@ Deno.test("the fixture log verifies and reports its recovery, open calls and clo
   assertEquals(lines.slice(1), [
     `recovery at ${DAY1}:16: a torn line, closed by the Recovery after it`,
     // c5 (seq 10) was asked and never answered; c7 (seq 12) was allowed and has no Result.
-    "approval 10: pending or abandoned",
+    "approval 10: abandoned, no answer recorded (its requester left, or gurt serve stopped with it open before approvals were kept across restarts)",
     "call 12: running or unfinished",
     `clock warning at ${DAY2}:2: the time went backwards`,
   ]);

@@ -45,3 +45,44 @@ Deno.test("a 10-cent budget with a 6-cent call still running: a second 6-cent ca
     await box.close();
   }
 });
+
+Deno.test("a task over its budget still makes a free call as its grant says; a call with a cost of its own asks", async () => {
+  const box = await startBox({
+    grants: {
+      echo: grant({ tool: "example.echo" }),
+      spend: grant({ tool: "example.spend" }),
+    },
+  });
+  try {
+    const task = await box.startTask({ tools: ["example.echo", "example.spend"], budgetCents: 5 });
+    const charged = await task.request("POST", "/cost", { cents: 8, what: "earlier work" });
+    assertEquals(charged.status, 200, JSON.stringify(charged.body));
+    assertEquals((await task.request("GET", "/task")).body.task.spentCents, 8);
+
+    // 8 spent + 0 for this call: the call takes the task no further, so its auto grant runs it.
+    const echo = await task.request("POST", "/call", {
+      tool: "example.echo",
+      input: { text: "hi" },
+      key: "free",
+      waitMs: 0,
+    });
+    assertEquals(echo.body, { ok: true, output: { text: "hi" } });
+    const decisionOf = async (key: string): Promise<Json> =>
+      (await box.records()).find((r) => r.event.type === "decision" && r.event.call === key);
+    assertEquals((await decisionOf("free")).event.outcome, { outcome: "allowed" });
+
+    // 8 spent + 1 of its own: over the budget, so the owner is asked.
+    const spend = await task.request("POST", "/call", {
+      tool: "example.spend",
+      input: { cents: 1 },
+      key: "paid",
+      waitMs: 0,
+    });
+    assertEquals(spend.body.pending, true);
+    assertEquals((await decisionOf("paid")).event.outcome, { outcome: "ask" });
+    const shown = (await box.admin("GET", "/approvals")).body.items;
+    assertEquals(shown.map((item: Json) => [item.key, item.kind]), [["paid", "budget"]]);
+  } finally {
+    await box.close();
+  }
+});

@@ -31,7 +31,7 @@ function shown(approval: number): PendingApproval {
 
 function open(approvals: Approvals, flight: InFlight<unknown>, id: number) {
   const task = {} as TaskHandle;
-  const entry = approvals.add(shown(id), { task, ask: null, flight, costCents: 0 });
+  const entry = approvals.add(shown(id), { task, ask: null, flight, costCents: 0, kept: null });
   flight.markPending(id);
   return entry;
 }

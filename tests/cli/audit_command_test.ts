@@ -34,7 +34,7 @@ Deno.test("gurt audit verify on the checked-in fixture home prints every kind of
   assertEquals(code, 0, stderr);
   assertEquals(stdout.split("\n").slice(1), [
     "recovery at 2026-11-28.jsonl:16: a torn line, closed by the Recovery after it",
-    "approval 10: pending or abandoned",
+    "approval 10: abandoned, no answer recorded (its requester left, or gurt serve stopped with it open before approvals were kept across restarts)",
     "call 12: running or unfinished",
     "clock warning at 2026-11-29.jsonl:2: the time went backwards",
     "",

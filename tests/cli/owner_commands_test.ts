@@ -176,7 +176,7 @@ Deno.test("gurt task start, list, show and stop against a running core", async (
     const other = idle.stdout.trim();
     const listed = await run(box, ["task", "list"]);
     assertEquals(listed.code, 0, listed.stderr);
-    assertStringIncludes(listed.stdout, `${id}  done  0¢ of 50¢  say \\u202ehi`);
+    assertStringIncludes(listed.stdout, `${id}  done  0¢ of 50¢  models $0.0000  say \\u202ehi`);
     assertStringIncludes(listed.stdout, `${other}  running  0¢ of no budget`);
 
     const stopped = await run(box, ["task", "stop", other]);

@@ -11,6 +11,7 @@ Deno.test("[models] defaults to claude-sonnet-5-5 and each service's own origin"
     openai_base_url: "https://api.openai.com",
     factory_base_url: "https://api.factory.ai",
     providers: {},
+    prices: {},
   });
 });
 

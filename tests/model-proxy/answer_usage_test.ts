@@ -128,3 +128,29 @@ Deno.test("an unlisted model is charged the table's highest rate of each kind, a
     listed: true,
   });
 });
+
+Deno.test("a stream's usage is final at Anthropic's message_delta, a Responses usage and Chat's last usage chunk, not before", () => {
+  const final = (kind: "messages" | "responses" | "chat_completions", text: string) => {
+    const meter = new StreamUsage(kind);
+    meter.push(encoder.encode(text));
+    return meter.final;
+  };
+  const messages = anthropicEvents("claude-sonnet-4-5", ["a"]);
+  const delta = messages.findIndex((event) => event.includes("message_delta"));
+  assertEquals(final("messages", messages.slice(0, delta).join("")), false);
+  assertEquals(final("messages", messages.slice(0, delta + 1).join("")), true);
+  const responses = responsesEvents("gpt-5", ["a"]);
+  assertEquals(final("responses", responses.slice(0, -1).join("")), false);
+  assertEquals(final("responses", responses.join("")), true);
+  const chunks = chatChunks("gpt-5", ["a"]);
+  assertEquals(final("chat_completions", chunks.slice(0, -2).join("")), false);
+  assertEquals(final("chat_completions", chunks.join("")), true);
+  // Usage beside a choice (continuous usage stats) is not yet the whole.
+  const running = `data: ${
+    JSON.stringify({
+      choices: [{ index: 0, delta: { content: "a" } }],
+      usage: { prompt_tokens: 3 },
+    })
+  }\n\n`;
+  assertEquals(final("chat_completions", running), false);
+});

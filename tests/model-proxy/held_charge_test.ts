@@ -263,6 +263,13 @@ Deno.test("gurt serve killed with SIGKILL mid-answer: the next start charges the
     }]);
     const shown = await serve.admin("GET", `/tasks/${task}`);
     assertEquals(shown.body.task.spentCents, holds[0].cents);
+    // The spend by model has it too: one request at its most, its tokens unknown.
+    const [row, ...more] = shown.body.task.spend;
+    assertEquals(more, []);
+    assertEquals(
+      [row.model, row.requests, row.input, row.output, row.nanocents, row.bounded],
+      [holds[0].model, 1, 0, 0, holds[0].cents * 1_000_000_000, 1],
+    );
     await auditVerifies(home);
   } finally {
     gate.resolve();

@@ -64,6 +64,7 @@ Deno.test("a streamed Messages answer arrives byte for byte and is metered from 
       service: "anthropic",
       model: "claude-sonnet-4-5",
       cents: ANTHROPIC_CENTS,
+      nanocents: Math.round(ANTHROPIC_CENTS * 1e9),
       rates: "listed",
       tokens: ANTHROPIC_TOKENS,
       path: "/v1/messages",

@@ -19,6 +19,8 @@ const ENTRIES: Record<string, string> = {
     "where gurt's code is, for the role table and roles/mod.ts without zod and TOML; imports nothing",
   "mod/config/home_paths.ts":
     "the box home's shared paths, for the role table without zod and TOML; imports nothing",
+  "mod/config/listen_address.ts":
+    "the loopback listen address grammar, for the portal role's permissions without zod; imports nothing",
   "mod/apps/app_folder.ts":
     "reads an app's folder for `gurt app add PATH` in the CLI role, without the MCP SDK or Ajv; imports nothing",
   "mod/apps/kept_names.ts":

@@ -4,10 +4,11 @@
  * HTTP; and a small MCP server, written here, whose tools carry the text a test needs.
  */
 import { adminSocketPath } from "../../mod/config/mod.ts";
-import { ensureOwnerToken, loginCode, type Portal, startPortal } from "../../mod/portal/mod.ts";
+import { ensureOwnerToken, type Portal, startPortal } from "../../mod/portal/mod.ts";
 import { type AppBox, startAppBox } from "../apps/app_kit.ts";
 import { assertEquals } from "../assert.ts";
 import { HIDDEN_SHOWN, HIDDEN_TEXT } from "../kit/mod.ts";
+import { signInTo } from "./helpers.ts";
 
 /** A box with apps and its portal. */
 export interface AppPortal {
@@ -36,34 +37,10 @@ export async function startAppPortal(): Promise<AppPortal> {
     await box.close();
     throw error;
   }
-  const origin = portal.origin;
-  const link = async () => {
-    const token = (await Deno.readTextFile(`${box.home}/portal/owner.token`)).trim();
-    return `${origin}/login?code=${loginCode(token, new Date())}`;
-  };
   return {
     box,
     portal,
-    origin,
-    link,
-    async signIn() {
-      const code = new URL(await link()).searchParams.get("code")!;
-      const response = await fetch(`${origin}/login`, {
-        method: "POST",
-        headers: { origin, "sec-fetch-site": "same-origin" },
-        body: new URLSearchParams({ code }),
-        redirect: "manual",
-      });
-      await response.body?.cancel();
-      const cookie = /gurt_session=[^;]+/.exec(response.headers.get("set-cookie") ?? "")?.[0];
-      if (response.status !== 303 || cookie === undefined) {
-        throw new Error(`sign-in failed with ${response.status}`);
-      }
-      const page = await fetch(`${origin}/approvals`, { headers: { cookie } });
-      const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())?.[1];
-      if (csrf === undefined) throw new Error("the page has no CSRF field");
-      return { cookie, csrf };
-    },
+    ...signInTo(portal.origin, box.home),
     async close() {
       await portal.close();
       await box.close();

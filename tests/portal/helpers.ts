@@ -128,14 +128,31 @@ export async function startPortalBox(
     await box.close();
     throw error;
   }
-  const origin = portal.origin;
-  const link = async () => {
-    const token = (await Deno.readTextFile(`${box.home}/portal/owner.token`)).trim();
-    return `${origin}/login?code=${loginCode(token, new Date())}`;
-  };
   return {
     box,
     portal,
+    ...signInTo(portal.origin, box.home),
+    async close() {
+      await portal.close();
+      await served?.shutdown();
+      await box.close();
+    },
+  };
+}
+
+/**
+ * The portal at `origin` of the box at `home`: its one-time sign-in link, as `gurt portal` prints
+ * it, and a sign-in over plain HTTP through its own form (the cookie and the session's CSRF token).
+ */
+export function signInTo(
+  origin: string,
+  home: string,
+): Pick<PortalBox, "origin" | "link" | "signIn"> {
+  const link = async () => {
+    const token = (await Deno.readTextFile(`${home}/portal/owner.token`)).trim();
+    return `${origin}/login?code=${loginCode(token, new Date())}`;
+  };
+  return {
     origin,
     link,
     async signIn() {
@@ -155,11 +172,6 @@ export async function startPortalBox(
       const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())?.[1];
       if (csrf === undefined) throw new Error("the page has no CSRF field");
       return { cookie, csrf };
-    },
-    async close() {
-      await portal.close();
-      await served?.shutdown();
-      await box.close();
     },
   };
 }

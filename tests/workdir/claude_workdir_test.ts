@@ -10,7 +10,7 @@ import { grant, type Json } from "../kit/mod.ts";
 import { claudeSkip, withClaudeBox } from "../agents/claude_box.ts";
 import { events, makeOwnerTree, OWNER, ownerOf, sh } from "./workdir_kit.ts";
 import type { AgentBox } from "../agents/agent_box.ts";
-import type { FakeAnthropic } from "../agents/fake_anthropic.ts";
+import type { FakeAnthropic } from "../../mod/stand-in/anthropic.ts";
 
 const skip = claudeSkip();
 if (skip !== null) console.log(`skipping the Claude Code workdir tests: ${skip}`);

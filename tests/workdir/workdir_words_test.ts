@@ -68,6 +68,7 @@ Deno.test("the portal's task page lists each workdir with its mode, and the summ
       ended: writes.time,
       endReason: null,
       spentCents: 0,
+      spend: [],
       hosts: [],
       workdirs: [
         { path: "/home/alice/code/shop", readOnly: false, mode: "auto" },

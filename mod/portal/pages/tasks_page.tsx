@@ -5,6 +5,7 @@ import type { Child } from "hono/jsx";
 import type { AuditRecordView, JournalLineView, ListedTask, TaskView } from "../../admin/mod.ts";
 import { journalWords, shownLines, shownText, workdirText } from "../../owner-text/mod.ts";
 import { DataTable } from "./data_table.tsx";
+import { SpendTable } from "./spend_table.tsx";
 import { Csrf, Layout, Notice } from "./layout.tsx";
 
 /** A task as the page shows it: the admin socket's view, with its pending approvals. */
@@ -168,6 +169,8 @@ export function TaskPage(
           </form>
         )
         : null}
+      <h2>Spend by model</h2>
+      <SpendTable rows={task.spend} />
       <h2>Journal</h2>
       {journal.total === 0 ? <p>The journal is empty.</p> : (
         <p>
