@@ -125,6 +125,18 @@ export const configSchema = z.strictObject({
      * as root): past it the task's writes fail with ENOSPC, and the box home's disk keeps the rest.
      */
     home_bytes: z.number().int().min(16 * 1024 * 1024).default(8 * 1024 * 1024 * 1024),
+    /**
+     * Paths relative to a workdir's top that a task may not change, beside the mandatory ones
+     * (mod/workdir's PROTECTED_PATHS); one ending in / is made as a folder where it is missing.
+     */
+    protected_paths: z.array(
+      z.string().min(1).max(4096).refine(
+        (path) =>
+          !path.startsWith("/") &&
+          !path.replace(/\/$/, "").split("/").some((part) => ["", ".", ".."].includes(part)),
+        "must be a path relative to the workdir's top, with no empty, . or .. component",
+      ),
+    ).max(200).default([]),
   }).prefault({}),
   apps: z.strictObject({
     /** How long an app's server may go without a call before the core stops it. */

@@ -7,6 +7,7 @@
 import type { JournalLineView } from "../admin/mod.ts";
 import { shownText } from "./escape.ts";
 import { usageWords } from "./spend_text.ts";
+import { workdirEventWords } from "./workdir_words.ts";
 
 type Detail = Record<string, unknown>;
 
@@ -74,6 +75,8 @@ function eventWords(event: string, detail: Detail | null): string {
     return `denied ${text(detail.name, 200)}: ${text(detail.reason, 200)}`;
   }
   if (event === "net.blocked" && detail !== null) return `blocked ${blockedText(detail)}`;
+  const workdir = detail === null ? null : workdirEventWords(event, detail);
+  if (workdir !== null) return workdir;
   return `event ${text(event, 200)} ${json(detail)}`;
 }
 

@@ -8,7 +8,7 @@ import { parse, TomlDate, TomlError } from "smol-toml";
 import { z } from "zod";
 import { hostPatternProblem, pathProblem } from "./forms.ts";
 import { parseTimestamp } from "./timestamp.ts";
-import { BUILTIN_TOOLS, type DataClass, isBuiltinTool, type Mode } from "./types.ts";
+import { BUILTIN_TOOLS, type DataClass, isBuiltinTool, type Mode, WORKDIR_TOOL } from "./types.ts";
 
 /** One problem with one grant file; `line` is null where no line can be named. */
 export type GrantProblem = { file: string; line: number | null; problem: string };
@@ -27,6 +27,8 @@ export type Grant = {
   readonly expires: Date | null;
   readonly paths: readonly string[];
   readonly hosts: readonly string[];
+  /** A `task.workdir` grant's `include_env_files`: the folder's `.env*` files are shown (else covered). */
+  readonly includeEnvFiles?: true;
 };
 
 /** What loading needs to know beyond the file: the app tools that grants may name. */
@@ -45,6 +47,7 @@ const grantSchema = z.strictObject({
   untrusted: z.boolean().default(false),
   expires: z.union([z.string(), z.instanceof(TomlDate)]).optional(),
   secret: z.string().optional(),
+  include_env_files: z.boolean().optional(),
   constraints: z.strictObject({
     paths: z.array(z.string()).default([]),
     hosts: z.array(z.string()).default([]),
@@ -63,6 +66,7 @@ const CONSTRAINTS: Record<string, { paths: Need; hosts: Need }> = {
   write_file: { paths: "required", hosts: "empty" },
   shell: { paths: "optional", hosts: "empty" },
   http_fetch: { paths: "empty", hosts: "required" },
+  [WORKDIR_TOOL]: { paths: "required", hosts: "empty" },
 };
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
@@ -140,6 +144,7 @@ export function parseGrant(
       expires,
       paths: Object.freeze([...data.constraints.paths]),
       hosts: Object.freeze([...data.constraints.hosts]),
+      ...(data.include_env_files === true ? { includeEnvFiles: true as const } : {}),
     },
   };
 }
@@ -166,7 +171,9 @@ export function dormantGrants(
   grants: readonly Grant[],
   appTools: ReadonlySet<string>,
 ): { file: string; tool: string }[] {
-  return grants.filter((grant) => !isBuiltinTool(grant.tool) && !appTools.has(grant.tool))
+  return grants.filter((grant) =>
+    !isBuiltinTool(grant.tool) && grant.tool !== WORKDIR_TOOL && !appTools.has(grant.tool)
+  )
     .map((grant) => ({ file: grant.file, tool: grant.tool }));
 }
 
@@ -177,10 +184,16 @@ function ruleProblems(
   line: (...field: string[]) => number | null,
 ): [number | null, string][] {
   const found: [number | null, string][] = [];
-  const builtin = isBuiltinTool(data.tool);
+  const builtin = isBuiltinTool(data.tool) || data.tool === WORKDIR_TOOL;
+  if (data.include_env_files !== undefined && data.tool !== WORKDIR_TOOL) {
+    found.push([
+      line("include_env_files"),
+      `include_env_files: only a ${WORKDIR_TOOL} grant takes include_env_files`,
+    ]);
+  }
   if (!builtin && !options.appTools.has(data.tool) && !isDormant(data.tool, options.appTools)) {
     const apps = [...options.appTools].sort();
-    const names = [...BUILTIN_TOOLS, ...apps].join(", ");
+    const names = [...BUILTIN_TOOLS, WORKDIR_TOOL, ...apps].join(", ");
     found.push([
       line("tool"),
       `tool: ${JSON.stringify(data.tool)} is not a tool gurt knows; it must be one of ${names}`,

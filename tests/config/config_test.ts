@@ -58,6 +58,7 @@ Deno.test("an empty file gives every default", () => {
     cpus: 1,
     tmp_bytes: 1024 * 1024 * 1024,
     home_bytes: 8 * 1024 * 1024 * 1024,
+    protected_paths: [],
   });
   // Not set: loadConfig fills in 127.0.0.1:7780 and says it was not chosen.
   assertEquals(config.portal, {});

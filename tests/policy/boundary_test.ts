@@ -163,6 +163,20 @@ Deno.test("mod/model-proxy imports nothing from mod/broker", () => {
   assertEquals(found, []);
 });
 
+/**
+ * mod/workdir (a task's workdirs: their grants, their id-mapped mounts, their listings) is a room
+ * below the core: it decides with mod/policy and imports no other module of gurt's, so the core,
+ * which writes the records and starts the sandbox, uses it and it never reaches back.
+ */
+const WORKDIR_MAY_IMPORT = new Set(["mod/workdir", "mod/policy"]);
+
+Deno.test("mod/workdir imports only mod/policy of gurt's modules", () => {
+  const found = edges.filter((edge) => moduleOf(edge.from) === "mod/workdir")
+    .map((edge) => moduleOf(edge.to))
+    .filter((to) => to !== null && !WORKDIR_MAY_IMPORT.has(to));
+  assertEquals(found, []);
+});
+
 Deno.test("mod/policy/mod.ts does not re-export the minting key", async () => {
   const text = await Deno.readTextFile(`${ROOT}/mod/policy/mod.ts`);
   assertEquals(/\bmint\b/.test(text), false);

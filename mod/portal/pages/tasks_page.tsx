@@ -3,7 +3,7 @@
 // reconciler, and Hono would print them as attributes.
 import type { Child } from "hono/jsx";
 import type { AuditRecordView, JournalLineView, ListedTask, TaskView } from "../../admin/mod.ts";
-import { journalWords, shownLines, shownText } from "../../owner-text/mod.ts";
+import { journalWords, shownLines, shownText, workdirText } from "../../owner-text/mod.ts";
 import { DataTable } from "./data_table.tsx";
 import { SpendTable } from "./spend_table.tsx";
 import { Csrf, Layout, Notice } from "./layout.tsx";
@@ -131,6 +131,10 @@ export function TaskPage(
           {task.hosts.length === 0
             ? "none but gurt.toml's [egress] hosts"
             : task.hosts.map((host) => shownText(host)).join(", ")}
+        </dd>
+        <dt>Workdirs</dt>
+        <dd class="workdirs">
+          {task.workdirs.length === 0 ? "none" : task.workdirs.map(workdirText).join("; ")}
         </dd>
         <dt>Worker</dt>
         <dd>{task.worker.kind}</dd>
