@@ -123,6 +123,10 @@ function environmentHelp(): string {
     ["BOX_CORS_ORIGINS", "exact origins a browser may call from, comma-separated (default: none)"],
     ["BOX_DESKTOP_REQUIRED", "1: /v1/ready waits for the X display too (default: 0)"],
     ["BOX_ID", `the box's name in /v1/info (default: ${d.boxId})`],
+    ["BOX_EGRESS_TUNNEL", "1: the laptop egress tunnel, docs/egress-tunnel.md (default: 0)"],
+    ["BOX_EGRESS_TOKEN", "the token gurt egress-tunnel presents (default: the host token)"],
+    ["BOX_EGRESS_WS", "the tunnel's WebSocket listener (default: 127.0.0.1:8790)"],
+    ["BOX_EGRESS_PROXY", "the proxy Chromium is started with (default: 127.0.0.1:8791)"],
   ];
   const desktop: [string, string][] = [
     ["BOX_DISPLAY", `the X display (default: ${DISPLAY_DEFAULTS.display})`],

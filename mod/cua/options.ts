@@ -25,6 +25,11 @@ export interface DesktopOptions {
   viewerHost: string;
   /** Start the window manager (openbox). */
   windowManager: boolean;
+  /**
+   * The laptop egress tunnel's proxy (`http://127.0.0.1:8791`) Chromium sends everything through,
+   * loopback included; absent, Chromium goes out directly (docs/egress-tunnel.md).
+   */
+  proxyServer?: string;
 }
 
 /** BOX_DISPLAY and BOX_DISPLAY_GEOM when unset. */

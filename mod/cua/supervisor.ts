@@ -37,6 +37,11 @@ export class Supervisor {
     return this.options.vncPassword !== null;
   }
 
+  /** Chromium's pid, which is also its process group's id, while it runs; else null. */
+  get chromePid(): number | null {
+    return this.#programs.get("chromium")?.pid ?? null;
+  }
+
   /** Whether the Chromium process is alive. */
   get chromeRunning(): boolean {
     return this.#programs.has("chromium");
@@ -331,6 +336,11 @@ export function chromiumArgs(options: DesktopOptions, profile: string): string[]
     `--user-data-dir=${profile}`,
     "--remote-debugging-address=127.0.0.1",
     `--remote-debugging-port=${options.cdpPort}`,
+    // The egress tunnel: every request through its proxy, loopback too ("<-loopback>" drops
+    // Chromium's implicit bypass); DevTools is a listener of Chromium's and not proxied.
+    ...(options.proxyServer
+      ? [`--proxy-server=${options.proxyServer}`, "--proxy-bypass-list=<-loopback>"]
+      : []),
     options.startUrl,
   ];
 }

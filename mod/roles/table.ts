@@ -20,6 +20,7 @@ import {
   standInPermissions,
   type StandInPlaces,
 } from "./loopback_roles.ts";
+import { egressClientPermissions, type LaptopPlaces } from "./laptop_role.ts";
 import { SYSTEM_PATHS } from "../runtime/system_layout.ts";
 import { TASK_ETC_PATHS } from "../sandbox/etc_paths.ts";
 import { type DesktopOptions, socketOf } from "../cua/options.ts";
@@ -345,6 +346,7 @@ export interface RoleTable {
   portal: RoleStart<OwnerPlaces>;
   "portal-serve": RoleStart<PortalPlaces>;
   "model-stand-in": RoleStart<StandInPlaces>;
+  "egress-tunnel": RoleStart<LaptopPlaces>;
 }
 
 /** The roles: each command's role, permissions and entry module. */
@@ -481,5 +483,12 @@ export const ROLE_TABLE: RoleTable = {
     entry: new URL("../stand-in/stand_in_main.ts", import.meta.url),
     stopsOnSignal: true,
     commands: ["dev"],
+  },
+  "egress-tunnel": {
+    role: "egress-client",
+    permissions: egressClientPermissions,
+    entry: new URL("../egress-tunnel/client_main.ts", import.meta.url),
+    stopsOnSignal: true,
+    commands: ["egress-tunnel"],
   },
 };

@@ -9,7 +9,8 @@ export type RoleName =
   | "cli"
   | "guest"
   | "portal"
-  | "stand-in";
+  | "stand-in"
+  | "egress-client";
 
 /**
  * Deno permissions for one role, written out in full: every kind is named, so a reader sees what

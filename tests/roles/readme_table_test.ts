@@ -32,6 +32,7 @@ const LABELS: Record<RoleName, string> = {
   guest: "guest",
   portal: "portal",
   "stand-in": "stand-in",
+  "egress-client": "laptop",
 };
 
 interface ReadmeRow {
@@ -121,6 +122,7 @@ const WORDS = new Map<string, string>([
   ["127.0.0.1", "loopback"],
   ["[::1]", "loopback"],
   ["localhost", "loopback"],
+  ["/egress-token-file", "its token file"],
 ]);
 
 /** Every row of the table with its permissions for the places above, in each form it takes. */
@@ -198,6 +200,11 @@ function computed(): { name: keyof RoleTable; role: RoleName; permissions: RoleP
       name: "model-stand-in",
       role: t["model-stand-in"].role,
       permissions: t["model-stand-in"].permissions({ hostname: "127.0.0.1", port: 8089 }),
+    },
+    {
+      name: "egress-tunnel",
+      role: t["egress-tunnel"].role,
+      permissions: t["egress-tunnel"].permissions({ tokenFile: "/egress-token-file" }),
     },
   ];
 }
