@@ -21,6 +21,7 @@ import {
   taskRecordsAnswer,
   tasksAnswer,
   taskShowAnswer,
+  toolsAnswer,
   usageAnswer,
   vaultChangedAnswer,
   vaultKeysAnswer,
@@ -121,6 +122,11 @@ export class AdminClient {
   /** The grant files' problems, as a decision would find them. */
   grantsCheck(): Promise<AdminResult<z.infer<typeof grantsCheckAnswer>>> {
     return this.ask({ method: "GET", path: "/grants/check" }, grantsCheckAnswer);
+  }
+
+  /** Every tool of the box: the built-ins, gurt's own and the installed apps'. */
+  tools(): Promise<AdminResult<z.infer<typeof toolsAnswer>>> {
+    return this.ask({ method: "GET", path: "/grants/tools" }, toolsAnswer);
   }
 
   /** Every grant file, each read on its own, and the problems of the set. */

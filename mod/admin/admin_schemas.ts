@@ -37,6 +37,16 @@ export const startTaskBody = z.strictObject({
   budgetCents: z.number().int().min(0).nullable().default(null),
   /** Hosts the task's egress proxy allows, beside gurt.toml's [egress] hosts. */
   hosts: z.array(egressHost).max(200).default([]),
+  /** The owner's folders the task works in (`--workdir PATH[:ro]`), decided by task.workdir grants. */
+  workdirs: z.array(z.strictObject({
+    path: z.string().min(1).max(4096).refine(
+      (path) =>
+        path.startsWith("/") && path !== "/" && !path.includes("\0") &&
+        !path.slice(1).split("/").some((part) => ["", ".", ".."].includes(part)),
+      "must be an absolute path with no empty, . or .. component, and not /",
+    ),
+    readOnly: z.boolean().default(false),
+  })).max(8).default([]),
 });
 export type StartTask = z.infer<typeof startTaskBody>;
 /** A start request as the owner sends it (the fields with defaults may be left out). */
@@ -91,6 +101,18 @@ export const grantsCheckAnswer = z.object({
   dormant: z.array(z.object({ file: z.string(), tool: z.string() })).default([]),
 });
 
+/** Every tool of the box, for `gurt tools` (GET /grants/tools: the tools a grant may name). */
+export const toolsAnswer = z.object({
+  tools: z.array(z.object({
+    name: z.string(),
+    description: z.string(),
+    readOnly: z.boolean(),
+    costCents: z.number().int().nonnegative().nullable(),
+    app: z.string().nullable(),
+    input: z.unknown(),
+  })),
+});
+
 const TASK_STATES = ["running", "waiting", "done", "failed", "stopped"] as const;
 
 const tokens = z.number().int().nonnegative();
@@ -138,6 +160,9 @@ export const taskView = z.object({
   spend: z.array(spendRowView).default([]),
   /** The task's own egress host list (none for a task made before it had one). */
   hosts: z.array(z.string()).default([]),
+  /** The owner's folders mounted in the task (`--workdir`), with their grants' modes. */
+  workdirs: z.array(z.object({ path: z.string(), readOnly: z.boolean(), mode: z.string() }))
+    .default([]),
 });
 export type TaskView = z.infer<typeof taskView>;
 

@@ -30,6 +30,8 @@ export interface AgentRunArgs {
   mcpWaitMs: number;
   /** Which model services the vault holds a key for, as far as the task is told. */
   services?: AgentContext["services"];
+  /** BOX_WORKDIR: the task's first workdir (mod/workdir), where the agent runs instead. */
+  workdir?: string;
 }
 
 /** GET /task's answer, as far as agent-run reads it. */
@@ -131,7 +133,7 @@ export default async function main(args: AgentRunArgs): Promise<number> {
   const child = new Deno.Command(args.binary, {
     args: command.args,
     env: command.env,
-    cwd: args.home,
+    cwd: args.workdir ?? args.home,
     stdin: "null",
     stdout: "piped",
     stderr: "inherit",

@@ -112,7 +112,11 @@ export async function transact(
       const detail = decided.reason === "invalid_arguments" && tool.listed
         ? tool.problem
         : undefined;
-      return await denied(journal, { reason: decided.reason, detail });
+      // A tool outside the task's list is recorded as no_grant, and told as what it is.
+      const text = decided.reason === "no_grant" && !tool.listed
+        ? notATaskTool(body.tool, task.record.tools)
+        : undefined;
+      return await denied(journal, { reason: decided.reason, detail, text });
     }
     if (decided.kind === "refused") return decided;
     let decision: Decision;
@@ -261,6 +265,13 @@ async function approvalStep(
   return { kind: "approved", decision: verdict.decision };
 }
 
+/** What a task that called a tool outside its list is told: which tools it has. */
+function notATaskTool(tool: string, tools: readonly string[]): string {
+  const shown = tools.length === 0 ? "none" : tools.slice(0, 50).join(", ");
+  return `Denied: ${JSON.stringify(tool.slice(0, 200))} is not one of this task's tools ` +
+    `(its tools: ${shown}); the owner chooses them with gurt task start --tools.`;
+}
+
 /**
  * What a restart needs to open the call's approval again: the call as the task sent it, unless its
  * input holds a vault value (then the approval closes at the restart, and the call asks afresh).
@@ -288,10 +299,10 @@ async function unrun(
  */
 async function denied(
   journal: CallJournal,
-  denial: { reason: DenyReason; askedFor?: AskWhy; detail?: string },
+  denial: { reason: DenyReason; askedFor?: AskWhy; detail?: string; text?: string },
 ): Promise<FlowEnd<CallAnswer>> {
   const { reason, askedFor } = denial;
-  const text = denialText(reason, { askedFor });
+  const text = denial.text ?? denialText(reason, { askedFor });
   const error = denial.detail === undefined
     ? text
     : `${text.replace(/\.$/, "")}: ${denial.detail}.`;

@@ -17,6 +17,8 @@ export {
   type RestoreCounts,
 } from "./approval_restore.ts";
 export { ASK_TOOL, handleAsk } from "./ask_path.ts";
+export { canonicalJson } from "./canonical_json.ts";
+export { decisionEvent } from "./records.ts";
 export { failureRefusal } from "./failure_refusal.ts";
 export { CALL_PENDING } from "./call_path.ts";
 export {

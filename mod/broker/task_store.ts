@@ -39,6 +39,14 @@ export const taskRecord = z.strictObject({
   pid: z.number().int().nullable(),
   /** The task's own egress host list (`gurt task start --hosts`); older tasks have none. */
   hosts: z.array(z.string()).default([]),
+  /** The owner's folders mounted in the task (mod/workdir), as their grants allowed them; none if absent. */
+  workdirs: z.array(z.strictObject({
+    path: z.string(),
+    readOnly: z.boolean(),
+    mode: z.enum(["auto", "ask"]),
+    grant: z.string(),
+    includeEnvFiles: z.boolean(),
+  })).optional(),
 });
 export type TaskRecord = z.infer<typeof taskRecord>;
 /** A task as it may be written: what has a default may be left out. */

@@ -73,6 +73,10 @@ export function registerAgentRunCommand(program: Command): void {
           mcpWaitMs: MCP_WAIT_MS,
           // The core gives a task FACTORY_API_KEY (its placeholder) only when the vault has one.
           services: { factory: Deno.env.get("FACTORY_API_KEY") !== undefined },
+          // The core names the task's first workdir, where it runs, when it has one.
+          ...(Deno.env.get("BOX_WORKDIR") === undefined
+            ? {}
+            : { workdir: Deno.env.get("BOX_WORKDIR") }),
         };
         const places = { socket, home, agentDir: agentDir(adapter), binary: args.binary };
         return await launchRole(ROLE_TABLE["agent-run"], { places, args });

@@ -4,6 +4,7 @@ import { adminSocketPath, type Config } from "../config/mod.ts";
 import type { GrantsJob, KeptToolList } from "../owner/mod.ts";
 import { launchRole, ROLE_TABLE } from "../roles/mod.ts";
 import { configFor, exitWith, loadModule } from "./run.ts";
+import { missingGrantPaths } from "./grant_paths.ts";
 
 /** Registers `gurt grants check` and `gurt grants explain`. */
 export function registerGrantsCommand(program: Command): void {
@@ -24,6 +25,7 @@ export function registerGrantsCommand(program: Command): void {
           home: config.home,
           socket: adminSocketPath(config.home),
           apps,
+          missingPaths: missingGrantPaths(`${config.home}/grants`),
         };
         return launchRole(ROLE_TABLE.grants, {
           places: { config, files: apps.map((app) => app.file) },

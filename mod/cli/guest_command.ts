@@ -123,10 +123,16 @@ function environmentHelp(): string {
     ["BOX_CORS_ORIGINS", "exact origins a browser may call from, comma-separated (default: none)"],
     ["BOX_DESKTOP_REQUIRED", "1: /v1/ready waits for the X display too (default: 0)"],
     ["BOX_ID", `the box's name in /v1/info (default: ${d.boxId})`],
+    ["BOX_EGRESS_TUNNEL", "1: the laptop egress tunnel, docs/egress-tunnel.md (default: 0)"],
+    ["BOX_EGRESS_TOKEN", "the token gurt egress-tunnel presents (default: the host token)"],
+    ["BOX_EGRESS_WS", "the tunnel's WebSocket listener (default: 127.0.0.1:8790)"],
+    ["BOX_EGRESS_PROXY", "the proxy Chromium is started with (default: 127.0.0.1:8791)"],
   ];
   const desktop: [string, string][] = [
     ["BOX_DISPLAY", `the X display (default: ${DISPLAY_DEFAULTS.display})`],
     ["BOX_DISPLAY_GEOM", `its WIDTHxHEIGHTxDEPTH (default: ${DISPLAY_DEFAULTS.geometry})`],
+    ["BOX_CDP_PORT", `Chromium's DevTools port on 127.0.0.1 (default: ${CDP_PORT})`],
+    ["BOX_CHROME_PROFILE", "Chromium's profile folder (default: ~/chrome-profile)"],
     ["BOX_CUA", "0 turns computer use off: /v1/cua answers 503 (default: 1)"],
     ["BOX_VNC_PASSWORD", "starts VNC and noVNC on 6080 with it (default: none, no VNC)"],
     [
@@ -137,7 +143,9 @@ function environmentHelp(): string {
   const table = (list: [string, string][]) =>
     list.map(([name, text]) => `  ${name.padEnd(26)}${text}`).join("\n");
   return `\nEnvironment (read at start; times in ms, sizes in bytes):\n${table(rows)}\n` +
-    `\nWith --desktop (Chromium's DevTools on 127.0.0.1:${CDP_PORT}):\n${table(desktop)}\n`;
+    `\nWith --desktop (two guests on one machine each need their own display, DevTools port and profile):\n${
+      table(desktop)
+    }\n`;
 }
 
 function port(value: string): number {

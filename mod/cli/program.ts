@@ -17,6 +17,9 @@ import { registerLoopCommand } from "./loop_command.ts";
 import { registerMcpCommand } from "./mcp_command.ts";
 import { registerAppHostCommand } from "./app_host_command.ts";
 import { registerAgentRunCommand } from "./agent_run_command.ts";
+import { registerEgressTunnelCommand } from "./egress_tunnel_command.ts";
+import { registerToolsCommand } from "./tools_command.ts";
+import { registerDevCommand } from "./dev_command.ts";
 import { versionLine } from "./version_line.ts";
 
 /** Builds the whole `gurt` program; each family registers its own subcommands. */
@@ -54,5 +57,8 @@ export function buildProgram(): Command {
   registerMcpCommand(program);
   registerAppHostCommand(program);
   registerAgentRunCommand(program);
+  registerEgressTunnelCommand(program);
+  registerToolsCommand(program);
+  registerDevCommand(program);
   return program;
 }

@@ -14,6 +14,7 @@ interface StartOptions {
   budget?: string;
   model?: string;
   hosts?: string;
+  workdir?: string[];
 }
 
 /** Registers `gurt task`. */
@@ -37,6 +38,11 @@ export function registerTaskCommands(program: Command): void {
     .option(
       "--hosts <list>",
       "hosts the task may reach through its egress proxy, comma-separated: a.example, *.npmjs.org, b.example:8443",
+    )
+    .option(
+      "--workdir <path>",
+      "a folder of yours the task works in, at its own path (its working directory); PATH:ro for read-only; repeatable; a task.workdir grant must allow it",
+      (value: string, before: string[] = []) => [...before, value],
     )
     .description("start a task and print its id")
     .action((prompt: string | undefined, options: StartOptions, command: Command) =>
@@ -178,5 +184,9 @@ async function startBody(
     const problem = hostEntryProblem(host);
     if (problem !== null) throw new Error(`--hosts: ${JSON.stringify(host)} ${problem}`);
   }
-  return { prompt: prompt ?? "", worker, tools, budgetCents, hosts };
+  const workdirs = (options.workdir ?? []).map((value) => {
+    const readOnly = value.endsWith(":ro");
+    return { path: readOnly ? value.slice(0, -3) : value, readOnly };
+  });
+  return { prompt: prompt ?? "", worker, tools, budgetCents, hosts, workdirs };
 }

@@ -1,12 +1,22 @@
 /** gurt's configuration: the box home, the vault path and gurt.toml, with overrides. */
 import { ConfigError, lineOfField, parseConfig } from "./load.ts";
 import { providerKeys } from "./providers.ts";
-import { type PathInputs, resolveHome, resolveVault } from "./paths.ts";
+import { type PathInputs, resolveHome, vaultChoice, type VaultSource } from "./paths.ts";
 import type { FileConfig } from "./schema.ts";
 
 export { codeDir, V8_FLAGS } from "./code_dir.ts";
 export { ConfigError, parseConfig, parseStrictToml, type StrictTomlOptions } from "./load.ts";
-export { type PathInputs, resolveHome, resolveVault } from "./paths.ts";
+export {
+  type PathInputs,
+  resolveHome,
+  resolveVault,
+  ROOT_HOME,
+  ROOT_VAULT,
+  vaultChoice,
+  type VaultSource,
+  vaultWhy,
+} from "./paths.ts";
+export { type ListenAddress, parseListenAddress } from "./listen_address.ts";
 export {
   adminSocketPath,
   ownerTokenPath,
@@ -36,12 +46,24 @@ export {
   parseHostEntry,
 } from "./host_entry.ts";
 
+/** The portal's address when `[portal] listen` is not set (a free port when it is taken). */
+export const DEFAULT_PORTAL_LISTEN = "127.0.0.1:7780";
+
 /** Everything a role needs to know about where things are and how they behave. */
-export interface Config extends Omit<FileConfig, "vault"> {
+export interface Config extends Omit<FileConfig, "vault" | "portal"> {
+  /** gurt.toml's `[portal]`, its address filled in. */
+  portal: { listen: string };
+  /**
+   * Whether gurt.toml sets `[portal] listen`: a portal whose address was not chosen listens on a
+   * free port when the default is taken; one whose address was chosen gives up after a few tries.
+   */
+  portalListenSet: boolean;
   /** The box home directory. */
   home: string;
   /** The vault file. */
   vault: string;
+  /** Where its path came from: BOX_VAULT, gurt.toml's `[vault] path`, the machine's or the home's. */
+  vaultFrom: VaultSource;
   /** gurt.toml's `[vault]` table (`vault` itself is the vault file's path). */
   vaultSettings: FileConfig["vault"];
   /** gurt.toml, which may not exist. */
@@ -63,7 +85,6 @@ export const CONFIG_ENV = [
 /** Loads the configuration: paths from flags and environment, then gurt.toml if it exists. */
 export function loadConfig(inputs: PathInputs): Config {
   const home = resolveHome(inputs);
-  const vault = resolveVault(home, inputs);
   const file = `${home}/gurt.toml`;
   let text: string | undefined;
   try {
@@ -73,8 +94,18 @@ export function loadConfig(inputs: PathInputs): Config {
       throw new ConfigError(file, undefined, undefined, `cannot be read: ${describe(error)}`);
     }
   }
-  const { vault: vaultSettings, ...parsed } = parseConfig(file, text ?? "");
-  const config: Config = { ...parsed, vaultSettings, home, vault, file };
+  const { vault: vaultSettings, portal, ...parsed } = parseConfig(file, text ?? "");
+  const vault = vaultChoice(home, inputs, vaultSettings.path);
+  const config: Config = {
+    ...parsed,
+    portal: { listen: portal.listen ?? DEFAULT_PORTAL_LISTEN },
+    portalListenSet: portal.listen !== undefined,
+    vaultSettings,
+    home,
+    vault: vault.path,
+    vaultFrom: vault.source,
+    file,
+  };
   const wait = inputs.env.BOX_APPROVAL_WAIT_MS;
   if (wait !== undefined && wait !== "") {
     if (!/^[1-9][0-9]{0,9}$/.test(wait)) {

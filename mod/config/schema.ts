@@ -1,6 +1,7 @@
 /** The schema of gurt.toml: every key, its type and its default, strict. */
 import { z } from "zod";
 import { canonicalHost, hostEntryProblem, parseHostEntry } from "./host_entry.ts";
+import { parseListenAddress } from "./listen_address.ts";
 import { providersSchema } from "./providers.ts";
 import { pricesSchema } from "./prices.ts";
 
@@ -124,6 +125,18 @@ export const configSchema = z.strictObject({
      * as root): past it the task's writes fail with ENOSPC, and the box home's disk keeps the rest.
      */
     home_bytes: z.number().int().min(16 * 1024 * 1024).default(8 * 1024 * 1024 * 1024),
+    /**
+     * Paths relative to a workdir's top that a task may not change, beside the mandatory ones
+     * (mod/workdir's PROTECTED_PATHS); one ending in / is made as a folder where it is missing.
+     */
+    protected_paths: z.array(
+      z.string().min(1).max(4096).refine(
+        (path) =>
+          !path.startsWith("/") &&
+          !path.replace(/\/$/, "").split("/").some((part) => ["", ".", ".."].includes(part)),
+        "must be a path relative to the workdir's top, with no empty, . or .. component",
+      ),
+    ).max(200).default([]),
   }).prefault({}),
   apps: z.strictObject({
     /** How long an app's server may go without a call before the core stops it. */
@@ -148,12 +161,23 @@ export const configSchema = z.strictObject({
     home_bytes: z.number().int().min(16 * 1024 * 1024).default(1024 * 1024 * 1024),
   }).prefault({}),
   portal: z.strictObject({
-    /** The owner API and portal's loopback address. */
-    listen: z.string().regex(/^127\.0\.0\.1:\d{1,5}$|^\[::1\]:\d{1,5}$|^localhost:\d{1,5}$/, {
-      message: "must be a loopback address with a port, such as 127.0.0.1:7780",
-    }).default("127.0.0.1:7780"),
+    /**
+     * The owner API and portal's loopback address. Not set, it is 127.0.0.1:7780, or a free port
+     * when that one is taken (Config's portalListenSet says which).
+     */
+    listen: z.string().superRefine((value, context) => {
+      const parsed = parseListenAddress(value);
+      if ("problem" in parsed) context.addIssue({ code: "custom", message: parsed.problem });
+    }).optional(),
   }).prefault({}),
   vault: z.strictObject({
+    /**
+     * The vault file, an absolute path; BOX_VAULT is used over it. Not set: /etc/box/vault.env as
+     * root with the default home, else the home's vault.env.
+     */
+    path: z.string().regex(/^\/[^\0]*[^/\0]$/, {
+      message: "must be an absolute path to a file, such as /etc/box/vault.env",
+    }).optional(),
     /** Where a new ANTHROPIC_API_KEY is tried (GET {base}/v1/models) before it is saved. */
     anthropic_base_url: z.string().regex(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, {
       message: "must be an http or https URL such as https://api.anthropic.com",

@@ -115,6 +115,8 @@ export function adminRoutes(deps: AdminDeps, sources: AdminSources): Hono {
     });
   });
 
+  app.get("/grants/tools", (c) => c.json({ tools: deps.registry.catalog() }));
+
   app.get(
     "/grants",
     async (c) => c.json(await grantViews(deps.home, deps.registry.appToolNames())),

@@ -38,6 +38,7 @@ import { AppCatalog, type InstalledApp, loadApps } from "../apps/mod.ts";
 import { appConnector } from "./app_launch.ts";
 import { AppManager } from "./app_manager.ts";
 import { createHash } from "node:crypto";
+import { GrantsWatch } from "./grants_watch.ts";
 
 /** The most characters of one line of the core's log (a task's own lines are cut shorter first). */
 const LOG_LINE_MAX = 8000;
@@ -254,6 +255,14 @@ export class Core {
         readSecret: vault.readSecret,
       });
       notices.push(...await loadApps(config.home, apps));
+      // Said now, and when a file changes, not first at a task's call.
+      const grantsWatch = await GrantsWatch.start({
+        home: config.home,
+        appTools: () => deps.registry.appToolNames(),
+        reporter: deps.grantsReporter,
+        log,
+      });
+      closing.signal.addEventListener("abort", () => void grantsWatch.close());
       const appManager = new AppManager({
         deps,
         catalog: apps,

@@ -4,10 +4,11 @@
  * starts it, writes portal.addr once it says where it listens, copies its stderr into the core's
  * log, starts it again when it dies (after a pause that doubles up to 30 s, back to the first once
  * it has run a minute), and stops it on shutdown. The portal's stdin is a pipe the core never
- * writes to: when the core dies, it ends, and the portal stops.
+ * writes to: when the core dies, it ends, and the portal stops. A portal that cannot listen moves
+ * to a free port when `[portal] listen` was not set, and is given up after LISTEN_TRIES when it was.
  */
-import { portalAddrPath } from "../config/mod.ts";
-import { ensureOwnerToken } from "../portal/mod.ts";
+import { parseListenAddress, portalAddrPath } from "../config/mod.ts";
+import { ensureOwnerToken, PORTAL_CANNOT_LISTEN } from "../portal/mod.ts";
 import { gurtInvocation } from "./self_command.ts";
 
 /** How the portal is started. */
@@ -15,6 +16,8 @@ export interface PortalProcessOptions {
   home: string;
   /** `[portal] listen`. */
   listen: string;
+  /** Whether gurt.toml set it: if not, a taken address is left for a free port. */
+  listenSet?: boolean;
   /** The core's log (lines are redacted there). */
   log: (line: string) => void;
   /** The first pause before a restart; 500 ms. */
@@ -26,6 +29,8 @@ const LONGEST_PAUSE_MS = 30_000;
 const HEALTHY_MS = 60_000;
 /** How long a stopping portal has before it is killed. */
 const STOP_GRACE_MS = 5_000;
+/** How many times in a row a portal that cannot listen on the address it was given is started. */
+export const LISTEN_TRIES = 3;
 const ADDR = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/;
 
 /** The running portal child, restarted whenever it dies, until close. */
@@ -35,9 +40,14 @@ export class PortalProcess {
   #closing = false;
   #wake = Promise.withResolvers<void>();
   #loop: Promise<void> = Promise.resolve();
+  /** Where the next start listens: `[portal] listen`, a free port's request, or where it was. */
+  #listen: string;
+  /** Whether the last start said where it listens. */
+  #listened = false;
 
   private constructor(options: PortalProcessOptions) {
     this.#options = options;
+    this.#listen = options.listen;
   }
 
   /**
@@ -79,12 +89,35 @@ export class PortalProcess {
   async #watch(): Promise<void> {
     const first = this.#options.firstPauseMs ?? 500;
     let pause = first;
+    let cannotListen = 0;
     while (!this.#closing) {
       const started = Date.now();
+      this.#listened = false;
       const status = await this.#runOnce();
       await Deno.remove(portalAddrPath(this.#options.home)).catch(() => {});
       if (this.#closing) return;
       if (Date.now() - started >= HEALTHY_MS) pause = first;
+      const listenFailed = !this.#listened && status.code === PORTAL_CANNOT_LISTEN;
+      cannotListen = listenFailed ? cannotListen + 1 : 0;
+      if (listenFailed && this.#options.listenSet !== true && !this.#onAnyPort()) {
+        // [portal] listen was not set: the address was only a default, and a free port will do.
+        const free = this.#anyPort();
+        this.#options.log(
+          `gurt serve: the portal cannot listen on ${this.#listen} ([portal] listen is not set); ` +
+            `it listens on a free port instead; see runbook.md#portal-listen-failed`,
+        );
+        this.#listen = free;
+        cannotListen = 0;
+        continue;
+      }
+      if (cannotListen >= LISTEN_TRIES) {
+        this.#options.log(
+          `gurt serve: the portal cannot listen on ${this.#listen} (tried ${LISTEN_TRIES} times); ` +
+            `the portal stays off until gurt serve is restarted: free the port or set another ` +
+            `[portal] listen; see runbook.md#portal-listen-failed`,
+        );
+        return;
+      }
       this.#options.log(
         `gurt serve: the portal stopped (${describe(status)}); it starts again in ` +
           `${seconds(pause)}; see runbook.md#portal-stopped`,
@@ -94,9 +127,21 @@ export class PortalProcess {
     }
   }
 
+  /** Whether the next start already asks for any free port. */
+  #onAnyPort(): boolean {
+    const parsed = parseListenAddress(this.#listen);
+    return "problem" in parsed || parsed.port === 0;
+  }
+
+  /** The address on the same loopback host with port 0: the system chooses a free port. */
+  #anyPort(): string {
+    return this.#listen.replace(/:[0-9]+$/, ":0");
+  }
+
   /** Runs the portal once, to its end. */
   async #runOnce(): Promise<Deno.CommandStatus> {
-    const { home, listen, log } = this.#options;
+    const { home, log } = this.#options;
+    const listen = this.#listen;
     const { program, args } = gurtInvocation(["--home", home, "portal-serve", "--listen", listen]);
     let child: Deno.ChildProcess;
     try {
@@ -143,6 +188,9 @@ export class PortalProcess {
         log(`gurt serve: the portal printed ${JSON.stringify(line.slice(0, 200))}; ignored`);
         return;
       }
+      this.#listened = true;
+      // A free port the system chose is kept: a restart listens where the owner's pages were.
+      if (this.#onAnyPort()) this.#listen = addr;
       try {
         await Deno.writeTextFile(portalAddrPath(home), `${addr}\n`, { mode: 0o644 });
       } catch (error) {

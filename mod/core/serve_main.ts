@@ -1,5 +1,5 @@
 /** The core role's entry: `gurt serve` runs here, inside the core's permissions. */
-import type { Config } from "../config/mod.ts";
+import { type Config, vaultWhy } from "../config/mod.ts";
 import { Core, logLine } from "./core.ts";
 import { PortalProcess } from "./portal_process.ts";
 
@@ -27,11 +27,15 @@ export default async function main(args: ServeArgs): Promise<number> {
   }
   // A notice may name what a task left (a journal, a path): one line each, escaped as the log is.
   for (const notice of core.notices) console.error(logLine(notice));
+  console.error(
+    `gurt serve: vault ${args.config.vault} (${vaultWhy(args.config.vaultFrom)})`,
+  );
   console.error(`gurt serve: box home ${args.config.home}; admin socket ready`);
   // The portal runs in its own process and role; the core restarts it whenever it dies.
   const portal = await PortalProcess.start({
     home: args.config.home,
     listen: args.config.portal.listen,
+    listenSet: args.config.portalListenSet,
     log: core.deps.log,
   });
   await stop.promise;

@@ -36,6 +36,7 @@ import { type TaskLog, taskLog } from "./task_log.ts";
 import { alive, isWorkerOf, spawnWorker, stopWorker } from "./worker_process.ts";
 import type { GuardedServer } from "../net/mod.ts";
 import type { ToolRegistry } from "../tools/mod.ts";
+import { TaskWorkdirs } from "./task_workdirs.ts";
 
 interface Live {
   handle: TaskHandle;
@@ -61,6 +62,8 @@ export class TaskManager {
   readonly #homes: TaskHomes;
   readonly #ending = new Set<Promise<void>>();
   #closing = false;
+  /** The live tasks' workdirs (mod/workdir). */
+  readonly #workdirs: TaskWorkdirs;
 
   constructor(
     readonly deps: BrokerDeps,
@@ -82,6 +85,7 @@ export class TaskManager {
     const { home, config, log } = deps;
     const homes = { boxHome: home, tasksDir: `${home}/tasks`, bytes: config.tasks.home_bytes };
     this.#homes = new TaskHomes({ asRoot: options.asRoot, ...homes, log });
+    this.#workdirs = new TaskWorkdirs(deps);
     // A task is waiting while it has pending approvals, else running: the table says when they
     // change, whoever adds or takes one.
     deps.approvals.onChange((changed) => this.#pendingChanged(changed.task));
@@ -110,6 +114,20 @@ export class TaskManager {
       ? missingModelKey(this.deps, record)
       : null;
     if (noKey !== null) return await this.#failAtOnce(record, noKey);
+    // Each workdir is a Decision record before anything is mounted; a denial fails the task.
+    const workdirs = await this.#workdirs.decide(id, spec.workdirs);
+    if ("denied" in workdirs) return await this.#failAtOnce(record, workdirs.denied);
+    if (workdirs.records.length > 0) {
+      record = { ...record, workdirs: workdirs.records };
+      await writeTask(this.deps.home, record);
+    }
+    // One the owner must approve first is answered while the task waits: the start does not.
+    if ((record.workdirs ?? []).some((workdir) => workdir.mode === "ask")) {
+      this.#open(record, { fresh: true }).catch((error) =>
+        this.deps.log(`gurt: task ${id} could not be opened: ${error}`)
+      );
+      return record;
+    }
     return await this.#open(record, { fresh: true });
   }
 
@@ -148,6 +166,7 @@ export class TaskManager {
     if (this.options.asRoot) {
       await this.#removeStrayUsers();
       await this.#homes.unmountAll(new Set(this.#live.keys())); // a killed core's, not live now
+      await this.#workdirs.sweep(new Set(this.#live.keys()));
     }
     return restored;
   }
@@ -241,6 +260,7 @@ export class TaskManager {
     }
     this.#live.clear();
     await Promise.allSettled([...this.#ending]);
+    await this.#workdirs.closeAll();
     await this.#homes.unmountAll();
   }
 
@@ -313,6 +333,8 @@ export class TaskManager {
       });
       live.egress = doors.egress;
       live.model = doors.model;
+      step = "its workdir could not be given";
+      const workdir = await this.#workdirs.open(live.handle, live.user);
       step = SPAWN_STEP;
       const logBytes = this.deps.config.tasks.worker_log_bytes;
       // What an earlier sandbox of the task left in its cgroup (a core that was killed) goes first.
@@ -327,6 +349,7 @@ export class TaskManager {
         model: modelPath,
         caBundle: this.options.interception?.caBundle ?? null,
         factory: this.deps.vault.value(KEY_NAMES.factory) !== undefined,
+        workdir,
       });
     } catch (error) {
       // A worker whose user cannot reach its home fails with the OS's bare "Permission denied":
@@ -393,6 +416,7 @@ export class TaskManager {
     await closeTaskApprovals(this.deps, id);
     if (live.child !== null) await stopWorker(live.child.pid, STOP_GRACE_MS);
     await this.options.sandboxes.end(id);
+    await this.#workdirs.finish(live.handle); // its writes' summary, in its journal
     await live.egress?.close().catch(() => {});
     await live.model?.close().catch(() => {});
     await closeTaskApprovals(this.deps, id);

@@ -80,6 +80,15 @@ export interface WorkerPlaces {
   caBundle?: string | null;
   /** Whether the vault holds FACTORY_API_KEY: the worker then gets its placeholder. */
   factory?: boolean;
+  /** The task's workdirs (task_workdirs.ts): its binds and working directory; null for none. */
+  workdir?: { binds: readonly WorkdirBindSpec[]; cwd: string | null; writable: boolean } | null;
+}
+
+/** One bind of a workdir, as the sandbox takes it. */
+interface WorkdirBindSpec {
+  source: string;
+  dest: string;
+  writable: boolean;
 }
 
 /**
@@ -101,6 +110,8 @@ export async function spawnWorker(
     ca: caBundle !== null,
     factory: places.factory,
   });
+  // The task's first workdir, its working directory, named for a worker that changes its own.
+  if (places.workdir?.cwd) env.BOX_WORKDIR = places.workdir.cwd;
   const readOnly: string[] = [];
   if (task.worker.kind === "test") {
     ({ program, args } = gurtInvocation(["test-worker", "--script", task.worker.script]));
@@ -137,6 +148,9 @@ export async function spawnWorker(
       env,
       user: places.user,
       caBundle,
+      binds: places.workdir?.binds,
+      cwd: places.workdir?.cwd ?? undefined,
+      noNodes: places.workdir?.writable === true,
     });
     Promise.all([copy(child.stdout, log), copy(child.stderr, log)]).finally(() =>
       log.close().catch(() => {})

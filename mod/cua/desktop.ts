@@ -26,6 +26,8 @@ export interface Desktop {
   capabilities(): Promise<
     Record<"desktop" | "chrome" | "cua", { enabled: boolean; ready: boolean }>
   >;
+  /** Chromium's process group while it runs (the egress proxy admits only it); else null. */
+  chromeGroup(): number | null;
   /** The apps to mount on the guest's host service: /v1/cua and /v1 (desktop, chrome, windows). */
   mounts(): { path: string; app: OpenAPIHono }[];
 }
@@ -77,6 +79,7 @@ export function createDesktop(options: DesktopOptions): Desktop {
         cua: { enabled: options.cua, ready: options.cua && display },
       };
     },
+    chromeGroup: () => supervisor.chromePid,
     mounts: () => apps,
   };
 }

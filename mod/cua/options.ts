@@ -25,6 +25,11 @@ export interface DesktopOptions {
   viewerHost: string;
   /** Start the window manager (openbox). */
   windowManager: boolean;
+  /**
+   * The laptop egress tunnel's proxy (`http://127.0.0.1:8791`) Chromium sends everything through,
+   * loopback included; absent, Chromium goes out directly (docs/egress-tunnel.md).
+   */
+  proxyServer?: string;
 }
 
 /** BOX_DISPLAY and BOX_DISPLAY_GEOM when unset. */
@@ -62,8 +67,8 @@ export function desktopOptionsFromEnv(
     geometry,
     cua: env.BOX_CUA !== "0",
     workspace: places.workspace,
-    chromeProfile: `${places.home}/chrome-profile`,
-    cdpPort: CDP_PORT,
+    chromeProfile: chromeProfileFrom(env, places.home),
+    cdpPort: cdpPortFrom(env),
     startUrl: "about:blank",
     vncPassword: vncPasswordFrom(env),
     vncPort: 5900,
@@ -84,6 +89,28 @@ export function displayFromEnv(
   const geometry = env.BOX_DISPLAY_GEOM ?? DISPLAY_DEFAULTS.geometry;
   parseGeometry(geometry);
   return { display, geometry };
+}
+
+/** BOX_CDP_PORT, else 9222: two guests on one machine each need their own. */
+function cdpPortFrom(env: Record<string, string | undefined>): number {
+  const value = env.BOX_CDP_PORT;
+  if (value === undefined || value === "") return CDP_PORT;
+  if (!/^[1-9][0-9]{0,4}$/.test(value) || Number(value) > 65535) {
+    throw new Error(`BOX_CDP_PORT ${JSON.stringify(value)} is not a port from 1 to 65535`);
+  }
+  return Number(value);
+}
+
+/** BOX_CHROME_PROFILE, else `<home>/chrome-profile`: Chromium locks its profile to one browser. */
+function chromeProfileFrom(env: Record<string, string | undefined>, home: string): string {
+  const value = env.BOX_CHROME_PROFILE;
+  if (value === undefined || value === "") return `${home}/chrome-profile`;
+  if (!value.startsWith("/") || value.split("/").some((part) => part === "..")) {
+    throw new Error(
+      `BOX_CHROME_PROFILE ${JSON.stringify(value)} is not an absolute path without ..`,
+    );
+  }
+  return value.length > 1 ? value.replace(/\/+$/, "") : value;
 }
 
 /** BOX_VNC_PASSWORD, else the first line of BOX_VNC_PASSWORD_FILE, else null. */

@@ -37,6 +37,11 @@ export class Supervisor {
     return this.options.vncPassword !== null;
   }
 
+  /** Chromium's pid, which is also its process group's id, while it runs; else null. */
+  get chromePid(): number | null {
+    return this.#programs.get("chromium")?.pid ?? null;
+  }
+
   /** Whether the Chromium process is alive. */
   get chromeRunning(): boolean {
     return this.#programs.has("chromium");
@@ -211,24 +216,7 @@ export class Supervisor {
     const program = RunningProgram.start({
       name: "Chromium",
       command: "chromium",
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--no-default-browser-check",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--password-store=basic",
-        // A container's /dev/shm is small; a crash restarted by the watcher asks nothing.
-        "--disable-dev-shm-usage",
-        "--hide-crash-restore-bubble",
-        "--start-maximized",
-        `--user-data-dir=${profile}`,
-        "--remote-debugging-address=127.0.0.1",
-        `--remote-debugging-port=${this.options.cdpPort}`,
-        this.options.startUrl,
-      ],
+      args: chromiumArgs(this.options, profile),
       env: { DISPLAY: this.options.display },
     });
     this.#watch("chromium", program);
@@ -325,4 +313,34 @@ async function answers(host: string, port: number): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** Chromium's command line for the desktop: its profile, its DevTools port, its first page. */
+export function chromiumArgs(options: DesktopOptions, profile: string): string[] {
+  return [
+    "--no-sandbox",
+    // Without it Chromium lays "You are using an unsupported command-line flag:
+    // --no-sandbox" over every page, where it takes the first click.
+    "--test-type",
+    "--disable-gpu",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--password-store=basic",
+    // A container's /dev/shm is small; a crash restarted by the watcher asks nothing.
+    "--disable-dev-shm-usage",
+    "--hide-crash-restore-bubble",
+    "--start-maximized",
+    `--user-data-dir=${profile}`,
+    "--remote-debugging-address=127.0.0.1",
+    `--remote-debugging-port=${options.cdpPort}`,
+    // The egress tunnel: every request through its proxy, loopback too ("<-loopback>" drops
+    // Chromium's implicit bypass); DevTools is a listener of Chromium's and not proxied.
+    ...(options.proxyServer
+      ? [`--proxy-server=${options.proxyServer}`, "--proxy-bypass-list=<-loopback>"]
+      : []),
+    options.startUrl,
+  ];
 }

@@ -12,7 +12,13 @@ import { execRouter } from "./exec_routes.ts";
 import { errorResponses, ExecInfo } from "./exec_schemas.ts";
 import { FilesHelper } from "./files_helper.ts";
 import { filesRouter } from "./files_routes.ts";
-import { type CapabilityState, commonRouter, hostRouter, PROTOCOL } from "./host_routes.ts";
+import {
+  type CapabilityState,
+  commonRouter,
+  type EgressState,
+  hostRouter,
+  PROTOCOL,
+} from "./host_routes.ts";
 import { Jail } from "./jail.ts";
 import {
   bearerAuth,
@@ -60,6 +66,7 @@ export interface HostExtras {
   mounts: { path: string; app: OpenAPIHono }[];
   desktopReady?: () => Promise<boolean>;
   capabilities?: () => Promise<Partial<Record<"desktop" | "chrome" | "cua", CapabilityState>>>;
+  egress?: () => EgressState;
 }
 
 /** Builds the exec service: /v1/health, /v1/status, /v1/shutdown, /v1/exec, /v1/files. */
@@ -122,6 +129,7 @@ export function createHostApp(options: HostAppOptions, extras?: HostExtras): Gue
       execReady: options.execReady ?? (() => healthAnswers(options.endpoints.exec)),
       desktopReady: extras?.desktopReady,
       capabilities: extras?.capabilities,
+      egress: extras?.egress,
     }),
   );
   for (const mount of extras?.mounts ?? []) app.route(mount.path, mount.app);

@@ -14,6 +14,16 @@ const Capability = z.object({ enabled: z.boolean(), ready: z.boolean() });
 /** One capability as /v1/info reports it. */
 export type CapabilityState = z.infer<typeof Capability>;
 
+/** What /v1/egress reports (docs/egress-tunnel.md#status). */
+export interface EgressState {
+  enabled: boolean;
+  ready: boolean;
+  client_attached: boolean;
+  protocol: "box-egress-v1";
+  ws: string | null;
+  proxy: string | null;
+}
+
 const Ready = z.object({
   status: z.literal("ready"),
   service: z.literal("box-host"),
@@ -39,12 +49,16 @@ const Info = z.object({
 }).openapi("Info");
 
 const Egress = z.object({
-  enabled: z.boolean(),
-  ready: z.boolean(),
-  client_attached: z.boolean(),
-  protocol: z.literal("box-egress-v1"),
-  ws: z.string().nullable(),
-  proxy: z.string().nullable(),
+  enabled: z.boolean().describe("BOX_EGRESS_TUNNEL=1: the listener and the proxy run"),
+  ready: z.boolean().describe("a laptop client is attached now; else Chromium's requests get 503"),
+  client_attached: z.boolean().describe("a laptop client is attached now"),
+  protocol: z.literal("box-egress-v1").describe("the wire protocol, docs/egress-tunnel.md"),
+  ws: z.string().nullable().describe(
+    "the WebSocket listener's address inside the guest (default 127.0.0.1:8790), not a URL to dial; null when disabled",
+  ),
+  proxy: z.string().nullable().describe(
+    "the CONNECT proxy Chromium is started with (default 127.0.0.1:8791); null when disabled",
+  ),
 }).openapi("Egress");
 
 /** GET /v1/health (open) and POST /v1/shutdown, on either service. */
@@ -91,6 +105,8 @@ export interface HostDeps {
   desktopReady?: () => Promise<boolean>;
   /** The desktop, chrome and cua capabilities; all disabled when absent. */
   capabilities?: () => Promise<Partial<Record<"desktop" | "chrome" | "cua", CapabilityState>>>;
+  /** The laptop egress tunnel's state; disabled when absent. */
+  egress?: () => EgressState;
 }
 
 const OFF: CapabilityState = { enabled: false, ready: false };
@@ -154,7 +170,7 @@ export function hostRouter(deps: HostDeps): OpenAPIHono<GuestEnv> {
           desktop: extra.desktop ?? OFF,
           chrome: extra.chrome ?? OFF,
           cua: extra.cua ?? OFF,
-          egress_tunnel: OFF,
+          egress_tunnel: egressCapability(deps),
         },
         endpoints: { ...deps.endpoints, scope: "container-local" as const },
         workspace: deps.workspace,
@@ -165,18 +181,28 @@ export function hostRouter(deps: HostDeps): OpenAPIHono<GuestEnv> {
     createRoute({
       method: "get",
       path: "/egress",
-      summary: "The laptop CONNECT tunnel: not built into gurt, always disabled",
-      responses: { 200: { description: "disabled", ...json(Egress) }, ...errorResponses([401]) },
+      summary:
+        "The laptop egress tunnel (BOX_EGRESS_TUNNEL=1): ready and client_attached while a client is attached",
+      responses: {
+        200: { description: "the tunnel's state", ...json(Egress) },
+        ...errorResponses([401]),
+      },
     }),
-    (c) =>
-      c.json({
-        enabled: false,
-        ready: false,
-        client_attached: false,
-        protocol: "box-egress-v1" as const,
-        ws: null,
-        proxy: null,
-      }, 200),
+    (c) => c.json(deps.egress?.() ?? EGRESS_OFF, 200),
   );
   return router;
+}
+
+const EGRESS_OFF: EgressState = {
+  enabled: false,
+  ready: false,
+  client_attached: false,
+  protocol: "box-egress-v1",
+  ws: null,
+  proxy: null,
+};
+
+function egressCapability(deps: HostDeps): CapabilityState {
+  const state = deps.egress?.() ?? EGRESS_OFF;
+  return { enabled: state.enabled, ready: state.ready };
 }

@@ -14,7 +14,7 @@ export {
 } from "./apps.ts";
 export { GuestError, type GuestErrorCode } from "./errors.ts";
 export { ErrorBody } from "./exec_schemas.ts";
-export { type CapabilityState } from "./host_routes.ts";
+export { type CapabilityState, type EgressState } from "./host_routes.ts";
 export { Jail, type Resolved } from "./jail.ts";
 export { type GuestEnv, newRouter, validationHook } from "./middleware.ts";
 export { type InstalledHelper, installSessionHelper } from "./session_helper.ts";

@@ -43,6 +43,7 @@ export const SECRET_ENV = [
   "BOX_HOST_TOKEN_FILE",
   "BOX_VNC_PASSWORD",
   "BOX_VNC_PASSWORD_FILE",
+  "BOX_EGRESS_TOKEN",
 ];
 
 /** The guest's defaults, as README.md#the-guest lists them. */

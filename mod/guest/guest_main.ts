@@ -1,5 +1,11 @@
 /** The guest role's entry: reads its settings (in the role, with its permissions) and runs. */
-import { createDesktop, desktopOff, type DesktopOptions } from "../cua/mod.ts";
+import { createDesktop, type Desktop, desktopOff, type DesktopOptions } from "../cua/mod.ts";
+import {
+  type EgressSettings,
+  egressSettingsFromEnv,
+  type EgressTunnel,
+  startEgressTunnel,
+} from "../egress-tunnel/mod.ts";
 import { type GuestFlags, GuestSettingsError, loadGuestSettings } from "../exec-guest/mod.ts";
 import { runGuest } from "./daemon.ts";
 
@@ -27,13 +33,57 @@ export default async function main(flags: GuestArgs): Promise<number> {
     console.error(`gurt guest: ${error.message}`);
     return 1;
   }
+  let egressSettings: EgressSettings | null;
+  try {
+    egressSettings = egressSettingsFromEnv(
+      { ...Deno.env.toObject(), ...flags.secrets },
+      settings.hostToken,
+    );
+  } catch (error) {
+    console.error(`gurt guest: ${(error as Error).message}`);
+    return 1;
+  }
+  let desktop: Desktop | null = null;
+  let tunnel: EgressTunnel | null = null;
+  if (egressSettings !== null) {
+    try {
+      // Only the desktop's Chromium may use the proxy; without --desktop it admits no one.
+      tunnel = startEgressTunnel(egressSettings, () => desktop?.chromeGroup() ?? null);
+    } catch (error) {
+      console.error(
+        `gurt guest: the egress tunnel could not listen (${
+          (error as Error).message
+        }); see runbook.md#egress-tunnel-not-attached`,
+      );
+      return 1;
+    }
+  }
+  try {
+    return await runWith(flags, settings, tunnel, (started) => desktop = started);
+  } finally {
+    await tunnel?.close();
+  }
+}
+
+async function runWith(
+  flags: GuestArgs,
+  settings: ReturnType<typeof loadGuestSettings>,
+  tunnel: EgressTunnel | null,
+  started: (desktop: Desktop) => void,
+): Promise<number> {
+  const egress = tunnel === null ? undefined : () => tunnel.status();
   if (!flags.desktop) {
     // The desktop's routes still answer, saying there is no desktop, never 404.
     return await runGuest(settings, {
       mounts: desktopOff(Deno.env.toObject(), settings.workspace),
+      egress,
     });
   }
-  const desktop = createDesktop(flags.desktop);
+  const options = tunnel === null
+    ? flags.desktop
+    : { ...flags.desktop, proxyServer: tunnel.proxyUrl };
+  const desktop = createDesktop(options);
+  started(desktop);
   try {
     await desktop.start();
   } catch (error) {
@@ -50,6 +100,7 @@ export default async function main(flags: GuestArgs): Promise<number> {
       mounts: desktop.mounts(),
       desktopReady: () => desktop.ready(),
       capabilities: () => desktop.capabilities(),
+      egress,
     });
   } finally {
     await desktop.stop();

@@ -75,7 +75,9 @@ export function guardGuest(env: Record<string, string>): GuardedStart {
 
 function pick(env: Record<string, string>): Record<string, string> {
   const secrets: Record<string, string> = {};
-  for (const name of ["BOX_TOKEN", "BOX_HOST_TOKEN"]) if (env[name]) secrets[name] = env[name];
+  for (const name of ["BOX_TOKEN", "BOX_HOST_TOKEN", "BOX_EGRESS_TOKEN"]) {
+    if (env[name]) secrets[name] = env[name];
+  }
   return secrets;
 }
 

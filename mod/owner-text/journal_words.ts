@@ -7,6 +7,7 @@
 import type { JournalLineView } from "../admin/mod.ts";
 import { shownText } from "./escape.ts";
 import { centsText, usageWords } from "./spend_text.ts";
+import { workdirEventWords } from "./workdir_words.ts";
 
 type Detail = Record<string, unknown>;
 
@@ -82,6 +83,8 @@ function eventWords(event: string, detail: Detail | null): string {
   if (event === "net.blocked" && detail !== null) {
     return `net.blocked ${blockedText(detail, { words: true })}`;
   }
+  const workdir = detail === null ? null : workdirEventWords(event, detail);
+  if (workdir !== null) return workdir;
   return `event ${text(event, 200)} ${json(detail)}`;
 }
 

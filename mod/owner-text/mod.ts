@@ -15,3 +15,4 @@ export {
   unpricedText,
   usageWords,
 } from "./spend_text.ts";
+export { workdirEventWords, workdirText } from "./workdir_words.ts";

@@ -24,7 +24,14 @@ export interface KeptToolList {
 
 /** What the command line asks the CLI role to do. */
 export type GrantsJob =
-  | { action: "check"; home: string; socket: string; apps: KeptToolList[] }
+  | {
+    action: "check";
+    home: string;
+    socket: string;
+    apps: KeptToolList[];
+    /** The grant paths not on the box, as the command line found them. */
+    missingPaths?: { file: string; line: number | null; path: string }[];
+  }
   | {
     action: "explain";
     home: string;
@@ -41,7 +48,13 @@ export type GrantsJob =
 export default async function main(job: GrantsJob): Promise<number> {
   if (job.action === "check") {
     const { problems, dormant } = await coreProblems(job.socket) ?? await offlineProblems(job);
+    const missing = (job.missingPaths ?? []).map(({ file, line, path }) =>
+      `${line === null ? file : `${file}:${line}`}: note: constraints.paths: ${
+        JSON.stringify(path)
+      } does not exist on this box; the grant matches nothing there until it does`
+    );
     if (problems.length === 0) {
+      for (const note of missing) console.log(note);
       for (const grant of dormant) {
         console.log(
           `${grant.file}: note: ${
@@ -53,6 +66,7 @@ export default async function main(job: GrantsJob): Promise<number> {
       return 0;
     }
     console.log(grantsInvalidReport(problems));
+    for (const note of missing) console.log(note);
     return 1;
   }
   const load = await loadGrants(`${job.home}/grants`, { appTools: await appTools(job.apps) });

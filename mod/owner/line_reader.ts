@@ -10,6 +10,14 @@ export class LineReader {
 
   constructor(readonly source: { read(into: Uint8Array): Promise<number | null> }) {}
 
+  /**
+   * Drops what was read but not yet taken: lines that came in with an answer already read, so
+   * typed before the question they would answer was shown. A terminal sends each line on its own.
+   */
+  dropWaiting(): void {
+    this.#buffer = new Uint8Array(0);
+  }
+
   /** The next line without its line ending, or null at the end of the input. */
   async readLine(): Promise<string | null> {
     for (;;) {

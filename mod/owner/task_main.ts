@@ -13,6 +13,7 @@ import {
   shownText,
   spendTable,
   totalNanocents,
+  workdirText,
 } from "../owner-text/mod.ts";
 import { printOwner } from "./owner_print.ts";
 import { type UsageArgs, usageMain } from "./usage_main.ts";
@@ -93,6 +94,7 @@ function printTask(body: TaskShowAnswer): void {
     ? "none but gurt.toml's [egress] hosts"
     : task.hosts.join(", ");
   printOwner(`  hosts ${shownText(hosts)}`);
+  for (const workdir of task.workdirs) printOwner(`  workdir ${workdirText(workdir)}`);
   printOwner(`  created ${task.created}${task.ended ? `, ended ${task.ended}` : ""}`);
   if (body.pending.length > 0) printOwner(`  pending approvals ${body.pending.join(", ")}`);
   if (task.prompt !== "") printOwner(`  prompt ${shownText(task.prompt)}`);

@@ -2,8 +2,9 @@
  * The CLI role's side of `gurt task watch ID` (docs/threat-model.md#the-owners-view): follows the
  * task's journal over the admin socket and prints it. On `approval_pending` it fetches the pending
  * entry from the core (never from the event), prints the block of `gurt approvals`, and asks `type
- * 41 to approve, anything else refuses`; only exactly the id approves. `--say` shows and does not
- * ask; `--json` prints the journal's lines as JSON and contacts nothing else.
+ * 41 to approve, n to refuse`: only exactly the id approves, only `n` (`no`, `refuse`) or the end of
+ * the input refuses, and any other line (a stray Enter) asks again. `--say` shows and does not ask;
+ * `--json` prints the journal's lines as JSON and contacts nothing else.
  */
 import { AdminClient } from "../admin/mod.ts";
 import { answerText, approvalBlock, shownText } from "../owner-text/mod.ts";
@@ -68,14 +69,36 @@ async function onPending(
   }
   printOwner(approvalBlock(item, new Date()));
   if (args.mode === "say") return;
-  await Deno.stderr.write(
-    new TextEncoder().encode(`type ${id} to approve, anything else refuses\n`),
-  );
-  const typed = await stdin.readLine();
-  if (typed === null) printOwner(`end of input: refusing ${id}`);
-  const action = typed === String(id) ? "approve" : "refuse";
+  const action = await answerOf(id, stdin);
   const answer = action === "approve"
     ? await admin.approve(id)
     : await admin.refuse(id, { reason: "refused at gurt task watch" });
   printOwner(answerText(answer, { id, action }).text);
+}
+
+/** The words that refuse, as typed (any case, spaces around them ignored). */
+const REFUSALS = new Set(["n", "no", "refuse"]);
+
+/**
+ * Asks until the owner answers: the id approves, a refusal word or the end of the input refuses.
+ * Any other line asks again, and lines that came with it are dropped: they were typed before the
+ * question was asked again, so they answer nothing.
+ */
+async function answerOf(id: number, stdin: LineReader): Promise<"approve" | "refuse"> {
+  let question = `type ${id} to approve, n to refuse`;
+  for (;;) {
+    await Deno.stderr.write(new TextEncoder().encode(`${question}\n`));
+    const typed = await stdin.readLine();
+    if (typed === null) {
+      printOwner(`end of input: refusing ${id}`);
+      return "refuse";
+    }
+    const word = typed.trim();
+    if (word === String(id)) return "approve";
+    if (REFUSALS.has(word.toLowerCase())) return "refuse";
+    stdin.dropWaiting();
+    question =
+      `${word === "" ? "an empty line" : "that"} answers nothing: type ${id} to approve, ` +
+      `n to refuse`;
+  }
 }

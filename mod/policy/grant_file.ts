@@ -8,7 +8,7 @@ import { parse, TomlDate, TomlError } from "smol-toml";
 import { z } from "zod";
 import { hostPatternProblem, pathProblem } from "./forms.ts";
 import { parseTimestamp } from "./timestamp.ts";
-import { BUILTIN_TOOLS, type DataClass, isBuiltinTool, type Mode } from "./types.ts";
+import { BUILTIN_TOOLS, type DataClass, isBuiltinTool, type Mode, WORKDIR_TOOL } from "./types.ts";
 
 /** One problem with one grant file; `line` is null where no line can be named. */
 export type GrantProblem = { file: string; line: number | null; problem: string };
@@ -27,6 +27,8 @@ export type Grant = {
   readonly expires: Date | null;
   readonly paths: readonly string[];
   readonly hosts: readonly string[];
+  /** A `task.workdir` grant's `include_env_files`: the folder's `.env*` files are shown (else covered). */
+  readonly includeEnvFiles?: true;
 };
 
 /** What loading needs to know beyond the file: the app tools that grants may name. */
@@ -45,6 +47,7 @@ const grantSchema = z.strictObject({
   untrusted: z.boolean().default(false),
   expires: z.union([z.string(), z.instanceof(TomlDate)]).optional(),
   secret: z.string().optional(),
+  include_env_files: z.boolean().optional(),
   constraints: z.strictObject({
     paths: z.array(z.string()).default([]),
     hosts: z.array(z.string()).default([]),
@@ -63,6 +66,7 @@ const CONSTRAINTS: Record<string, { paths: Need; hosts: Need }> = {
   write_file: { paths: "required", hosts: "empty" },
   shell: { paths: "optional", hosts: "empty" },
   http_fetch: { paths: "empty", hosts: "required" },
+  [WORKDIR_TOOL]: { paths: "required", hosts: "empty" },
 };
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
@@ -102,8 +106,11 @@ export function parseGrant(
   }
   const shape = grantSchema.safeParse(raw, { reportInput: true });
   if (!shape.success) {
-    for (const issue of shape.error.issues) {
-      const { field, problem } = describeIssue(issue);
+    const described = shape.error.issues.flatMap(describeIssues);
+    // A field that a near miss stands for is not also said to be missing: the misspelling is.
+    const meant = new Set(described.flatMap((d) => d.meant === undefined ? [] : [d.meant]));
+    for (const { field, problem } of described) {
+      if (problem === "is required" && meant.has(field.map(String).join("."))) continue;
       problems.push(at(lineOfField(text, field), `${field.map(String).join(".")}: ${problem}`));
     }
     return { ok: false, problems };
@@ -137,6 +144,7 @@ export function parseGrant(
       expires,
       paths: Object.freeze([...data.constraints.paths]),
       hosts: Object.freeze([...data.constraints.hosts]),
+      ...(data.include_env_files === true ? { includeEnvFiles: true as const } : {}),
     },
   };
 }
@@ -163,7 +171,9 @@ export function dormantGrants(
   grants: readonly Grant[],
   appTools: ReadonlySet<string>,
 ): { file: string; tool: string }[] {
-  return grants.filter((grant) => !isBuiltinTool(grant.tool) && !appTools.has(grant.tool))
+  return grants.filter((grant) =>
+    !isBuiltinTool(grant.tool) && grant.tool !== WORKDIR_TOOL && !appTools.has(grant.tool)
+  )
     .map((grant) => ({ file: grant.file, tool: grant.tool }));
 }
 
@@ -174,10 +184,16 @@ function ruleProblems(
   line: (...field: string[]) => number | null,
 ): [number | null, string][] {
   const found: [number | null, string][] = [];
-  const builtin = isBuiltinTool(data.tool);
+  const builtin = isBuiltinTool(data.tool) || data.tool === WORKDIR_TOOL;
+  if (data.include_env_files !== undefined && data.tool !== WORKDIR_TOOL) {
+    found.push([
+      line("include_env_files"),
+      `include_env_files: only a ${WORKDIR_TOOL} grant takes include_env_files`,
+    ]);
+  }
   if (!builtin && !options.appTools.has(data.tool) && !isDormant(data.tool, options.appTools)) {
     const apps = [...options.appTools].sort();
-    const names = [...BUILTIN_TOOLS, ...apps].join(", ");
+    const names = [...BUILTIN_TOOLS, WORKDIR_TOOL, ...apps].join(", ");
     found.push([
       line("tool"),
       `tool: ${JSON.stringify(data.tool)} is not a tool gurt knows; it must be one of ${names}`,
@@ -253,23 +269,72 @@ function expiryOf(value: string | TomlDate): Date | null {
   return new Date(value.getTime());
 }
 
-function describeIssue(
-  issue: z.core.$ZodIssue,
-): { field: (string | number)[]; problem: string } {
+/** One issue as a field and a problem; a near-miss unknown field names the field it `meant`. */
+type Described = { field: (string | number)[]; problem: string; meant?: string };
+
+/** Each problem of one issue: an unknown-keys issue gives one for each key. */
+function describeIssues(issue: z.core.$ZodIssue): Described[] {
   const field = issue.path.filter((part) => typeof part !== "symbol");
-  if (issue.code !== "unrecognized_keys" && issue.input === undefined) {
-    return { field, problem: "is required" };
+  if (issue.code === "unrecognized_keys") {
+    const known = knownFields(field);
+    return issue.keys.map((key) => {
+      const near = nearestField(key, known);
+      if (near === null) return { field: [...field, key], problem: "unknown field" };
+      return {
+        field: [...field, key],
+        problem: `unknown field; did you mean ${near}?`,
+        meant: [...field, near].map(String).join("."),
+      };
+    });
   }
+  if (issue.input === undefined) return [{ field, problem: "is required" }];
   switch (issue.code) {
-    case "unrecognized_keys":
-      return { field: [...field, issue.keys[0]], problem: "unknown field" };
     case "invalid_type":
-      return { field, problem: `expected ${issue.expected}` };
+      return [{ field, problem: `expected ${issue.expected}` }];
     case "invalid_value":
-      return { field, problem: `must be one of ${issue.values.map(String).join(", ")}` };
+      return [{ field, problem: `must be one of ${issue.values.map(String).join(", ")}` }];
     default:
-      return { field, problem: issue.message };
+      return [{ field, problem: issue.message }];
   }
+}
+
+/** The fields a grant may set at `path`: the top level's or [constraints]'s. */
+function knownFields(path: readonly (string | number)[]): string[] {
+  const shape = path.length === 0
+    ? grantSchema.shape
+    : path.length === 1 && path[0] === "constraints"
+    ? grantSchema.shape.constraints.unwrap().shape
+    : {};
+  return Object.keys(shape);
+}
+
+/**
+ * The known field `key` most likely stands for: the same letters but for case, `-`, `_` and
+ * spaces, or at most two letters off (one for a short key), else null.
+ */
+export function nearestField(key: string, known: readonly string[]): string | null {
+  const bare = (name: string) => name.toLowerCase().replace(/[-_ ]/g, "");
+  let best: { name: string; distance: number } | null = null;
+  for (const name of known) {
+    const distance = bare(name) === bare(key) ? 0 : editDistance(key.toLowerCase(), name);
+    if (best === null || distance < best.distance) best = { name, distance };
+  }
+  const limit = key.length <= 4 ? 1 : 2;
+  return best !== null && best.distance <= limit ? best.name : null;
+}
+
+/** Levenshtein distance (insertions, deletions, substitutions). */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + cost);
+    }
+    row = next;
+  }
+  return row[b.length];
 }
 
 /** The 1-based line that sets a field (top level or under [constraints]), or null. */

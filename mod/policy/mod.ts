@@ -80,4 +80,5 @@ export {
   type Mode,
   type SessionState,
   type ToolRequest,
+  WORKDIR_TOOL,
 } from "./types.ts";

@@ -22,6 +22,12 @@ export type DenyReason =
 /** The four tools built into gurt, which the runtime runs with the matched grant path. */
 export const BUILTIN_TOOLS = ["read_file", "write_file", "shell", "http_fetch"] as const;
 
+/**
+ * The grant tool of a task's workdir (`gurt task start --workdir`, mod/workdir): no call of a task
+ * names it; its grants decide which of the owner's folders a task may be given, at its start.
+ */
+export const WORKDIR_TOOL = "task.workdir";
+
 /** One of the four built-in tools. */
 export type BuiltinTool = typeof BUILTIN_TOOLS[number];
 

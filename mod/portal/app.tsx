@@ -11,6 +11,7 @@ import type { ApprovalWatch } from "./approval_watch.ts";
 import { SCRIPT, STYLE } from "./assets.ts";
 import { type PortalEnv, PortalError } from "./context.ts";
 import { guard } from "./guard.ts";
+import { grantsBanner } from "./grants_banner.ts";
 import { IncompleteBodyError, incompleteBodyMessage } from "../net/mod.ts";
 import type { LiveStreams } from "./live_events.ts";
 import { forwardToAdmin } from "./owner_api.ts";
@@ -65,6 +66,7 @@ export function portalApp(options: PortalAppOptions): Hono<PortalEnv> {
     },
   }));
   app.use(guard(store, { hosts: options.hosts, token: store.token }));
+  app.use(grantsBanner(admin));
 
   app.get("/static/portal.css", (c) => c.body(STYLE, 200, { "content-type": "text/css" }));
   app.get("/static/portal.js", (c) => c.body(SCRIPT, 200, { "content-type": "text/javascript" }));

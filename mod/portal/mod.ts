@@ -7,7 +7,14 @@
 export { adminPathOf } from "./owner_api.ts";
 export { ensureOwnerToken, loginCode, readOwnerToken } from "./owner_token.ts";
 export { loginLink } from "./link.ts";
-export { parseListen, type Portal, type PortalOptions, startPortal } from "./server.ts";
+export {
+  parseListen,
+  type Portal,
+  PORTAL_CANNOT_LISTEN,
+  PortalListenError,
+  type PortalOptions,
+  startPortal,
+} from "./server.ts";
 export type { ListeningLine, PortalArgs } from "./portal_main.ts";
 export { SESSION_COOKIE } from "./context.ts";
 export { CODE_TTL_MS, SESSION_TTL_MS, SessionStore } from "./sessions.ts";

@@ -6,7 +6,7 @@
  * holds that pipe open for the portal's life, so a core that died takes the portal with it.
  */
 import { readOwnerToken } from "./owner_token.ts";
-import { startPortal } from "./server.ts";
+import { PORTAL_CANNOT_LISTEN, PortalListenError, startPortal } from "./server.ts";
 
 /** What `gurt portal-serve` gives the role. */
 export interface PortalArgs {
@@ -22,7 +22,7 @@ export interface ListeningLine {
   listening: string;
 }
 
-/** Serves until told to stop; exit status 1 if the portal could not start. */
+/** Serves until told to stop; exit status 3 if it cannot listen, 1 if it could not start otherwise. */
 export default async function main(args: PortalArgs): Promise<number> {
   const stop = Promise.withResolvers<void>();
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
@@ -40,7 +40,7 @@ export default async function main(args: PortalArgs): Promise<number> {
     });
   } catch (error) {
     console.error(`gurt portal: ${error instanceof Error ? error.message : String(error)}`);
-    return 1;
+    return error instanceof PortalListenError ? PORTAL_CANNOT_LISTEN : 1;
   }
   const line: ListeningLine = { listening: portal.addr };
   console.log(JSON.stringify(line));

@@ -4,6 +4,7 @@
  * the owner token and writes its bound address where `gurt portal` reads it.
  */
 import { AdminClient } from "../admin/mod.ts";
+import { parseListenAddress } from "../config/mod.ts";
 import { portalApp } from "./app.tsx";
 import { ApprovalWatch } from "./approval_watch.ts";
 import { allowedHosts } from "./guard.ts";
@@ -42,13 +43,25 @@ export interface Portal {
   close(): Promise<void>;
 }
 
+/** The portal could not listen on its address (taken, or not this machine's). */
+export class PortalListenError extends Error {
+  override name = "PortalListenError";
+}
+
+/** The exit status of `gurt portal-serve` when it cannot listen: the core reads it so. */
+export const PORTAL_CANNOT_LISTEN = 3;
+
 /** Splits `127.0.0.1:7780` or `[::1]:7780` into host and port. */
 export function parseListen(listen: string): { hostname: string; port: number } {
-  const match = /^\[?([^\]]+)\]?:(\d{1,5})$/.exec(listen);
-  if (match === null || Number(match[2]) > 65535) {
-    throw new Error(`[portal] listen = ${JSON.stringify(listen)} is not host:port`);
+  const parsed = parseListenAddress(listen);
+  if ("problem" in parsed) {
+    throw new Error(
+      `[portal] listen = ${
+        JSON.stringify(listen)
+      } ${parsed.problem}; see runbook.md#config-invalid`,
+    );
   }
-  return { hostname: match[1], port: Number(match[2]) };
+  return parsed;
 }
 
 /** Starts the portal; throws with a runbook pointer if it cannot listen. */
@@ -75,7 +88,7 @@ export async function startPortal(options: PortalOptions): Promise<Portal> {
       },
     });
   } catch (error) {
-    throw new Error(
+    throw new PortalListenError(
       `the portal cannot listen on ${options.listen}: ${(error as Error).message}; ` +
         "see runbook.md#portal-listen-failed",
     );

@@ -11,11 +11,11 @@ export {
   desktopPermissionNeeds,
   type GuestPlaces,
   type OwnerPlaces,
-  type PortalPlaces,
   ROLE_TABLE,
   type RoleStart,
   type RoleTable,
   type TaskPlaces,
 } from "./table.ts";
+export { type PortalPlaces, type StandInPlaces } from "./loopback_roles.ts";
 export { codeDir } from "../config/code_dir.ts";
 export { type RoleMain, type RoleName, type RolePermissions } from "./types.ts";

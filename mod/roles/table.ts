@@ -13,6 +13,14 @@ import type { Config } from "../config/mod.ts";
 // command, `gurt mcp` included, which must answer its agent within 150 ms.
 import { codeDir } from "../config/code_dir.ts";
 import { adminSocketPath, ownerTokenPath, portalAddrPath } from "../config/home_paths.ts";
+import {
+  host,
+  portalPermissions,
+  type PortalPlaces,
+  standInPermissions,
+  type StandInPlaces,
+} from "./loopback_roles.ts";
+import { egressClientPermissions, type LaptopPlaces } from "./laptop_role.ts";
 import { SYSTEM_PATHS } from "../runtime/system_layout.ts";
 import { TASK_ETC_PATHS } from "../sandbox/etc_paths.ts";
 import { type DesktopOptions, socketOf } from "../cua/options.ts";
@@ -69,13 +77,6 @@ export interface OwnerPlaces {
   config: Config;
   /** Files outside the box home the command reads, such as `audit verify --checkpoint FILE`. */
   files?: string[];
-}
-
-/** What the portal's permissions are computed from. */
-export interface PortalPlaces {
-  home: string;
-  /** `[portal] listen`, `host:port` on loopback. */
-  listen: string;
 }
 
 /** What a module app's host's permissions are computed from (mod/cli/app_host_start.ts). */
@@ -262,31 +263,6 @@ function portalLinkPermissions(places: OwnerPlaces): RolePermissions {
 }
 
 /**
- * The owner's portal (`gurt portal-serve`, started and watched by `gurt serve`): the owner's pages
- * and API on its loopback port, every read and every act through the admin socket. It reads the
- * owner token and nothing else of the box home: no vault, no audit log, no grants. It writes
- * nothing (connecting to a Unix socket is a write to its path in Deno), runs no program, and
- * reaches no network but its own listener and the admin socket.
- */
-function portalPermissions(places: PortalPlaces): RolePermissions {
-  const admin = adminSocketPath(places.home);
-  const listen = /^\[?([^\]]+)\]?:(\d{1,5})$/.exec(places.listen);
-  if (listen === null) {
-    throw new Error(`[portal] listen = ${JSON.stringify(places.listen)} is not host:port`);
-  }
-  return {
-    read: [codeDir(), ownerTokenPath(places.home), admin],
-    write: [admin],
-    net: [`${host(listen[1])}:${listen[2]}`, `unix:${admin}`],
-    env: false,
-    run: false,
-    sys: false,
-    ffi: false,
-    import: false,
-  };
-}
-
-/**
  * The guest (`gurt guest`, its exec and host services, docs/guest-api.md): the workspace jail, its
  * token files, the X display, and its two ports. It may not read the box home. It runs programs for
  * /v1/exec, so `run` is whole: the sandbox around the guest is what bounds them. With `--desktop`
@@ -349,11 +325,6 @@ export function desktopPermissionNeeds(options: DesktopOptions): {
   };
 }
 
-/** An address as Deno's net permissions spell it: IPv6 in brackets. */
-function host(bind: string): string {
-  return bind.includes(":") && !bind.startsWith("[") ? `[${bind}]` : bind;
-}
-
 /** Every command that starts a role, by the name its command file launches it with. */
 export interface RoleTable {
   serve: RoleStart<CorePlaces>;
@@ -365,6 +336,7 @@ export interface RoleTable {
   guest: RoleStart<GuestPlaces>;
   approvals: RoleStart<OwnerPlaces>;
   task: RoleStart<OwnerPlaces>;
+  tools: RoleStart<OwnerPlaces>;
   "task watch": RoleStart<OwnerPlaces>;
   vault: RoleStart<OwnerPlaces>;
   app: RoleStart<OwnerPlaces>;
@@ -373,6 +345,8 @@ export interface RoleTable {
   config: RoleStart<OwnerPlaces>;
   portal: RoleStart<OwnerPlaces>;
   "portal-serve": RoleStart<PortalPlaces>;
+  "model-stand-in": RoleStart<StandInPlaces>;
+  "egress-tunnel": RoleStart<LaptopPlaces>;
 }
 
 /** The roles: each command's role, permissions and entry module. */
@@ -447,6 +421,13 @@ export const ROLE_TABLE: RoleTable = {
     stopsOnSignal: false,
     commands: ["task"],
   },
+  tools: {
+    role: "cli",
+    permissions: cliPermissions,
+    entry: new URL("../owner/tools_main.ts", import.meta.url),
+    stopsOnSignal: false,
+    commands: ["tools"],
+  },
   vault: {
     role: "cli",
     permissions: cliPermissions,
@@ -495,5 +476,19 @@ export const ROLE_TABLE: RoleTable = {
     entry: new URL("../portal/portal_main.ts", import.meta.url),
     stopsOnSignal: true,
     commands: ["portal-serve"],
+  },
+  "model-stand-in": {
+    role: "stand-in",
+    permissions: standInPermissions,
+    entry: new URL("../stand-in/stand_in_main.ts", import.meta.url),
+    stopsOnSignal: true,
+    commands: ["dev"],
+  },
+  "egress-tunnel": {
+    role: "egress-client",
+    permissions: egressClientPermissions,
+    entry: new URL("../egress-tunnel/client_main.ts", import.meta.url),
+    stopsOnSignal: true,
+    commands: ["egress-tunnel"],
   },
 };

@@ -1,7 +1,16 @@
 /** What every role shares: its name, its permissions as data, and how it is entered. */
 
 /** The roles (README.md#roles), one per subcommand family. */
-export type RoleName = "core" | "worker" | "relay" | "app-host" | "cli" | "guest" | "portal";
+export type RoleName =
+  | "core"
+  | "worker"
+  | "relay"
+  | "app-host"
+  | "cli"
+  | "guest"
+  | "portal"
+  | "stand-in"
+  | "egress-client";
 
 /**
  * Deno permissions for one role, written out in full: every kind is named, so a reader sees what

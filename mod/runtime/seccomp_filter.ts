@@ -22,7 +22,11 @@ type Rule =
   | { kind: "mode"; mode: number }
   | { kind: "create"; flags: number; mode: number }
   | { kind: "enosys" }
-  | { kind: "pdeathsig" };
+  | { kind: "pdeathsig" }
+  | { kind: "eperm" };
+
+/** The numbers of mknod and mknodat on each architecture: refused outright with `noNodes`. */
+const NODE_CALLS: Record<FilterArch, readonly number[]> = { x86_64: [133, 259], aarch64: [33] };
 
 interface ArchTable {
   /** AUDIT_ARCH_* of the architecture: the filter kills a call from any other. */
@@ -107,16 +111,27 @@ interface Op {
  * The filter for `arch`, as bubblewrap reads it: the raw `struct sock_filter` array. With
  * `anyDeathSignal` (a task's sandbox, whose pid 1 is gurt's task init and never a task's program,
  * and whose processes are all killed with its cgroup at its end) a process may set any
- * parent-death signal for itself, as Codex does (SIGTERM) for each command it runs.
+ * parent-death signal for itself, as Codex does (SIGTERM) for each command it runs. With `noNodes`
+ * (a task with a writable workdir, mod/workdir) mknod and mknodat answer EPERM whatever their mode:
+ * no FIFO (nor socket file or device node) is made by mknod in the owner's folder.
  */
 export function toolSeccompFilter(
   arch: FilterArch,
-  options: { anyDeathSignal?: boolean } = {},
+  options: { anyDeathSignal?: boolean; noNodes?: boolean } = {},
 ): Uint8Array {
   const base = ARCHES[arch];
-  const table = options.anyDeathSignal === true
+  let table = options.anyDeathSignal === true
     ? { ...base, calls: base.calls.filter(([, rule]) => rule.kind !== "pdeathsig") }
     : base;
+  if (options.noNodes === true) {
+    const nodes = NODE_CALLS[arch];
+    table = {
+      ...table,
+      calls: table.calls.map(([nr, rule]) =>
+        [nr, nodes.includes(nr) ? { kind: "eperm" } : rule] as const
+      ),
+    };
+  }
   const ops: Op[] = [
     { code: LD_ABS_W, k: ARCH },
     { code: JEQ, k: table.audit, jt: "next", jf: "kill" },
@@ -129,6 +144,10 @@ export function toolSeccompFilter(
     const label = `call${i}`;
     if (rule.kind === "enosys") {
       ops.push({ code: RET, k: ERRNO | ENOSYS, label });
+      return;
+    }
+    if (rule.kind === "eperm") {
+      ops.push({ code: RET, k: ERRNO | EPERM, label });
       return;
     }
     if (rule.kind === "pdeathsig") {

@@ -57,6 +57,15 @@ export interface WorkerSpec {
   stdio?: "program";
   /** The sandbox's host name (`gurt-task-<task>` when absent). */
   hostname?: string;
+  /** The owner's workdirs and their covers, bound after the home (TaskSandboxPlan's binds). */
+  binds?: readonly { source: string; dest: string; writable: boolean }[];
+  /** The working directory, when not the home. */
+  cwd?: string;
+  /**
+   * Whether mknod and mknodat are refused outright (a task with a writable workdir: no FIFO in the
+   * owner's folder), with the second seccomp filter.
+   */
+  noNodes?: boolean;
 }
 
 /** How the box's task sandboxes are made: probed once, when the core starts. */
@@ -70,6 +79,8 @@ export class TaskSandboxes {
     readonly tmpBytes: number,
     /** The task init as a file in the state folder, for a sandbox whose stdin is its program's. */
     readonly initFile: string,
+    /** The filter that also refuses mknod, for a task with a writable workdir. */
+    readonly nodeFilter: string,
   ) {}
 
   /**
@@ -88,6 +99,11 @@ export class TaskSandboxes {
     }
     const filter = `${stateDir}/task-seccomp.bpf`;
     await writeFileAtomic(filter, toolSeccompFilter(arch, { anyDeathSignal: true }));
+    const nodeFilter = `${stateDir}/task-seccomp-nodes.bpf`;
+    await writeFileAtomic(
+      nodeFilter,
+      toolSeccompFilter(arch, { anyDeathSignal: true, noNodes: true }),
+    );
     const layout = await probeSystemLayout([...SYSTEM_PATHS, ...TASK_ETC_PATHS]);
     const { kind, notice } = await probeCgroups();
     const program = await programFolders(options.program);
@@ -102,6 +118,7 @@ export class TaskSandboxes {
         options.limits,
         options.tmpBytes,
         initFile,
+        nodeFilter,
       ),
       notices: [notice],
     };
@@ -123,11 +140,13 @@ export class TaskSandboxes {
       caBundle: caBundle !== null,
       initOnFd: spec.stdio === "program",
       hostname: spec.hostname,
+      binds: spec.binds,
+      cwd: spec.cwd,
     });
     const stage = stageOneArgs(spec.task, {
       kind: this.kind,
       limits: this.limits,
-      filter: this.filter,
+      filter: spec.noNodes === true ? this.nodeFilter : this.filter,
       caBundle,
       init: spec.stdio === "program" ? this.initFile : null,
     });

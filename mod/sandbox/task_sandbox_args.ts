@@ -116,6 +116,13 @@ export interface TaskSandboxPlan {
   initOnFd?: boolean;
   /** The sandbox's host name; `gurt-task-<task>` when absent. */
   hostname?: string;
+  /**
+   * Binds after the home's, in order: the owner's workdirs (mod/workdir), each from its id-mapped
+   * staging mount at its own path, writable or not, then read-only what covers its protected paths.
+   */
+  binds?: readonly { source: string; dest: string; writable: boolean }[];
+  /** The working directory when it is not the home (a task's first workdir). */
+  cwd?: string;
 }
 
 /** bubblewrap's arguments for a task's sandbox, the worker's command last. */
@@ -154,6 +161,9 @@ export function taskSandboxArgs(plan: TaskSandboxPlan): string[] {
   for (const path of plan.readOnly.filter(holdsHome)) args.push("--ro-bind", path, path);
   args.push("--bind", plan.home, plan.home);
   plan.doors.forEach((door, i) => args.push("--bind", door.socket, `${DOORS_DIR}/${i}.sock`));
+  for (const bind of plan.binds ?? []) {
+    args.push(bind.writable ? "--bind" : "--ro-bind", bind.source, bind.dest);
+  }
   for (const path of plan.readOnly.filter((path) => !holdsHome(path))) {
     args.push("--ro-bind", path, path);
   }
@@ -163,7 +173,7 @@ export function taskSandboxArgs(plan: TaskSandboxPlan): string[] {
   if (plan.caBundle) {
     args.push("--perms", "0444", "--ro-bind-data", String(TASK_CA_FD), CA_BUNDLE_PATH);
   }
-  args.push("--remount-ro", "/", "--chdir", plan.home, "--", INIT_PATH);
+  args.push("--remount-ro", "/", "--chdir", plan.cwd ?? plan.home, "--", INIT_PATH);
   plan.doors.forEach((door, i) => {
     args.push("path" in door ? door.path : String(door.port), `${DOORS_DIR}/${i}.sock`);
   });

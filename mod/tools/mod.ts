@@ -5,6 +5,7 @@ export { exampleApp } from "./example_app.ts";
 export {
   isBuiltin,
   standardRegistry,
+  type ToolEntry,
   type ToolListing,
   ToolRegistry,
   type ToolSource,

@@ -15,6 +15,20 @@ export interface ToolListing {
   annotations?: Readonly<Record<string, unknown>>;
 }
 
+/** One tool as `gurt tools` lists it: every tool of the box, a task's or not. */
+export interface ToolEntry {
+  name: string;
+  description: string;
+  /** True for a tool that changes nothing. */
+  readOnly: boolean;
+  /** What one call costs, in US cents; null where the input decides it (example.spend). */
+  costCents: number | null;
+  /** The app before the dot (`example`, an installed app), or null for a built-in tool. */
+  app: string | null;
+  /** The input's JSON Schema. */
+  input: unknown;
+}
+
 /**
  * Tools that come and go while the core runs: the installed apps' (mod/apps). `tools()` returns the
  * same map until the set changes, so the registry may keep what it made of it.
@@ -80,6 +94,23 @@ export class ToolRegistry {
     return tool as AppTool<unknown> | undefined;
   }
 
+  /** Every tool offered now, the built-ins first, then the others by name, for `gurt tools`. */
+  catalog(): ToolEntry[] {
+    const others = new Set([...this.#code.keys(), ...(this.#source?.tools().keys() ?? [])]);
+    const names = [...BUILTIN_TOOLS, ...[...others].sort()];
+    return this.list(names).map((listing): ToolEntry => {
+      const builtin = isBuiltin(listing.name);
+      return {
+        name: listing.name,
+        description: listing.description,
+        readOnly: listing.readOnly,
+        costCents: builtin ? 0 : fixedCost(this.app(listing.name)),
+        app: builtin ? null : listing.name.slice(0, listing.name.indexOf(".")),
+        input: listing.input,
+      };
+    });
+  }
+
   /** The listings of the named tools, in the order given, for GET /tools. */
   list(names: readonly string[]): ToolListing[] {
     return names.flatMap((name): ToolListing[] => {
@@ -105,6 +136,18 @@ export class ToolRegistry {
         ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
       }];
     });
+  }
+}
+
+/** A tool's cost when it is the same for every input (an app's), else null; free without one. */
+function fixedCost(tool: AppTool<unknown> | undefined): number | null {
+  if (tool?.cost === undefined) return 0;
+  try {
+    // A cost that reads its input fails on none: the input decides it.
+    const cents = tool.cost(undefined);
+    return Number.isSafeInteger(cents) && cents >= 0 ? cents : null;
+  } catch {
+    return null;
   }
 }
 

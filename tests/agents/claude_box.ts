@@ -8,7 +8,7 @@ import {
   type FakeAnthropic,
   type FakeAnthropicOptions,
   startFakeAnthropic,
-} from "./fake_anthropic.ts";
+} from "../../mod/stand-in/anthropic.ts";
 
 /** Claude Code's binary as install.sh installs it. */
 export const CLAUDE_BINARY =

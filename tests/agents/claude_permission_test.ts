@@ -9,7 +9,7 @@
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { grant, type GurtRun, type Json, until } from "../kit/mod.ts";
 import { claudeSkip, stepTexts, withClaudeBox } from "./claude_box.ts";
-import type { FakeAnthropic } from "./fake_anthropic.ts";
+import type { FakeAnthropic } from "../../mod/stand-in/anthropic.ts";
 
 const skip = claudeSkip();
 if (skip !== null) console.log(`skipping the Claude Code permission tests: ${skip}`);

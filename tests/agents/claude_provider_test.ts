@@ -8,7 +8,7 @@ import { assert, assertEquals } from "../assert.ts";
 import { grant } from "../kit/mod.ts";
 import { withAgentBox } from "./agent_box.ts";
 import { claudeSkip } from "./claude_box.ts";
-import { startFakeAnthropic } from "./fake_anthropic.ts";
+import { startFakeAnthropic } from "../../mod/stand-in/anthropic.ts";
 
 const skip = claudeSkip();
 if (skip !== null) console.log(`skipping the Claude Code provider test: ${skip}`);

@@ -18,7 +18,7 @@ import {
   keyProbe,
 } from "./agent_box.ts";
 import { claudeSkip, withClaudeBox } from "./claude_box.ts";
-import type { FakeAnthropic } from "./fake_anthropic.ts";
+import type { FakeAnthropic } from "../../mod/stand-in/anthropic.ts";
 
 const skip = claudeSkip();
 if (skip !== null) console.log(`skipping the Claude Code tests: ${skip}`);

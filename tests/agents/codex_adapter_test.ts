@@ -15,7 +15,11 @@ import {
 } from "../../mod/agents/codex.ts";
 import { agentBinary } from "../../mod/agents/mod.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { type FakeResponses, resultText, startFakeResponses } from "./fake_responses.ts";
+import {
+  type FakeResponses,
+  resultText,
+  startFakeResponses,
+} from "../../mod/stand-in/responses.ts";
 import { readStandInLog, standInMcp } from "./stand_in_mcp.ts";
 
 const CONTEXT: AgentContext = {

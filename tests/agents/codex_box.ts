@@ -8,7 +8,7 @@ import {
   type FakeResponses,
   type FakeResponsesOptions,
   startFakeResponses,
-} from "./fake_responses.ts";
+} from "../../mod/stand-in/responses.ts";
 
 /** Why the Codex task tests cannot run here, else null. */
 export function codexSkip(): string | null {

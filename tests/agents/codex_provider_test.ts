@@ -8,7 +8,7 @@ import { assert, assertEquals } from "../assert.ts";
 import { grant } from "../kit/mod.ts";
 import { withAgentBox } from "./agent_box.ts";
 import { codexSkip } from "./codex_box.ts";
-import { startFakeResponses } from "./fake_responses.ts";
+import { startFakeResponses } from "../../mod/stand-in/responses.ts";
 
 const skip = codexSkip();
 if (skip !== null) console.log(`skipping the Codex provider test: ${skip}`);

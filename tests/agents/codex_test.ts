@@ -18,7 +18,7 @@ import {
   pendingIn,
 } from "./agent_box.ts";
 import { codexSkip, withCodexBox } from "./codex_box.ts";
-import type { FakeResponses } from "./fake_responses.ts";
+import type { FakeResponses } from "../../mod/stand-in/responses.ts";
 
 const skip = codexSkip();
 if (skip !== null) console.log(`skipping the Codex tests: ${skip}`);

@@ -24,7 +24,7 @@ import {
   withAnthropicFakeBox,
 } from "./agent_box.ts";
 import { type FakeDroidOptions, startFakeAnthropicDroid } from "./fake_anthropic_droid.ts";
-import type { FakeAnthropic } from "./fake_anthropic.ts";
+import type { FakeAnthropic } from "../../mod/stand-in/anthropic.ts";
 import { DROID_DEFAULT_MODEL } from "../../mod/agents/droid.ts";
 
 const skip = agentSkip("droid");

@@ -1,14 +1,14 @@
 /**
- * The scripted fake Anthropic service of fake_anthropic.ts, taught the one step Droid 0.215.0
+ * The scripted fake Anthropic service of mod/stand-in/anthropic.ts, taught the one step Droid 0.215.0
  * needs first: Droid offers an MCP server's tools by name only (deferred) until the model loads
  * them with its ToolSearch tool. So, when no `*example__echo*` tool is offered but ToolSearch is,
  * and the system prompt says `ToolSearch with {…}` (gurt's DROID_TOOLS_PROMPT does), the fake
  * calls ToolSearch with that input, as a model following the prompt would; ToolSearch's result
- * is then no tool result of the script's, which goes on as fake_anthropic.ts's `nextTurn` does
+ * is then no tool result of the script's, which goes on as mod/stand-in/anthropic.ts's `nextTurn` does
  * (call the echo tool, `FINAL: <its result>` after it, `NO-TOOL` without one). With `bash` set,
  * the fake's first step runs that command through Droid's own shell tool, Execute, and answers
  * `FINAL: <its output>`. `retries`, `usage` and `tool` (a tool to call first once offered, such as
- * a loaded `box___box_ask_user`) are fake_anthropic.ts's. Streamed or whole answers
+ * a loaded `box___box_ask_user`) are mod/stand-in/anthropic.ts's. Streamed or whole answers
  * in the service's format; every request is logged.
  */
 import {
@@ -17,7 +17,7 @@ import {
   type FakeAnthropicRequest,
   type FakeBody,
   nextTurn,
-} from "./fake_anthropic.ts";
+} from "../../mod/stand-in/anthropic.ts";
 
 type Turn = ReturnType<typeof nextTurn>;
 
@@ -25,7 +25,7 @@ const USAGE = { input_tokens: 1_000, output_tokens: 50 };
 
 type Usage = { input_tokens: number; output_tokens: number };
 
-/** What the script does: fake_anthropic.ts's options (its port and log aside). */
+/** What the script does: mod/stand-in/anthropic.ts's options (its port and log aside). */
 export type FakeDroidOptions = Pick<FakeAnthropicOptions, "bash" | "retries" | "usage" | "tool">;
 
 /** Starts the fake on 127.0.0.1, on a port the kernel chooses. */

@@ -13,9 +13,14 @@ import {
   opencodeAdapter,
   opencodeWire,
 } from "../../mod/agents/opencode.ts";
-import { contentText, isTitleRequest, PENDING_WORDS, startFakeChat } from "./fake_chat.ts";
-import { startFakeResponses } from "./fake_responses.ts";
-import { startFakeAnthropic } from "./fake_anthropic.ts";
+import {
+  contentText,
+  isTitleRequest,
+  PENDING_WORDS,
+  startFakeChat,
+} from "../../mod/stand-in/chat.ts";
+import { startFakeResponses } from "../../mod/stand-in/responses.ts";
+import { startFakeAnthropic } from "../../mod/stand-in/anthropic.ts";
 import { readStandInLog, standInMcp } from "./stand_in_mcp.ts";
 
 const CONTEXT: AgentContext = {

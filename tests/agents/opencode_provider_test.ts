@@ -7,7 +7,7 @@
 import { assert, assertEquals } from "../assert.ts";
 import { grant } from "../kit/mod.ts";
 import { agentSkip, withAgentBox } from "./agent_box.ts";
-import { startFakeChat } from "./fake_chat.ts";
+import { startFakeChat } from "../../mod/stand-in/chat.ts";
 
 const skip = agentSkip("opencode");
 if (skip !== null) console.log(`skipping the OpenCode provider test: ${skip}`);

@@ -1,9 +1,9 @@
 /**
  * OpenCode as a task's worker (issue 20): the real opencode-ai 1.18.33 run by `gurt task start
  * --worker opencode` as root against a scripted fake model service, with no internet: its default
- * model gpt-5 over Responses (fake_responses.ts as `[models] openai_base_url`), a claude-* model
- * over Messages (fake_anthropic.ts as anthropic_base_url), and any other over Chat Completions
- * (fake_chat.ts, whose `shell` option calls OpenCode's bash tool). It lists the box's tools and
+ * model gpt-5 over Responses (mod/stand-in/responses.ts as `[models] openai_base_url`), a claude-* model
+ * over Messages (mod/stand-in/anthropic.ts as anthropic_base_url), and any other over Chat Completions
+ * (mod/stand-in/chat.ts, whose `shell` option calls OpenCode's bash tool). It lists the box's tools and
  * calls example.echo through the broker; its final answer and exit end the task; the vault's key
  * reaches the fake and never the task; an `ask` grant's call waits for the owner; its own shell
  * cannot reach a host off the task's list; and nothing else leaves the task.
@@ -24,9 +24,9 @@ import {
   stepTexts,
   withAgentBox,
 } from "./agent_box.ts";
-import { type FakeResponsesOptions, startFakeResponses } from "./fake_responses.ts";
-import { type FakeChatOptions, isTitleRequest, startFakeChat } from "./fake_chat.ts";
-import { type FakeAnthropicOptions, startFakeAnthropic } from "./fake_anthropic.ts";
+import { type FakeResponsesOptions, startFakeResponses } from "../../mod/stand-in/responses.ts";
+import { type FakeChatOptions, isTitleRequest, startFakeChat } from "../../mod/stand-in/chat.ts";
+import { type FakeAnthropicOptions, startFakeAnthropic } from "../../mod/stand-in/anthropic.ts";
 import { OPENCODE_DEFAULT_MODEL, OPENCODE_RESUME_PROMPT } from "../../mod/agents/opencode.ts";
 
 const skip = agentSkip("opencode");

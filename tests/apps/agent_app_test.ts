@@ -15,7 +15,7 @@ import { REDACTED } from "../../mod/vault/mod.ts";
 import { readAppFolder } from "../../mod/apps/mod.ts";
 import { filesHolding, stepTexts } from "../agents/agent_box.ts";
 import { claudeSkip, withClaudeBox } from "../agents/claude_box.ts";
-import type { FakeBody } from "../agents/fake_anthropic.ts";
+import type { FakeBody } from "../../mod/stand-in/anthropic.ts";
 import { EVERYTHING, everythingManifest, haveTestApps } from "./app_kit.ts";
 
 const APP = "everyagent";

@@ -29,10 +29,15 @@ Deno.test("a call to a tool outside the task's list, or to a made-up name, is a 
   const { runs, options } = counter();
   await withBox(options, async (box) => {
     const task = await box.startTask({ tools: ["example.echo"] });
-    const noGrant = { ok: false, error: denialText("no_grant") };
-    assertEquals(await task.call("test.count", { n: 1 }, "probe-1"), noGrant);
-    assertEquals(await task.call("shell", { command: "id" }, "probe-2"), noGrant);
-    assertEquals(await task.call("no.such_tool", { x: 1 }, "probe-3"), noGrant);
+    // Each is told the tool is not one of its tools; the record says no_grant.
+    const notListed = (tool: string) => ({
+      ok: false,
+      error:
+        `Denied: "${tool}" is not one of this task's tools (its tools: example.echo); the owner chooses them with gurt task start --tools.`,
+    });
+    assertEquals(await task.call("test.count", { n: 1 }, "probe-1"), notListed("test.count"));
+    assertEquals(await task.call("shell", { command: "id" }, "probe-2"), notListed("shell"));
+    assertEquals(await task.call("no.such_tool", { x: 1 }, "probe-3"), notListed("no.such_tool"));
     assertEquals(runs.length, 0);
     const decisions = (await box.records()).filter((r) => r.event.type === "decision");
     assertEquals(
@@ -44,7 +49,7 @@ Deno.test("a call to a tool outside the task's list, or to a made-up name, is a 
       ],
     );
     // Asked again with the same key: the same answer, and no second record.
-    assertEquals(await task.call("no.such_tool", { x: 1 }, "probe-3"), noGrant);
+    assertEquals(await task.call("no.such_tool", { x: 1 }, "probe-3"), notListed("no.such_tool"));
     assertEquals((await box.records()).filter((r) => r.event.type === "decision").length, 3);
   });
 });

@@ -39,7 +39,10 @@ result_class = "public"
 Deno.test("gurt grants check prints grants: ok and exits 0 for the seed's example grant", async () => {
   await withGrants({ "notes-read.toml": NOTES_READ, "spend.toml": ASK_SPEND }, async (home) => {
     const run = await gurtIn(home, "grants", "check");
-    assertEquals(run, { code: 0, stdout: "grants: ok\n", stderr: "" });
+    // The seed's /home/kyle/notes is on no test machine: said as a note, which fails nothing.
+    const note = `${home}/grants/notes-read.toml:10: note: constraints.paths: ` +
+      `"/home/kyle/notes" does not exist on this box; the grant matches nothing there until it does\n`;
+    assertEquals(run, { code: 0, stdout: `${note}grants: ok\n`, stderr: "" });
   });
 });
 
@@ -158,4 +161,47 @@ Deno.test("gurt grants explain writes nothing in the box home", async () => {
     assertEquals(entries, ["grants"]);
     assertEquals([...Deno.readDirSync(`${home}/grants`)].map((e) => e.name), ["notes-read.toml"]);
   });
+});
+
+Deno.test("gurt grants check gives 'did you mean result_class' for a near-miss field, and does not first call result_class missing", async () => {
+  const typo = ASK_SPEND.replace("result_class", "resultclass");
+  const constraint = NOTES_READ.replace("paths =", "path =");
+  await withGrants({ "spend.toml": typo, "notes-read.toml": constraint }, async (home) => {
+    const run = await gurtIn(home, "grants", "check");
+    assertEquals(run.code, 1);
+    assertStringIncludes(
+      run.stdout,
+      `${home}/grants/spend.toml:4: resultclass: unknown field; did you mean result_class?`,
+    );
+    assertStringIncludes(run.stdout, "constraints.path: unknown field; did you mean paths?");
+    assert(!run.stdout.includes("result_class: is required"), run.stdout);
+    assert(!run.stdout.includes("constraints.paths"), run.stdout);
+    // A field far from every known one is still only unknown.
+    const far = ASK_SPEND.replace('result_class = "public"', 'result_class = "public"\ncolour = 1');
+    await Deno.writeTextFile(`${home}/grants/spend.toml`, far);
+    await Deno.writeTextFile(`${home}/grants/notes-read.toml`, NOTES_READ);
+    const again = await gurtIn(home, "grants", "check");
+    assertStringIncludes(again.stdout, "spend.toml:5: colour: unknown field\n");
+  });
+});
+
+Deno.test("gurt grants check reports grant paths that do not exist on this box, and still passes", async () => {
+  const scratch = await Deno.makeTempDir({ prefix: "gurt-grant-path-" });
+  const gone = `${scratch}/no-such-folder`;
+  const text = NOTES_READ.replace('["/home/kyle/notes"]', JSON.stringify([scratch, gone]));
+  try {
+    await withGrants({ "notes-read.toml": text }, async (home) => {
+      const run = await gurtIn(home, "grants", "check");
+      assertEquals(run.code, 0, run.stdout);
+      const notes = run.stdout.split("\n").filter((line) => line.includes("does not exist"));
+      assertEquals(notes, [
+        `${home}/grants/notes-read.toml:10: note: constraints.paths: ${
+          JSON.stringify(gone)
+        } does not exist on this box; the grant matches nothing there until it does`,
+      ]);
+      assertStringIncludes(run.stdout, "grants: ok");
+    });
+  } finally {
+    await Deno.remove(scratch, { recursive: true });
+  }
 });

@@ -4,7 +4,7 @@
  * receives.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { gurt } from "../kit/mod.ts";
+import { gurt, gurtCommand } from "../kit/mod.ts";
 
 const ID = "t1";
 const NOW = new Date();
@@ -86,7 +86,7 @@ Deno.test("task watch: an event naming read_file while the core's entry says she
     assertEquals(run.code, 0, run.stderr);
     assertStringIncludes(run.stdout, '\n    shell {"command":"rm -rf /home/kyle/scratch/build"}\n');
     assert(!run.stdout.includes("read_file"), "nothing of the event is shown");
-    assertStringIncludes(run.stderr, "type 41 to approve, anything else refuses");
+    assertStringIncludes(run.stderr, "type 41 to approve, n to refuse");
     assertStringIncludes(run.stdout, "approved 41: runs");
     assert(core.seen.includes("POST /approvals/41/approve"), core.seen.join(", "));
   } finally {
@@ -94,10 +94,12 @@ Deno.test("task watch: an event naming read_file while the core's entry says she
   }
 });
 
-Deno.test("task watch: `y` refuses", async () => {
+Deno.test("task watch: `y` answers nothing and never approves; the end of input then refuses", async () => {
   const core = await fakeCore([PENDING_EVENT], [pendingEntry("shell", '{"command":"ls"}')]);
   try {
     const run = await watch(core, "y\n");
+    assertStringIncludes(run.stderr, "that answers nothing: type 41 to approve, n to refuse");
+    assertStringIncludes(run.stdout, "end of input: refusing 41");
     assertStringIncludes(run.stdout, "refused 41");
     assert(core.seen.includes("POST /approvals/41/refuse"), core.seen.join(", "));
     assert(!core.seen.includes("POST /approvals/41/approve"), "y never approves");
@@ -171,6 +173,82 @@ Deno.test("task watch --json prints the journal's lines and contacts nothing els
     const run = await watch(core, "41\n", ["--json"]);
     assertEquals(JSON.parse(run.stdout.trim()), PENDING_EVENT);
     assertEquals(core.seen, [`GET /tasks/${ID}/journal`]);
+  } finally {
+    await core.close();
+  }
+});
+
+/**
+ * A watch whose answers are typed one line at a time, each only after the question it answers
+ * was printed, as a person at a terminal types them: what was seen on stdout and stderr.
+ */
+async function typed(core: FakeCore, lines: string[]): Promise<{ code: number; seen: string[] }> {
+  const child = gurtCommand(["--home", core.home, "task", "watch", ID], { stdin: "piped" })
+    .spawn();
+  const guard = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  const stdin = child.stdin.getWriter();
+  const stderr = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let said = "";
+  const seen: string[] = [];
+  try {
+    for (const line of lines) {
+      // The next question: one more "to approve" line on stderr than answers typed so far.
+      const questions = () => said.split("to approve, n to refuse").length - 1;
+      while (questions() <= seen.length) {
+        const { done, value } = await stderr.read();
+        if (done) throw new Error(`gurt task watch ended before asking: ${said}`);
+        said += value;
+      }
+      seen.push(core.seen.filter((s) => s.startsWith("POST")).join(",") || "nothing");
+      await stdin.write(new TextEncoder().encode(`${line}\n`));
+    }
+    await stdin.close();
+    const status = await child.status;
+    for (;;) {
+      const { done } = await stderr.read();
+      if (done) break;
+    }
+    await child.stdout.cancel();
+    return { code: status.code, seen };
+  } finally {
+    clearTimeout(guard);
+  }
+}
+
+Deno.test("task watch: an empty line asks again and refuses nothing; the id typed then approves", async () => {
+  const core = await fakeCore([PENDING_EVENT], [pendingEntry("shell", '{"command":"ls"}')]);
+  try {
+    const run = await typed(core, ["", "   ", "41"]);
+    assertEquals(run.code, 0);
+    // Before each answer, nothing had been sent: the two empty lines neither refused nor approved.
+    assertEquals(run.seen, ["nothing", "nothing", "nothing"]);
+    assertEquals(core.seen.filter((s) => s.startsWith("POST")), ["POST /approvals/41/approve"]);
+  } finally {
+    await core.close();
+  }
+});
+
+for (const word of ["n", "refuse", "No"]) {
+  Deno.test(`task watch: \`${word}\` after an empty line refuses`, async () => {
+    const core = await fakeCore([PENDING_EVENT], [pendingEntry("shell", '{"command":"ls"}')]);
+    try {
+      const run = await typed(core, ["", word]);
+      assertEquals(run.seen, ["nothing", "nothing"]);
+      assertEquals(core.seen.filter((s) => s.startsWith("POST")), ["POST /approvals/41/refuse"]);
+    } finally {
+      await core.close();
+    }
+  });
+}
+
+Deno.test("task watch: an empty line with the id sent in the same write answers nothing", async () => {
+  // The id came in with the empty line, before the question was asked again: it is dropped.
+  const core = await fakeCore([PENDING_EVENT], [pendingEntry("shell", '{"command":"ls"}')]);
+  try {
+    const run = await watch(core, "\n41\n");
+    assertStringIncludes(run.stderr, "an empty line answers nothing: type 41 to approve");
+    assertStringIncludes(run.stdout, "refused 41");
+    assert(!core.seen.includes("POST /approvals/41/approve"), core.seen.join(", "));
   } finally {
     await core.close();
   }

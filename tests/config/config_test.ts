@@ -6,7 +6,7 @@ import {
   resolveHome,
   resolveVault,
 } from "../../mod/config/mod.ts";
-import { withHome } from "../kit/mod.ts";
+import { gurt, withHome } from "../kit/mod.ts";
 
 Deno.test("an unknown key names the file, the line and the dotted key", () => {
   const text = "[approvals]\nttl_ms = 5\n\n# note\nttl_mz = 3\n";
@@ -58,8 +58,20 @@ Deno.test("an empty file gives every default", () => {
     cpus: 1,
     tmp_bytes: 1024 * 1024 * 1024,
     home_bytes: 8 * 1024 * 1024 * 1024,
+    protected_paths: [],
   });
-  assertEquals(config.portal.listen, "127.0.0.1:7780");
+  // Not set: loadConfig fills in 127.0.0.1:7780 and says it was not chosen.
+  assertEquals(config.portal, {});
+});
+
+Deno.test("[portal] listen not set is 127.0.0.1:7780, not chosen; set, it is chosen", async () => {
+  await withHome(async (home) => {
+    const config = loadConfig({ home, env: {}, root: false });
+    assertEquals([config.portal.listen, config.portalListenSet], ["127.0.0.1:7780", false]);
+    await Deno.writeTextFile(`${home}/gurt.toml`, '[portal]\nlisten = "127.0.0.1:7780"\n');
+    const set = loadConfig({ home, env: {}, root: false });
+    assertEquals([set.portal.listen, set.portalListenSet], ["127.0.0.1:7780", true]);
+  });
 });
 
 Deno.test("the model request cap and the worker log's size are read, and nonsense is refused with its key", () => {
@@ -82,6 +94,26 @@ Deno.test("the model request cap and the worker log's size are read, and nonsens
   }
 });
 
+Deno.test("a portal port above 65535 is refused at load, by `gurt config` too", async () => {
+  for (const listen of ["127.0.0.1:99999", "[::1]:65536", "localhost:07780"]) {
+    const error = assertThrows(
+      () => parseConfig("g.toml", `[portal]\nlisten = "${listen}"\n`),
+      ConfigError,
+      "not a number from 0 (any free port) to 65535",
+    );
+    assertEquals([error.line, error.key], [2, "portal.listen"]);
+  }
+  for (const listen of ["127.0.0.1:65535", "[::1]:0", "localhost:7780"]) {
+    parseConfig("g.toml", `[portal]\nlisten = "${listen}"\n`);
+  }
+  await withHome(async (home) => {
+    const run = await gurt(["--home", home, "config"]);
+    assertEquals(run.code, 1, run.stdout);
+    assertStringIncludes(run.stderr, "portal.listen: has the port 99999");
+    assertStringIncludes(run.stderr, "see runbook.md#config-invalid");
+  }, { files: { "gurt.toml": '[portal]\nlisten = "127.0.0.1:99999"\n' } });
+});
+
 Deno.test("a portal address that is not loopback is refused", () => {
   assertThrows(
     () => parseConfig("g.toml", '[portal]\nlisten = "0.0.0.0:7780"\n'),
@@ -100,10 +132,34 @@ Deno.test("the home comes from --home, then BOX_HOME, then root's default, then 
   assertThrows(() => resolveHome({ home: "rel", env, root: false }), Error, "absolute");
 });
 
-Deno.test("the vault is BOX_VAULT, else /etc/box/vault.env as root, else in the home", () => {
+Deno.test("the vault is BOX_VAULT, else [vault] path, else /etc/box/vault.env as root with the default home, else in the home", () => {
   assertEquals(resolveVault("/h", { env: { BOX_VAULT: "/v.env" }, root: false }), "/v.env");
-  assertEquals(resolveVault("/h", { env: {}, root: true }), "/etc/box/vault.env");
+  assertEquals(
+    resolveVault("/h", { env: { BOX_VAULT: "/v.env" }, root: true }, "/c.env"),
+    "/v.env",
+  );
+  assertEquals(resolveVault("/h", { env: {}, root: true }, "/c.env"), "/c.env");
+  assertEquals(resolveVault("/var/lib/gurt", { env: {}, root: true }), "/etc/box/vault.env");
+  // A home of its own (a test's, a second box's) has its own vault, as root too.
+  assertEquals(resolveVault("/h", { env: {}, root: true }), "/h/vault.env");
   assertEquals(resolveVault("/h", { env: {}, root: false }), "/h/vault.env");
+  assertEquals(resolveVault("/var/lib/gurt", { env: {}, root: false }), "/var/lib/gurt/vault.env");
+});
+
+Deno.test("[vault] path in gurt.toml chooses the vault, and must be absolute", async () => {
+  await withHome((home) => {
+    const config = loadConfig({ home, env: {}, root: true });
+    assertEquals([config.vault, config.vaultFrom], ["/srv/keys/vault.env", "[vault] path"]);
+    const over = loadConfig({ home, env: { BOX_VAULT: "/v.env" }, root: true });
+    assertEquals([over.vault, over.vaultFrom], ["/v.env", "BOX_VAULT"]);
+    return Promise.resolve();
+  }, { files: { "gurt.toml": '[vault]\npath = "/srv/keys/vault.env"\n' } });
+  const error = assertThrows(
+    () => parseConfig("g.toml", '[vault]\npath = "keys/vault.env"\n'),
+    ConfigError,
+    "absolute path",
+  );
+  assertEquals([error.line, error.key], [2, "vault.path"]);
 });
 
 Deno.test("BOX_APPROVAL_WAIT_MS overrides gurt.toml and must be a positive integer", async () => {

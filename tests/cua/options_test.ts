@@ -57,3 +57,27 @@ Deno.test("a bad display or geometry is refused with the variable named", () => 
   );
   assertEquals(parseGeometry("640x480x16"), { width: 640, height: 480, depth: 16 });
 });
+
+Deno.test("BOX_CDP_PORT and BOX_CHROME_PROFILE give a second guest its own DevTools port and profile", () => {
+  const mine = desktopOptionsFromEnv({}, places);
+  assertEquals([mine.cdpPort, mine.chromeProfile], [9222, "/home/box/chrome-profile"]);
+  const other = desktopOptionsFromEnv(
+    { BOX_CDP_PORT: "9333", BOX_CHROME_PROFILE: "/srv/guest-b/profile/" },
+    places,
+  );
+  assertEquals([other.cdpPort, other.chromeProfile], [9333, "/srv/guest-b/profile"]);
+  for (const port of ["0", "65536", "92a", "-1"]) {
+    assertThrows(
+      () => desktopOptionsFromEnv({ BOX_CDP_PORT: port }, places),
+      Error,
+      "BOX_CDP_PORT",
+    );
+  }
+  for (const profile of ["profile", "/a/../b"]) {
+    assertThrows(
+      () => desktopOptionsFromEnv({ BOX_CHROME_PROFILE: profile }, places),
+      Error,
+      "BOX_CHROME_PROFILE",
+    );
+  }
+});

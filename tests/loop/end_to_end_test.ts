@@ -127,7 +127,7 @@ Deno.test("an ask grant: the block appears in gurt task watch, typing the id app
     clearTimeout(guard);
     const stderr = new TextDecoder().decode(await new Response(watch.stderr).arrayBuffer());
     assertEquals(status.code, 0, shown + stderr);
-    assertStringIncludes(stderr, `type ${approval} to approve, anything else refuses`);
+    assertStringIncludes(stderr, `type ${approval} to approve, n to refuse`);
     assertStringIncludes(shown, `approved ${approval}: runs`);
     assertStringIncludes(shown, "Paid \\u001b[8mfive\\u001b[0m cents.");
     assertStringIncludes(box.model.requests[1].raw, '\\"paid\\":5');

@@ -11,7 +11,7 @@ import { withProxy } from "./proxy_kit.ts";
 
 type Fields = Record<string, unknown>;
 
-/** A Responses body as Codex sends it (tests/agents/fake_responses.ts saw these keys), plus `more`. */
+/** A Responses body as Codex sends it (mod/stand-in/responses.ts saw these keys), plus `more`. */
 function codexBody(more: Fields = {}): Fields {
   return {
     model: "gpt-5-codex",

@@ -19,6 +19,8 @@ const ENTRIES: Record<string, string> = {
     "where gurt's code is, for the role table and roles/mod.ts without zod and TOML; imports nothing",
   "mod/config/home_paths.ts":
     "the box home's shared paths, for the role table without zod and TOML; imports nothing",
+  "mod/config/listen_address.ts":
+    "the loopback listen address grammar, for the portal role's permissions without zod; imports nothing",
   "mod/apps/app_folder.ts":
     "reads an app's folder for `gurt app add PATH` in the CLI role, without the MCP SDK or Ajv; imports nothing",
   "mod/apps/kept_names.ts":
@@ -158,6 +160,20 @@ Deno.test("mod/model-proxy imports nothing from mod/broker", () => {
       }
     }
   }
+  assertEquals(found, []);
+});
+
+/**
+ * mod/workdir (a task's workdirs: their grants, their id-mapped mounts, their listings) is a room
+ * below the core: it decides with mod/policy and imports no other module of gurt's, so the core,
+ * which writes the records and starts the sandbox, uses it and it never reaches back.
+ */
+const WORKDIR_MAY_IMPORT = new Set(["mod/workdir", "mod/policy"]);
+
+Deno.test("mod/workdir imports only mod/policy of gurt's modules", () => {
+  const found = edges.filter((edge) => moduleOf(edge.from) === "mod/workdir")
+    .map((edge) => moduleOf(edge.to))
+    .filter((to) => to !== null && !WORKDIR_MAY_IMPORT.has(to));
   assertEquals(found, []);
 });
 

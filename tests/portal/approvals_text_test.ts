@@ -47,6 +47,7 @@ Deno.test("an approval card says who asked and why: the task's worker, its promp
     spentCents: 250,
     spend: [],
     hosts: [],
+    workdirs: [],
     pending: [7],
   };
   const item = { ...BASE, kind: "grant" as const, tool: "example.spend", costCents: 1999 };

@@ -31,6 +31,8 @@ const LABELS: Record<RoleName, string> = {
   cli: "owner CLI",
   guest: "guest",
   portal: "portal",
+  "stand-in": "stand-in",
+  "egress-client": "laptop",
 };
 
 interface ReadmeRow {
@@ -102,6 +104,7 @@ const WORDS = new Map<string, string>([
   [`${home}/apps/one/tools.json`, "each app's `tools.json`"],
   [ownerTokenPath(home), "the owner token"],
   [portalAddrPath(home), "`run/portal.addr`"],
+  [`${home}/run/approvals-open.json`, "`run/approvals-open.json`"],
   [workspace, "the workspace"],
   ["/token-file", "its token files"],
   ["/tmp/.X11-unix", "the X socket"],
@@ -111,6 +114,7 @@ const WORDS = new Map<string, string>([
   ["0.0.0.0:1337", "its two ports"],
   ["0.0.0.0:1340", "its two ports"],
   ["127.0.0.1:7780", "its loopback port"],
+  ["127.0.0.1:8089", "its loopback port"],
   ["/box-home/apps/notes", "its app's folder"],
   ["/box-home/apps/notes/home", "its app's home"],
   ["api.notes.example:443", "its app's hosts"],
@@ -118,6 +122,7 @@ const WORDS = new Map<string, string>([
   ["127.0.0.1", "loopback"],
   ["[::1]", "loopback"],
   ["localhost", "loopback"],
+  ["/egress-token-file", "its token file"],
 ]);
 
 /** Every row of the table with its permissions for the places above, in each form it takes. */
@@ -190,6 +195,16 @@ function computed(): { name: keyof RoleTable; role: RoleName; permissions: RoleP
       name: "portal-serve",
       role: t["portal-serve"].role,
       permissions: t["portal-serve"].permissions({ home, listen: "127.0.0.1:7780" }),
+    },
+    {
+      name: "model-stand-in",
+      role: t["model-stand-in"].role,
+      permissions: t["model-stand-in"].permissions({ hostname: "127.0.0.1", port: 8089 }),
+    },
+    {
+      name: "egress-tunnel",
+      role: t["egress-tunnel"].role,
+      permissions: t["egress-tunnel"].permissions({ tokenFile: "/egress-token-file" }),
     },
   ];
 }

@@ -9,7 +9,13 @@ import type {
   PendingApprovalView,
   TaskView,
 } from "../../admin/mod.ts";
-import { centsText, journalWords, shownLines, shownText } from "../../owner-text/mod.ts";
+import {
+  centsText,
+  journalWords,
+  shownLines,
+  shownText,
+  workdirText,
+} from "../../owner-text/mod.ts";
 import { DataTable } from "./data_table.tsx";
 import { SpendTable } from "./spend_table.tsx";
 import { Csrf, Layout, Notice } from "./layout.tsx";
@@ -139,6 +145,10 @@ export function TaskPage(
           {task.hosts.length === 0
             ? "none but gurt.toml's [egress] hosts"
             : task.hosts.map((host) => shownText(host)).join(", ")}
+        </dd>
+        <dt>Workdirs</dt>
+        <dd class="workdirs">
+          {task.workdirs.length === 0 ? "none" : task.workdirs.map(workdirText).join("; ")}
         </dd>
         <dt>Worker</dt>
         <dd>{workerName(task.worker)}</dd>

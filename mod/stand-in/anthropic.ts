@@ -1,5 +1,6 @@
 /**
- * A scripted fake of Anthropic's Messages API for the agent tests: a real HTTP server on 127.0.0.1
+ * A scripted stand-in for Anthropic's Messages API (the agent tests', and `gurt dev model-stand-in`'s):
+ * a real HTTP server on 127.0.0.1
  * that answers `POST /v1/messages` (with or without `?beta=true`) in the service's own format,
  * streamed as server-sent events when the request asks for a stream, else whole, and logs every
  * request (method, path, headers, parsed body).
@@ -21,8 +22,9 @@
  * Each answer reports `usage` (by default 100,000 input tokens, so a few answers cost cents).
  * `GET /v1/models` lists one model whatever the key, so `gurt vault set ANTHROPIC_API_KEY`, whose
  * check calls it at `[vault] anthropic_base_url`, saves a made-up key.
- * Run on its own (`deno run -A tests/agents/fake_anthropic.ts [--port N] [--log FILE]`) it
- * prints its URL and appends each request to FILE as a JSON line.
+ * `gurt dev model-stand-in` serves it with the Responses and Chat Completions stand-ins on one port.
+ * When `gurt loop`'s `call_tool` is offered and no `example__echo` tool, the script calls
+ * `example.echo` through it.
  */
 
 /** One request as the fake received it. */
@@ -95,55 +97,63 @@ const MODELS = {
   last_id: MODEL,
 };
 
+/** The stand-in's answer to one request, each request kept in `requests`. */
+export function anthropicHandler(
+  options: FakeAnthropicOptions,
+  requests: { push(request: FakeAnthropicRequest): unknown },
+): (req: Request) => Promise<Response> {
+  return async (req) => {
+    const url = new URL(req.url);
+    const base = options.basePath ?? "";
+    // Under a base path, a request outside it is one the fake does not have.
+    if (base !== "") {
+      url.pathname = url.pathname.startsWith(`${base}/`)
+        ? url.pathname.slice(base.length)
+        : `/outside${url.pathname}`;
+    }
+    const text = await req.text();
+    const request: FakeAnthropicRequest = {
+      method: req.method,
+      path: new URL(req.url).pathname + url.search,
+      headers: Object.fromEntries(req.headers),
+      body: parse(text),
+    };
+    requests.push(request);
+    if (options.log !== undefined) {
+      await Deno.writeTextFile(options.log, JSON.stringify(request) + "\n", { append: true });
+    }
+    if (req.method === "POST" && url.pathname === "/v1/messages/count_tokens") {
+      return Response.json({ input_tokens: 10 });
+    }
+    if (req.method === "GET" && url.pathname === "/v1/models") return Response.json(MODELS);
+    if (req.method !== "POST" || url.pathname !== "/v1/messages") {
+      return Response.json({
+        type: "error",
+        error: {
+          type: "not_found_error",
+          message: `the fake has no ${req.method} ${url.pathname}`,
+        },
+      }, { status: 404 });
+    }
+    const body = request.body ?? {};
+    const turn = nextTurn(body, { ...options, agent: options.agent ?? agentOf(request.headers) });
+    const model = typeof body.model === "string" ? body.model : "claude-sonnet-4-5";
+    const usage = options.usage ?? DEFAULT_USAGE;
+    if (body.stream === true) {
+      return new Response(events(model, turn, usage).join(""), {
+        headers: { "content-type": "text/event-stream; charset=utf-8" },
+      });
+    }
+    return Response.json(whole(model, turn, usage));
+  };
+}
+
 /** Starts the fake on 127.0.0.1. */
 export function startFakeAnthropic(options: FakeAnthropicOptions = {}): FakeAnthropic {
   const requests: FakeAnthropicRequest[] = [];
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: options.port ?? 0, onListen: () => {} },
-    async (req) => {
-      const url = new URL(req.url);
-      const base = options.basePath ?? "";
-      // Under a base path, a request outside it is one the fake does not have.
-      if (base !== "") {
-        url.pathname = url.pathname.startsWith(`${base}/`)
-          ? url.pathname.slice(base.length)
-          : `/outside${url.pathname}`;
-      }
-      const text = await req.text();
-      const request: FakeAnthropicRequest = {
-        method: req.method,
-        path: new URL(req.url).pathname + url.search,
-        headers: Object.fromEntries(req.headers),
-        body: parse(text),
-      };
-      requests.push(request);
-      if (options.log !== undefined) {
-        await Deno.writeTextFile(options.log, JSON.stringify(request) + "\n", { append: true });
-      }
-      if (req.method === "POST" && url.pathname === "/v1/messages/count_tokens") {
-        return Response.json({ input_tokens: 10 });
-      }
-      if (req.method === "GET" && url.pathname === "/v1/models") return Response.json(MODELS);
-      if (req.method !== "POST" || url.pathname !== "/v1/messages") {
-        return Response.json({
-          type: "error",
-          error: {
-            type: "not_found_error",
-            message: `the fake has no ${req.method} ${url.pathname}`,
-          },
-        }, { status: 404 });
-      }
-      const body = request.body ?? {};
-      const turn = nextTurn(body, { ...options, agent: options.agent ?? agentOf(request.headers) });
-      const model = typeof body.model === "string" ? body.model : "claude-sonnet-4-5";
-      const usage = options.usage ?? DEFAULT_USAGE;
-      if (body.stream === true) {
-        return new Response(events(model, turn, usage).join(""), {
-          headers: { "content-type": "text/event-stream; charset=utf-8" },
-        });
-      }
-      return Response.json(whole(model, turn, usage));
-    },
+    anthropicHandler(options, requests),
   );
   return {
     url: `http://127.0.0.1:${server.addr.port}`,
@@ -214,6 +224,10 @@ export function nextTurn(
     return { kind: "tool", use: { name: own.name, input: own.input } };
   }
   const echo = tools.find((tool) => tool.name.includes("example__echo"));
+  if (echo === undefined && tools.some((tool) => tool.name === "call_tool")) {
+    const call = { name: "example.echo", input: { text: `hi from ${options.agent}` } };
+    return { kind: "tool", use: { name: "call_tool", input: call } };
+  }
   if (echo === undefined) return { kind: "text", text: "NO-TOOL" };
   return { kind: "tool", use: { name: echo.name, input: { text: `hi from ${options.agent}` } } };
 }
@@ -320,13 +334,4 @@ function events(
     }),
     sse("message_stop", { type: "message_stop" }),
   ];
-}
-
-if (import.meta.main) {
-  const at = (flag: string) => {
-    const i = Deno.args.indexOf(flag);
-    return i === -1 ? undefined : Deno.args[i + 1];
-  };
-  const fake = startFakeAnthropic({ port: Number(at("--port") ?? 0), log: at("--log") });
-  console.log(fake.url);
 }

@@ -131,6 +131,11 @@ export function chatTurn(body: Item, options: FakeChatOptions): ChatTurn {
     };
   }
   const tool = names.find((name) => name.includes("example__echo"));
+  if (tool === undefined && names.includes("call_tool")) {
+    // gurt loop's own tool: example.echo through it.
+    const input = { text: options.text ?? `hi from ${options.agent}` };
+    return { kind: "call", name: "call_tool", arguments: { name: "example.echo", input } };
+  }
   if (tool === undefined) return { kind: "text", text: "NO-TOOL" };
   return {
     kind: "call",
@@ -218,10 +223,13 @@ export function chatCompletion(model: unknown, turn: ChatTurn, n: number): Item 
 }
 
 /** Starts the fake on a free port of 127.0.0.1. */
-export function startFakeChat(options: FakeChatOptions): FakeChat {
-  const requests: FakeRequest[] = [];
+/** The stand-in's answer to one request, each request kept in `requests`. */
+export function chatHandler(
+  options: FakeChatOptions,
+  requests: { push(request: FakeRequest): unknown },
+): (req: Request) => Promise<Response> {
   let n = 0;
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+  return async (req) => {
     const url = new URL(req.url);
     const request: FakeRequest = {
       method: req.method,
@@ -246,7 +254,15 @@ export function startFakeChat(options: FakeChatOptions): FakeChat {
     return new Response(chatStream(body.model, turn, n, withUsage), {
       headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" },
     });
-  });
+  };
+}
+
+export function startFakeChat(options: FakeChatOptions): FakeChat {
+  const requests: FakeRequest[] = [];
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    chatHandler(options, requests),
+  );
   return {
     url: `http://127.0.0.1:${server.addr.port}`,
     requests,

@@ -1,7 +1,7 @@
 /** The agents' fake Anthropic service, as a person trying gurt runs it on its own. */
 import { assertEquals } from "../assert.ts";
 import { checkAnthropicKey } from "../../mod/vault/mod.ts";
-import { startFakeAnthropic } from "./fake_anthropic.ts";
+import { startFakeAnthropic } from "../../mod/stand-in/anthropic.ts";
 
 Deno.test("gurt's key check accepts a made-up key at the fake, so gurt vault set can save it", async () => {
   const fake = startFakeAnthropic();

@@ -208,10 +208,13 @@ export function responsesStream(model: unknown, turn: Turn, n: number): string {
 }
 
 /** Starts the fake on a free port of 127.0.0.1. */
-export function startFakeResponses(options: FakeResponsesOptions): FakeResponses {
-  const requests: FakeRequest[] = [];
+/** The stand-in's answer to one request, each request kept in `requests`. */
+export function responsesHandler(
+  options: FakeResponsesOptions,
+  requests: { push(request: FakeRequest): unknown },
+): (req: Request) => Promise<Response> {
   let n = 0;
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+  return async (req) => {
     const url = new URL(req.url);
     const request: FakeRequest = {
       method: req.method,
@@ -237,7 +240,15 @@ export function startFakeResponses(options: FakeResponsesOptions): FakeResponses
     return new Response(responsesStream(body.model, turn, n), {
       headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" },
     });
-  });
+  };
+}
+
+export function startFakeResponses(options: FakeResponsesOptions): FakeResponses {
+  const requests: FakeRequest[] = [];
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    responsesHandler(options, requests),
+  );
   return {
     url: `http://127.0.0.1:${server.addr.port}`,
     requests,
