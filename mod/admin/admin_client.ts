@@ -104,12 +104,15 @@ export class AdminClient {
     );
   }
 
-  /** Refuses approval `id`, with the owner's reason if any. */
+  /** Refuses approval `id`, with the owner's reason if any; `by` names who refused. */
   refuse(
     id: ApprovalId,
-    options: { reason?: string } = {},
+    options: { reason?: string; by?: string } = {},
   ): Promise<AdminResult<z.infer<typeof answeredAnswer>>> {
-    const body = options.reason === undefined ? undefined : { reason: options.reason };
+    const body = options.reason === undefined && options.by === undefined ? undefined : {
+      ...(options.reason === undefined ? {} : { reason: options.reason }),
+      ...(options.by === undefined ? {} : { by: options.by }),
+    };
     return this.ask(
       { method: "POST", path: `/approvals/${pathPart(id)}/refuse`, body },
       answeredAnswer,
@@ -183,10 +186,10 @@ export class AdminClient {
   /** The journal lines of task `id` after the first `after`, waiting up to `waitMs` for one. */
   journal(
     id: string,
-    options: { after: number; waitMs: number },
+    options: { after: number; waitMs: number; signal?: AbortSignal },
   ): Promise<AdminResult<z.infer<typeof journalPageAnswer>>> {
     const path = `/tasks/${pathPart(id)}/journal?after=${options.after}&wait=${options.waitMs}`;
-    return this.ask({ method: "GET", path }, journalPageAnswer);
+    return this.ask({ method: "GET", path, signal: options.signal }, journalPageAnswer);
   }
 
   /** The vault's key names, never a value. */

@@ -9,7 +9,11 @@ import { AGENT_NAMES } from "../agents/mod.ts";
 
 // ---- Requests ----
 
-export const refuseBody = z.strictObject({ reason: z.string().max(2000).optional() });
+export const refuseBody = z.strictObject({
+  reason: z.string().max(2000).optional(),
+  /** Who refused, for the Approval record (`gurt refuse` when absent). */
+  by: z.string().min(1).max(200).optional(),
+});
 
 export const approveBody = z.strictObject({ by: z.string().min(1).max(200).optional() });
 

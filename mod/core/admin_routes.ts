@@ -100,7 +100,7 @@ export function adminRoutes(deps: AdminDeps, sources: AdminSources): Hono {
     const result = await closeApproval(deps, {
       id,
       answer: "refused",
-      by: "gurt refuse",
+      by: body?.by ?? "gurt refuse",
       reason: body?.reason ?? null,
     });
     return c.json(answered(id, result));

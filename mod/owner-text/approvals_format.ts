@@ -1,6 +1,7 @@
 /** How `gurt approvals` shows a pending approval: two lines, escaped (docs/grants.md#approvals). */
 import type { AdminResult, AnsweredAnswer, PendingApprovalView } from "../admin/mod.ts";
 import { shownText } from "./escape.ts";
+import { centsText } from "./spend_text.ts";
 
 /**
  * The most characters of a call's arguments shown in the block: past them the block says how many
@@ -20,7 +21,7 @@ export function approvalBlock(item: PendingApprovalView, now: Date): string {
   ];
   if (item.grant !== null) parts.push(`grant ${shownText(item.grant, { max: 200 })}`);
   if (item.kind === "budget") parts.push("over budget");
-  if (item.costCents !== null) parts.push(`cost ${item.costCents}¢`);
+  if (item.costCents !== null) parts.push(`cost ${centsText(item.costCents)}`);
   parts.push(`taint ${item.taint}`);
   const call = `${shownText(item.tool, { max: 200 })} ${
     shownText(item.arguments, { max: ARGUMENTS_MAX })

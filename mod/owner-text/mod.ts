@@ -4,9 +4,10 @@
  */
 export { answerText, approvalBlock, ARGUMENTS_MAX } from "./approvals_format.ts";
 export { SHOWN_LINES_MAX, SHOWN_MAX, shownLines, type ShownOptions, shownText } from "./escape.ts";
-export { blockedText, journalWords } from "./journal_words.ts";
+export { blockedText, blockReasonText, journalWords } from "./journal_words.ts";
 export { CONTINUED, terminalRows } from "./terminal_rows.ts";
 export {
+  centsText,
   dollarsText,
   spendNotes,
   spendTable,

@@ -15,6 +15,17 @@ export function dollarsText(nanocents: number): string {
   return `$${(hundredths / 10_000).toFixed(4)}`;
 }
 
+/**
+ * Cents as a person reads money: dollars and cents, `$19.99` for 1999; a fraction of a cent (a
+ * model's exact spend) to a hundredth of a cent, `$0.0060` for 0.6.
+ */
+export function centsText(cents: number): string {
+  const sign = cents < 0 ? "-" : "";
+  const whole = Number.isInteger(cents);
+  const dollars = Math.abs(cents) / 100;
+  return `${sign}$${whole ? dollars.toFixed(2) : dollars.toFixed(4)}`;
+}
+
 /** The sentence for a model the box has no price for. */
 export function unpricedText(model: string): string {
   return `priced at the highest listed rate: no price for ${

@@ -7,6 +7,7 @@ import {
 } from "../admin/mod.ts";
 import type { TaskShowAnswer, TaskView } from "../admin/mod.ts";
 import {
+  centsText,
   dollarsText,
   journalWords,
   shownText,
@@ -63,8 +64,8 @@ export default async function main(args: TaskArgs): Promise<number> {
 }
 
 function money(task: TaskView): string {
-  const budget = task.budgetCents === null ? "no budget" : `${task.budgetCents}¢`;
-  return `${task.spentCents}¢ of ${budget}`;
+  const budget = task.budgetCents === null ? "no budget" : centsText(task.budgetCents);
+  return `${centsText(task.spentCents)} of ${budget}`;
 }
 
 function printList(tasks: ListedTask[]): void {

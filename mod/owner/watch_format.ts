@@ -5,7 +5,7 @@
  * `[denied <name>: <reason>]` with the runbook pointer of the box's own failures.
  */
 import type { JournalLineView } from "../admin/mod.ts";
-import { blockedText, shownLines, shownText } from "../owner-text/mod.ts";
+import { blockedText, centsText, shownLines, shownText } from "../owner-text/mod.ts";
 
 /** The runbook pointer printed under a denial that describes the box, not the call. */
 const POINTERS: Record<string, string> = {
@@ -43,7 +43,9 @@ export function watchLine(line: JournalLineView): string | null {
     case "ask.answer":
       return `[answer: ${line.approved === true ? "yes" : "no"}]`;
     case "cost":
-      return `[cost ${line.cents}¢ ${shownText(String(line.what), { max: 200 })}]`;
+      return `[cost ${centsText(Number(line.cents))} ${
+        shownText(String(line.what), { max: 200 })
+      }]`;
     case "event":
       return eventText(String(line.event), fieldsOf(line.detail));
     default:

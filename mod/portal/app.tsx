@@ -76,7 +76,7 @@ export function portalApp(options: PortalAppOptions): Hono<PortalEnv> {
   // The owner API: the admin socket, for programs holding the owner token or a signed-in page.
   app.all("/api/*", (c) => forwardToAdmin(admin, c.req.raw));
   app.route("/", approvalRoutes({ admin, clock, streams, approvals }));
-  app.route("/", taskRoutes({ admin, clock }));
+  app.route("/", taskRoutes({ admin, clock, streams, approvals }));
   app.route("/", appRoutes({ admin, clock }));
   app.route("/", keyRoutes({ admin, clock }));
   app.route("/", recordRoutes({ admin, clock }));

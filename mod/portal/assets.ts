@@ -48,6 +48,8 @@ code { overflow-wrap: anywhere; }
 pre, code, .data { direction: ltr; unicode-bidi: isolate-override; }
 .data { overflow-wrap: anywhere; }
 p.more { margin: -.5rem 0 1rem; color: var(--muted); } nav.pages { margin: 1rem 0; }
+.help { display: block; color: var(--muted); font-size: .85rem; }
+dl.fields { margin: 0; gap: 0 .75rem; } ul.waiting { margin: 0; padding-left: 1.2rem; }
 ul.keys, ol.journal { padding: 0; } ul.keys { list-style: none; } ol.journal { list-style-position: inside; }
 @media (max-width: 40rem) {
   table.stack thead { position: absolute; left: -9999px; }
@@ -63,7 +65,9 @@ ul.keys, ol.journal { padding: 0; } ul.keys { list-style: none; } ol.journal { l
  * task and page number) and, whenever a pending approval is added or answered, brings the list in
  * line with the server's fresh rendering element by element: new cards are inserted, answered ones
  * removed, a card being filled in is left untouched, and the notes of how many more a task has and
- * the page links are replaced.
+ * the page links are replaced. On a task page, listens to /events/tasks/ID (with the page's query:
+ * its journal page) and replaces the part that changes (#task-live: state, spend, waiting
+ * approvals, journal, audit records) with the server's fresh rendering.
  */
 export const SCRIPT = `
 "use strict";
@@ -96,6 +100,20 @@ export const SCRIPT = `
       }
       previous = element;
     });
+  });
+  window.addEventListener("pagehide", function () { source.close(); });
+})();
+(function () {
+  var live = document.getElementById("task-live");
+  if (!live || !window.EventSource) return;
+  var source = new EventSource("/events" + window.location.pathname + window.location.search);
+  source.addEventListener("task", function (event) {
+    var doc = new DOMParser().parseFromString(event.data, "text/html");
+    var fresh = doc.getElementById("task-live");
+    if (!fresh) return;
+    live.replaceChildren.apply(live, Array.prototype.map.call(fresh.childNodes, function (node) {
+      return document.importNode(node, true);
+    }));
   });
   window.addEventListener("pagehide", function () { source.close(); });
 })();

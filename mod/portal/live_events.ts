@@ -1,6 +1,6 @@
 /**
- * Live approvals over server-sent events: each time the approval table changes, every open stream
- * gets the freshly rendered list. The portal closes every stream before it shuts down.
+ * Live views over server-sent events: each time what a stream watches changes (the approval table,
+ * a task), the stream gets the freshly rendered part of its page. The portal closes every stream before it shuts down.
  */
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
@@ -13,8 +13,14 @@ export class LiveStreams {
   /** Answers with a stream that sends `render()` at once and after every `subscribe` change. */
   serve(
     c: Context<PortalEnv>,
-    source: { subscribe: (listener: () => void) => () => void; render: () => Promise<string> },
+    source: {
+      subscribe: (listener: () => void) => () => void;
+      render: () => Promise<string>;
+      /** The SSE event's name; `approvals` unless said. */
+      event?: string;
+    },
   ): Response {
+    const event = source.event ?? "approvals";
     return streamSSE(c, async (stream) => {
       const done = Promise.withResolvers<void>();
       let dirty = true;
@@ -30,7 +36,7 @@ export class LiveStreams {
         while (!stream.aborted && !stream.closed) {
           if (dirty) {
             dirty = false;
-            await stream.writeSSE({ event: "approvals", data: await source.render() });
+            await stream.writeSSE({ event, data: await source.render() });
           }
           const ended = await Promise.race([
             done.promise.then(() => true),

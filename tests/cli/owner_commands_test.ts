@@ -62,7 +62,7 @@ Deno.test("gurt approvals prints the two-line block with control, invisible and 
       new RegExp(
         `^${
           ids[0]
-        }  just now  expires in 1[45] min  task ${task.id}  grant spend  cost 3¢  taint private$`,
+        }  just now  expires in 1[45] min  task ${task.id}  grant spend  cost \\$0\\.03  taint private$`,
       ),
     );
     assertEquals(
@@ -70,7 +70,7 @@ Deno.test("gurt approvals prints the two-line block with control, invisible and 
       String
         .raw`    example.spend {"cents":3,"payee":"\u001b[31mred\u001b[2J\u202e\u200b\u2066gpj.exe"}`,
     );
-    assertMatch(lines[2], new RegExp(`^${ids[1]}  just now  .*cost 4¢  taint private$`));
+    assertMatch(lines[2], new RegExp(`^${ids[1]}  just now  .*cost \\$0\\.04  taint private$`));
     assertEquals(lines[3], `    example.spend {"cents":4,"payee":"/etc"}`);
     for (const char of ["\u001b", "\u202e", "\u200b", "\u2066"]) {
       assert(
@@ -136,7 +136,7 @@ Deno.test("gurt refuse: prints refused, exit 0; the call is refused; a second re
     const shown = await run(box, ["task", "show", task.id]);
     assertMatch(
       shown.stdout,
-      new RegExp(`approval ${id} pending: example\\.spend, expires \\d{4}-`),
+      new RegExp(`approval ${id} is waiting: example\\.spend, until \\d{4}-`),
     );
     assertMatch(shown.stdout, /denied example\.spend: approval_refused\n/);
     assert(!shown.stdout.includes('"type":"event"'), shown.stdout);
@@ -167,7 +167,7 @@ Deno.test("gurt task start, list, show and stop against a running core", async (
     const shown = await run(box, ["task", "show", id]);
     assertEquals(shown.code, 0, shown.stderr);
     assertStringIncludes(shown.stdout, `task ${id}: done`);
-    assertStringIncludes(shown.stdout, "spent 0¢ of 50¢");
+    assertStringIncludes(shown.stdout, "spent $0.00 of $0.50");
     assertStringIncludes(shown.stdout, "prompt say \\u202ehi");
     assertMatch(shown.stdout, /result line-1 example\.echo \{"ok":true,"output":\{"text":"hi"\}\}/);
     assertMatch(shown.stdout, /step line 1 done/);
@@ -176,8 +176,11 @@ Deno.test("gurt task start, list, show and stop against a running core", async (
     const other = idle.stdout.trim();
     const listed = await run(box, ["task", "list"]);
     assertEquals(listed.code, 0, listed.stderr);
-    assertStringIncludes(listed.stdout, `${id}  done  0¢ of 50¢  models $0.0000  say \\u202ehi`);
-    assertStringIncludes(listed.stdout, `${other}  running  0¢ of no budget`);
+    assertStringIncludes(
+      listed.stdout,
+      `${id}  done  $0.00 of $0.50  models $0.0000  say \\u202ehi`,
+    );
+    assertStringIncludes(listed.stdout, `${other}  running  $0.00 of no budget`);
 
     const stopped = await run(box, ["task", "stop", other]);
     assertEquals([stopped.code, stopped.stdout], [0, `stopped ${other}\n`]);

@@ -57,7 +57,7 @@ Deno.test("gurt task show prints the spend by model, gurt task list its total, g
     const listed = await run(["task", "list"]);
     assertEquals(listed.code, 0, listed.stderr);
     assert(
-      rowOf(listed.stdout, [task.id, "running", "3¢ of no budget", "models $0.0308"]),
+      rowOf(listed.stdout, [task.id, "running", "$0.03 of no budget", "models $0.0308"]),
       listed.stdout,
     );
 

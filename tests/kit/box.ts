@@ -30,7 +30,9 @@ export interface TestBox {
     path: string,
     body?: unknown,
   ): Promise<{ status: number; body: Json }>;
-  startTask(options?: { tools?: string[]; budgetCents?: number | null }): Promise<TestTask>;
+  startTask(
+    options?: { tools?: string[]; budgetCents?: number | null; prompt?: string },
+  ): Promise<TestTask>;
   writeGrant(id: string, toml: string): Promise<void>;
   removeGrant(id: string): Promise<void>;
   /** Every audit record, parsed, in order. */
@@ -106,6 +108,7 @@ export async function startBox(options: BoxOptions = {}): Promise<TestBox> {
         path: "/tasks",
         body: {
           worker: { kind: "none" },
+          ...(task.prompt === undefined ? {} : { prompt: task.prompt }),
           tools: task.tools ?? ["example.echo"],
           budgetCents: task.budgetCents ?? null,
         },

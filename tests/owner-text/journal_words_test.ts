@@ -4,15 +4,21 @@
  * every field a task chose is one line of data.
  */
 import { assertEquals } from "../assert.ts";
-import { answerText, blockedText, journalWords } from "../../mod/owner-text/mod.ts";
+import {
+  answerText,
+  approvalBlock,
+  blockedText,
+  centsText,
+  journalWords,
+} from "../../mod/owner-text/mod.ts";
 
 const TIME = "2026-12-03T12:00:00.000Z";
 
-Deno.test("a model endpoint's Factory refusal reads `blocked factory PATH (factory_path)`, not undefined:undefined", () => {
+Deno.test("a model endpoint's Factory refusal reads `net.blocked factory PATH (factory_path)`, not undefined:undefined", () => {
   const detail = { service: "factory", path: "/api/sessions/x", reason: "factory_path", at: "" };
   assertEquals(
     journalWords({ type: "event", time: TIME, event: "net.blocked", detail }),
-    "blocked factory /api/sessions/x (factory_path)",
+    "net.blocked factory /api/sessions/x (factory_path)",
   );
   assertEquals(
     blockedText({
@@ -53,7 +59,7 @@ Deno.test("a path, a key and a question a task chose are shown on one line, esca
       answer: { s: "\u00ad" },
       cost: 0,
     }),
-    'result k t {"s":"\\u00ad"} cost 0¢',
+    'result k t {"s":"\\u00ad"} cost $0.00',
   );
 });
 
@@ -83,10 +89,10 @@ Deno.test("a model request's hold, its settling and its owed cents read as words
   const words = journalWords(hold);
   assertEquals(words.includes("\n"), false, words);
   assertEquals(words.startsWith("hold 0123456789abcdef: anthropic /v1/messages ("), true, words);
-  assertEquals(words.endsWith("), at most 7¢"), true, words);
+  assertEquals(words.endsWith("), at most $0.07"), true, words);
   assertEquals(
     journalWords({ ...hold, model: null }),
-    "hold 0123456789abcdef: anthropic /v1/messages (no model named), at most 7¢",
+    "hold 0123456789abcdef: anthropic /v1/messages (no model named), at most $0.07",
   );
   assertEquals(
     journalWords({ type: "model.settled", time: TIME, hold: "0123456789abcdef" }),
@@ -94,6 +100,62 @@ Deno.test("a model request's hold, its settling and its owed cents read as words
   );
   assertEquals(
     journalWords({ type: "model.owed", time: TIME, hold: "0123456789abcdef", cents: 300 }),
-    "hold 0123456789abcdef: 300¢ the audit log could not take, charged at the next start",
+    "hold 0123456789abcdef: $3.00 the audit log could not take, charged at the next start",
   );
+});
+
+Deno.test("journal events read as sentences: a waiting approval, and a blocked host with its reason in words", () => {
+  const pending = {
+    type: "event",
+    time: TIME,
+    event: "approval_pending",
+    detail: { approval: 10, tool: "example.spend", expires: "2026-12-03T12:15:00.000Z" },
+  };
+  assertEquals(
+    journalWords(pending),
+    "approval 10 is waiting: example.spend, until 2026-12-03T12:15:00.000Z",
+  );
+  const blocked = {
+    type: "event",
+    time: TIME,
+    event: "net.blocked",
+    detail: { task: "t1", host: "api.example.com", port: 443, reason: "not_listed" },
+  };
+  assertEquals(journalWords(blocked), "net.blocked api.example.com:443 (not on the task's list)");
+  // A reason of no known kind is shown as it came, as data.
+  const odd = { ...blocked, detail: { ...blocked.detail, reason: "new_kind\n" } };
+  assertEquals(journalWords(odd), "net.blocked api.example.com:443 (new_kind\\n)");
+  // A damaged line, as the core's follower hands it on, is said as such, not as JSON.
+  assertEquals(
+    journalWords({ type: "event", time: "", event: "unreadable", detail: null }),
+    "a journal line that is not JSON (damaged or cut short)",
+  );
+  // gurt task watch keeps the reason's code (blockedText without words).
+  assertEquals(blockedText(blocked.detail), "api.example.com:443 (not_listed)");
+});
+
+Deno.test("money reads as dollars and cents: a call's cost, a result, a charge and an approval's block", () => {
+  assertEquals(centsText(1999), "$19.99");
+  assertEquals(centsText(0), "$0.00");
+  assertEquals(centsText(5), "$0.05");
+  assertEquals(centsText(0.6), "$0.0060");
+  assertEquals(
+    journalWords({ type: "cost", time: TIME, cents: 1999, what: "example.spend" }),
+    "cost $19.99 example.spend",
+  );
+  const block = approvalBlock({
+    approval: 7,
+    task: "t1",
+    key: "k",
+    kind: "grant",
+    tool: "example.spend",
+    arguments: '{"cents":1999}',
+    grant: "spend",
+    taint: "private",
+    costCents: 1999,
+    created: TIME,
+    expires: "2026-12-03T12:15:00.000Z",
+  }, new Date(TIME));
+  assertEquals(block.includes("cost $19.99  taint private"), true, block);
+  assertEquals(block.includes("¢"), false, block);
 });

@@ -95,7 +95,7 @@ Deno.test({
           ]
             .map((m) => [m[1], m[2], m[3]]);
           assertEquals(tools.sort(), [
-            ["probe.charge", "3¢ a call", "no"],
+            ["probe.charge", "$0.03 a call", "no"],
             ["probe.crash", "free", "no"],
             ["probe.echo", "free", "yes (its server says so)"],
             ["probe.long", "free", "no"],

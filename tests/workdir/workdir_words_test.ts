@@ -57,27 +57,31 @@ Deno.test("the journal's workdir events read in words: the mount with its read-o
 
 Deno.test("the portal's task page lists each workdir with its mode, and the summary of the task's writes", async () => {
   const page = TaskPage({
-    task: {
-      id: "t1",
-      prompt: "p",
-      worker: { kind: "cmd" },
-      tools: [],
-      budgetCents: null,
-      state: "done",
-      created: writes.time,
-      ended: writes.time,
-      endReason: null,
-      spentCents: 0,
-      spend: [],
-      hosts: [],
-      workdirs: [
-        { path: "/home/alice/code/shop", readOnly: false, mode: "auto" },
-        { path: "/home/alice/docs", readOnly: true, mode: "ask" },
-      ],
-      pending: [],
+    view: {
+      task: {
+        id: "t1",
+        prompt: "p",
+        worker: { kind: "cmd" },
+        tools: [],
+        budgetCents: null,
+        state: "done",
+        created: writes.time,
+        ended: writes.time,
+        endReason: null,
+        spentCents: 0,
+        spend: [],
+        hosts: [],
+        workdirs: [
+          { path: "/home/alice/code/shop", readOnly: false, mode: "auto" },
+          { path: "/home/alice/docs", readOnly: true, mode: "ask" },
+        ],
+        pending: [],
+      },
+      journal: { total: 1, first: 0, lines: [writes] },
+      records: [],
+      approvals: [],
+      answered: [],
     },
-    journal: { total: 1, first: 0, lines: [writes] },
-    records: [],
     csrf: "x",
     notice: null,
   });

@@ -10,7 +10,7 @@
 // reconciler, and Hono would print them as attributes.
 import type { Child } from "hono/jsx";
 import type { AppDetailView } from "../../admin/mod.ts";
-import { shownLines, shownText } from "../../owner-text/mod.ts";
+import { centsText, shownLines, shownText } from "../../owner-text/mod.ts";
 import { DataTable } from "./data_table.tsx";
 import { Csrf, Layout, Notice } from "./layout.tsx";
 
@@ -186,7 +186,7 @@ function Tools(props: { tools: Tool[] }): Child {
                     <code>{shownText(tool.server_name, { max: 128 })}</code>
                   </dd>
                   <dt>Cost</dt>
-                  <dd>{tool.cost_cents === 0 ? "free" : `${tool.cost_cents}¢ a call`}</dd>
+                  <dd>{tool.cost_cents === 0 ? "free" : `${centsText(tool.cost_cents)} a call`}</dd>
                   <dt>Read-only</dt>
                   <dd>{tool.read_only ? "yes (its server says so)" : "no"}</dd>
                 </dl>

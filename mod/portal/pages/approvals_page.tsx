@@ -5,10 +5,14 @@
 // deno-lint-ignore-file jsx-key -- rendered on the server only: keys matter to a client
 // reconciler, and Hono would print them as attributes.
 import type { Child } from "hono/jsx";
-import type { PendingApprovalView } from "../../admin/mod.ts";
-import { approvalBlock, ARGUMENTS_MAX, shownText } from "../../owner-text/mod.ts";
+import type { ListedTask, PendingApprovalView } from "../../admin/mod.ts";
+import { approvalBlock, ARGUMENTS_MAX, centsText, shownText } from "../../owner-text/mod.ts";
 import { type ApprovalGroup, type ApprovalsView, pageLink } from "../approvals_paging.ts";
 import { Csrf, Layout, Notice } from "./layout.tsx";
+import { Help, promptLine, spendingText, workerName } from "./owner_words.tsx";
+
+/** The tasks the cards name, by id: who asked, and why (its prompt, worker and spend). */
+export type TaskBriefs = ReadonlyMap<string, ListedTask>;
 
 /**
  * One page of the pending approvals (approvals_paging.ts): each task's cards, and after them a note
@@ -16,7 +20,7 @@ import { Csrf, Layout, Notice } from "./layout.tsx";
  * line with a fresh rendering of the same page.
  */
 export function ApprovalsList(
-  props: { view: ApprovalsView; now: Date; csrf: string },
+  props: { view: ApprovalsView; tasks: TaskBriefs; now: Date; csrf: string },
 ): Child {
   const view = props.view;
   const heading = view.total === 0
@@ -33,6 +37,7 @@ export function ApprovalsList(
         ...group.items.map((item) => (
           <ApprovalCard
             item={item}
+            task={props.tasks.get(item.task) ?? null}
             now={props.now}
             csrf={props.csrf}
           />
@@ -73,8 +78,11 @@ function PageLinks(props: { view: ApprovalsView }): Child {
   );
 }
 
-function ApprovalCard(props: { item: PendingApprovalView; now: Date; csrf: string }): Child {
+function ApprovalCard(
+  props: { item: PendingApprovalView; task: ListedTask | null; now: Date; csrf: string },
+): Child {
   const item = props.item;
+  const task = props.task;
   const [head] = approvalBlock(item, props.now).split("\n");
   const parts = head.split("  ");
   const id = `approval-${item.approval}`;
@@ -100,15 +108,27 @@ function ApprovalCard(props: { item: PendingApprovalView; now: Date; csrf: strin
         <dt>Grant</dt>
         <dd>{item.grant === null ? "none" : <code>{shownText(item.grant)}</code>}</dd>
         <dt>Taint</dt>
-        <dd>{item.taint}</dd>
+        <dd>
+          <Help topic="taint">{item.taint}</Help>
+        </dd>
         <dt>Task</dt>
         <dd>
           <a href={`/tasks/${encodeURIComponent(item.task)}`}>{shownText(item.task)}</a>
         </dd>
+        {task === null ? null : (
+          <>
+            <dt>Asked by</dt>
+            <dd class="worker">{workerName(task.worker)}</dd>
+            <dt>Its prompt</dt>
+            <dd class="prompt data">{promptLine(task.prompt)}</dd>
+            <dt>Spent</dt>
+            <dd class="spent">{spendingText(task)}</dd>
+          </>
+        )}
         {item.costCents === null ? null : (
           <>
             <dt>Cost</dt>
-            <dd>{`${item.costCents}¢`}</dd>
+            <dd class="cost">{centsText(item.costCents)}</dd>
           </>
         )}
         <dt>Asked</dt>
@@ -150,12 +170,18 @@ export function kindText(item: PendingApprovalView): string {
 
 /** The whole Approvals page. */
 export function ApprovalsPage(
-  props: { view: ApprovalsView; now: Date; csrf: string; notice: string | null },
+  props: {
+    view: ApprovalsView;
+    tasks: TaskBriefs;
+    now: Date;
+    csrf: string;
+    notice: string | null;
+  },
 ): Child {
   return (
     <Layout title="Approvals" current="/approvals" csrf={props.csrf}>
       <Notice text={props.notice} />
-      <ApprovalsList view={props.view} now={props.now} csrf={props.csrf} />
+      <ApprovalsList view={props.view} tasks={props.tasks} now={props.now} csrf={props.csrf} />
     </Layout>
   );
 }

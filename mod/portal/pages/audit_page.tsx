@@ -2,13 +2,11 @@
  * The Audit page: the verification's result, the head, a checkpoint line to copy off the box, and
  * one page of records with links to the older and newer pages.
  */
-// deno-lint-ignore-file jsx-key -- rendered on the server only: keys matter to a client
-// reconciler, and Hono would print them as attributes.
 import type { Child } from "hono/jsx";
 import type { AuditAnswer, AuditRecordView } from "../../admin/mod.ts";
-import { shownText } from "../../owner-text/mod.ts";
 import { DataTable } from "./data_table.tsx";
 import { Layout } from "./layout.tsx";
+import { RECORD_COLUMNS, recordCells } from "./owner_words.tsx";
 
 /** One page of records: those shown, the page size, and the seq the next record will have. */
 export interface RecordsPage {
@@ -87,12 +85,8 @@ function Records(props: { page: RecordsPage }): Child {
     <section aria-labelledby="records-heading">
       <h2 id="records-heading">{`Records ${first} to ${last}`}</h2>
       <DataTable
-        columns={["Seq", "Time", "Event"]}
-        rows={records.map((record) => [
-          String(record.seq),
-          record.time,
-          <code>{shownText(JSON.stringify(record.event))}</code>,
-        ])}
+        columns={RECORD_COLUMNS}
+        rows={records.map(recordCells)}
       />
       <nav aria-label="Record pages" class="actions">
         {first > 0 ? <a href={`/audit?from=${Math.max(0, first - size)}`}>Older records</a> : null}

@@ -6,6 +6,7 @@ import type { GrantView } from "../../admin/mod.ts";
 import { shownText } from "../../owner-text/mod.ts";
 import { DataTable } from "./data_table.tsx";
 import { Layout } from "./layout.tsx";
+import { Help } from "./owner_words.tsx";
 
 /** The whole page: the set's validity, its problems as `gurt grants check` prints them, each file. */
 export function GrantsPage(
@@ -31,7 +32,7 @@ export function GrantsPage(
             <code>{shownText(grant.id)}</code>,
             grant.tool === null ? "—" : shownText(grant.tool),
             grant.mode ?? "—",
-            grant.label ?? "—",
+            grant.label === null ? "—" : <Help topic="grant">{shownText(grant.label)}</Help>,
             grant.constraints.length === 0
               ? "none"
               : grant.constraints.map((c) => shownText(c)).join("; "),

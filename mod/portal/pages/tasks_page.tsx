@@ -2,19 +2,33 @@
 // deno-lint-ignore-file jsx-key -- rendered on the server only: keys matter to a client
 // reconciler, and Hono would print them as attributes.
 import type { Child } from "hono/jsx";
-import type { AuditRecordView, JournalLineView, ListedTask, TaskView } from "../../admin/mod.ts";
-import { journalWords, shownLines, shownText, workdirText } from "../../owner-text/mod.ts";
+import type {
+  AuditRecordView,
+  JournalLineView,
+  ListedTask,
+  PendingApprovalView,
+  TaskView,
+} from "../../admin/mod.ts";
+import {
+  centsText,
+  journalWords,
+  shownLines,
+  shownText,
+  workdirText,
+} from "../../owner-text/mod.ts";
 import { DataTable } from "./data_table.tsx";
 import { SpendTable } from "./spend_table.tsx";
 import { Csrf, Layout, Notice } from "./layout.tsx";
+import {
+  answeredText,
+  RECORD_COLUMNS,
+  recordCells,
+  spendingText as spending,
+  workerName,
+} from "./owner_words.tsx";
 
 /** A task as the page shows it: the admin socket's view, with its pending approvals. */
 export type TaskShown = TaskView & { pending: number[] };
-
-function spending(task: TaskView): string {
-  const spent = `${task.spentCents}¢`;
-  return task.budgetCents === null ? `${spent} (no budget)` : `${spent} of ${task.budgetCents}¢`;
-}
 
 function live(task: TaskView): boolean {
   return task.state === "running" || task.state === "waiting";
@@ -55,7 +69,7 @@ export function TasksPage(
             <input type="text" name="tools" value="example.echo" size={40} />
           </label>
           <label>
-            Budget in cents (empty for none)
+            Budget in cents, 500 for $5.00 (empty for none)
             <input type="number" name="budget" min={0} step={1} inputmode="numeric" />
           </label>
           <label>
@@ -100,30 +114,30 @@ export function journalShown(journal: JournalLineView[], from: string | undefine
   return { lines: journal.slice(first, first + JOURNAL_PAGE_SIZE), first, total };
 }
 
+/** What one task page shows: the task, a page of its journal, its records and approvals. */
+export interface TaskPageView {
+  task: TaskShown;
+  journal: JournalShown;
+  records: AuditRecordView[];
+  /** Its pending approvals, as the Approvals page has them. */
+  approvals: PendingApprovalView[];
+  /** The Approval records of its answered approvals, oldest first. */
+  answered: AuditRecordView[];
+}
+
 /**
- * One task: its fields, the Stop form, a page of its journal and its audit records (the newest 500,
- * as the core's index keeps them).
+ * One task: its fields, the Stop form, and the part that changes (TaskLive): its state, spend and
+ * waiting approvals, a page of its journal and its audit records (the newest 500, as the core's
+ * index keeps them). The script keeps that part live; without it the page is as of its loading.
  */
 export function TaskPage(
-  props: {
-    task: TaskShown;
-    journal: JournalShown;
-    records: AuditRecordView[];
-    csrf: string;
-    notice: string | null;
-  },
+  props: { view: TaskPageView; csrf: string; notice: string | null },
 ): Child {
-  const task = props.task;
-  const journal = props.journal;
-  const path = `/tasks/${encodeURIComponent(task.id)}`;
+  const task = props.view.task;
   return (
     <Layout title={`Task ${shownText(task.id)}`} current="/tasks" csrf={props.csrf}>
       <Notice text={props.notice} />
       <dl>
-        <dt>State</dt>
-        <dd>{task.state + (task.endReason ? ` (${shownText(task.endReason)})` : "")}</dd>
-        <dt>Spent</dt>
-        <dd>{spending(task)}</dd>
         <dt>Tools</dt>
         <dd>{task.tools.map((tool) => shownText(tool)).join(", ")}</dd>
         <dt>Hosts</dt>
@@ -137,21 +151,9 @@ export function TaskPage(
           {task.workdirs.length === 0 ? "none" : task.workdirs.map(workdirText).join("; ")}
         </dd>
         <dt>Worker</dt>
-        <dd>{task.worker.kind}</dd>
+        <dd>{workerName(task.worker)}</dd>
         <dt>Started</dt>
         <dd>{task.created}</dd>
-        {task.ended
-          ? (
-            <>
-              <dt>Ended</dt>
-              <dd>{task.ended}</dd>
-            </>
-          )
-          : null}
-        <dt>Waiting approvals</dt>
-        <dd>
-          {task.pending.length === 0 ? "none" : <a href="/approvals">{task.pending.join(", ")}</a>}
-        </dd>
         <dt>Prompt</dt>
         <dd>
           <pre class="data">{shownLines(task.prompt).join("\n")}</pre>
@@ -169,6 +171,45 @@ export function TaskPage(
           </form>
         )
         : null}
+      <TaskLive view={props.view} />
+    </Layout>
+  );
+}
+
+/** The part of a task page that changes, which the live view replaces with a fresh rendering. */
+export function TaskLive(props: { view: TaskPageView }): Child {
+  const { task, journal, records, approvals, answered } = props.view;
+  const path = `/tasks/${encodeURIComponent(task.id)}`;
+  return (
+    <section id="task-live" aria-label="What the task is doing">
+      <dl>
+        <dt>State</dt>
+        <dd id="task-state" aria-live="polite">
+          {task.state + (task.endReason ? ` (${shownText(task.endReason)})` : "")}
+        </dd>
+        <dt>Spent</dt>
+        <dd id="task-spent">{spending(task)}</dd>
+        {task.ended
+          ? (
+            <>
+              <dt>Ended</dt>
+              <dd>{task.ended}</dd>
+            </>
+          )
+          : null}
+        <dt>Waiting approvals</dt>
+        <dd id="task-waiting">
+          <WaitingList pending={task.pending} approvals={approvals} task={task.id} />
+        </dd>
+        <dt>Answered approvals</dt>
+        <dd id="task-answered">
+          {answered.length === 0 ? "none" : (
+            <ul class="waiting">
+              {answered.map((record) => <li>{answeredText(record.event)}</li>)}
+            </ul>
+          )}
+        </dd>
+      </dl>
       <h2>Spend by model</h2>
       <SpendTable rows={task.spend} />
       <h2>Journal</h2>
@@ -194,17 +235,38 @@ export function TaskPage(
       )}
       <JournalLinks journal={journal} path={path} />
       <h2>Audit records</h2>
-      {props.records.length === 0 ? <p>No audit record names this task.</p> : (
-        <DataTable
-          columns={["Seq", "Time", "Event"]}
-          rows={props.records.map((record) => [
-            String(record.seq),
-            record.time,
-            <code>{shownText(JSON.stringify(record.event))}</code>,
-          ])}
-        />
-      )}
-    </Layout>
+      {records.length === 0
+        ? <p>No audit record names this task.</p>
+        : <DataTable columns={RECORD_COLUMNS} rows={records.map(recordCells)} />}
+    </section>
+  );
+}
+
+/** The task's waiting approvals: each one's number, tool and cost, and where to answer them. */
+function WaitingList(
+  props: { pending: number[]; approvals: PendingApprovalView[]; task: string },
+): Child {
+  if (props.pending.length === 0) return "none";
+  const byId = new Map(props.approvals.map((item) => [item.approval, item]));
+  return (
+    <ul class="waiting">
+      {props.pending.map((id) => {
+        const item = byId.get(id);
+        const what = item === undefined
+          ? ""
+          : `: ${shownText(item.tool, { max: 200 })}${
+            item.costCents === null ? "" : `, ${centsText(item.costCents)}`
+          }`;
+        return (
+          <li>
+            <a href={`/approvals?task=${encodeURIComponent(props.task)}#approval-${id}`}>
+              {`approval ${id}`}
+            </a>
+            {what}
+          </li>
+        );
+      })}
+    </ul>
   );
 }
 

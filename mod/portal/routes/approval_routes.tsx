@@ -4,8 +4,8 @@ import type { AdminClient, AnsweredAnswer, PendingApprovalView } from "../../adm
 import type { ApprovalWatch } from "../approval_watch.ts";
 import type { PortalEnv } from "../context.ts";
 import type { LiveStreams } from "../live_events.ts";
-import { approvalsView, type PageQuery } from "../approvals_paging.ts";
-import { ApprovalsList, ApprovalsPage } from "../pages/approvals_page.tsx";
+import { type ApprovalsView, approvalsView, type PageQuery } from "../approvals_paging.ts";
+import { ApprovalsList, ApprovalsPage, type TaskBriefs } from "../pages/approvals_page.tsx";
 import { adminOk, csrf, formText, type RouteDeps } from "./route_helpers.ts";
 
 const BY = "the owner, in the portal";
@@ -19,13 +19,14 @@ export function approvalRoutes(
   const app = new Hono<PortalEnv>();
   app.get("/approvals", async (c) => {
     const view = approvalsView(await pending(admin), pageQuery(c.req.query()));
+    const tasks = await taskBriefs(admin, view);
     const answered = c.req.query("answered");
     const outcome = c.req.query("outcome") ?? "";
     const notice = answered !== undefined && /^\d{1,16}$/.test(answered) && WORD.test(outcome)
       ? `Approval ${answered}: ${outcome.replaceAll("_", " ")}.`
       : null;
     return c.html(
-      <ApprovalsPage view={view} now={clock()} csrf={csrf(c)} notice={notice} />,
+      <ApprovalsPage view={view} tasks={tasks} now={clock()} csrf={csrf(c)} notice={notice} />,
     );
   });
   app.get("/events/approvals", (c) => {
@@ -36,7 +37,10 @@ export function approvalRoutes(
       subscribe: (listener) => approvals.onChange(listener),
       render: async () => {
         const view = approvalsView(await pending(admin), query);
-        return String(await <ApprovalsList view={view} now={clock()} csrf={token} />);
+        const tasks = await taskBriefs(admin, view);
+        return String(
+          await <ApprovalsList view={view} tasks={tasks} now={clock()} csrf={token} />,
+        );
       },
     });
   });
@@ -48,7 +52,7 @@ export function approvalRoutes(
   app.post("/approvals/:id/refuse", async (c) => {
     const id = c.req.param("id");
     const reason = formText(await c.req.parseBody(), "reason") || undefined;
-    const answer = adminOk(await admin.refuse(id, { reason }));
+    const answer = adminOk(await admin.refuse(id, { reason, by: BY }));
     return c.redirect(`/approvals?${answeredQuery(id, answer.outcome)}`, 303);
   });
 
@@ -61,6 +65,14 @@ function pageQuery(query: Record<string, string>): PageQuery {
 
 async function pending(admin: AdminClient): Promise<PendingApprovalView[]> {
   return adminOk(await admin.approvals()).items;
+}
+
+/** The tasks of the cards shown, by id, for their who and why (none asked for a page of none). */
+export async function taskBriefs(admin: AdminClient, view: ApprovalsView): Promise<TaskBriefs> {
+  if (view.groups.length === 0) return new Map();
+  const shown = new Set(view.groups.map((group) => group.task));
+  const tasks = adminOk(await admin.tasks()).tasks.filter((task) => shown.has(task.id));
+  return new Map(tasks.map((task) => [task.id, task]));
 }
 
 function answeredQuery(id: string, outcome: AnsweredAnswer["outcome"]): string {

@@ -1,13 +1,26 @@
 /** The Tasks pages: the list and the Start form, one task, and Stop. */
 import { Hono } from "hono";
-import type { StartTaskInput } from "../../admin/mod.ts";
+import type { AdminClient, JournalLineView, StartTaskInput } from "../../admin/mod.ts";
+import type { ApprovalWatch } from "../approval_watch.ts";
 import type { PortalEnv } from "../context.ts";
-import { journalShown, TaskPage, TasksPage } from "../pages/tasks_page.tsx";
+import type { LiveStreams } from "../live_events.ts";
+import {
+  journalShown,
+  TaskLive,
+  TaskPage,
+  type TaskPageView,
+  TasksPage,
+} from "../pages/tasks_page.tsx";
+import { watchTask } from "../task_watch.ts";
+import { ApprovalAnswers } from "../approval_answers.ts";
 import { adminOk, csrf, formText, type RouteDeps } from "./route_helpers.ts";
 
-/** `/tasks`, `/tasks/:id` and `/tasks/:id/stop`. */
-export function taskRoutes(options: RouteDeps): Hono<PortalEnv> {
-  const { admin } = options;
+/** `/tasks`, `/tasks/:id`, its live part at `/events/tasks/:id`, and `/tasks/:id/stop`. */
+export function taskRoutes(
+  options: RouteDeps & { streams: LiveStreams; approvals: ApprovalWatch },
+): Hono<PortalEnv> {
+  const { admin, streams, approvals } = options;
+  const answers = new ApprovalAnswers(admin);
   const app = new Hono<PortalEnv>();
   app.get("/tasks", async (c) => {
     const tasks = adminOk(await admin.tasks()).tasks;
@@ -38,18 +51,33 @@ export function taskRoutes(options: RouteDeps): Hono<PortalEnv> {
     return c.redirect(`/tasks?started=${encodeURIComponent(answer.value.task.id)}`, 303);
   });
   app.get("/tasks/:id", async (c) => {
-    const shown = adminOk(await admin.task(c.req.param("id")));
-    const records = adminOk(await admin.taskRecords(shown.task.id)).records;
+    const view = await taskPageView({ admin, answers }, c.req.param("id"), c.req.query("from"));
     const notice = c.req.query("stopped") === "1" ? "The task was stopped." : null;
-    return c.html(
-      <TaskPage
-        task={{ ...shown.task, pending: shown.pending }}
-        journal={journalShown(shown.journal, c.req.query("from"))}
-        records={records}
-        csrf={csrf(c)}
-        notice={notice}
-      />,
-    );
+    return c.html(<TaskPage view={view} csrf={csrf(c)} notice={notice} />);
+  });
+  app.get("/events/tasks/:id", async (c) => {
+    csrf(c); // a signed-in page's stream, as the Approvals page's
+    const id = c.req.param("id");
+    const from = c.req.query("from");
+    // A task that is not there is refused before the stream starts.
+    const first = await taskPageView({ admin, answers }, id, from);
+    let fresh: TaskPageView | null = first;
+    return streams.serve(c, {
+      event: "task",
+      subscribe: (listener) => {
+        const stopTask = watchTask(admin, id, listener);
+        const stopApprovals = approvals.onChange(listener);
+        return () => {
+          stopTask();
+          stopApprovals();
+        };
+      },
+      render: async () => {
+        const view = fresh ?? await taskPageView({ admin, answers }, id, from);
+        fresh = null;
+        return String(await <TaskLive view={view} />);
+      },
+    });
   });
   app.post("/tasks/:id/stop", async (c) => {
     const id = c.req.param("id");
@@ -59,4 +87,44 @@ export function taskRoutes(options: RouteDeps): Hono<PortalEnv> {
   });
 
   return app;
+}
+
+/** What one task page shows, from the admin socket. */
+async function taskPageView(
+  deps: { admin: AdminClient; answers: ApprovalAnswers },
+  id: string,
+  from: string | undefined,
+): Promise<TaskPageView> {
+  const { admin, answers } = deps;
+  const shown = adminOk(await admin.task(id));
+  const records = adminOk(await admin.taskRecords(shown.task.id)).records;
+  const pending = new Set(shown.pending);
+  const items = adminOk(await admin.approvals()).items.filter((item) => pending.has(item.approval));
+  const asked = approvalIds(shown.journal).filter((approval) => !pending.has(approval));
+  const answered = await answers.of(shown.task.id, asked);
+  const seqs = new Set(records.map((record) => record.seq));
+  const all = [...records, ...answered.filter((record) => !seqs.has(record.seq))]
+    .sort((a, b) => a.seq - b.seq);
+  return {
+    task: { ...shown.task, pending: shown.pending },
+    journal: journalShown(shown.journal, from),
+    records: all,
+    approvals: items,
+    answered,
+  };
+}
+
+/** The approvals a task's journal names: its calls' and model requests' waits, and its asks. */
+function approvalIds(journal: JournalLineView[]): number[] {
+  const ids = new Set<number>();
+  for (const line of journal) {
+    const detail = line.detail as { approval?: unknown } | undefined;
+    const id = line.type === "ask"
+      ? line.approval
+      : line.type === "event" && line.event === "approval_pending"
+      ? detail?.approval
+      : undefined;
+    if (typeof id === "number" && Number.isSafeInteger(id)) ids.add(id);
+  }
+  return [...ids].sort((a, b) => a - b);
 }
