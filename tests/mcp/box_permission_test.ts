@@ -189,8 +189,10 @@ Deno.test("gurt mcp without --permission-tool lists no box_permission, and a cal
       name: "box_nothing",
       arguments: { tool_name: "WebFetch", input: FETCH },
     });
-    assertEquals(asked, unknown);
-    assertStringIncludes((asked as ToolResult).content[0].text, "Denied");
+    // The same answer but for the name, which the task is told is not one of its tools.
+    const text = (result: unknown) => (result as ToolResult).content[0].text;
+    assertEquals(text(unknown), text(asked).replace('"box_permission"', '"box_nothing"'));
+    assertStringIncludes(text(asked), 'Denied: "box_permission" is not one of this task\'s tools');
     assertEquals(await approvals(box), []);
   });
 });
