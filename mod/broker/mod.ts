@@ -46,7 +46,6 @@ export { TaskHandle } from "./task_handle.ts";
 export {
   addUsage,
   carriedNanocents,
-  centsText,
   type ModelSpend,
   type ModelUsageLine,
   modelUsageLine,

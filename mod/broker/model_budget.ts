@@ -16,7 +16,7 @@ import { denialText } from "../policy/mod.ts";
 import { canonicalJson } from "./canonical_json.ts";
 import type { BrokerDeps, TaskContext, Verdict } from "./deps.ts";
 import { decisionEvent } from "./records.ts";
-import { centsText } from "./model_spend.ts";
+import { centsText } from "../common/mod.ts";
 import { auditFailure } from "./result_record.ts";
 import { type FlowEnd, InFlight, type TaskHandle } from "./task_handle.ts";
 import { type WaitDeps, waitOn } from "./waiting.ts";
@@ -107,7 +107,7 @@ async function budgetFlow(
   const budgetCents = task.record.budgetCents;
   const why = `task ${task.id}'s model spend, ${
     centsText(spentCents)
-  }, is at or past its budget of ${budgetCents}¢: approve to send its requests to ${
+  }, is at or past its budget of ${centsText(budgetCents ?? 0)}: approve to send its requests to ${
     SERVICE_NAMES[facts.service] ?? facts.service
   } (${facts.model ?? "no model named"}) until it spends more`;
   const argumentsText = canonicalJson({ ...facts, spentCents, budgetCents, why });
@@ -169,7 +169,7 @@ async function budgetFlow(
 function waitingMessage(task: TaskHandle, approval: number | null): string {
   const spend = `this task's model spend (${
     centsText(task.committedCents())
-  }) is at or past its budget (${task.record.budgetCents}¢)`;
+  }) is at or past its budget (${centsText(task.record.budgetCents ?? 0)})`;
   const answer = approval === null
     ? "the owner's approval was withdrawn (gurt serve is stopping, or every request waiting on it left)"
     : `it waits for the owner to answer approval ${approval} (gurt approve ${approval}, or gurt refuse ${approval})`;
@@ -184,7 +184,7 @@ function refusedMessage(
 ): string {
   const spend = `this task's model spend (${
     centsText(task.committedCents())
-  }) is at or past its budget (${task.record.budgetCents}¢)`;
+  }) is at or past its budget (${centsText(task.record.budgetCents ?? 0)})`;
   let why: string;
   if (verdict === null) {
     why = `the box could not ask the owner (${denialText("audit_unavailable")})`;

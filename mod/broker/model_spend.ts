@@ -99,8 +99,3 @@ export function carriedNanocents(state: { modelNanocents: number; modelCents: nu
   const carried = state.modelNanocents - state.modelCents * NANOCENTS;
   return Math.min(Math.max(carried, 0), NANOCENTS - 1);
 }
-
-/** Cents for a sentence: a whole number as it is, a fraction to four decimals (`3.4521¢`). */
-export function centsText(cents: number): string {
-  return `${Number(cents.toFixed(4))}¢`;
-}

@@ -10,3 +10,4 @@ export { errorHandler, HttpError } from "./http_error.ts";
 export { Mutex } from "./mutex.ts";
 export { diskFullText, isDiskFull } from "./disk_full.ts";
 export { redactValue } from "./redact_value.ts";
+export { centsText } from "./money.ts";

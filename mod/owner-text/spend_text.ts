@@ -6,6 +6,9 @@
  */
 import type { JournalLineView, SpendRowView } from "../admin/mod.ts";
 import { shownText } from "./escape.ts";
+import { centsText } from "../common/mod.ts";
+
+export { centsText };
 
 /** An exact spend (billionths of a cent) in dollars, `$0.0123`. */
 export function dollarsText(nanocents: number): string {
@@ -13,17 +16,6 @@ export function dollarsText(nanocents: number): string {
   const hundredths = Math.round(nanocents / 10_000_000);
   if (hundredths === 0 && nanocents > 0) return "<$0.0001";
   return `$${(hundredths / 10_000).toFixed(4)}`;
-}
-
-/**
- * Cents as a person reads money: dollars and cents, `$19.99` for 1999; a fraction of a cent (a
- * model's exact spend) to a hundredth of a cent, `$0.0060` for 0.6.
- */
-export function centsText(cents: number): string {
-  const sign = cents < 0 ? "-" : "";
-  const whole = Number.isInteger(cents);
-  const dollars = Math.abs(cents) / 100;
-  return `${sign}$${whole ? dollars.toFixed(2) : dollars.toFixed(4)}`;
 }
 
 /** The sentence for a model the box has no price for. */

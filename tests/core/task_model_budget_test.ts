@@ -75,7 +75,7 @@ Deno.test({
       const first = held!;
       assertEquals(seen.length, 1);
       assertStringIncludes(first.text, '"service":"anthropic"');
-      assertStringIncludes(first.text, "model spend, 300¢, is at or past its budget of 1¢");
+      assertStringIncludes(first.text, "model spend, $3.00, is at or past its budget of $0.01");
       const approved = await cli(["approve", String(first.approval)]);
       assertEquals(approved.stdout.trim(), `approved ${first.approval}: runs`, approved.stderr);
 
@@ -86,7 +86,7 @@ Deno.test({
         60_000,
       );
       assertEquals(seen.length, 2);
-      assertStringIncludes(held!.text, "model spend, 600¢");
+      assertStringIncludes(held!.text, "model spend, $6.00");
       const refused = await cli(["refuse", String(held!.approval), "--reason", "that is enough"]);
       assertEquals(refused.stdout.trim(), `refused ${held!.approval}`, refused.stderr);
 
