@@ -81,7 +81,7 @@ function eventWords(event: string, detail: Detail | null): string {
   }
   if (event === "unreadable") return "a journal line that is not JSON (damaged or cut short)";
   if (event === "net.blocked" && detail !== null) {
-    return `net.blocked ${blockedText(detail, { words: true })}`;
+    return `blocked ${blockedText(detail, { words: true })}`;
   }
   const workdir = detail === null ? null : workdirEventWords(event, detail);
   if (workdir !== null) return workdir;

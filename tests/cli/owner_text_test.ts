@@ -154,7 +154,7 @@ Deno.test("gurt task show: a model endpoint's refusal names the service, the pat
     assert(!shown.stdout.includes("undefined"), shown.stdout);
     assertStringIncludes(
       shown.stdout,
-      " net.blocked anthropic /v1/messages (url_source at messages[0].content[0].source)\n",
+      " blocked anthropic /v1/messages (url_source at messages[0].content[0].source)\n",
     );
   });
 });

@@ -14,11 +14,11 @@ import {
 
 const TIME = "2026-12-03T12:00:00.000Z";
 
-Deno.test("a model endpoint's Factory refusal reads `net.blocked factory PATH (factory_path)`, not undefined:undefined", () => {
+Deno.test("a model endpoint's Factory refusal reads `blocked factory PATH (factory_path)`, not undefined:undefined", () => {
   const detail = { service: "factory", path: "/api/sessions/x", reason: "factory_path", at: "" };
   assertEquals(
     journalWords({ type: "event", time: TIME, event: "net.blocked", detail }),
-    "net.blocked factory /api/sessions/x (factory_path)",
+    "blocked factory /api/sessions/x (factory_path)",
   );
   assertEquals(
     blockedText({
@@ -121,10 +121,10 @@ Deno.test("journal events read as sentences: a waiting approval, and a blocked h
     event: "net.blocked",
     detail: { task: "t1", host: "api.example.com", port: 443, reason: "not_listed" },
   };
-  assertEquals(journalWords(blocked), "net.blocked api.example.com:443 (not on the task's list)");
+  assertEquals(journalWords(blocked), "blocked api.example.com:443 (not on the task's list)");
   // A reason of no known kind is shown as it came, as data.
   const odd = { ...blocked, detail: { ...blocked.detail, reason: "new_kind\n" } };
-  assertEquals(journalWords(odd), "net.blocked api.example.com:443 (new_kind\\n)");
+  assertEquals(journalWords(odd), "blocked api.example.com:443 (new_kind\\n)");
   // A damaged line, as the core's follower hands it on, is said as such, not as JSON.
   assertEquals(
     journalWords({ type: "event", time: "", event: "unreadable", detail: null }),
