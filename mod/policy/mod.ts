@@ -6,8 +6,8 @@
 export {
   type AppArgs,
   BUILTIN_ARGUMENT_SCHEMAS,
-  type HttpFetchArgs,
   HTTP_REQUEST_ARGUMENT_SCHEMA,
+  type HttpFetchArgs,
   type HttpRequestArgs,
   type ReadFileArgs,
   type ShellArgs,
@@ -64,8 +64,8 @@ export {
   methodProblem,
   pathPatternMatches,
   pathPatternProblem,
-  requestPath,
   type RequestPath,
+  requestPath,
 } from "./http_request.ts";
 export { loadGrants } from "./load_grants.ts";
 export { type Candidate, type Verdict } from "./matching.ts";
