@@ -4,13 +4,20 @@
  * does not export, so code elsewhere cannot make one (tests/policy/brand_types.ts proves it).
  * Pure: no I/O, no clock.
  */
-import { parseBuiltinArguments, serialiseArguments, type ToolArgs } from "./arguments.ts";
+import {
+  type ArgsParse,
+  parseBuiltinArguments,
+  parseHttpRequestArguments,
+  serialiseArguments,
+  type ToolArgs,
+} from "./arguments.ts";
 import type { GrantLoad, GrantSet } from "./grant_set.ts";
 import { type Candidate, matchGrants, type Winner } from "./matching.ts";
 import {
   type BuiltinTool,
   type Denial,
   type DenyReason,
+  HTTP_REQUEST_TOOL,
   isBuiltinTool,
   type Label,
   type SessionState,
@@ -59,7 +66,10 @@ abstract class MatchedCall {
   get grantSha256(): string {
     return this.#call.grantSha256;
   }
-  /** The grant's path that covers the call, or null (http_fetch, shell without cwd). */
+  /**
+   * The grant's path that covers the call (for http.request, the path pattern), or null
+   * (http_fetch, shell without cwd, http.request under a grant without paths).
+   */
   get matchedPath(): string | null {
     return this.#call.matchedPath;
   }
@@ -155,8 +165,10 @@ export function decide(request: ToolRequest, options: DecideOptions): Outcome {
 export function explainDecision(request: ToolRequest, options: DecideOptions): Explanation {
   const tool = request.tool;
   let args: ToolArgs;
-  if (isBuiltinTool(tool)) {
-    const parsed = parseBuiltinArguments(tool as BuiltinTool, request.arguments);
+  if (isBuiltinTool(tool) || tool === HTTP_REQUEST_TOOL) {
+    const parsed: ArgsParse = tool === HTTP_REQUEST_TOOL
+      ? parseHttpRequestArguments(request.arguments)
+      : parseBuiltinArguments(tool as BuiltinTool, request.arguments);
     if (!parsed.ok) {
       const outcome = denied("invalid_arguments", null);
       return { outcome, candidates: [], argumentsProblem: parsed.problem };

@@ -7,8 +7,16 @@ import { createHash } from "node:crypto";
 import { parse, TomlDate, TomlError } from "smol-toml";
 import { z } from "zod";
 import { hostPatternProblem, pathProblem } from "./forms.ts";
+import { hostPortPatternProblem, methodProblem, pathPatternProblem } from "./http_request.ts";
 import { parseTimestamp } from "./timestamp.ts";
-import { BUILTIN_TOOLS, type DataClass, isBuiltinTool, type Mode, WORKDIR_TOOL } from "./types.ts";
+import {
+  BUILTIN_TOOLS,
+  type DataClass,
+  HTTP_REQUEST_TOOL,
+  isGurtGrantTool,
+  type Mode,
+  WORKDIR_TOOL,
+} from "./types.ts";
 
 /** One problem with one grant file; `line` is null where no line can be named. */
 export type GrantProblem = { file: string; line: number | null; problem: string };
@@ -25,8 +33,12 @@ export type Grant = {
   readonly untrusted: boolean;
   /** When the grant stops applying, or null for never. */
   readonly expires: Date | null;
+  /** The paths; for http.request, path patterns (docs/grants.md#httprequest). */
   readonly paths: readonly string[];
+  /** The host patterns; for http.request each may end in `:PORT`. */
   readonly hosts: readonly string[];
+  /** An http.request grant's methods; empty means any method. Absent for every other tool. */
+  readonly methods?: readonly string[];
   /** A `task.workdir` grant's `include_env_files`: the folder's `.env*` files are shown (else covered). */
   readonly includeEnvFiles?: true;
 };
@@ -52,6 +64,7 @@ const grantSchema = z.strictObject({
     paths: z.array(z.string()).default([]),
     hosts: z.array(z.string()).default([]),
     patterns: z.array(z.string()).default([]),
+    methods: z.array(z.string()).default([]),
   }).prefault({}),
 });
 
@@ -60,13 +73,14 @@ export const GRANT_ID = /^[a-z0-9-]{1,64}$/;
 
 type Need = "required" | "optional" | "empty";
 
-/** Loading rule 6: which constraints each built-in tool takes. App tools take neither. */
-const CONSTRAINTS: Record<string, { paths: Need; hosts: Need }> = {
-  read_file: { paths: "required", hosts: "empty" },
-  write_file: { paths: "required", hosts: "empty" },
-  shell: { paths: "optional", hosts: "empty" },
-  http_fetch: { paths: "empty", hosts: "required" },
-  [WORKDIR_TOOL]: { paths: "required", hosts: "empty" },
+/** Loading rule 6: which constraints each of gurt's tools takes. App tools take none. */
+const CONSTRAINTS: Record<string, { paths: Need; hosts: Need; methods: Need }> = {
+  read_file: { paths: "required", hosts: "empty", methods: "empty" },
+  write_file: { paths: "required", hosts: "empty", methods: "empty" },
+  shell: { paths: "optional", hosts: "empty", methods: "empty" },
+  http_fetch: { paths: "empty", hosts: "required", methods: "empty" },
+  [WORKDIR_TOOL]: { paths: "required", hosts: "empty", methods: "empty" },
+  [HTTP_REQUEST_TOOL]: { paths: "optional", hosts: "required", methods: "optional" },
 };
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
@@ -144,6 +158,9 @@ export function parseGrant(
       expires,
       paths: Object.freeze([...data.constraints.paths]),
       hosts: Object.freeze([...data.constraints.hosts]),
+      ...(data.tool === HTTP_REQUEST_TOOL
+        ? { methods: Object.freeze([...data.constraints.methods]) }
+        : {}),
       ...(data.include_env_files === true ? { includeEnvFiles: true as const } : {}),
     },
   };
@@ -171,9 +188,7 @@ export function dormantGrants(
   grants: readonly Grant[],
   appTools: ReadonlySet<string>,
 ): { file: string; tool: string }[] {
-  return grants.filter((grant) =>
-    !isBuiltinTool(grant.tool) && grant.tool !== WORKDIR_TOOL && !appTools.has(grant.tool)
-  )
+  return grants.filter((grant) => !isGurtGrantTool(grant.tool) && !appTools.has(grant.tool))
     .map((grant) => ({ file: grant.file, tool: grant.tool }));
 }
 
@@ -184,7 +199,7 @@ function ruleProblems(
   line: (...field: string[]) => number | null,
 ): [number | null, string][] {
   const found: [number | null, string][] = [];
-  const builtin = isBuiltinTool(data.tool) || data.tool === WORKDIR_TOOL;
+  const builtin = isGurtGrantTool(data.tool);
   if (data.include_env_files !== undefined && data.tool !== WORKDIR_TOOL) {
     found.push([
       line("include_env_files"),
@@ -193,7 +208,7 @@ function ruleProblems(
   }
   if (!builtin && !options.appTools.has(data.tool) && !isDormant(data.tool, options.appTools)) {
     const apps = [...options.appTools].sort();
-    const names = [...BUILTIN_TOOLS, WORKDIR_TOOL, ...apps].join(", ");
+    const names = [...BUILTIN_TOOLS, WORKDIR_TOOL, HTTP_REQUEST_TOOL, ...apps].join(", ");
     found.push([
       line("tool"),
       `tool: ${JSON.stringify(data.tool)} is not a tool gurt knows; it must be one of ${names}`,
@@ -205,7 +220,7 @@ function ruleProblems(
       "secret: secrets are not supported in grants; an app tool declares the vault keys it uses",
     ]);
   }
-  const { paths, hosts, patterns } = data.constraints;
+  const { paths, hosts, patterns, methods } = data.constraints;
   if (patterns.length > 0) {
     found.push(
       [line("constraints", "patterns"), "constraints.patterns: patterns are not supported"],
@@ -214,9 +229,10 @@ function ruleProblems(
   // A tool gurt does not know was reported above (or is a removed app's); its constraints cannot
   // be judged.
   const known = builtin || options.appTools.has(data.tool);
-  const needs = CONSTRAINTS[data.tool] ?? { paths: "empty", hosts: "empty" };
+  const needs = CONSTRAINTS[data.tool] ?? { paths: "empty", hosts: "empty", methods: "empty" };
   const takes = builtin ? data.tool : `the app tool ${data.tool}`;
-  for (const [field, values] of [["paths", paths], ["hosts", hosts]] as const) {
+  const fields = [["paths", paths], ["hosts", hosts], ["methods", methods]] as const;
+  for (const [field, values] of fields) {
     const need = needs[field];
     if (!known) break;
     if (need === "required" && values.length === 0) {
@@ -230,6 +246,10 @@ function ruleProblems(
         `constraints.${field}: ${takes} does not take ${field}; it must be empty`,
       ]);
     }
+  }
+  if (data.tool === HTTP_REQUEST_TOOL) {
+    found.push(...httpRequestProblems(data.constraints, line));
+    return [...found, ...denyTaintProblems(data, line)];
   }
   for (const path of paths) {
     const problem = path === "/"
@@ -253,11 +273,40 @@ function ruleProblems(
       ]);
     }
   }
-  if (data.mode === "deny" && data.max_taint !== "secret") {
-    found.push([
-      line("max_taint") ?? line("mode"),
-      'max_taint: a deny grant must apply at every taint; set max_taint = "secret"',
-    ]);
+  return [...found, ...denyTaintProblems(data, line)];
+}
+
+function denyTaintProblems(
+  data: GrantData,
+  line: (...field: string[]) => number | null,
+): [number | null, string][] {
+  if (data.mode !== "deny" || data.max_taint === "secret") return [];
+  return [[
+    line("max_taint") ?? line("mode"),
+    'max_taint: a deny grant must apply at every taint; set max_taint = "secret"',
+  ]];
+}
+
+/** An http.request grant's hosts (`:PORT` allowed), methods and path patterns, each checked. */
+function httpRequestProblems(
+  constraints: GrantData["constraints"],
+  line: (...field: string[]) => number | null,
+): [number | null, string][] {
+  const checks = [
+    ["hosts", hostPortPatternProblem, "a valid host pattern"],
+    ["methods", methodProblem, "a valid method"],
+    ["paths", pathPatternProblem, "a valid path pattern"],
+  ] as const;
+  const found: [number | null, string][] = [];
+  for (const [field, problemOf, what] of checks) {
+    for (const value of constraints[field]) {
+      const problem = problemOf(value);
+      if (problem === null) continue;
+      found.push([
+        line("constraints", field),
+        `constraints.${field}: ${JSON.stringify(value)} is not ${what}: it ${problem}`,
+      ]);
+    }
   }
   return found;
 }

@@ -6,6 +6,7 @@ import type { ToolArgs } from "./arguments.ts";
 import { hostMatches, pathInside } from "./forms.ts";
 import type { Grant } from "./grant_file.ts";
 import type { GrantSet } from "./grant_set.ts";
+import { hostPortMatches, pathPatternMatches } from "./http_request.ts";
 import { classRank, type DenyReason, higherClass, type Label, type SessionState } from "./types.ts";
 
 /** Why a candidate grant is left or ruled out: the first of expiry, taint and cover that fails. */
@@ -15,7 +16,7 @@ export type Verdict = "left" | "expired" | "taint_too_high" | "not_covered";
 export type Candidate = {
   readonly grant: Grant;
   readonly verdict: Verdict;
-  /** The longest of the grant's paths that covers the call, where a path does. */
+  /** The longest of the grant's paths (http.request: path patterns) that covers the call. */
   readonly matchedPath: string | null;
 };
 
@@ -117,6 +118,19 @@ function coverOf(grant: Grant, args: ToolArgs): { covered: boolean; matchedPath:
         covered: grant.hosts.some((pattern) => hostMatches(args.host, pattern)),
         matchedPath: null,
       };
+    case "http_request": {
+      const host = grant.hosts.some((pattern) => hostPortMatches(args.host, pattern));
+      const methods = grant.methods ?? [];
+      const method = methods.length === 0 || methods.includes(args.method);
+      if (!host || !method) return { covered: false, matchedPath: null };
+      if (grant.paths.length === 0) return { covered: true, matchedPath: null };
+      let matched: string | null = null;
+      for (const pattern of grant.paths) {
+        if (!pathPatternMatches(args.segments, pattern)) continue;
+        if (matched === null || pattern.length > matched.length) matched = pattern;
+      }
+      return { covered: matched !== null, matchedPath: matched };
+    }
     case "app":
       return { covered: true, matchedPath: null };
   }

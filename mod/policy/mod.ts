@@ -6,7 +6,9 @@
 export {
   type AppArgs,
   BUILTIN_ARGUMENT_SCHEMAS,
+  HTTP_REQUEST_ARGUMENT_SCHEMA,
   type HttpFetchArgs,
+  type HttpRequestArgs,
   type ReadFileArgs,
   type ShellArgs,
   type ToolArgs,
@@ -55,6 +57,16 @@ export {
   grantsInvalidReport,
   GrantsInvalidReporter,
 } from "./grant_set.ts";
+export {
+  hostPortMatches,
+  hostPortPatternProblem,
+  hostPortProblem,
+  methodProblem,
+  pathPatternMatches,
+  pathPatternProblem,
+  type RequestPath,
+  requestPath,
+} from "./http_request.ts";
 export { loadGrants } from "./load_grants.ts";
 export { type Candidate, type Verdict } from "./matching.ts";
 export {
@@ -76,6 +88,8 @@ export {
   type Denial,
   type DenyReason,
   higherClass,
+  HTTP_REQUEST_TOOL,
+  isGurtGrantTool,
   type Label,
   type Mode,
   type SessionState,

@@ -28,6 +28,17 @@ export const BUILTIN_TOOLS = ["read_file", "write_file", "shell", "http_fetch"] 
  */
 export const WORKDIR_TOOL = "task.workdir";
 
+/**
+ * The grant tool of a task's own HTTPS requests that carry one of the owner's credentials (issue
+ * 32, docs/grants.md#httprequest): each such request is a call with `{method, host, path}`.
+ */
+export const HTTP_REQUEST_TOOL = "http.request";
+
+/** Whether `name` is a tool gurt itself defines for grants: a built-in, task.workdir, http.request. */
+export function isGurtGrantTool(name: string): boolean {
+  return isBuiltinTool(name) || name === WORKDIR_TOOL || name === HTTP_REQUEST_TOOL;
+}
+
 /** One of the four built-in tools. */
 export type BuiltinTool = typeof BUILTIN_TOOLS[number];
 
