@@ -111,8 +111,8 @@ Deno.test("git's helper answers nothing for another host, nor for plain http", a
 
 Deno.test("the helpers the task's own git configuration gives (any host, this host) are cleared first", async () => {
   const env = credentialEnvironment([GITHUB]);
-  const config =
-    '[credential "https://github.com"]\n\thelper = "!f() { echo password=WRONG; }; f"\n';
+  const config = '[credential]\n\thelper = "!f() { echo password=WRONG; }; f"\n' +
+    '[credential "https://github.com"]\n\thelper = "!f() { echo password=WRONG2; }; f"\n';
   const found = await fill(env, "protocol=https\nhost=github.com\n\n", config);
   assertEquals(found.code, 0);
   assertStringIncludes(found.stdout, `password=${GITHUB.placeholder}\n`);
