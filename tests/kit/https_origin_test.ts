@@ -98,6 +98,53 @@ Deno.test("git clones and pushes with the right credential; the bare repo has th
   });
 });
 
+Deno.test("git works over HTTP/1.1 too, with a chunked push body", async () => {
+  await withOrigin(async (origin, scratch) => {
+    const bare = await origin.bareRepo("demo");
+    const git = gitAs(origin, scratch, TOKEN);
+    const h1 = (args: string[]) => git(["-c", "http.version=HTTP/1.1", ...args]);
+    const work = `${scratch}/demo`;
+    assertEquals((await h1(["clone", url(origin, "/demo.git"), work])).code, 0);
+    const noise = crypto.getRandomValues(new Uint8Array(48 * 1024));
+    await Deno.writeFile(`${work}/noise.bin`, noise);
+    await h1(["-C", work, "add", "noise.bin"]);
+    await h1(["-C", work, "commit", "-q", "-m", "noise"]);
+    const push = await h1(["-c", "http.postBuffer=1024", "-C", work, "push", "origin", "main"]);
+    assertEquals(push.code, 0, push.stderr);
+    const log = await run("git", ["-C", bare, "log", "--format=%s", "main"]);
+    assertEquals(log.stdout.trim().split("\n"), ["noise", "first commit"]);
+    const gitRequests = origin.seen.filter((r) => r.path.startsWith("/demo.git/"));
+    assert(gitRequests.length > 0 && gitRequests.every((r) => r.protocol === "HTTP/1.1"));
+    // With a small postBuffer git first sends a 4-byte probe, then the pack chunked.
+    const packs = gitRequests.filter((r) => r.path.endsWith("/git-receive-pack"));
+    const largest = Math.max(0, ...packs.map((r) => r.bodyBytes));
+    assert(largest > noise.byteLength, `the whole pack reached git (${largest} bytes)`);
+  });
+});
+
+Deno.test("a gzipped upload-pack request (protocol v0, many wants) reaches git whole", async () => {
+  await withOrigin(async (origin, scratch) => {
+    const bare = await origin.bareRepo("demo");
+    const branches = `t=$(git rev-parse main^{tree}); for i in $(seq 1 40); do
+      c=$(echo "branch $i" | git commit-tree "$t" -p main); git update-ref refs/heads/b$i "$c"; done`;
+    const made = await run("sh", ["-c", `cd ${bare} && ${branches}`], {
+      GIT_AUTHOR_NAME: "O",
+      GIT_AUTHOR_EMAIL: "o@gurt.test",
+      GIT_COMMITTER_NAME: "O",
+      GIT_COMMITTER_EMAIL: "o@gurt.test",
+    });
+    assertEquals(made.code, 0, made.stderr);
+    const git = gitAs(origin, scratch, TOKEN);
+    const work = `${scratch}/demo`;
+    const clone = await git(["-c", "protocol.version=0", "clone", url(origin, "/demo.git"), work]);
+    assertEquals(clone.code, 0, clone.stderr);
+    const branchList = await run("git", ["-C", work, "branch", "-r"]);
+    assertStringIncludes(branchList.stdout, "origin/b40");
+    const pack = origin.seen.find((r) => r.path.endsWith("/git-upload-pack"));
+    assert(pack !== undefined && pack.bodyBytes > 0 && pack.bodyBytes < 40 * 50, "gzip body");
+  });
+});
+
 Deno.test("git fails to clone and to push with a wrong credential", async () => {
   await withOrigin(async (origin, scratch) => {
     const bare = await origin.bareRepo("demo");
