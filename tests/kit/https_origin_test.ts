@@ -256,7 +256,7 @@ Deno.test("the query route wants access_token; echo, redirect and big answer", a
   });
 });
 
-Deno.test("close() leaves no port, no files and no git process", async () => {
+Deno.test("the user option names the Basic user; close() leaves no port, files or git process", async () => {
   const origin = await startHttpsOrigin({ host: HOST, token: TOKEN, user: "owner" });
   const bare = await origin.bareRepo("demo");
   const ok = await curl(origin, [
@@ -267,6 +267,19 @@ Deno.test("close() leaves no port, no files and no git process", async () => {
     url(origin, "/q/x?access_token=" + TOKEN),
   ]);
   assertEquals(ok.stdout, "200");
+  const refs = url(origin, "/demo.git/info/refs?service=git-upload-pack");
+  const asDefault = await curl(origin, ["-i", "-u", `x-access-token:${TOKEN}`, refs]);
+  assertStringIncludes(asDefault.stdout, 'www-authenticate: Basic realm="gurt-test"');
+  const asOwner = await curl(origin, [
+    "-o",
+    "/dev/null",
+    "-w",
+    "%{http_code}",
+    "-u",
+    `owner:${TOKEN}`,
+    refs,
+  ]);
+  assertEquals(asOwner.stdout, "200");
   await origin.close();
   const after = await curl(origin, ["-o", "/dev/null", "-w", "%{http_code}", url(origin, "/q/x")]);
   assert(after.code !== 0, "the port still answers after close()");
