@@ -37,6 +37,11 @@ export interface BoxCa {
   readonly bundlePath: string;
   /** The leaf for one of INTERCEPTED_HOSTS, minted on first use and cached in memory; throws for any other name. */
   leaf(host: string): Promise<Leaf>;
+  /**
+   * The text of a bundle with `extra` (a task's own CA, PEM) between the box CA and the system
+   * roots: what a task with credentials trusts (mod/box-ca's TaskCa).
+   */
+  bundleWith(extra: string): string;
 }
 
 /** Options of openBoxCa: the system roots file to bundle, and the clock (tests move it). */
@@ -77,8 +82,9 @@ export async function openBoxCa(dir: string, options: OpenBoxCaOptions = {}): Pr
     checkStillValid(opened.signer, certPath, clock());
   }
   const bundlePath = `${dir}/bundle.pem`;
-  await writeFileAtomic(bundlePath, opened.caPem + await readRoots(systemRoots), { mode: 0o644 });
-  const ca = new LeafCache(opened.caPem, bundlePath, opened.signer, clock);
+  const roots = await readRoots(systemRoots);
+  await writeFileAtomic(bundlePath, opened.caPem + roots, { mode: 0o644 });
+  const ca = new BoxLeaves(opened.caPem, bundlePath, { signer: opened.signer, clock, roots });
   signers.set(ca, opened.signer);
   return ca;
 }
@@ -97,20 +103,17 @@ interface Cached {
 }
 
 /** The open CA: its PEM, its bundle, and the leaves minted so far, one per host. */
-class LeafCache implements BoxCa {
-  readonly #signer: CaSigner;
-  readonly #clock: () => Date;
-  readonly #ready = new Map<string, Cached>();
-  readonly #minting = new Map<string, Promise<Cached>>();
+class BoxLeaves implements BoxCa {
+  readonly #leaves: LeafCache;
+  readonly #roots: string;
 
   constructor(
     readonly caPem: string,
     readonly bundlePath: string,
-    signer: CaSigner,
-    clock: () => Date,
+    options: { signer: CaSigner; clock: () => Date; roots: string },
   ) {
-    this.#signer = signer;
-    this.#clock = clock;
+    this.#leaves = new LeafCache(options.signer, options.clock);
+    this.#roots = options.roots;
   }
 
   leaf(host: string): Promise<Leaf> {
@@ -123,6 +126,31 @@ class LeafCache implements BoxCa {
         ),
       );
     }
+    return this.#leaves.leaf(host);
+  }
+
+  bundleWith(extra: string): string {
+    return this.caPem + (extra.endsWith("\n") ? extra : `${extra}\n`) + this.#roots;
+  }
+}
+
+/**
+ * The leaves one CA minted, one per host, each kept until a day before its end; concurrent
+ * callers for one host share one minting. Which hosts it may be asked for is its owner's check.
+ */
+export class LeafCache {
+  readonly #signer: CaSigner;
+  readonly #clock: () => Date;
+  readonly #ready = new Map<string, Cached>();
+  readonly #minting = new Map<string, Promise<Cached>>();
+
+  constructor(signer: CaSigner, clock: () => Date) {
+    this.#signer = signer;
+    this.#clock = clock;
+  }
+
+  /** The host's leaf, minted if there is none still good. */
+  leaf(host: string): Promise<Leaf> {
     const cached = this.#ready.get(host);
     if (cached !== undefined && this.#clock().getTime() < cached.renewAt) {
       return Promise.resolve(cached.leaf);

@@ -42,19 +42,23 @@ export interface MintedPair {
   notAfter: Date;
 }
 
-/** Makes a new CA for `hosts` (its only permitted names), valid from `now` for 10 years. */
+/**
+ * Makes a new CA for `hosts` (its only permitted names), valid from `now` for 10 years (or
+ * `years`); its common name is `name` and a random id.
+ */
 export async function makeCa(
   hosts: readonly string[],
   now: Date,
+  options: { name?: string; years?: number } = {},
 ): Promise<{ pair: MintedPair; signer: CaSigner }> {
   const keys = await crypto.subtle.generateKey(P256, true, ["sign", "verify"]);
   const id = hex(crypto.getRandomValues(new Uint8Array(4)));
   const notAfter = new Date(now);
-  notAfter.setUTCFullYear(notAfter.getUTCFullYear() + 10);
+  notAfter.setUTCFullYear(notAfter.getUTCFullYear() + (options.years ?? 10));
   const ski = await x509.SubjectKeyIdentifierExtension.create(keys.publicKey);
   const certificate = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: randomSerial(),
-    name: `CN=gurt box CA ${id}`,
+    name: `CN=${options.name ?? "gurt box CA"} ${id}`,
     notBefore: new Date(now.getTime() - BACKDATE_MS),
     notAfter,
     keys,

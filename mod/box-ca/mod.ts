@@ -5,6 +5,7 @@
  */
 export { type BoxCa, type Leaf, openBoxCa, type OpenBoxCaOptions, SYSTEM_ROOTS } from "./box_ca.ts";
 export { BoxCaError } from "./box_ca_error.ts";
+export { makeTaskCa, type TaskCa } from "./task_ca.ts";
 export {
   INTERCEPTED_HOSTS,
   type InterceptedService,

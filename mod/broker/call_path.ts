@@ -7,7 +7,7 @@
  */
 import { canonicalJson, inputDigest } from "./canonical_json.ts";
 import type { KeyedCall } from "./call_decision.ts";
-import { type CallDeps, type ResumedAsk, transact } from "./call_transaction.ts";
+import { type CallDeps, type GivenCall, type ResumedAsk, transact } from "./call_transaction.ts";
 import type { TaskContext } from "./deps.ts";
 import { HttpError, isDiskFull } from "../common/mod.ts";
 import { denialText } from "../policy/mod.ts";
@@ -93,6 +93,23 @@ export function startCall(
   return started;
 }
 
+/**
+ * Starts the transaction of a call the core makes for the task from what it sent by another door
+ * (request_call.ts): its own flight, which no other request joins.
+ */
+export function runGivenCall(
+  ctx: TaskContext<CallDeps>,
+  call: { body: KeyedCall; given: GivenCall },
+): InFlight<unknown> {
+  const flight = new InFlight<unknown>({
+    tool: call.body.tool,
+    inputSha256: call.body.inputSha256,
+  });
+  flight.key = call.body.key;
+  runFlow(ctx, { body: call.body, flight, given: call.given });
+  return flight;
+}
+
 /** Whether a key used for `used` may answer `call`: the same tool, and the same input if known. */
 function sameCall(used: KeyUse, call: KeyedCall): boolean {
   if (used.tool !== call.tool) return false;
@@ -113,7 +130,7 @@ function keyReused(key: string, tool: string): HttpError {
 /** Runs the call's transaction and ends its flight; a failure inside the core is logged. */
 async function runFlow(
   ctx: TaskContext<CallDeps>,
-  call: { body: KeyedCall; flight: InFlight<unknown>; resumed?: ResumedAsk },
+  call: { body: KeyedCall; flight: InFlight<unknown>; resumed?: ResumedAsk; given?: GivenCall },
 ): Promise<void> {
   try {
     const end = await transact(ctx, call);

@@ -86,16 +86,28 @@ export interface ResumedAsk {
 }
 
 /**
+ * A call the core makes for a task from what the task sent by another door (a credentialed
+ * request on its egress, mod/credentials): its tool is given, not looked up, and what the owner is
+ * shown beside its arguments. Such a call is never opened again at a restart: what it answers is
+ * gone with the connection.
+ */
+export interface GivenCall {
+  tool: ToolFacts;
+  /** Shown to the owner after the arguments in an approval (escaped as all approval text). */
+  preview?: string;
+}
+
+/**
  * Decides, records, asks, runs and records one call; ends with its answer, or withdrawn. A call
  * `resumed` at a restart starts at step 2, waiting on its approval as it was.
  */
 export async function transact(
   ctx: Ctx,
-  call: { body: KeyedCall; flight: InFlight<unknown>; resumed?: ResumedAsk },
+  call: { body: KeyedCall; flight: InFlight<unknown>; resumed?: ResumedAsk; given?: GivenCall },
 ): Promise<FlowEnd<CallAnswer>> {
   const { deps, task } = ctx;
   const { body, flight } = call;
-  const tool = toolFacts(ctx, body);
+  const tool = call.given?.tool ?? toolFacts(ctx, body);
   const journal = task.journal.call(
     { task: task.id, key: body.key, tool: body.tool, inputSha256: body.inputSha256 },
     { clock: deps.clock, log: deps.log },
@@ -128,6 +140,7 @@ export async function transact(
         journal,
         step: decided,
         tool,
+        given: call.given,
       }).finally(() => giveApprovalSlot(task));
       if (verdict.kind === "withdrawn") return verdict;
       if (verdict.kind === "denied") {
@@ -220,6 +233,7 @@ async function approvalStep(
     journal: CallJournal;
     step: { ask: Ask; seq: number; state: SessionState; shown?: PendingApproval };
     tool: ToolFacts;
+    given?: GivenCall;
   },
 ): Promise<Answered> {
   const { deps, task } = ctx;
@@ -236,7 +250,11 @@ async function approvalStep(
     key: body.key,
     kind: step.ask.why === "budget" ? "budget" : "grant",
     tool: body.tool,
-    arguments: deps.redact(canonicalArguments(step.ask)),
+    arguments: deps.redact(
+      call.given?.preview === undefined
+        ? canonicalArguments(step.ask)
+        : `${canonicalArguments(step.ask)} ${call.given.preview}`,
+    ),
     grant: step.ask.grant,
     taint: step.state.taint,
     costCents: cost === 0 ? null : cost,
@@ -248,7 +266,7 @@ async function approvalStep(
     ask: step.ask,
     flight,
     costCents: cost,
-    kept: keptCall(deps, body),
+    kept: call.given === undefined ? keptCall(deps, body) : null,
   });
   flight.markPending(step.seq);
   // A notice for the owner's view: what it shows is fetched from the admin socket. Said again for

@@ -17,6 +17,7 @@ export {
   type RestoreCounts,
 } from "./approval_restore.ts";
 export { ASK_TOOL, handleAsk } from "./ask_path.ts";
+export { type RequestCall, requestCall, type RequestEnd } from "./request_call.ts";
 export { canonicalJson } from "./canonical_json.ts";
 export { decisionEvent } from "./records.ts";
 export { failureRefusal } from "./failure_refusal.ts";

@@ -12,6 +12,7 @@ export { refusalText } from "./refusal.ts";
 export {
   type FrontHandler,
   type FrontLeaf,
+  type FrontTunnel,
   openTlsFront,
   type TlsFront,
   type TlsFrontOptions,

@@ -28,6 +28,20 @@ export interface FrontLeaf {
 /** Answers one request that came through an intercepted tunnel. */
 export type FrontHandler = (request: Request) => Promise<Response>;
 
+/** One tunnel for the front to answer. */
+export interface FrontTunnel {
+  host: string;
+  /** The bytes the client already sent. */
+  first: Uint8Array;
+  handle: FrontHandler;
+  /**
+   * A listener of its own for this tunnel's leaves: a task's credential hosts are answered with
+   * the task's own CA (mod/box-ca's TaskCa), never with another task's, so each task has its own
+   * listener per host, found by its room. Absent: the shared listener of the front's `leaf`.
+   */
+  room?: { id: string; leaf(host: string): Promise<FrontLeaf> };
+}
+
 /** What openTlsFront needs. */
 export interface TlsFrontOptions {
   /** The leaf for a host (cached by its giver); a new one takes over from the next tunnel on. */
@@ -43,14 +57,16 @@ export interface TlsFront {
    * answered with the host's leaf, each request inside given to `handle`. Resolves when the
    * tunnel ends; the caller closes `client`.
    */
-  take(
-    client: Deno.Conn,
-    tunnel: { host: string; first: Uint8Array; handle: FrontHandler },
-  ): Promise<void>;
+  take(client: Deno.Conn, tunnel: FrontTunnel): Promise<void>;
+  /**
+   * Closes the listeners of `room` (a task's, whose own CA's leaves they serve), once the tunnels
+   * they hold end: they take no more.
+   */
+  dropRoom(room: string): void;
   /** Tunnels being served now. */
   readonly tunnels: number;
-  /** The hosts whose listener is open, and its port on 127.0.0.1. */
-  listening(): { host: string; port: number }[];
+  /** The hosts whose listener is open, its port on 127.0.0.1, and its room if it has one. */
+  listening(): { host: string; port: number; room?: string }[];
   /** Closes every listener and tunnel. */
   close(): Promise<void>;
 }
@@ -99,16 +115,20 @@ class Front implements TlsFront {
     return this.#open.size;
   }
 
-  listening(): { host: string; port: number }[] {
-    return [...this.#ports].map(([host, port]) => ({ host, port }));
+  listening(): { host: string; port: number; room?: string }[] {
+    return [...this.#ports].map(([key, port]) => {
+      const cut = key.indexOf("\u0000");
+      if (cut === -1) return { host: key, port };
+      return { host: key.slice(cut + 1), port, room: key.slice(0, cut) };
+    });
   }
 
-  async take(
-    client: Deno.Conn,
-    tunnel: { host: string; first: Uint8Array; handle: FrontHandler },
-  ): Promise<void> {
+  async take(client: Deno.Conn, tunnel: FrontTunnel): Promise<void> {
     if (this.#closed) return;
-    const listening = await this.#listening(tunnel.host);
+    const room = tunnel.room;
+    const listening = room === undefined
+      ? await this.#listening(tunnel.host, (host) => this.#options.leaf(host))
+      : await this.#listening(`${room.id}\u0000${tunnel.host}`, () => room.leaf(tunnel.host));
     const inner = await Deno.connect({ hostname: "127.0.0.1", port: listening.port });
     const port = (inner.localAddr as Deno.NetAddr).port;
     listening.routes.set(port, tunnel.handle);
@@ -143,9 +163,25 @@ class Front implements TlsFront {
     await Promise.allSettled(servers.map((server) => server.shutdown()));
   }
 
-  /** The host's listener serving its leaf as it is now, opened or renewed if need be. */
-  async #listening(host: string): Promise<Listening> {
-    const leaf = await this.#options.leaf(host);
+  dropRoom(room: string): void {
+    const prefix = `${room}\u0000`;
+    for (const [key, made] of [...this.#listeners]) {
+      if (!key.startsWith(prefix)) continue;
+      this.#listeners.delete(key);
+      this.#ports.delete(key);
+      made.then((listening) => {
+        this.#retired.add(listening.server);
+        listening.server.shutdown().finally(() => this.#retired.delete(listening.server));
+      }, () => {});
+    }
+  }
+
+  /**
+   * The listener of `host` (or of a room's host: `ROOM\0HOST`) serving its leaf as it is now,
+   * opened or renewed if need be.
+   */
+  async #listening(host: string, leafOf: (host: string) => Promise<FrontLeaf>): Promise<Listening> {
+    const leaf = await leafOf(host);
     for (;;) {
       const current = this.#listeners.get(host);
       if (current === undefined) {

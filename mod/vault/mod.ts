@@ -8,6 +8,7 @@ export { REDACTED, Redactor } from "./redactor.ts";
 export {
   answerRedaction,
   redactingByteStream,
+  redactingExactBytes,
   redactingStream,
   type Span,
   type SpanStream,

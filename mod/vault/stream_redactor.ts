@@ -4,6 +4,7 @@
  * longest form minus one character), and what it emits is exactly what redacting the whole text at
  * once would give (a property test proves it).
  */
+import { Buffer } from "node:buffer";
 import { REDACTED, type Redactor } from "./redactor.ts";
 
 /** A run of a stream's text, now decided: passed on as it is, or replaced by REDACTED as a whole. */
@@ -132,4 +133,43 @@ export function answerRedaction(redactor: Redactor): TextRedaction {
     redact: (text) => redactor.redact(text),
     stream: () => new StreamRedactor(redactor),
   };
+}
+
+/**
+ * A TransformStream of any bytes (a git pack, an image, text in any charset) that redacts every
+ * vault value spelled in ASCII across chunk boundaries and leaves every other byte as it was: the
+ * bytes are read as ISO-8859-1, one character each, so nothing is decoded or re-encoded. (A value
+ * with characters outside ASCII is matched only where its UTF-8 spelling reads the same, which
+ * for such a value it does not: vault keys and tokens are ASCII.)
+ */
+export function redactingExactBytes(
+  redaction: TextRedaction,
+): TransformStream<Uint8Array, Uint8Array> {
+  const stream = redaction.stream();
+  const marker = Buffer.from(redaction.marker, "latin1");
+  let held = "";
+  const emit = (
+    text: string,
+    spans: Span[],
+    controller: TransformStreamDefaultController<Uint8Array>,
+  ) => {
+    let at = 0;
+    const parts: Uint8Array[] = [];
+    for (const span of spans) {
+      parts.push(span.secret ? marker : Buffer.from(text.slice(at, at + span.length), "latin1"));
+      at += span.length;
+    }
+    held = text.slice(at);
+    for (const part of parts) if (part.length > 0) controller.enqueue(part);
+  };
+  return new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      const text = held +
+        Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString("latin1");
+      emit(text, stream.spans(text.slice(held.length)), controller);
+    },
+    flush(controller) {
+      emit(held, stream.endSpans(), controller);
+    },
+  });
 }
