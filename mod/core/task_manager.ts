@@ -37,6 +37,9 @@ import { alive, isWorkerOf, spawnWorker, stopWorker } from "./worker_process.ts"
 import type { GuardedServer } from "../net/mod.ts";
 import type { ToolRegistry } from "../tools/mod.ts";
 import { TaskWorkdirs } from "./task_workdirs.ts";
+import type { BoxCa } from "../box-ca/mod.ts";
+import { CredentialDialer, giveCredentials, openCredentialRoom } from "./task_credentials.ts";
+import { adminSocketPath } from "../config/mod.ts";
 
 interface Live {
   handle: TaskHandle;
@@ -64,6 +67,8 @@ export class TaskManager {
   #closing = false;
   /** The live tasks' workdirs (mod/workdir). */
   readonly #workdirs: TaskWorkdirs;
+  /** Where the tasks' credentialed requests leave the box. */
+  readonly #dialer: CredentialDialer;
 
   constructor(
     readonly deps: BrokerDeps,
@@ -74,7 +79,9 @@ export class TaskManager {
        * The box's answer to a task's HTTPS to a model host: the TLS front serving the box CA's
        * leaves, and the CA bundle (the CA then the system roots) each task is told to trust.
        */
-      interception?: { front: TlsFront; caBundle: string };
+      interception?: { front: TlsFront; caBundle: string; ca?: BoxCa };
+      /** The core's dialer for credentialed requests (task_credentials.ts); absent: a new one. */
+      dialer?: CredentialDialer;
       /**
        * At a restart: opens a reopened task's kept approvals again, before its socket answers
        * (mod/broker/approval_restore.ts), so that its worker's requests join them.
@@ -86,6 +93,11 @@ export class TaskManager {
     const homes = { boxHome: home, tasksDir: `${home}/tasks`, bytes: config.tasks.home_bytes };
     this.#homes = new TaskHomes({ asRoot: options.asRoot, ...homes, log });
     this.#workdirs = new TaskWorkdirs(deps);
+    this.#dialer = options.dialer ?? new CredentialDialer({
+      socketPath: `${adminSocketPath(home).replace(/\/[^/]*$/, "")}/credential-egress.sock`,
+      config,
+      log,
+    });
     // A task is waiting while it has pending approvals, else running: the table says when they
     // change, whoever adds or takes one.
     deps.approvals.onChange((changed) => this.#pendingChanged(changed.task));
@@ -99,6 +111,8 @@ export class TaskManager {
   /** Starts a new task and returns its record; `<app>.*` is every tool the app offers now. */
   async start(given: StartTask): Promise<TaskRecord> {
     const spec = { ...given, tools: expandTools(this.deps.registry, given.tools) };
+    // Bad credentials are refused before anything is made.
+    const credentials = await giveCredentials(this.deps.home, given.credentials ?? []);
     await this.#homes.checkRoom(this.#live.keys()); // the disk holds every live home, full
     const id = newTaskId();
     const dir = taskDir(this.deps.home, id);
@@ -117,8 +131,9 @@ export class TaskManager {
     // Each workdir is a Decision record before anything is mounted; a denial fails the task.
     const workdirs = await this.#workdirs.decide(id, spec.workdirs);
     if ("denied" in workdirs) return await this.#failAtOnce(record, workdirs.denied);
-    if (workdirs.records.length > 0) {
-      record = { ...record, workdirs: workdirs.records };
+    if (workdirs.records.length > 0 || credentials.length > 0) {
+      if (workdirs.records.length > 0) record = { ...record, workdirs: workdirs.records };
+      if (credentials.length > 0) record = { ...record, credentials };
       await writeTask(this.deps.home, record);
     }
     // One the owner must approve first is answered while the task waits: the start does not.
@@ -261,6 +276,7 @@ export class TaskManager {
     this.#live.clear();
     await Promise.allSettled([...this.#ending]);
     await this.#workdirs.closeAll();
+    await this.#dialer.close();
     await this.#homes.unmountAll();
   }
 
@@ -323,12 +339,22 @@ export class TaskManager {
         await Deno.chown(`${dir}/home`, live.user.uid, live.user.gid);
         await Deno.chmod(dir, 0o711);
       }
+      step = "its credentials could not be given";
+      const credentials = await openCredentialRoom(live.handle, {
+        deps,
+        dir,
+        front: this.options.interception?.front,
+        ca: this.options.interception?.ca,
+        dialer: this.#dialer,
+      });
       step = "its egress proxy or its model endpoint could not be opened";
       const doors = await openTaskDoors(live.handle, {
         deps,
         paths: { egress: egressPath, model: modelPath },
         user: live.user,
         front: this.options.interception?.front,
+        credentials: credentials?.intercept,
+        placeholders: (live.handle.record.credentials ?? []).map((given) => given.placeholder),
         ask: (host, port) => this.#askHost(live, { host, port }),
       });
       live.egress = doors.egress;
@@ -347,7 +373,8 @@ export class TaskManager {
         sandboxes: this.options.sandboxes,
         egress: egressPath,
         model: modelPath,
-        caBundle: this.options.interception?.caBundle ?? null,
+        caBundle: credentials?.caBundle ?? this.options.interception?.caBundle ?? null,
+        env: credentials?.env,
         factory: this.deps.vault.value(KEY_NAMES.factory) !== undefined,
         workdir,
       });
@@ -419,6 +446,7 @@ export class TaskManager {
     await this.#workdirs.finish(live.handle); // its writes' summary, in its journal
     await live.egress?.close().catch(() => {});
     await live.model?.close().catch(() => {});
+    this.options.interception?.front.dropRoom(id); // its own CA's listeners
     await closeTaskApprovals(this.deps, id);
     await live.server.shutdown().catch(() => {});
     await Deno.remove(live.handle.socket).catch(() => {});
