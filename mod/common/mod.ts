@@ -11,3 +11,4 @@ export { Mutex } from "./mutex.ts";
 export { diskFullText, isDiskFull } from "./disk_full.ts";
 export { redactValue } from "./redact_value.ts";
 export { centsText } from "./money.ts";
+export { lineOfField } from "./toml_line.ts";

@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { parse, TomlError } from "smol-toml";
 import { hostProblem, pathProblem } from "../policy/mod.ts";
+import { lineOfField } from "../common/mod.ts";
 import { isKeyName } from "../vault/names.ts";
 
 /** One problem with one rule file; `line` is null where no line can be named. */
@@ -300,26 +301,4 @@ function placementOf(
     );
   }
   return { kind: "query", parameter: value };
-}
-
-/** The 1-based line that sets a field (top level or in a [table]), or null. */
-function lineOfField(text: string, field: readonly string[]): number | null {
-  if (field.length === 0) return null;
-  const want = field.join(".");
-  const lines = text.split("\n");
-  let table = "";
-  for (let i = 0; i < lines.length; i++) {
-    const trimmed = lines[i].trim();
-    const header = /^\[\s*([^\]]+?)\s*\]/.exec(trimmed);
-    if (header) {
-      table = header[1].replace(/\s+/g, "").replace(/"/g, "");
-      if (table === want) return i + 1;
-      continue;
-    }
-    const assignment = /^("[^"]*"|[A-Za-z0-9_.-]+)\s*=/.exec(trimmed);
-    if (!assignment) continue;
-    const key = assignment[1].replace(/"/g, "");
-    if ((table === "" ? key : `${table}.${key}`) === want) return i + 1;
-  }
-  return null;
 }

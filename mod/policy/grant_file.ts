@@ -9,6 +9,7 @@ import { z } from "zod";
 import { hostPatternProblem, pathProblem } from "./forms.ts";
 import { hostPortPatternProblem, methodProblem, pathPatternProblem } from "./http_request.ts";
 import { parseTimestamp } from "./timestamp.ts";
+import { lineOfField } from "../common/mod.ts";
 import {
   BUILTIN_TOOLS,
   type DataClass,
@@ -384,26 +385,4 @@ function editDistance(a: string, b: string): number {
     row = next;
   }
   return row[b.length];
-}
-
-/** The 1-based line that sets a field (top level or under [constraints]), or null. */
-function lineOfField(text: string, field: readonly (string | number)[]): number | null {
-  if (field.length === 0) return null;
-  const want = field.filter((part) => typeof part === "string").join(".");
-  const lines = text.split("\n");
-  let table = "";
-  for (let i = 0; i < lines.length; i++) {
-    const trimmed = lines[i].trim();
-    const header = /^\[\s*([^\]]+?)\s*\]/.exec(trimmed);
-    if (header) {
-      table = header[1].replace(/\s+/g, "").replace(/"/g, "");
-      if (table === want) return i + 1;
-      continue;
-    }
-    const assignment = /^("[^"]*"|[A-Za-z0-9_.-]+)\s*=/.exec(trimmed);
-    if (!assignment) continue;
-    const key = assignment[1].replace(/"/g, "");
-    if ((table === "" ? key : `${table}.${key}`) === want) return i + 1;
-  }
-  return null;
 }

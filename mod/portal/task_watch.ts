@@ -11,15 +11,20 @@ const POLL_WAIT_MS = 25_000;
 /** The pause before asking again after the core did not answer. */
 const RETRY_MS = 1000;
 
-/** Calls `listener` at each change of task `id` until the returned function is called. */
+/**
+ * Calls `listener` at each change of task `id` until the returned function is called. `seen` is
+ * the journal's length in the rendering the page already has: a line written since, before the
+ * first poll, is a change too (without it, a line written in that gap would never be shown).
+ */
 export function watchTask(
   admin: AdminClient,
   id: string,
   listener: () => void,
+  seen?: number,
 ): () => void {
   const polling = new AbortController();
   void (async () => {
-    let after: number | null = null;
+    let after: number | null = seen ?? null;
     while (!polling.signal.aborted) {
       try {
         // The first ask answers at once with the journal's length; each one after waits.

@@ -51,7 +51,7 @@ export function taskRoutes(
     return c.redirect(`/tasks?started=${encodeURIComponent(answer.value.task.id)}`, 303);
   });
   app.get("/tasks/:id", async (c) => {
-    const view = await taskPageView({ admin, answers }, c.req.param("id"), c.req.query("from"));
+    const { view } = await taskPageView({ admin, answers }, c.req.param("id"), c.req.query("from"));
     const notice = c.req.query("stopped") === "1" ? "The task was stopped." : null;
     return c.html(<TaskPage view={view} csrf={csrf(c)} notice={notice} />);
   });
@@ -61,11 +61,11 @@ export function taskRoutes(
     const from = c.req.query("from");
     // A task that is not there is refused before the stream starts.
     const first = await taskPageView({ admin, answers }, id, from);
-    let fresh: TaskPageView | null = first;
+    let fresh: TaskPageView | null = first.view;
     return streams.serve(c, {
       event: "task",
       subscribe: (listener) => {
-        const stopTask = watchTask(admin, id, listener);
+        const stopTask = watchTask(admin, id, listener, first.journalLength);
         const stopApprovals = approvals.onChange(listener);
         return () => {
           stopTask();
@@ -73,7 +73,7 @@ export function taskRoutes(
         };
       },
       render: async () => {
-        const view = fresh ?? await taskPageView({ admin, answers }, id, from);
+        const view = fresh ?? (await taskPageView({ admin, answers }, id, from)).view;
         fresh = null;
         return String(await <TaskLive view={view} />);
       },
@@ -89,12 +89,12 @@ export function taskRoutes(
   return app;
 }
 
-/** What one task page shows, from the admin socket. */
+/** What one task page shows, from the admin socket, and how many journal lines it was made from. */
 async function taskPageView(
   deps: { admin: AdminClient; answers: ApprovalAnswers },
   id: string,
   from: string | undefined,
-): Promise<TaskPageView> {
+): Promise<{ view: TaskPageView; journalLength: number }> {
   const { admin, answers } = deps;
   const shown = adminOk(await admin.task(id));
   const records = adminOk(await admin.taskRecords(shown.task.id)).records;
@@ -105,13 +105,14 @@ async function taskPageView(
   const seqs = new Set(records.map((record) => record.seq));
   const all = [...records, ...answered.filter((record) => !seqs.has(record.seq))]
     .sort((a, b) => a.seq - b.seq);
-  return {
+  const view = {
     task: { ...shown.task, pending: shown.pending },
     journal: journalShown(shown.journal, from),
     records: all,
     approvals: items,
     answered,
   };
+  return { view, journalLength: shown.journal.length };
 }
 
 /** The approvals a task's journal names: its calls' and model requests' waits, and its asks. */
