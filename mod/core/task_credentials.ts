@@ -8,11 +8,7 @@
  * A credentialed request leaves the box by the credential dialer: one egress proxy of the core's,
  * on a socket in run/owner-broker, that reaches only the rules' hosts under gurt.toml's [egress].
  */
-import {
-  type BrokerDeps,
-  requestCall,
-  type TaskHandle,
-} from "../broker/mod.ts";
+import { type BrokerDeps, requestCall, type TaskHandle } from "../broker/mod.ts";
 import { HttpError } from "../common/mod.ts";
 import {
   credentialEnvironment,
@@ -178,7 +174,13 @@ export async function openCredentialRoom(
     return { rule: found, placeholder };
   });
   const env = credentialEnvironment(offered);
-  if (front === undefined || ca === undefined) return { caBundle: null, env, intercept: () => null };
+  if (front === undefined || ca === undefined) {
+    return {
+      caBundle: null,
+      env,
+      intercept: () => null,
+    };
+  }
   const targets = new Set(offered.map(({ rule }) => `${rule.host}:${rule.port}`));
   const taskCa: TaskCa = await makeTaskCa([...new Set(offered.map(({ rule }) => rule.host))]);
   const caBundle = `${options.dir}/ca-bundle.pem`;

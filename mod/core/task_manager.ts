@@ -25,38 +25,29 @@ import { HttpError } from "../common/mod.ts";
 import { taskDir, taskSocketPath } from "../config/mod.ts";
 import type { StartTask } from "../admin/mod.ts";
 import { serveSocket } from "./home_layout.ts";
-import { firstClosedFolder, unreachableText } from "./home_reach.ts";
-import { ensureTaskUser, removeTaskUser, type TaskUser, taskUsers } from "./task_users.ts";
-import type { EgressServer, TlsFront } from "../egress/mod.ts";
+import { removeTaskUser, taskUsers } from "./task_users.ts";
+import type { TlsFront } from "../egress/mod.ts";
 import { TaskHomes, type TaskSandboxes } from "../sandbox/mod.ts";
-import { KEY_NAMES, type ModelEndpoint } from "../model-proxy/mod.ts";
 import { createTask, missingModelKey } from "./task_create.ts";
-import { openTaskDoors } from "./task_doors.ts";
 import { type TaskLog, taskLog } from "./task_log.ts";
-import { alive, isWorkerOf, spawnWorker, stopWorker } from "./worker_process.ts";
+import { alive, isWorkerOf, stopWorker } from "./worker_process.ts";
 import type { GuardedServer } from "../net/mod.ts";
 import type { ToolRegistry } from "../tools/mod.ts";
 import { TaskWorkdirs } from "./task_workdirs.ts";
 import type { BoxCa } from "../box-ca/mod.ts";
-import { CredentialDialer, giveCredentials, openCredentialRoom } from "./task_credentials.ts";
+import { CredentialDialer, giveCredentials } from "./task_credentials.ts";
+import { type Launching, launchTask } from "./task_launch.ts";
 import { adminSocketPath } from "../config/mod.ts";
 
-interface Live {
-  handle: TaskHandle;
+interface Live extends Launching {
   server: GuardedServer;
   child: Deno.ChildProcess | null;
-  user: TaskUser | null;
-  /** The task's egress proxy, once open. */
-  egress: EgressServer | null;
-  /** The task's model endpoint, once open. */
-  model: ModelEndpoint | null;
   writes: Promise<void>;
   /** The lines the task causes in the core's log, held to a few (task_log.ts). */
   log: TaskLog;
 }
 
 const STOP_GRACE_MS = 2000;
-const SPAWN_STEP = "the worker could not start";
 
 /** Owns the live tasks of one core. */
 export class TaskManager {
@@ -325,72 +316,23 @@ export class TaskManager {
     };
     this.#live.set(record.id, live);
     if (!options.fresh) this.#pendingChanged(record.id); // waiting, if approvals were opened again
-    let child: Deno.ChildProcess | null;
-    let step = "its user could not be made ready";
-    const egressPath = `${dir}/egress.sock`;
-    const modelPath = `${dir}/model.sock`;
-    try {
-      if (this.options.asRoot) {
-        step = "its home could not be mounted";
-        await this.#homes.open(record.id);
-        step = "its user could not be made ready";
-        live.user = await ensureTaskUser(record.id, this.deps.home);
-        await Deno.chown(socket, live.user.uid, live.user.gid);
-        await Deno.chown(`${dir}/home`, live.user.uid, live.user.gid);
-        await Deno.chmod(dir, 0o711);
-      }
-      step = "its credentials could not be given";
-      const credentials = await openCredentialRoom(live.handle, {
-        deps,
-        dir,
-        front: this.options.interception?.front,
-        ca: this.options.interception?.ca,
-        dialer: this.#dialer,
-      });
-      step = "its egress proxy or its model endpoint could not be opened";
-      const doors = await openTaskDoors(live.handle, {
-        deps,
-        paths: { egress: egressPath, model: modelPath },
-        user: live.user,
-        front: this.options.interception?.front,
-        credentials: credentials?.intercept,
-        placeholders: (live.handle.record.credentials ?? []).map((given) => given.placeholder),
-        ask: (host, port) => this.#askHost(live, { host, port }),
-      });
-      live.egress = doors.egress;
-      live.model = doors.model;
-      step = "its workdir could not be given";
-      const workdir = await this.#workdirs.open(live.handle, live.user);
-      step = SPAWN_STEP;
-      const logBytes = this.deps.config.tasks.worker_log_bytes;
-      // What an earlier sandbox of the task left in its cgroup (a core that was killed) goes first.
-      if (!options.fresh) await this.options.sandboxes.end(record.id);
-      child = await spawnWorker(record, {
-        socket,
-        dir,
-        user: live.user,
-        logBytes,
-        sandboxes: this.options.sandboxes,
-        egress: egressPath,
-        model: modelPath,
-        caBundle: credentials?.caBundle ?? this.options.interception?.caBundle ?? null,
-        env: credentials?.env,
-        factory: this.deps.vault.value(KEY_NAMES.factory) !== undefined,
-        workdir,
-      });
-    } catch (error) {
-      // A worker whose user cannot reach its home fails with the OS's bare "Permission denied":
-      // say which folder closes the way, and to whom.
-      const user = step === SPAWN_STEP ? live.user : null;
-      const closed = user === null ? null : await firstClosedFolder(`${dir}/home`, user);
-      const who = `its user ${user?.name} (uid ${user?.uid}) cannot reach its home ${dir}/home`;
-      const reason = closed === null
-        ? `${step}: ${describe(error)}`
-        : `${step}: ${unreachableText(who, closed)}`;
-      this.deps.log(`gurt: task ${record.id} failed: ${reason}`);
-      await this.#end(live, "failed", reason);
+    const launched = await launchTask(live, {
+      deps,
+      fresh: options.fresh,
+      asRoot: this.options.asRoot,
+      homes: this.#homes,
+      sandboxes: this.options.sandboxes,
+      interception: this.options.interception,
+      dialer: this.#dialer,
+      workdirs: this.#workdirs,
+      ask: (host, port) => this.#askHost(live, { host, port }),
+    });
+    if ("failed" in launched) {
+      this.deps.log(`gurt: task ${record.id} failed: ${launched.failed}`);
+      await this.#end(live, "failed", launched.failed);
       return live.handle.record;
     }
+    const child = launched.child;
     live.child = child;
     this.#save(live, { user: live.user?.name ?? null, pid: child?.pid ?? null });
     if (child !== null) {

@@ -5,6 +5,7 @@
  * the proxy to read as one plain HTTP request held to the tunnel's host; on 443 they are refused.
  */
 import { type CanonicalHost, canonicalHost } from "../config/mod.ts";
+import { Deadline, type Inbound } from "./byte_streams.ts";
 
 /** The most bytes of handshake records read to find the ClientHello's end. */
 export const MAX_HELLO_BYTES = 64 * 1024;
@@ -121,4 +122,28 @@ function helloNames(body: Uint8Array): FirstBytes {
     }
   }
   return { tls: true, names };
+}
+
+/**
+ * Reads an intercepted tunnel's first bytes until judged: "ok" for a ClientHello naming `target`
+ * alone, sent within `timeoutMs`; else why not (plain bytes are not_tls whatever the port, since
+ * the box answers such a tunnel with TLS alone), or "ended" if the client closed or timed out first.
+ */
+export async function judgeIntercepted(
+  inbound: Inbound,
+  target: CanonicalHost,
+  timeoutMs: number,
+): Promise<"ok" | "ended" | "sni_mismatch" | "no_sni" | "not_tls"> {
+  const deadline = new Deadline(inbound.conn, timeoutMs);
+  try {
+    let verdict = judgeFirstBytes(inbound.buffered, { host: target, port: 443 });
+    while ("need" in verdict) {
+      if (!await inbound.fill(verdict.need, MAX_HELLO_BYTES)) return "ended";
+      verdict = judgeFirstBytes(inbound.buffered, { host: target, port: 443 });
+    }
+    if ("reason" in verdict) return verdict.reason;
+    return "ok" in verdict ? "ok" : "not_tls";
+  } finally {
+    deadline.clear();
+  }
 }

@@ -21,7 +21,7 @@ import {
   sendBody,
   writeAll,
 } from "./byte_streams.ts";
-import { judgeFirstBytes, MAX_HELLO_BYTES } from "./client_hello.ts";
+import { judgeFirstBytes, judgeIntercepted, MAX_HELLO_BYTES } from "./client_hello.ts";
 import {
   addressRefusal,
   type BlockReason,
@@ -156,7 +156,8 @@ class EgressProxy implements EgressServer {
       if (!await inbound.readMore(cap)) return;
       end = headEnd(inbound.buffered, scanned);
     }
-    const head = parseRequestHead(latin1(inbound.take(end)));
+    const headText = latin1(inbound.take(end));
+    const head = parseRequestHead(headText);
     if ("problem" in head) return await this.#refuseHttp(inbound, "bad_request");
     const target = canonicalHost(head.host);
     if ("problem" in target) {
@@ -169,11 +170,14 @@ class EgressProxy implements EgressServer {
         return await this.#refuseHttp(inbound, "host_mismatch", named, head.port);
       }
     }
+    if (head.kind === "absolute" && this.#carriesCredential(headText)) {
+      return await this.#refuseHttp(inbound, "credential_plain_http", named, head.port);
+    }
     deadline.clear();
     const taker = head.kind === "connect" ? this.#taker(target, head.port) : null;
     if (taker !== null) {
       await writeAll(inbound.conn, CONNECTED);
-      return await taker(inbound.conn, inbound.take());
+      return await this.#takeJudged(inbound, taker, { target, port: head.port });
     }
     const admission = await this.#admit(target, head.port);
     if ("reason" in admission) {
@@ -246,7 +250,7 @@ class EgressProxy implements EgressServer {
     const taker = this.#taker(target, request.port);
     if (taker !== null) {
       await writeAll(conn, socksReply(SOCKS_REPLY.succeeded));
-      return await taker(conn, inbound.take());
+      return await this.#takeJudged(inbound, taker, { target, port: request.port });
     }
     const admission = await this.#admit(target, request.port);
     if ("reason" in admission) return await refuse(admission.reason, hostText(target));
@@ -352,14 +356,43 @@ class EgressProxy implements EgressServer {
       deadline.clear();
     }
     if (!mayBeRequest(inbound.buffered, judged)) return await refuse("not_tls");
-    const head = parseTunnelRequest(latin1(inbound.take(end)));
+    const headText = latin1(inbound.take(end));
+    const head = parseTunnelRequest(headText);
     if ("problem" in head) return await refuse("bad_request");
+    if (this.#carriesCredential(headText)) return await refuse("credential_plain_http");
     if (head.hostHeader !== null && !hostHeaderMatches(head.hostHeader, { host: target, port })) {
       return await refuse("host_mismatch");
     }
     await writeAll(origin, latin1Bytes(head.forward(hostLine(target, port))));
     void sendBody(inbound, origin, new BodyEnd(head.body));
     await back;
+  }
+
+  /** Hands an intercepted tunnel to its taker once its first bytes pass (judgeIntercepted). */
+  async #takeJudged(
+    inbound: Inbound,
+    taker: TunnelTaker,
+    tunnel: { target: CanonicalHost; port: number },
+  ): Promise<void> {
+    const timeout = this.#options.headTimeoutMs ?? 10_000;
+    const judged = await judgeIntercepted(inbound, tunnel.target, timeout);
+    if (judged !== "ok") {
+      if (judged !== "ended") {
+        await this.#blocked({ host: hostText(tunnel.target), port: tunnel.port, reason: judged });
+      }
+      closeQuietly(inbound.conn);
+      return;
+    }
+    await taker(inbound.conn, inbound.take());
+  }
+
+  /** Whether a plain request head carries a credential placeholder of the task's. */
+  #carriesCredential(head: string): boolean {
+    try {
+      return this.#options.carriesCredential?.(head) === true;
+    } catch {
+      return true;
+    }
   }
 
   /** The taker of a tunnel the box answers itself, or null. */

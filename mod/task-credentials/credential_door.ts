@@ -11,6 +11,7 @@
  */
 import {
   applyCredential,
+  carriesPlaceholder,
   type CredentialLoad,
   credentialsInvalidReport,
   findCredential,
@@ -83,7 +84,9 @@ async function answer(options: CredentialDoorOptions, request: Request): Promise
   const asRead = { method: request.method, url: path, headers: request.headers };
   const load = await options.rules();
   if (!load.ok) {
-    if (!carriesAnyPlaceholder(request, options.given)) return await relay(options, request, path);
+    const placeholders = options.given.map(({ placeholder }) => placeholder);
+    const seen = carriesPlaceholder({ target: path, headers: request.headers }, placeholders);
+    if (!seen) return await relay(options, request, path);
     options.log(credentialsInvalidReport(load.problems));
     await options.refused({
       ...target,
@@ -252,34 +255,6 @@ async function send(
     client: options.client(sent.caFile),
     ...(sent.body instanceof ReadableStream ? { duplex: "half" } : {}),
   } as RequestInit);
-}
-
-/** Whether any of the task's placeholders appears anywhere in the request's target or headers. */
-function carriesAnyPlaceholder(
-  request: Request,
-  given: readonly { placeholder: string }[],
-): boolean {
-  const views = [decodeSafely(request.url).toLowerCase()];
-  for (const [name, value] of request.headers) {
-    views.push(`${name}: ${value}`.toLowerCase());
-    const basic = /^basic\s+(\S+)$/i.exec(value);
-    if (basic !== null) {
-      try {
-        views.push(atob(basic[1]).toLowerCase());
-      } catch {
-        // Not base64: seen as it is.
-      }
-    }
-  }
-  return given.some(({ placeholder }) => views.some((view) => view.includes(placeholder)));
-}
-
-function decodeSafely(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
 }
 
 /** The request's method, host and path, for a refusal's journal event. */
