@@ -20,6 +20,7 @@ import {
 import { type BoxCa, makeTaskCa, type TaskCa } from "../box-ca/mod.ts";
 import {
   type EgressServer,
+  helloFirst,
   openLoopbackRelay,
   serveEgress,
   type TlsFront,
@@ -27,7 +28,10 @@ import {
 } from "../egress/mod.ts";
 import { HTTP_REQUEST_TOOL } from "../policy/mod.ts";
 import { credentialDoor, type CredentialRefusal } from "../task-credentials/mod.ts";
-import type { Config } from "../config/mod.ts";
+import { canonicalHost, type Config } from "../config/mod.ts";
+
+/** How long a credential tunnel's client may take to send its ClientHello. */
+const HELLO_TIMEOUT_MS = 10_000;
 
 /** A rule given to a task, as task.json keeps it. */
 export type GivenCredential = { rule: string; placeholder: string };
@@ -213,13 +217,23 @@ export async function openCredentialRoom(
       refused,
       log: deps.log,
     });
-    return (client, first) =>
-      front.take(client, {
-        host,
-        first,
-        handle,
-        room: { id: task.id, leaf: (name) => taskCa.leaf(name) },
-      });
+    const named = canonicalHost(host);
+    if ("problem" in named) return null;
+    // Only TLS naming this host alone is answered: the door's Host check then holds its requests.
+    return helloFirst(
+      named,
+      (client, first) =>
+        front.take(client, {
+          host,
+          first,
+          handle,
+          room: { id: task.id, leaf: (name) => taskCa.leaf(name) },
+        }),
+      {
+        timeoutMs: HELLO_TIMEOUT_MS,
+        refused: (reason) => refused({ host, port, reason, detail: { host, port, reason } }),
+      },
+    );
   };
   return { caBundle, env, intercept };
 }

@@ -28,10 +28,9 @@ export interface EgressOptions {
    * The tunnels the box answers itself (the model services' HTTPS): for a CONNECT or SOCKS5
    * request naming `host` (canonical) and `port`, a taker of the tunnel, or null for the policy's
    * way. A taker is given the client's connection once the tunnel is open, with the bytes the
-   * client already sent after its request, which the proxy has judged first: a ClientHello naming
-   * `host` alone (whatever the port), else the tunnel is refused as any tunnel's would be. The proxy
-   * closes the connection when the taker returns. Such a tunnel is opened for any task whatever its
-   * host list, and nothing is resolved or dialled.
+   * client already sent after its request; the proxy closes the connection when it returns (a
+   * taker that wants a ClientHello naming its host first wraps itself in helloFirst). Such a
+   * tunnel is opened for any task whatever its host list, and nothing is resolved or dialled.
    */
   intercept?(host: string, port: number): TunnelTaker | null;
   /**

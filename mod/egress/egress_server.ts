@@ -21,7 +21,7 @@ import {
   sendBody,
   writeAll,
 } from "./byte_streams.ts";
-import { judgeFirstBytes, judgeIntercepted, MAX_HELLO_BYTES } from "./client_hello.ts";
+import { judgeFirstBytes, MAX_HELLO_BYTES } from "./client_hello.ts";
 import {
   addressRefusal,
   type BlockReason,
@@ -177,7 +177,7 @@ class EgressProxy implements EgressServer {
     const taker = head.kind === "connect" ? this.#taker(target, head.port) : null;
     if (taker !== null) {
       await writeAll(inbound.conn, CONNECTED);
-      return await this.#takeJudged(inbound, taker, { target, port: head.port });
+      return await taker(inbound.conn, inbound.take());
     }
     const admission = await this.#admit(target, head.port);
     if ("reason" in admission) {
@@ -250,7 +250,7 @@ class EgressProxy implements EgressServer {
     const taker = this.#taker(target, request.port);
     if (taker !== null) {
       await writeAll(conn, socksReply(SOCKS_REPLY.succeeded));
-      return await this.#takeJudged(inbound, taker, { target, port: request.port });
+      return await taker(conn, inbound.take());
     }
     const admission = await this.#admit(target, request.port);
     if ("reason" in admission) return await refuse(admission.reason, hostText(target));
@@ -366,24 +366,6 @@ class EgressProxy implements EgressServer {
     await writeAll(origin, latin1Bytes(head.forward(hostLine(target, port))));
     void sendBody(inbound, origin, new BodyEnd(head.body));
     await back;
-  }
-
-  /** Hands an intercepted tunnel to its taker once its first bytes pass (judgeIntercepted). */
-  async #takeJudged(
-    inbound: Inbound,
-    taker: TunnelTaker,
-    tunnel: { target: CanonicalHost; port: number },
-  ): Promise<void> {
-    const timeout = this.#options.headTimeoutMs ?? 10_000;
-    const judged = await judgeIntercepted(inbound, tunnel.target, timeout);
-    if (judged !== "ok") {
-      if (judged !== "ended") {
-        await this.#blocked({ host: hostText(tunnel.target), port: tunnel.port, reason: judged });
-      }
-      closeQuietly(inbound.conn);
-      return;
-    }
-    await taker(inbound.conn, inbound.take());
   }
 
   /** Whether a plain request head carries a credential placeholder of the task's. */

@@ -18,3 +18,4 @@ export {
   type TlsFrontOptions,
 } from "./tls_front.ts";
 export { type LoopbackRelay, openLoopbackRelay } from "./loopback_relay.ts";
+export { helloFirst } from "./client_hello.ts";

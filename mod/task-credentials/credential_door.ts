@@ -18,6 +18,7 @@ import {
   type OfferedCredential,
   type TunnelTarget,
 } from "../credentials/mod.ts";
+import { requestPath } from "../policy/mod.ts";
 import type { TextRedaction } from "../vault/mod.ts";
 import { bodyPreview, readPrefix } from "./request_body.ts";
 import { type BodyTotals, countedBody } from "./response_body.ts";
@@ -32,7 +33,13 @@ export type DecidedRequest =
 export interface CredentialRefusal {
   host: string;
   port: number;
-  reason: "request_denied" | "credentials_invalid" | "misdirected";
+  reason:
+    | "request_denied"
+    | "credentials_invalid"
+    | "misdirected"
+    | "sni_mismatch"
+    | "no_sni"
+    | "not_tls";
   detail: Record<string, unknown>;
 }
 
@@ -122,7 +129,11 @@ async function credentialed(
   const { target } = options;
   const { request, url, offered, credential } = candidate;
   const prefix = await readPrefix(request.body);
-  const input = { method: request.method, host: hostText(target), path: url.pathname };
+  // The path as the grants read it (unreserved escapes decoded) is the one decided and sent; one
+  // they refuse goes to the decision as it is, to be refused there, on the record.
+  const normal = requestPath(url.pathname);
+  const pathname = "path" in normal ? normal.path : url.pathname;
+  const input = { method: request.method, host: hostText(target), path: pathname };
   let ran = false;
   let started!: (response: Response) => void;
   const upstreamReady = new Promise<Response>((resolve) => (started = resolve));
@@ -136,7 +147,7 @@ async function credentialed(
         `the vault holds no ${credential.rule.secret} for the credential rule ${credential.rule.id}`,
       );
     }
-    const path = `${url.pathname}${url.search}`;
+    const path = `${pathname}${url.search}`;
     const applied = applyCredential(
       { method: request.method, url: path, headers: request.headers },
       { target, offered, credential, value },
