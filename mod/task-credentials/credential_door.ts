@@ -112,7 +112,13 @@ async function answer(options: CredentialDoorOptions, request: Request): Promise
     if (found !== undefined) offered.push({ rule: found, placeholder });
   }
   const finding = findCredential(asRead, { target, offered });
-  if (finding.credential === null || finding.stray) return await relay(options, request, path);
+  if (finding.credential === null || finding.stray) {
+    // The host's own CA (a self-hosted server's) is trusted for its ordinary requests too.
+    const ofHost = offered.find(({ rule }) =>
+      rule.host === target.host && rule.port === target.port
+    );
+    return await relay(options, request, path, ofHost?.rule.caFile ?? null);
+  }
   return await credentialed(options, { request, url, offered, credential: finding.credential });
 }
 
@@ -158,6 +164,8 @@ async function credentialed(
       headers: applied.headers,
       body: prefix.body,
       caFile: credential.rule.caFile ?? null,
+    }).catch((error) => {
+      throw new Error(`${hostText(target)} could not be reached: ${describe(error)}`);
     });
     started(upstream);
     const ended = await (await bodyEnded);
@@ -214,6 +222,7 @@ async function relay(
   options: CredentialDoorOptions,
   request: Request,
   path: string,
+  caFile: string | null = null,
 ): Promise<Response> {
   const prefix = await readPrefix(request.body);
   let upstream: Response;
@@ -223,7 +232,7 @@ async function relay(
       path,
       headers: request.headers,
       body: prefix.body,
-      caFile: null,
+      caFile,
     });
   } catch (error) {
     return sentence(
@@ -286,6 +295,9 @@ function sentence(status: number, text: string): Response {
   });
 }
 
+/** An error's message, with its cause's (fetch says only "fetch failed" on its own). */
 function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
+  return `${error.message}${cause}`;
 }

@@ -6,7 +6,7 @@
  * token in its place, and the push lands. The token is nowhere in the task.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { grant, taskEnd } from "../kit/mod.ts";
+import { grant, type Json, taskEnd } from "../kit/mod.ts";
 import { recordsOf, ruleFor, startCredentialBox } from "./credential_box.ts";
 
 const HOST = "git.gurt.test";
@@ -92,15 +92,34 @@ Deno.test({
         record.tool === "http.request"
       );
       assertEquals(decisions.length, origin.seen.filter((seen) => seen.authorization).length);
+      const calls = decisions.map((decision) => JSON.parse(decision.arguments));
       for (const decision of decisions) {
-        assertEquals(decision.outcome, "allow", JSON.stringify(decision));
-        assertEquals(decision.input.host, `${HOST}:${port}`);
-        assert(decision.input.path.startsWith("/demo.git/"), decision.input.path);
+        assertEquals(decision.outcome.outcome, "allowed", JSON.stringify(decision));
+        assertEquals(decision.grant, "git");
       }
-      const paths = decisions.map((decision) => `${decision.input.method} ${decision.input.path}`);
+      for (const call of calls) {
+        assertEquals(Object.keys(call).sort(), ["host", "method", "path"]);
+        assertEquals(call.host, `${HOST}:${port}`);
+        assert(call.path.startsWith("/demo.git/"), call.path);
+      }
+      const paths = calls.map((call) => `${call.method} ${call.path}`);
       assert(paths.includes("POST /demo.git/git-receive-pack"), paths.join(", "));
-      const results = (await recordsOf(cb.box, "result")).filter((r) => r.tool === "http.request");
-      assertEquals(results.length, decisions.length);
+      // Each has its Result: the status, and the answer's size and hash.
+      const ids = new Set(decisions.map((decision) => decision.call));
+      const results = (await recordsOf(cb.box, "result")).filter((r) => ids.has(r.call));
+      assertEquals(results.length, decisions.length, JSON.stringify(results));
+      for (const result of results) assertEquals(result.status, "result", JSON.stringify(result));
+      // The task's journal keeps each answer's status, and its body's size and hash as it was sent.
+      const journal = (await cb.box.admin("GET", `/tasks/${id}`)).body.journal;
+      const answers = journal.filter((line: Json) =>
+        line.type === "tool.result" && line.tool === "http.request"
+      );
+      assertEquals(answers.length, decisions.length);
+      for (const line of answers) {
+        const output = line.answer.output;
+        assertEquals([output.status, output.ended], [200, "complete"], JSON.stringify(line));
+        assert(Number.isSafeInteger(output.bytes) && /^[0-9a-f]{64}$/.test(output.sha256));
+      }
       const verified = await cb.cli(["audit", "verify"]);
       assertEquals(verified.code, 0, verified.stdout + verified.stderr);
       const audit = JSON.stringify(await cb.box.records());
