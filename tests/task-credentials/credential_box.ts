@@ -5,7 +5,7 @@
  * whose shell scripts run git, curl and openssl against them through their egress proxy.
  */
 import { assertEquals } from "../assert.ts";
-import { gurt, type GurtRun, type Json, startBox, type TestBox } from "../kit/mod.ts";
+import { gurt, type GurtRun, type Json, makeHome, startBox, type TestBox } from "../kit/mod.ts";
 import { type HttpsOrigin, startHttpsOrigin } from "../kit/https_origin.ts";
 
 /** A running box with its origins. */
@@ -39,11 +39,15 @@ export async function startCredentialBox(options: {
     throw error;
   }
   const resolve = options.hosts.map((host) => `"${host}" = "127.0.0.1"`).join(", ");
-  const vault = options.vault;
   let box: TestBox;
   try {
+    // The real vault file, so that the core redacts its values as it would on a box.
+    const home = await makeHome({ prefix: "gurt-cred-" });
+    const lines = Object.entries(options.vault).map(([name, value]) => `${name}=${value}\n`);
+    await Deno.writeTextFile(`${home}/vault.env`, lines.join(""), { mode: 0o600 });
     box = await startBox({
-      core: { asRoot: true, vault: { value: (n) => vault[n], names: () => Object.keys(vault) } },
+      home,
+      core: { asRoot: true },
       grants: options.grants,
       toml: `[egress]\nresolve = { ${resolve} }\nallow_private_hosts = ${
         JSON.stringify(options.hosts)
