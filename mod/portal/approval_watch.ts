@@ -59,7 +59,9 @@ export class ApprovalWatch {
           const recovered = failed;
           if (recovered) this.#log("gurt portal: the core answers again");
           failed = false;
-          if (recovered || (version !== null && answer.value.version !== version)) {
+          // The first answer is a change too: a listener's page may have been rendered from
+          // the list before the version this poll starts from.
+          if (recovered || version === null || answer.value.version !== version) {
             for (const listener of [...this.#listeners]) listener();
           }
           version = answer.value.version;

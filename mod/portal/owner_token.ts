@@ -9,21 +9,36 @@ import { ownerTokenPath, portalDir } from "../config/mod.ts";
 
 const TOKEN = /^[0-9a-f]{64}$/;
 
-/** Reads the owner token, writing a new one (0600) first if there is none. */
+/**
+ * Reads the owner token, writing a new one (0600) first if there is none. The new token is written
+ * whole to a file of its own and then linked into place, which fails if a token is there already:
+ * two starts at once (the core's and a portal's) both read the one that won, never a file half
+ * written.
+ */
 export async function ensureOwnerToken(home: string): Promise<string> {
   await Deno.mkdir(portalDir(home), { recursive: true, mode: 0o700 });
   await Deno.chmod(portalDir(home), 0o700);
   const path = ownerTokenPath(home);
-  try {
-    const file = await Deno.open(path, { write: true, createNew: true, mode: 0o600 });
+  const exists = await Deno.lstat(path).then(() => true, (error) => {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  });
+  if (!exists) {
+    const draft = `${path}.${randomBytes(8).toString("hex")}.new`;
+    const file = await Deno.open(draft, { write: true, createNew: true, mode: 0o600 });
     try {
       await file.write(new TextEncoder().encode(randomBytes(32).toString("hex") + "\n"));
       await file.syncData();
     } finally {
       file.close();
     }
-  } catch (error) {
-    if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+    try {
+      await Deno.link(draft, path);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+    } finally {
+      await Deno.remove(draft).catch(() => {});
+    }
   }
   return await readOwnerToken(home);
 }

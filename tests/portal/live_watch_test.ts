@@ -2,11 +2,13 @@
  * The live task page misses nothing written between its rendering and its stream's first poll
  * (CI's one failure of stop 40: an approval that became pending in that gap never reached the
  * page). The watcher is told how many journal lines the page was made from; a line written since
- * is a change at once, not after the next line.
+ * is a change at once, not after the next line. The approvals' watch, likewise, tells a page once
+ * its first poll has the version it waits from: the page may have been rendered before it.
  */
 import { assertEquals } from "../assert.ts";
 import { AdminClient } from "../../mod/admin/mod.ts";
 import { adminSocketPath } from "../../mod/config/mod.ts";
+import { ApprovalWatch } from "../../mod/portal/approval_watch.ts";
 import { watchTask } from "../../mod/portal/task_watch.ts";
 import { startBox } from "../kit/mod.ts";
 
@@ -48,6 +50,34 @@ Deno.test({
       assertEquals(calls, 1);
     } finally {
       for (const stop of stops) stop();
+      await box.close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "the approvals' watch tells a new page once its first poll answers, then at each change only",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const box = await startBox();
+    const watch = new ApprovalWatch(new AdminClient(adminSocketPath(box.home)), { log: () => {} });
+    try {
+      let calls = 0;
+      let wake = Promise.withResolvers<void>();
+      const stop = watch.onChange(() => {
+        calls++;
+        wake.resolve();
+      });
+      await wake.promise;
+      assertEquals(calls, 1, "not told when the watch had its version");
+      wake = Promise.withResolvers<void>();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assertEquals(calls, 1, "told of a change when nothing changed");
+      stop();
+    } finally {
+      watch.close();
       await box.close();
     }
   },
