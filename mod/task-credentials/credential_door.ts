@@ -103,7 +103,7 @@ async function answer(options: CredentialDoorOptions, request: Request): Promise
     return sentence(
       403,
       "the box's credential rules are invalid, so no request carrying a credential is sent; " +
-        "the owner sees why in `gurt doctor`",
+        "`gurt grants check` shows the owner why",
     );
   }
   const offered: OfferedCredential[] = [];
