@@ -32,6 +32,8 @@ export function openLoopbackRelay(
   let relayed = 0;
   const relay = async (client: Deno.Conn) => {
     conns.add(client);
+    // An answer's head and its body are written as they come: no waiting on Nagle's delayed ACK.
+    (client as Deno.TcpConn).setNoDelay(true);
     const counted = relayed < cap;
     if (counted) relayed++;
     let inner: Deno.Conn | null = null;

@@ -21,7 +21,7 @@ import {
 import { requestPath } from "../policy/mod.ts";
 import type { TextRedaction } from "../vault/mod.ts";
 import { bodyPreview, readPrefix } from "./request_body.ts";
-import { type BodyTotals, countedBody } from "./response_body.ts";
+import { type BodyTotals, countedBody, wholeIfSmall } from "./response_body.ts";
 import { answerHeaders, upstreamHeaders } from "./relay_headers.ts";
 
 /** What deciding a candidate request came to (mod/broker's requestCall). */
@@ -210,7 +210,7 @@ async function credentialed(
     settled: () => decided,
   });
   totals(counted.ended);
-  return new Response(counted.body, {
+  return new Response(await wholeIfSmall(counted.body), {
     status: upstream.status,
     statusText: upstream.statusText,
     headers: answerHeaders(upstream.headers, (text) => options.redact(text)),
@@ -244,7 +244,7 @@ async function relay(
     redaction: options.redaction(),
     settled: () => Promise.resolve(),
   });
-  return new Response(counted.body, {
+  return new Response(await wholeIfSmall(counted.body), {
     status: upstream.status,
     statusText: upstream.statusText,
     headers: answerHeaders(upstream.headers, (text) => options.redact(text)),

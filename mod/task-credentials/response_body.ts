@@ -64,3 +64,56 @@ export function countedBody(
   });
   return { body, ended };
 }
+
+/** Answers up to this size are read whole before they are sent. */
+export const WHOLE_BELOW = 64 * 1024;
+
+/**
+ * `body` whole when it ends within `limit` bytes, else a stream of what was read then the rest. A
+ * small answer is then written at once (head, body and end together): streamed, its end would be
+ * a second small write on the TLS front's loopback connection, which Nagle holds for the
+ * receiver's delayed ACK (some 40 ms a request; Deno's TLS connections cannot set TCP_NODELAY).
+ */
+export async function wholeIfSmall(
+  body: ReadableStream<Uint8Array> | null,
+  limit = WHOLE_BELOW,
+): Promise<ReadableStream<Uint8Array> | Uint8Array<ArrayBuffer> | null> {
+  if (body === null) return null;
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  while (size < limit) {
+    let read: ReadableStreamReadResult<Uint8Array>;
+    try {
+      read = await reader.read();
+    } catch (error) {
+      // Broken before its end: the task's stream breaks as it would have.
+      return new ReadableStream({ start: (controller) => controller.error(error) });
+    }
+    if (read.done) {
+      const whole = new Uint8Array(new ArrayBuffer(size));
+      let at = 0;
+      for (const chunk of chunks) {
+        whole.set(chunk, at);
+        at += chunk.length;
+      }
+      return whole;
+    }
+    chunks.push(read.value);
+    size += read.value.length;
+  }
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = chunks.shift();
+      if (next !== undefined) return controller.enqueue(next);
+      try {
+        const read = await reader.read();
+        if (read.done) controller.close();
+        else controller.enqueue(read.value);
+      } catch (error) {
+        controller.error(error);
+      }
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+}
