@@ -108,7 +108,8 @@ try {
   const credMs = p50(credentialed);
   const rows: BenchRow[] = [
     {
-      what: `credentialed auto GET (decided, recorded, token put in), p50 of ${credentialed.length}`,
+      what:
+        `credentialed auto GET (decided, recorded, token put in), p50 of ${credentialed.length}`,
       unit: "ms",
       value: credMs,
       baselineWhat: "the same GET through a plain tunnel, token in hand",
