@@ -93,7 +93,7 @@ PEM
          echo "h2: $(curl -s --http2 -w ' %{http_version} ' ${auth} ${base}/api/h2a ${base}/api/h2b)"
          printf 'GET /api/p1 HTTP/1.1\\r\\nHost: ${at}\\r\\nAuthorization: Bearer %s\\r\\n\\r\\nGET /api/p2 HTTP/1.1\\r\\nHost: ${at}\\r\\nAuthorization: Bearer %s\\r\\nConnection: close\\r\\n\\r\\n' "$API_TOKEN" "$API_TOKEN" \\
            | openssl s_client -proxy 127.0.0.1:3128 -connect ${at} -servername ${API} -alpn http/1.1 -quiet -ign_eof 2>/dev/null > "$HOME/pipelined.txt"
-         echo "pipelined: $(grep -c '^HTTP/1.1 200' "$HOME/pipelined.txt")"
+         echo "pipelined: $(grep -o 'HTTP/1.1 200' "$HOME/pipelined.txt" | wc -l)"
          echo "climb: $(curl --path-as-is ${code} ${auth} ${base}/api/../admin)"
          echo "climb-encoded: $(curl --path-as-is ${code} ${auth} ${base}/api/%2e%2e/admin)"
          echo "post: $(curl -s -X POST -H 'content-type: application/json' -d '{"title":"from the task"}' ${auth} ${base}/api/items)"`,
