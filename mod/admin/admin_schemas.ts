@@ -47,6 +47,9 @@ export const startTaskBody = z.strictObject({
     ),
     readOnly: z.boolean().default(false),
   })).max(8).default([]),
+  /** The owner's credential rules the task is given by id (`--credentials`, docs/credentials.md). */
+  credentials: z.array(z.string().regex(/^[a-z0-9-]{1,64}$/, "is not a credential rule id"))
+    .max(16).default([]),
 });
 export type StartTask = z.infer<typeof startTaskBody>;
 /** A start request as the owner sends it (the fields with defaults may be left out). */
@@ -163,6 +166,8 @@ export const taskView = z.object({
   /** The owner's folders mounted in the task (`--workdir`), with their grants' modes. */
   workdirs: z.array(z.object({ path: z.string(), readOnly: z.boolean(), mode: z.string() }))
     .default([]),
+  /** The credential rules the task was given, by id. */
+  credentials: z.array(z.string()).default([]),
 });
 export type TaskView = z.infer<typeof taskView>;
 

@@ -24,9 +24,15 @@ import { askBody, callBody, costBody, stepBody, usageBody } from "./task_schemas
 
 /** What GET /task shows of a task. */
 export function publicTask(task: TaskHandle): Record<string, unknown> {
-  const { user: _user, pid: _pid, ...shown } = task.record;
+  const { user: _user, pid: _pid, credentials, ...shown } = task.record;
   const state = task.journal.state;
-  return { ...shown, spentCents: state.spentCents, spend: spendRows(state.models) };
+  return {
+    ...shown,
+    // The rules by id: the placeholders are in the task's environment, not in what is shown.
+    credentials: (credentials ?? []).map((given) => given.rule),
+    spentCents: state.spentCents,
+    spend: spendRows(state.models),
+  };
 }
 
 /** The Hono app that answers one task's socket. */

@@ -47,6 +47,11 @@ export const taskRecord = z.strictObject({
     grant: z.string(),
     includeEnvFiles: z.boolean(),
   })).optional(),
+  /**
+   * The credential rules the task was given (docs/credentials.md), each with the placeholder the
+   * task holds for it; none if absent.
+   */
+  credentials: z.array(z.strictObject({ rule: z.string(), placeholder: z.string() })).optional(),
 });
 export type TaskRecord = z.infer<typeof taskRecord>;
 /** A task as it may be written: what has a default may be left out. */

@@ -15,6 +15,7 @@ interface StartOptions {
   model?: string;
   hosts?: string;
   workdir?: string[];
+  credentials?: string;
 }
 
 /** Registers `gurt task`. */
@@ -43,6 +44,10 @@ export function registerTaskCommands(program: Command): void {
       "--workdir <path>",
       "a folder of yours the task works in, at its own path (its working directory); PATH:ro for read-only; repeatable; a task.workdir grant must allow it",
       (value: string, before: string[] = []) => [...before, value],
+    )
+    .option(
+      "--credentials <ids>",
+      "credential rules of yours (credentials/ID.toml) whose placeholders the task gets, comma-separated; each request carrying one is decided as an http.request call (docs/credentials.md)",
     )
     .description("start a task and print its id")
     .action((prompt: string | undefined, options: StartOptions, command: Command) =>
@@ -188,5 +193,8 @@ async function startBody(
     const readOnly = value.endsWith(":ro");
     return { path: readOnly ? value.slice(0, -3) : value, readOnly };
   });
-  return { prompt: prompt ?? "", worker, tools, budgetCents, hosts, workdirs };
+  const credentials = (options.credentials ?? "").split(",").map((c) => c.trim()).filter((c) =>
+    c !== ""
+  );
+  return { prompt: prompt ?? "", worker, tools, budgetCents, hosts, workdirs, credentials };
 }

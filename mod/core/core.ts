@@ -279,7 +279,7 @@ export class Core {
       const tasks = new TaskManager(deps, {
         asRoot,
         sandboxes: sandbox.sandboxes,
-        interception: { front, caBundle: ca.bundlePath },
+        interception: { front, caBundle: ca.bundlePath, ca },
         reopenApprovals: async (ctx) => {
           const list = kept.byTask.get(ctx.task.id);
           if (list === undefined) return;

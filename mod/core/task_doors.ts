@@ -3,7 +3,7 @@
  * proxy and its model endpoint, on their sockets in the task's folder, its user's (0600). Each
  * refusal of either is a net_blocked audit record and a net.blocked event in the task's journal;
  * a tunnel to a model host on 443 is answered by the box's TLS front and handed to this task's own
- * model endpoint.
+ * model endpoint, and one to a host of the task's credential rules to its credential door.
  */
 import {
   admitModelRequest,
@@ -18,6 +18,8 @@ import {
 import type { EgressServer, TlsFront, TunnelTaker } from "../egress/mod.ts";
 import { INTERCEPTED_HOSTS, isInterceptedHost } from "../box-ca/mod.ts";
 import type { ModelEndpoint } from "../model-proxy/mod.ts";
+import { headCarriesPlaceholder } from "../credentials/mod.ts";
+import type { CredentialRefusal } from "../task-credentials/mod.ts";
 import type { TaskUser } from "./task_users.ts";
 import { openTaskEgress } from "./task_egress.ts";
 import { openTaskModel } from "./task_model.ts";
@@ -38,6 +40,14 @@ export interface TaskDoorsOptions {
   front?: TlsFront;
   /** For [egress] unknown = "ask": the owner's answer about `host:port`. */
   ask(host: string, port: number): Promise<boolean>;
+  /** The taker of a tunnel to one of the task's credential hosts (task_credentials.ts), else null. */
+  credentials?(
+    host: string,
+    port: number,
+    refused: (refusal: CredentialRefusal) => Promise<void>,
+  ): TunnelTaker | null;
+  /** The task's credential placeholders: a plain HTTP request carrying one is refused. */
+  placeholders?: readonly string[];
 }
 
 /** Opens a task's egress proxy and model endpoint; if the endpoint fails, the proxy is closed. */
@@ -71,7 +81,14 @@ export async function openTaskDoors(
     log: deps.log,
     clock: deps.clock,
     ask: options.ask,
-    intercept: (host, port) => intercept(options.front, { host, port }, () => model),
+    intercept: (host, port) =>
+      intercept(options.front, { host, port }, () => model) ??
+        options.credentials?.(host, port, async (refusal) => {
+          const { host, port, reason, detail } = refusal;
+          await blocked({ host, port, reason }, { host, port, reason, ...detail });
+        }) ??
+        null,
+    carriesCredential: (head) => headCarriesPlaceholder(head, options.placeholders ?? []),
   });
   try {
     model = await openTaskModel({

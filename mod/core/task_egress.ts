@@ -31,6 +31,8 @@ export interface TaskEgressOptions {
   ask(host: string, port: number): Promise<boolean>;
   /** The tunnels the box answers itself (the model services' HTTPS), as serveEgress takes them. */
   intercept?(host: string, port: number): TunnelTaker | null;
+  /** Whether a plain request head carries a credential placeholder of the task's (refused). */
+  carriesCredential?(head: string): boolean;
 }
 
 /** Opens a task's egress proxy. */
@@ -49,6 +51,7 @@ export async function openTaskEgress(options: TaskEgressOptions): Promise<Egress
     intercept: options.intercept === undefined
       ? undefined
       : (host, port) => options.intercept!(host, port),
+    carriesCredential: options.carriesCredential,
     ownAddresses: () => Deno.networkInterfaces().map((face) => face.address),
     onBlocked: async (event) => {
       const left = bucket.take();

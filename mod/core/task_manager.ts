@@ -25,35 +25,29 @@ import { HttpError } from "../common/mod.ts";
 import { taskDir, taskSocketPath } from "../config/mod.ts";
 import type { StartTask } from "../admin/mod.ts";
 import { serveSocket } from "./home_layout.ts";
-import { firstClosedFolder, unreachableText } from "./home_reach.ts";
-import { ensureTaskUser, removeTaskUser, type TaskUser, taskUsers } from "./task_users.ts";
-import type { EgressServer, TlsFront } from "../egress/mod.ts";
+import { removeTaskUser, taskUsers } from "./task_users.ts";
+import type { TlsFront } from "../egress/mod.ts";
 import { TaskHomes, type TaskSandboxes } from "../sandbox/mod.ts";
-import { KEY_NAMES, type ModelEndpoint } from "../model-proxy/mod.ts";
 import { createTask, missingModelKey } from "./task_create.ts";
-import { openTaskDoors } from "./task_doors.ts";
 import { type TaskLog, taskLog } from "./task_log.ts";
-import { alive, isWorkerOf, spawnWorker, stopWorker } from "./worker_process.ts";
+import { alive, isWorkerOf, stopWorker } from "./worker_process.ts";
 import type { GuardedServer } from "../net/mod.ts";
 import type { ToolRegistry } from "../tools/mod.ts";
 import { TaskWorkdirs } from "./task_workdirs.ts";
+import type { BoxCa } from "../box-ca/mod.ts";
+import { CredentialDialer, giveCredentials } from "./task_credentials.ts";
+import { type Launching, launchTask } from "./task_launch.ts";
+import { adminSocketPath } from "../config/mod.ts";
 
-interface Live {
-  handle: TaskHandle;
+interface Live extends Launching {
   server: GuardedServer;
   child: Deno.ChildProcess | null;
-  user: TaskUser | null;
-  /** The task's egress proxy, once open. */
-  egress: EgressServer | null;
-  /** The task's model endpoint, once open. */
-  model: ModelEndpoint | null;
   writes: Promise<void>;
   /** The lines the task causes in the core's log, held to a few (task_log.ts). */
   log: TaskLog;
 }
 
 const STOP_GRACE_MS = 2000;
-const SPAWN_STEP = "the worker could not start";
 
 /** Owns the live tasks of one core. */
 export class TaskManager {
@@ -64,6 +58,8 @@ export class TaskManager {
   #closing = false;
   /** The live tasks' workdirs (mod/workdir). */
   readonly #workdirs: TaskWorkdirs;
+  /** Where the tasks' credentialed requests leave the box. */
+  readonly #dialer: CredentialDialer;
 
   constructor(
     readonly deps: BrokerDeps,
@@ -74,7 +70,9 @@ export class TaskManager {
        * The box's answer to a task's HTTPS to a model host: the TLS front serving the box CA's
        * leaves, and the CA bundle (the CA then the system roots) each task is told to trust.
        */
-      interception?: { front: TlsFront; caBundle: string };
+      interception?: { front: TlsFront; caBundle: string; ca?: BoxCa };
+      /** The core's dialer for credentialed requests (task_credentials.ts); absent: a new one. */
+      dialer?: CredentialDialer;
       /**
        * At a restart: opens a reopened task's kept approvals again, before its socket answers
        * (mod/broker/approval_restore.ts), so that its worker's requests join them.
@@ -86,6 +84,11 @@ export class TaskManager {
     const homes = { boxHome: home, tasksDir: `${home}/tasks`, bytes: config.tasks.home_bytes };
     this.#homes = new TaskHomes({ asRoot: options.asRoot, ...homes, log });
     this.#workdirs = new TaskWorkdirs(deps);
+    this.#dialer = options.dialer ?? new CredentialDialer({
+      socketPath: `${adminSocketPath(home).replace(/\/[^/]*$/, "")}/credential-egress.sock`,
+      config,
+      log,
+    });
     // A task is waiting while it has pending approvals, else running: the table says when they
     // change, whoever adds or takes one.
     deps.approvals.onChange((changed) => this.#pendingChanged(changed.task));
@@ -99,6 +102,8 @@ export class TaskManager {
   /** Starts a new task and returns its record; `<app>.*` is every tool the app offers now. */
   async start(given: StartTask): Promise<TaskRecord> {
     const spec = { ...given, tools: expandTools(this.deps.registry, given.tools) };
+    // Bad credentials are refused before anything is made.
+    const credentials = await giveCredentials(this.deps.home, given.credentials ?? []);
     await this.#homes.checkRoom(this.#live.keys()); // the disk holds every live home, full
     const id = newTaskId();
     const dir = taskDir(this.deps.home, id);
@@ -117,8 +122,9 @@ export class TaskManager {
     // Each workdir is a Decision record before anything is mounted; a denial fails the task.
     const workdirs = await this.#workdirs.decide(id, spec.workdirs);
     if ("denied" in workdirs) return await this.#failAtOnce(record, workdirs.denied);
-    if (workdirs.records.length > 0) {
-      record = { ...record, workdirs: workdirs.records };
+    if (workdirs.records.length > 0 || credentials.length > 0) {
+      if (workdirs.records.length > 0) record = { ...record, workdirs: workdirs.records };
+      if (credentials.length > 0) record = { ...record, credentials };
       await writeTask(this.deps.home, record);
     }
     // One the owner must approve first is answered while the task waits: the start does not.
@@ -261,6 +267,7 @@ export class TaskManager {
     this.#live.clear();
     await Promise.allSettled([...this.#ending]);
     await this.#workdirs.closeAll();
+    await this.#dialer.close();
     await this.#homes.unmountAll();
   }
 
@@ -309,61 +316,23 @@ export class TaskManager {
     };
     this.#live.set(record.id, live);
     if (!options.fresh) this.#pendingChanged(record.id); // waiting, if approvals were opened again
-    let child: Deno.ChildProcess | null;
-    let step = "its user could not be made ready";
-    const egressPath = `${dir}/egress.sock`;
-    const modelPath = `${dir}/model.sock`;
-    try {
-      if (this.options.asRoot) {
-        step = "its home could not be mounted";
-        await this.#homes.open(record.id);
-        step = "its user could not be made ready";
-        live.user = await ensureTaskUser(record.id, this.deps.home);
-        await Deno.chown(socket, live.user.uid, live.user.gid);
-        await Deno.chown(`${dir}/home`, live.user.uid, live.user.gid);
-        await Deno.chmod(dir, 0o711);
-      }
-      step = "its egress proxy or its model endpoint could not be opened";
-      const doors = await openTaskDoors(live.handle, {
-        deps,
-        paths: { egress: egressPath, model: modelPath },
-        user: live.user,
-        front: this.options.interception?.front,
-        ask: (host, port) => this.#askHost(live, { host, port }),
-      });
-      live.egress = doors.egress;
-      live.model = doors.model;
-      step = "its workdir could not be given";
-      const workdir = await this.#workdirs.open(live.handle, live.user);
-      step = SPAWN_STEP;
-      const logBytes = this.deps.config.tasks.worker_log_bytes;
-      // What an earlier sandbox of the task left in its cgroup (a core that was killed) goes first.
-      if (!options.fresh) await this.options.sandboxes.end(record.id);
-      child = await spawnWorker(record, {
-        socket,
-        dir,
-        user: live.user,
-        logBytes,
-        sandboxes: this.options.sandboxes,
-        egress: egressPath,
-        model: modelPath,
-        caBundle: this.options.interception?.caBundle ?? null,
-        factory: this.deps.vault.value(KEY_NAMES.factory) !== undefined,
-        workdir,
-      });
-    } catch (error) {
-      // A worker whose user cannot reach its home fails with the OS's bare "Permission denied":
-      // say which folder closes the way, and to whom.
-      const user = step === SPAWN_STEP ? live.user : null;
-      const closed = user === null ? null : await firstClosedFolder(`${dir}/home`, user);
-      const who = `its user ${user?.name} (uid ${user?.uid}) cannot reach its home ${dir}/home`;
-      const reason = closed === null
-        ? `${step}: ${describe(error)}`
-        : `${step}: ${unreachableText(who, closed)}`;
-      this.deps.log(`gurt: task ${record.id} failed: ${reason}`);
-      await this.#end(live, "failed", reason);
+    const launched = await launchTask(live, {
+      deps,
+      fresh: options.fresh,
+      asRoot: this.options.asRoot,
+      homes: this.#homes,
+      sandboxes: this.options.sandboxes,
+      interception: this.options.interception,
+      dialer: this.#dialer,
+      workdirs: this.#workdirs,
+      ask: (host, port) => this.#askHost(live, { host, port }),
+    });
+    if ("failed" in launched) {
+      this.deps.log(`gurt: task ${record.id} failed: ${launched.failed}`);
+      await this.#end(live, "failed", launched.failed);
       return live.handle.record;
     }
+    const child = launched.child;
     live.child = child;
     this.#save(live, { user: live.user?.name ?? null, pid: child?.pid ?? null });
     if (child !== null) {
@@ -419,6 +388,7 @@ export class TaskManager {
     await this.#workdirs.finish(live.handle); // its writes' summary, in its journal
     await live.egress?.close().catch(() => {});
     await live.model?.close().catch(() => {});
+    this.options.interception?.front.dropRoom(id); // its own CA's listeners
     await closeTaskApprovals(this.deps, id);
     await live.server.shutdown().catch(() => {});
     await Deno.remove(live.handle.socket).catch(() => {});

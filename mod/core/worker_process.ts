@@ -82,6 +82,8 @@ export interface WorkerPlaces {
   factory?: boolean;
   /** The task's workdirs (task_workdirs.ts): its binds and working directory; null for none. */
   workdir?: { binds: readonly WorkdirBindSpec[]; cwd: string | null; writable: boolean } | null;
+  /** The task's credential placeholders' variables (task_credentials.ts); the box's own win. */
+  env?: Record<string, string>;
 }
 
 /** One bind of a workdir, as the sandbox takes it. */
@@ -110,6 +112,9 @@ export async function spawnWorker(
     ca: caBundle !== null,
     factory: places.factory,
   });
+  for (const [name, value] of Object.entries(places.env ?? {})) {
+    if (!Object.hasOwn(env, name)) env[name] = value;
+  }
   // The task's first workdir, its working directory, named for a worker that changes its own.
   if (places.workdir?.cwd) env.BOX_WORKDIR = places.workdir.cwd;
   const readOnly: string[] = [];

@@ -11,6 +11,7 @@ export {
   loadCredentialRules,
 } from "./load_rules.ts";
 export { isPlaceholder, newPlaceholder, PLACEHOLDER_PREFIX } from "./placeholder.ts";
+export { carriesPlaceholder, headCarriesPlaceholder } from "./placeholder_seen.ts";
 export {
   type AppliedCredential,
   applyCredential,

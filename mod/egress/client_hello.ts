@@ -5,6 +5,7 @@
  * the proxy to read as one plain HTTP request held to the tunnel's host; on 443 they are refused.
  */
 import { type CanonicalHost, canonicalHost } from "../config/mod.ts";
+import { closeQuietly, Deadline } from "./byte_streams.ts";
 
 /** The most bytes of handshake records read to find the ClientHello's end. */
 export const MAX_HELLO_BYTES = 64 * 1024;
@@ -121,4 +122,55 @@ function helloNames(body: Uint8Array): FirstBytes {
     }
   }
   return { tls: true, names };
+}
+
+/**
+ * A taker that hands the tunnel on only once its first bytes are a ClientHello naming `target`
+ * alone, sent within `timeoutMs`; plain bytes are not_tls whatever the port (the box answers such
+ * a tunnel with TLS alone). A refusal is told to `refused` and the tunnel closed; a client that
+ * ends or times out first is closed without one.
+ */
+export function helloFirst(
+  target: CanonicalHost,
+  taker: (client: Deno.Conn, first: Uint8Array) => Promise<void>,
+  options: {
+    timeoutMs: number;
+    refused(reason: "sni_mismatch" | "no_sni" | "not_tls"): Promise<void>;
+  },
+): (client: Deno.Conn, first: Uint8Array) => Promise<void> {
+  return async (client, first) => {
+    let bytes = first;
+    const deadline = new Deadline(client, options.timeoutMs);
+    let verdict = judgeFirstBytes(bytes, { host: target, port: 443 });
+    try {
+      while ("need" in verdict) {
+        const more = await readUpTo(client, Math.min(verdict.need, MAX_HELLO_BYTES) - bytes.length);
+        if (more === null) return closeQuietly(client);
+        const joined = new Uint8Array(bytes.length + more.length);
+        joined.set(bytes);
+        joined.set(more, bytes.length);
+        bytes = joined;
+        verdict = judgeFirstBytes(bytes, { host: target, port: 443 });
+      }
+    } finally {
+      deadline.clear();
+    }
+    if (!("ok" in verdict)) {
+      await options.refused("reason" in verdict ? verdict.reason : "not_tls").catch(() => {});
+      return closeQuietly(client);
+    }
+    await taker(client, bytes);
+  };
+}
+
+/** Reads once, at most `count` bytes (at least one); null when the connection ended or failed. */
+async function readUpTo(conn: Deno.Conn, count: number): Promise<Uint8Array | null> {
+  if (count <= 0) return null;
+  const buffer = new Uint8Array(Math.min(count, 16 * 1024));
+  try {
+    const read = await conn.read(buffer);
+    return read === null ? null : buffer.subarray(0, read);
+  } catch {
+    return null;
+  }
 }

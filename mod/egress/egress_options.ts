@@ -28,10 +28,17 @@ export interface EgressOptions {
    * The tunnels the box answers itself (the model services' HTTPS): for a CONNECT or SOCKS5
    * request naming `host` (canonical) and `port`, a taker of the tunnel, or null for the policy's
    * way. A taker is given the client's connection once the tunnel is open, with the bytes the
-   * client already sent after its request; the proxy closes the connection when it returns. Such a
+   * client already sent after its request; the proxy closes the connection when it returns (a
+   * taker that wants a ClientHello naming its host first wraps itself in helloFirst). Such a
    * tunnel is opened for any task whatever its host list, and nothing is resolved or dialled.
    */
   intercept?(host: string, port: number): TunnelTaker | null;
+  /**
+   * Whether a plain HTTP request head (an absolute-form request's, or one in a tunnel) carries one
+   * of the task's credential placeholders: such a request is refused (credential_plain_http), for
+   * a credential goes only on HTTPS the box answers. Absent: none does.
+   */
+  carriesCredential?(head: string): boolean;
   /** The largest request head, SOCKS request included (16 KiB). */
   maxHeadBytes?: number;
   /** How long a client may take to send its request head, or a tunnel's ClientHello (10 s). */

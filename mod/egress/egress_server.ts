@@ -156,7 +156,8 @@ class EgressProxy implements EgressServer {
       if (!await inbound.readMore(cap)) return;
       end = headEnd(inbound.buffered, scanned);
     }
-    const head = parseRequestHead(latin1(inbound.take(end)));
+    const headText = latin1(inbound.take(end));
+    const head = parseRequestHead(headText);
     if ("problem" in head) return await this.#refuseHttp(inbound, "bad_request");
     const target = canonicalHost(head.host);
     if ("problem" in target) {
@@ -168,6 +169,9 @@ class EgressProxy implements EgressServer {
       if (!hostHeaderMatches(head.hostHeader, { host: target, port: head.port })) {
         return await this.#refuseHttp(inbound, "host_mismatch", named, head.port);
       }
+    }
+    if (head.kind === "absolute" && this.#carriesCredential(headText)) {
+      return await this.#refuseHttp(inbound, "credential_plain_http", named, head.port);
     }
     deadline.clear();
     const taker = head.kind === "connect" ? this.#taker(target, head.port) : null;
@@ -352,14 +356,25 @@ class EgressProxy implements EgressServer {
       deadline.clear();
     }
     if (!mayBeRequest(inbound.buffered, judged)) return await refuse("not_tls");
-    const head = parseTunnelRequest(latin1(inbound.take(end)));
+    const headText = latin1(inbound.take(end));
+    const head = parseTunnelRequest(headText);
     if ("problem" in head) return await refuse("bad_request");
+    if (this.#carriesCredential(headText)) return await refuse("credential_plain_http");
     if (head.hostHeader !== null && !hostHeaderMatches(head.hostHeader, { host: target, port })) {
       return await refuse("host_mismatch");
     }
     await writeAll(origin, latin1Bytes(head.forward(hostLine(target, port))));
     void sendBody(inbound, origin, new BodyEnd(head.body));
     await back;
+  }
+
+  /** Whether a plain request head carries a credential placeholder of the task's. */
+  #carriesCredential(head: string): boolean {
+    try {
+      return this.#options.carriesCredential?.(head) === true;
+    } catch {
+      return true;
+    }
   }
 
   /** The taker of a tunnel the box answers itself, or null. */

@@ -36,7 +36,8 @@ export type BlockReason =
   | "no_sni"
   | "not_tls"
   | "resolve_failed"
-  | "bad_request";
+  | "bad_request"
+  | "credential_plain_http";
 
 /**
  * The cloud metadata services' addresses: refused even for a host in allowPrivate, since they hand

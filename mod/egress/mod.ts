@@ -17,3 +17,5 @@ export {
   type TlsFront,
   type TlsFrontOptions,
 } from "./tls_front.ts";
+export { type LoopbackRelay, openLoopbackRelay } from "./loopback_relay.ts";
+export { helloFirst } from "./client_hello.ts";

@@ -26,6 +26,8 @@ export function refusalText(reason: BlockReason, target: string): string {
     case "sni_mismatch":
     case "no_sni":
       return `gurt egress: the TLS in the tunnel to ${target} does not name ${target} alone, so the proxy closed it; ${end}. see runbook.md#egress-blocked`;
+    case "credential_plain_http":
+      return `gurt egress: the request to ${target} carries one of this task's credential placeholders over plain HTTP, where anyone on the way could read it; the box puts a credential only on HTTPS, so nothing was sent; ${end}. Use https://. see docs/credentials.md#plain-http`;
     case "not_tls":
       return `gurt egress: the tunnel to ${target} started with neither TLS nor (off port 443) one plain HTTP request, the only things a tunnel carries, so the proxy closed it; ${end}. see runbook.md#egress-blocked`;
   }

@@ -130,6 +130,9 @@ class Front implements TlsFront {
       ? await this.#listening(tunnel.host, (host) => this.#options.leaf(host))
       : await this.#listening(`${room.id}\u0000${tunnel.host}`, () => room.leaf(tunnel.host));
     const inner = await Deno.connect({ hostname: "127.0.0.1", port: listening.port });
+    // Small TLS records both ways (a request's head, an answer's): Nagle would hold each one for
+    // the other side's delayed ACK, some 40 ms.
+    inner.setNoDelay(true);
     const port = (inner.localAddr as Deno.NetAddr).port;
     listening.routes.set(port, tunnel.handle);
     this.#open.add(inner);

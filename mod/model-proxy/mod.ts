@@ -26,3 +26,4 @@ export {
 export { findRefusal, type Refusal, type RefusalReason } from "./body_check.ts";
 export { type Service } from "./routes.ts";
 export { KEY_NAMES, noKeyMessage } from "./service_errors.ts";
+export { answerHeaders } from "./relay_headers.ts";

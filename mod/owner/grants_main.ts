@@ -1,9 +1,11 @@
 /**
  * The CLI role's side of `gurt grants check` and `gurt grants explain`. It reads the grants as a
- * decision does and runs the same `decide`; it writes nothing.
+ * decision does and runs the same `decide`, and `check` reads the credential rules too, as a
+ * credentialed request does; it writes nothing.
  */
 import { AdminClient, CoreUnreachableError } from "../admin/mod.ts";
 import { keptToolNames } from "../apps/kept_names.ts";
+import { credentialsInvalidReport, loadCredentialRules } from "../credentials/mod.ts";
 import { standardRegistry } from "../tools/mod.ts";
 import {
   type Candidate,
@@ -47,28 +49,52 @@ export type GrantsJob =
 /** Runs the job; returns the exit status (check: 0 ok, 1 problems; explain: 0, 2, 1). */
 export default async function main(job: GrantsJob): Promise<number> {
   if (job.action === "check") {
-    const { problems, dormant } = await coreProblems(job.socket) ?? await offlineProblems(job);
-    const missing = (job.missingPaths ?? []).map(({ file, line, path }) =>
-      `${line === null ? file : `${file}:${line}`}: note: constraints.paths: ${
-        JSON.stringify(path)
-      } does not exist on this box; the grant matches nothing there until it does`
-    );
-    if (problems.length === 0) {
-      for (const note of missing) console.log(note);
-      for (const grant of dormant) {
-        console.log(
-          `${grant.file}: note: ${
-            JSON.stringify(grant.tool)
-          } is a tool of an app that is not installed; the grant matches nothing until an app offers it`,
-        );
-      }
-      console.log("grants: ok");
-      return 0;
-    }
-    console.log(grantsInvalidReport(problems));
-    for (const note of missing) console.log(note);
-    return 1;
+    const grants = await checkGrants(job);
+    const credentials = await credentialsCheck(job.home);
+    return grants === 0 && credentials ? 0 : 1;
   }
+  return await explain(job);
+}
+
+/**
+ * The credential rules (credentials/*.toml), checked as the core reads them at each request: their
+ * problems, or `credentials: ok` with the rule ids; nothing when there are none. True when valid.
+ */
+async function credentialsCheck(home: string): Promise<boolean> {
+  const load = await loadCredentialRules(`${home}/credentials`);
+  if (!load.ok) {
+    console.log(credentialsInvalidReport(load.problems));
+    return false;
+  }
+  if (load.rules.size > 0) console.log(`credentials: ok (${[...load.rules.keys()].join(", ")})`);
+  return true;
+}
+
+async function checkGrants(job: GrantsJob & { action: "check" }): Promise<number> {
+  const { problems, dormant } = await coreProblems(job.socket) ?? await offlineProblems(job);
+  const missing = (job.missingPaths ?? []).map(({ file, line, path }) =>
+    `${line === null ? file : `${file}:${line}`}: note: constraints.paths: ${
+      JSON.stringify(path)
+    } does not exist on this box; the grant matches nothing there until it does`
+  );
+  if (problems.length === 0) {
+    for (const note of missing) console.log(note);
+    for (const grant of dormant) {
+      console.log(
+        `${grant.file}: note: ${
+          JSON.stringify(grant.tool)
+        } is a tool of an app that is not installed; the grant matches nothing until an app offers it`,
+      );
+    }
+    console.log("grants: ok");
+    return 0;
+  }
+  console.log(grantsInvalidReport(problems));
+  for (const note of missing) console.log(note);
+  return 1;
+}
+
+async function explain(job: GrantsJob & { action: "explain" }): Promise<number> {
   const load = await loadGrants(`${job.home}/grants`, { appTools: await appTools(job.apps) });
   if (!load.ok) {
     console.log("denied grants_invalid");

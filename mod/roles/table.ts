@@ -216,7 +216,8 @@ function appHostPermissions(places: AppHostPlaces): RolePermissions {
 }
 
 /**
- * The owner CLI: it reads the audit log, the grants and gurt.toml, and talks to the admin socket.
+ * The owner CLI: it reads the audit log, the grants, the credential rules and gurt.toml, and talks
+ * to the admin socket.
  * It writes nothing.
  */
 function cliPermissions(places: OwnerPlaces): RolePermissions {
@@ -228,6 +229,8 @@ function cliPermissions(places: OwnerPlaces): RolePermissions {
       config.file,
       `${config.home}/audit`,
       `${config.home}/grants`,
+      // The credential rules, which `gurt grants check` checks: hosts and vault key names, no value.
+      `${config.home}/credentials`,
       // The core's open approvals, which `gurt audit verify` shows as waiting, not abandoned.
       `${config.home}/run/approvals-open.json`,
       admin,

@@ -205,3 +205,18 @@ Deno.test("gurt grants check reports grant paths that do not exist on this box, 
     await Deno.remove(scratch, { recursive: true });
   }
 });
+
+Deno.test("gurt grants check checks the credential rules too: their ids when valid, each problem and exit 1 when not", async () => {
+  const rule =
+    'host = "github.com"\nsecret = "GITHUB_TOKEN"\nbasic = { user = "x-access-token" }\n';
+  await withHome(async (home) => {
+    const good = await gurtIn(home, "grants", "check");
+    assertEquals(good, { code: 0, stdout: "grants: ok\ncredentials: ok (github)\n", stderr: "" });
+    await Deno.writeTextFile(`${home}/credentials/bad.toml`, 'host = "github.com"\nsecret = "x"\n');
+    const bad = await gurtIn(home, "grants", "check");
+    assertEquals(bad.code, 1, bad.stdout + bad.stderr);
+    assertStringIncludes(bad.stdout, `${home}/credentials/bad.toml:2: secret`);
+    assertStringIncludes(bad.stdout, "every credentialed request is refused");
+    assert(!bad.stdout.includes("credentials: ok"));
+  }, { ...HOME, dirs: ["grants", "credentials"], files: { "credentials/github.toml": rule } });
+});

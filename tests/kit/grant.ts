@@ -11,6 +11,8 @@ export interface GrantSpec {
   expires?: string;
   paths?: readonly string[];
   hosts?: readonly string[];
+  /** `http.request` only: the methods covered. */
+  methods?: readonly string[];
 }
 
 /** The TOML text of a grant file: mode auto, max_taint secret, result_class private unless given. */
@@ -26,5 +28,6 @@ export function grant(spec: GrantSpec): string {
   lines.push("", "[constraints]");
   if (spec.paths !== undefined) lines.push(`paths = ${JSON.stringify(spec.paths)}`);
   if (spec.hosts !== undefined) lines.push(`hosts = ${JSON.stringify(spec.hosts)}`);
+  if (spec.methods !== undefined) lines.push(`methods = ${JSON.stringify(spec.methods)}`);
   return lines.join("\n") + "\n";
 }

@@ -48,6 +48,7 @@ Deno.test("an approval card says who asked and why: the task's worker, its promp
     spend: [],
     hosts: [],
     workdirs: [],
+    credentials: [],
     pending: [7],
   };
   const item = { ...BASE, kind: "grant" as const, tool: "example.spend", costCents: 1999 };

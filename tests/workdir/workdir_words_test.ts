@@ -75,6 +75,7 @@ Deno.test("the portal's task page lists each workdir with its mode, and the summ
           { path: "/home/alice/code/shop", readOnly: false, mode: "auto" },
           { path: "/home/alice/docs", readOnly: true, mode: "ask" },
         ],
+        credentials: [],
         pending: [],
       },
       journal: { total: 1, first: 0, lines: [writes] },
