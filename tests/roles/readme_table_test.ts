@@ -97,6 +97,7 @@ const WORDS = new Map<string, string>([
   [config.file, "`gurt.toml`"],
   [`${home}/audit`, "`audit/`"],
   [`${home}/grants`, "`grants/`"],
+  [`${home}/credentials`, "`credentials/`"],
   [adminSocketPath(home), "the admin socket"],
   [`unix:${adminSocketPath(home)}`, "the admin socket"],
   ["/checkpoint-file", "that file"],
